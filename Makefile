@@ -1,0 +1,34 @@
+# jaxlearn: `make demo` and `make test` set everything up from the package registries.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: install demo test bench lint clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+$(STAMP): $(PY) pyproject.toml
+	$(PY) -m pip install --quiet -e ".[plot,sklearn,progress,dev]"
+	$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: install
+	$(PY) -m jaxlearn demo
+
+test: install
+	$(PY) -m pytest -n auto -q
+
+bench: install
+	$(PY) -m pip install --quiet -e ".[bench]"
+	$(PY) scripts/bench_online.py
+
+lint: install
+	$(PY) -m ruff check jaxlearn tests scripts
+
+clean:
+	rm -rf $(VENV) .pytest_cache build *.egg-info

@@ -1,0 +1,37 @@
+"""Online learners: the Perceptron family, Winnow and online gradient descent."""
+
+from jaxlearn.online._kernel_perceptron import KernelPerceptronInfo
+from jaxlearn.online._kernel_perceptron import KernelPerceptronState
+from jaxlearn.online._kernel_perceptron import kernel_perceptron
+from jaxlearn.online._ogd import OGDInfo
+from jaxlearn.online._ogd import OGDState
+from jaxlearn.online._ogd import online_gradient_descent
+from jaxlearn.online._perceptron import MarginPerceptronInfo
+from jaxlearn.online._perceptron import PerceptronInfo
+from jaxlearn.online._perceptron import PerceptronState
+from jaxlearn.online._perceptron import margin_perceptron
+from jaxlearn.online._perceptron import perceptron
+from jaxlearn.online._projections import box
+from jaxlearn.online._projections import l2_ball
+from jaxlearn.online._winnow import WinnowInfo
+from jaxlearn.online._winnow import WinnowState
+from jaxlearn.online._winnow import winnow
+
+__all__ = [
+    "KernelPerceptronInfo",
+    "KernelPerceptronState",
+    "MarginPerceptronInfo",
+    "OGDInfo",
+    "OGDState",
+    "PerceptronInfo",
+    "PerceptronState",
+    "WinnowInfo",
+    "WinnowState",
+    "box",
+    "kernel_perceptron",
+    "l2_ball",
+    "margin_perceptron",
+    "online_gradient_descent",
+    "perceptron",
+    "winnow",
+]

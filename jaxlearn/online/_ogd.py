@@ -1,0 +1,82 @@
+"""Online gradient descent with projection (UML section 21.3; COMP0078 "OGD with Hinge Loss")."""
+
+from __future__ import annotations
+
+from typing import Callable, NamedTuple, Optional
+
+import jax
+import jax.numpy as jnp
+
+from jaxlearn.core import Learner, ScalarOrSchedule, check_binary_stream, check_ndim, float_dtype
+from jaxlearn.core import schedule_value, zero_counter
+
+Array = jax.Array
+Loss = Callable[[Array, Array, Array], Array]
+
+
+class OGDState(NamedTuple):
+    """``w``: the current iterate :math:`w^{(t)}`; ``step``: rounds played (int32)."""
+
+    w: Array
+    step: Array
+
+
+class OGDInfo(NamedTuple):
+    r"""``prediction``: the real score :math:`\langle w^{(t)}, x_t\rangle`; ``loss``:
+    :math:`\ell(w^{(t)}, (x_t, y_t))`; ``grad_norm``: :math:`\|v_t\|`, for the pathwise regret bound."""
+
+    prediction: Array
+    loss: Array
+    grad_norm: Array
+
+
+def online_gradient_descent(
+    loss: Loss,
+    learning_rate: ScalarOrSchedule,
+    *,
+    projection: Optional[Callable[[Array], Array]] = None,
+) -> Learner:
+    r"""Online gradient descent (UML section 21.3; COMP0078 "Online Approach", "OGD with Hinge Loss").
+
+    .. math::
+        w^{(1)} = \Pi(0), \quad v_t \in \partial_w \ell(w^{(t)}, z_t), \quad
+        w^{(t+1)} = \Pi\big(w^{(t)} - \eta_t v_t\big),
+
+    with :math:`\Pi` the Euclidean projection onto the hypothesis set (identity by default). The
+    sub-gradient is ``jax.grad(loss)``, so the conventions of :mod:`jaxlearn.losses` apply: with
+    :func:`jaxlearn.losses.hinge` this is COMP0078's
+    :math:`w_{t+1} = w_t + 1[y_t \hat y_t < 1]\, \eta\, y_t x_t`.
+
+    Regret: for every :math:`u \in H` and any sequence,
+    :math:`\sum_t \ell(w^{(t)}, z_t) - \ell(u, z_t) \le \|u\|^2/(2\eta) + (\eta/2)\sum_t \|v_t\|^2`
+    (:func:`jaxlearn.theory.ogd_pathwise_bound`); for the hinge loss with
+    :math:`\eta = U/(R\sqrt T)` this is at most :math:`UR\sqrt T` (:func:`jaxlearn.theory.ogd_regret_bound`).
+
+    Args:
+      loss: ``loss(w, x, y) -> scalar`` for one example, convex in ``w`` (see :mod:`jaxlearn.losses`).
+      learning_rate: :math:`\eta_t`: a number, array or schedule of the round ``t`` (0-based).
+      projection: a map onto the hypothesis set, e.g. :func:`l2_ball` or :func:`box`.
+
+    Returns:
+      A :class:`~jaxlearn.core.Learner` with labels in {-1, +1}; ``predict`` returns the real score.
+    """
+    project = (lambda w: w) if projection is None else projection
+
+    def init(example_x, key=None):
+        x = jnp.asarray(example_x)
+        check_ndim("example_x", x, 1, "(d,)")
+        return OGDState(w=project(jnp.zeros(x.shape, float_dtype(x))), step=zero_counter())
+
+    def predict(state, x):
+        return jnp.vdot(state.w, jnp.asarray(x).astype(state.w.dtype))
+
+    def update(state, x, y):
+        x = jnp.asarray(x).astype(state.w.dtype)
+        y = jnp.asarray(y).astype(state.w.dtype)
+        value, v = jax.value_and_grad(loss)(state.w, x, y)
+        eta = jnp.asarray(schedule_value(learning_rate, state.step)).astype(state.w.dtype)
+        w = project(state.w - eta * v)
+        info = OGDInfo(prediction=jnp.vdot(state.w, x), loss=value, grad_norm=jnp.linalg.norm(v))
+        return OGDState(w, state.step + 1), info
+
+    return Learner(init, update, predict, check_binary_stream)

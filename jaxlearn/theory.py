@@ -1,0 +1,98 @@
+"""The checkable bounds of the source documents, as functions of their parameters.
+
+Every function is plain ``jnp`` arithmetic, so bounds can be evaluated on traced values and
+vmapped alongside the learners they bound. Section numbers refer to ``SPEC.md`` and the sources.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+from jax.typing import ArrayLike
+
+Array = jax.Array
+
+
+def radius(X: ArrayLike) -> Array:
+    r""":math:`R = \max_t \|x_t\|`, the radius of the data in the Perceptron bounds."""
+    return jnp.max(jnp.linalg.norm(jnp.asarray(X), axis=-1))
+
+
+def halfspace_margin(w: ArrayLike, X: ArrayLike, y: ArrayLike, *, normalize: bool = False) -> Array:
+    r"""The margin of a halfspace on a sample, :math:`\min_i y_i \langle w, x_i\rangle / \|w\|`.
+
+    With ``normalize=True`` each :math:`x_i` is scaled to unit length first (Balcan's
+    :math:`\gamma = \min_x |w^* \cdot x| / \|x\|`). Negative when ``w`` does not separate the sample.
+    """
+    X, w = jnp.asarray(X), jnp.asarray(w)
+    scores = y * (X @ w) / jnp.linalg.norm(w)
+    if normalize:
+        scores = scores / jnp.linalg.norm(X, axis=-1)
+    return jnp.min(scores)
+
+
+def total_deviation(w: ArrayLike, X: ArrayLike, y: ArrayLike, margin: ArrayLike) -> Array:
+    r"""Balcan's :math:`TD_\gamma = \sum_t \max\{0, \gamma - y_t\, w\cdot x_t\}` for unit-length :math:`x_t`.
+
+    The total distance the (normalised) points must move to be separated by the unit vector
+    ``w / ||w||`` with margin ``margin`` (SPEC 4.1, derived reading).
+    """
+    X, w = jnp.asarray(X), jnp.asarray(w)
+    Xn = X / jnp.linalg.norm(X, axis=-1, keepdims=True)
+    return jnp.sum(jnp.maximum(0.0, margin - y * (Xn @ (w / jnp.linalg.norm(w)))))
+
+
+def perceptron_mistake_bound(radius: ArrayLike, margin: ArrayLike) -> Array:
+    r"""Novikoff: the Perceptron makes at most :math:`(R/\gamma)^2` mistakes (COMP0078; SPEC 4.2).
+
+    Holds when some unit :math:`v` has :math:`y_t\langle v, x_t\rangle \ge \gamma` and
+    :math:`\|x_t\| \le R` for all t. For unit-length inputs (Balcan Theorem 1) use ``radius=1``.
+    """
+    return (jnp.asarray(radius) / jnp.asarray(margin)) ** 2
+
+
+def perceptron_nonseparable_bound(margin: ArrayLike, total_deviation: ArrayLike) -> Array:
+    r"""Balcan Theorem 1, non-separable: :math:`M \le 1/\gamma^2 + (2/\gamma)\, TD_\gamma` (SPEC 4.1).
+
+    For the normalised Perceptron and *every* unit :math:`w^*` and :math:`\gamma > 0`, with
+    :math:`TD_\gamma` from :func:`total_deviation`.
+    """
+    margin = jnp.asarray(margin)
+    return 1.0 / margin**2 + 2.0 / margin * jnp.asarray(total_deviation)
+
+
+def margin_perceptron_bound(margin: ArrayLike) -> Array:
+    r"""Balcan Theorem 2: the margin Perceptron makes at most :math:`12/\gamma^2` updates,
+    margin mistakes included (SPEC 4.4)."""
+    return 12.0 / jnp.asarray(margin) ** 2
+
+
+def ogd_regret_bound(U: ArrayLike, R: ArrayLike, T: ArrayLike) -> Array:
+    r"""OGD with the hinge loss and :math:`\eta = U / (R\sqrt{T})`: regret against every
+    :math:`\|u\| \le U` is at most :math:`U R \sqrt{T}` (COMP0078 "Regret Bound for OGD"; SPEC 5.3)."""
+    return jnp.asarray(U) * jnp.asarray(R) * jnp.sqrt(jnp.asarray(T, dtype=jnp.result_type(float)))
+
+
+def ogd_pathwise_bound(U: ArrayLike, eta: ArrayLike, grad_sq_norms: ArrayLike) -> Array:
+    r"""The pathwise OGD inequality :math:`\|u\|^2/(2\eta) + (\eta/2)\sum_t \|v_t\|^2` (SPEC 5.2, 5.3).
+
+    Bounds :math:`\sum_t f_t(w_t) - f_t(u)` for every :math:`\|u\| \le U` and *any* sequence, for
+    OGD with a constant step ``eta``; ``grad_sq_norms`` are the :math:`\|v_t\|^2` of the run.
+    """
+    eta = jnp.asarray(eta)
+    return jnp.asarray(U) ** 2 / (2 * eta) + eta / 2 * jnp.sum(jnp.asarray(grad_sq_norms))
+
+
+def winnow_mistake_bound(k: ArrayLike, n: ArrayLike, eta: ArrayLike = 2.0, threshold=None) -> Array:
+    r"""Mistakes of Winnow on a monotone disjunction of ``k`` of ``n`` variables (Littlestone 1988).
+
+    With promotion/demotion factor :math:`\eta > 1` and threshold :math:`\theta` (default ``n``):
+    promotions :math:`P \le k(1 + \log_\eta \theta)` and demotions
+    :math:`D < \frac{\eta}{\eta - 1}(n/\theta + (\eta - 1) P)`, so for :math:`\eta = 2`,
+    :math:`\theta = n` the bound is the classic :math:`2 + 3k(1 + \log_2 n)`.
+    """
+    k, n, eta = (jnp.asarray(v, dtype=jnp.result_type(float)) for v in (k, n, eta))
+    theta = n if threshold is None else jnp.asarray(threshold, dtype=n.dtype)
+    promotions = k * (1 + jnp.log(theta) / jnp.log(eta))
+    demotions = eta / (eta - 1) * (n / theta + (eta - 1) * promotions)
+    return promotions + demotions
