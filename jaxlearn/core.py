@@ -74,9 +74,8 @@ def check_finite(name: str, value: Any) -> None:
     if value is None or not is_concrete(value):
         return
     for leaf in jax.tree_util.tree_leaves(value):
-        if jnp.issubdtype(jnp.result_type(leaf), jnp.inexact) and not bool(
-            jnp.all(jnp.isfinite(leaf))
-        ):
+        leaf = np.asarray(leaf)  # concrete: checked on the host, never staged into a trace
+        if np.issubdtype(leaf.dtype, np.inexact) and not np.isfinite(leaf).all():
             raise ValueError(f"expected `{name}` to be finite, found NaN or inf values")
 
 
@@ -87,7 +86,7 @@ def check_labels(name: str, y: Any, allowed: tuple, hint: str = "") -> None:
     found = np.unique(np.asarray(y))
     bad = np.setdiff1d(found, np.asarray(allowed))
     if bad.size:
-        shown = ", ".join(str(v) for v in found[:10].tolist())
+        shown = ", ".join(f"{v:g}" for v in found[:10].tolist()) + (", ..." if found.size > 10 else "")
         allowed_s = ", ".join(str(a) for a in allowed)
         raise ValueError(
             f"expected `{name}` in {{{allowed_s}}}, found values {{{shown}}}" + (f"; {hint}" if hint else "")

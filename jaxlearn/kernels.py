@@ -62,3 +62,22 @@ def gram(kernel: Kernel, X: ArrayLike, Z: Optional[ArrayLike] = None) -> Array:
             f"expected `X` of shape (n, d) and `Z` of shape (m, d), got {X.shape} and {Z.shape}"
         )
     return jax.vmap(lambda x: jax.vmap(lambda z: kernel(x, z))(Z))(X)
+
+
+def polynomial_features(x: ArrayLike, degree: int) -> Array:
+    r"""The exact feature map of :func:`polynomial` (UML Example 16.1), for testing.
+
+    With :math:`x_0 = 1`, one coordinate :math:`\prod_{i=1}^k x_{J_i}` per :math:`J \in \{0..n\}^k`,
+    so :math:`\langle \psi(x), \psi(x')\rangle = (1 + \langle x, x'\rangle)^k`. Its dimension is
+    :math:`(n+1)^k`: use it only on small inputs. ``x`` has shape (n,); vmap for batches.
+    """
+    if not isinstance(degree, int) or degree < 1:
+        raise ValueError(f"expected `degree` a positive int, got {degree!r}")
+    x = jnp.asarray(x)
+    if x.ndim != 1:
+        raise ValueError(f"expected `x` of shape (n,), got {x.shape}")
+    x1 = jnp.concatenate([jnp.ones((1,), x.dtype), x])
+    features = x1
+    for _ in range(degree - 1):  # degree is a small static int: an outer product per factor
+        features = jnp.outer(features, x1).reshape(-1)
+    return features

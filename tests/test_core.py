@@ -1,0 +1,128 @@
+"""`run`'s input validation, progress bar and exact block mode."""
+
+import chex
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from jaxlearn import core, datasets, losses, online
+
+
+@pytest.fixture
+def stream():
+    X, y, _ = datasets.noisy_halfspace(jax.random.PRNGKey(0), 40, 3, 0.1)
+    return X, y
+
+
+LINEAR = [
+    online.perceptron(),
+    online.margin_perceptron(0.1),
+    online.online_gradient_descent(losses.hinge, 0.1),
+]
+
+
+@pytest.mark.parametrize("learner", LINEAR, ids=["perceptron", "margin", "ogd"])
+def test_bad_labels_named(stream, learner):
+    X, y = stream
+    with pytest.raises(ValueError, match=r"`ys` in \{-1, 1\}, found values \{0, 1\}.*2 \* y - 1"):
+        core.run(learner, learner.init(X[0]), X, (y + 1) / 2)
+
+
+@pytest.mark.parametrize("bad", [jnp.nan, jnp.inf, -jnp.inf])
+def test_non_finite_xs(stream, bad):
+    X, y = stream
+    learner = online.perceptron()
+    with pytest.raises(ValueError, match="`xs` to be finite"):
+        core.run(learner, learner.init(X[0]), X.at[3, 1].set(bad), y)
+
+
+def test_length_mismatch(stream):
+    X, y = stream
+    learner = online.perceptron()
+    with pytest.raises(ValueError, match="`xs` and `ys` of the same length, got 40 and 39"):
+        core.run(learner, learner.init(X[0]), X, y[:-1])
+
+
+def test_one_dimensional_xs(stream):
+    X, y = stream
+    learner = online.perceptron()
+    with pytest.raises(ValueError, match=r"`xs` of shape \(n, d\), got \(40,\)"):
+        core.run(learner, learner.init(X[0]), X[:, 0], y)
+
+
+def test_empty_stream(stream):
+    X, y = stream
+    learner = online.perceptron()
+    with pytest.raises(ValueError, match="non-empty stream"):
+        core.run(learner, learner.init(X[0]), X[:0], y[:0])
+
+
+def test_init_needs_one_example(stream):
+    X, _ = stream
+    with pytest.raises(ValueError, match=r"`example_x` of shape \(d,\)"):
+        online.perceptron().init(X)
+
+
+def test_checks_skipped_under_tracing(stream):
+    # Inside jit the values are unknown: run must trace fine (shape checks only).
+    X, y = stream
+    learner = online.perceptron()
+    f = jax.jit(lambda X, y: core.run(learner, learner.init(X[0]), X, y)[0].w)
+    chex.assert_trees_all_close(f(X, y), core.run(learner, learner.init(X[0]), X, y)[0].w)
+
+
+def test_progress_bar_gives_same_result(stream, capsys):
+    X, y = stream
+    learner = online.perceptron()
+    plain = core.run(learner, learner.init(X[0]), X, y)
+    with_bar = core.run(learner, learner.init(X[0]), X, y, progress=True)
+    chex.assert_trees_all_equal(plain, with_bar)
+    blocked = core.run(learner, learner.init(X[0]), X, y, progress=True, block_size=8)
+    chex.assert_trees_all_equal(plain[1].mistake, blocked[1].mistake)
+    assert "40" in capsys.readouterr().err  # tqdm writes to stderr
+
+
+def test_trace_fn_keeps_what_it_returns(stream):
+    X, y = stream
+    learner = online.perceptron()
+    _, kept = core.run(learner, learner.init(X[0]), X, y, trace_fn=lambda info: info.mistake)
+    _, full = core.run(learner, learner.init(X[0]), X, y)
+    np.testing.assert_array_equal(kept, full.mistake)
+    _, kept_blocked = core.run(
+        learner, learner.init(X[0]), X, y, trace_fn=lambda info: info.mistake, block_size=16
+    )
+    np.testing.assert_array_equal(kept_blocked, full.mistake)
+
+
+@pytest.mark.parametrize("make", [lambda: online.perceptron(0.7), lambda: online.perceptron(normalize=True),
+                                  lambda: online.perceptron(lambda t: 1.0 / jnp.sqrt(t + 1)),
+                                  lambda: online.margin_perceptron(0.2)],
+                         ids=["perceptron", "normalized", "schedule", "margin"])
+@pytest.mark.parametrize("block_size", [1, 7, 64, 1000])
+def test_block_mode_is_exact(make, block_size, x64):
+    # Noisy data, so that blocks hold many mistakes; float64, so the weights match to rounding.
+    X, y, _ = datasets.noisy_halfspace(jax.random.PRNGKey(3), 300, 5, 0.15)
+    learner = make()
+    state0 = learner.init(X[0])
+    seq = core.run(learner, state0, X, y)
+    blk = core.run(learner, state0, X, y, block_size=block_size)
+    chex.assert_trees_all_equal(seq[1].mistake, blk[1].mistake)
+    chex.assert_trees_all_equal(seq[1].prediction, blk[1].prediction)
+    chex.assert_trees_all_close(seq, blk, rtol=1e-12, atol=1e-12)
+
+
+def test_block_mode_vmaps_over_learning_rates(stream):
+    X, y = stream
+    lrs = jnp.linspace(0.1, 2.0, 8)
+    s0 = online.perceptron().init(X[0])
+    blocked = jax.vmap(lambda lr: core.run(online.perceptron(lr), s0, X, y, block_size=16))(lrs)
+    seq = jax.vmap(lambda lr: core.run(online.perceptron(lr), s0, X, y))(lrs)
+    chex.assert_trees_all_close(blocked, seq, rtol=1e-5, atol=1e-6)
+
+
+def test_bad_block_size(stream):
+    X, y = stream
+    learner = online.perceptron()
+    with pytest.raises(ValueError, match="`block_size` >= 1"):
+        core.run(learner, learner.init(X[0]), X, y, block_size=0)
