@@ -149,6 +149,7 @@ def run(
     trace_fn: Optional[Callable[[Info], Any]] = None,
     progress: bool = False,
     block_size: Optional[int] = None,
+    unroll: int = 4,
 ) -> tuple[State, Any]:
     """Play the online protocol over a stream, as one ``lax.scan``.
 
@@ -165,7 +166,10 @@ def run(
       block_size: for learners with an exact block rule (``learner.run_block``: the mistake-driven
         perceptrons), process the stream in blocks of this many examples: one matrix-vector product
         scores a block, the learner jumps from mistake to mistake, and the result equals the
-        round-by-round scan. Ignored for other learners.
+        round-by-round scan (up to the rounding of a score within float precision of 0, where
+        the two summation orders may disagree). Ignored for other learners.
+      unroll: rounds per iteration of the compiled loop (``lax.scan``'s ``unroll``); the default
+        halves the per-round loop overhead on CPU.
 
     Returns:
       ``(final_state, trace)``: ``trace`` is ``Info`` (or ``trace_fn(Info)``) stacked over time.
@@ -180,19 +184,19 @@ def run(
         if int(block_size) < 1:
             raise ValueError(f"expected `block_size` >= 1, got {block_size}")
         return _run_blocked(learner, state, xs, ys, trace_fn, progress, int(block_size))
-    return _run_scan(learner, state, xs, ys, trace_fn, progress)
+    return _run_scan(learner, state, xs, ys, trace_fn, progress, int(unroll))
 
 
-@functools.partial(jax.jit, static_argnums=(0, 4, 5))
-def _run_scan(learner, state, xs, ys, trace_fn, progress):
+@functools.partial(jax.jit, static_argnums=(0, 4, 5, 6))
+def _run_scan(learner, state, xs, ys, trace_fn, progress, unroll):
     def step(s, xy):
         s, info = learner.update(s, *xy)
         return s, (info if trace_fn is None else trace_fn(info))
 
     n = jax.tree_util.tree_leaves((xs, ys))[0].shape[0]
     if not progress:
-        return jax.lax.scan(step, state, (xs, ys))
-    return jax.lax.scan(_with_progress(step, n), state, (jnp.arange(n), (xs, ys)))
+        return jax.lax.scan(step, state, (xs, ys), unroll=unroll)
+    return jax.lax.scan(_with_progress(step, n), state, (jnp.arange(n), (xs, ys)), unroll=unroll)
 
 
 @functools.partial(jax.jit, static_argnums=(0, 4, 5, 6))
@@ -201,26 +205,27 @@ def _run_blocked(learner, state, xs, ys, trace_fn, progress, block_size):
     num_blocks, rest = divmod(n, block_size)
     keep = (lambda info: info) if trace_fn is None else jax.vmap(trace_fn)
 
-    def step(s, block):
-        s, info = learner.run_block(s, *block)
+    def block(s, start, size):
+        xb = jax.lax.dynamic_slice_in_dim(xs, start, size)  # a view into xs: no copy of the stream
+        yb = jax.lax.dynamic_slice_in_dim(ys, start, size)
+        s, info = learner.run_block(s, xb, yb)
         return s, keep(info)
+
+    def step(s, i):
+        return block(s, i * block_size, block_size)
 
     traces = []
     if num_blocks:
-        head = n - rest
-        blocks = (
-            xs[:head].reshape(num_blocks, block_size, *xs.shape[1:]),
-            ys[:head].reshape(num_blocks, block_size, *ys.shape[1:]),
-        )
+        starts = jnp.arange(num_blocks, dtype=jnp.int32)
         if progress:
             state, trace = jax.lax.scan(
-                _with_progress(step, num_blocks), state, (jnp.arange(num_blocks), blocks)
+                _with_progress(step, num_blocks), state, (starts, starts)
             )
         else:
-            state, trace = jax.lax.scan(step, state, blocks)
+            state, trace = jax.lax.scan(step, state, starts)
         traces.append(jax.tree_util.tree_map(lambda a: a.reshape(-1, *a.shape[2:]), trace))
     if rest:
-        state, trace = step(state, (xs[n - rest :], ys[n - rest :]))
+        state, trace = block(state, n - rest, rest)
         traces.append(trace)
     if len(traces) == 1:
         return state, traces[0]

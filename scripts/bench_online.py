@@ -7,7 +7,7 @@ this process, with XLA's default threading:
    examples in ``--d`` dimensions, on separable data (margin 0.05) and on a noisy halfspace (5% of
    labels flipped). Implementations: ``jaxlearn.core.run`` round by round (one ``lax.scan`` step per
    example) and with ``block_size`` (exact block skipping; the size is the fastest of
-   ``BLOCK_SIZES`` in a one-run probe), the same call under ``jax.jit`` (which skips ``run``'s
+   ``BLOCK_SIZES`` in a short probe), the same call under ``jax.jit`` (which skips ``run``'s
    host-side input checks), scikit-learn's ``Perceptron.fit`` for one epoch, and two
    example-at-a-time Python loops timed on a prefix of the stream (river's ``learn_one`` and plain
    NumPy) whose examples/s are extrapolated.
@@ -57,8 +57,8 @@ def timeit(fn, repeats):
 
 
 def pick_block_size(make_fn):
-    """The fastest block size of ``BLOCK_SIZES`` (one timed run each) and the probe's timings."""
-    probe = {b: timeit(make_fn(b), 1)[0] for b in BLOCK_SIZES}
+    """The fastest block size of ``BLOCK_SIZES`` (median of 3 runs each) and the probe's timings."""
+    probe = {b: timeit(make_fn(b), 3)[0] for b in BLOCK_SIZES}
     return min(probe, key=probe.get), probe
 
 

@@ -4,7 +4,8 @@ Both are mistake-driven: the weights change only on rounds the learner gets wron
 Perceptron, gets right by too small a margin). Besides the round-by-round ``update``, each exposes an
 exact block rule (``Learner.run_block``): one matrix-vector product scores a whole block, the learner
 jumps to the first round that needs an update, updates, rescores the rest of the block, and so on.
-Weights and mistakes are those of the sequential algorithm; correct blocks cost one product.
+Weights and mistakes are those of the sequential algorithm (bitwise, except where a score lies
+within float rounding of 0 and the two summation orders disagree); correct blocks cost one product.
 """
 
 from __future__ import annotations
