@@ -5,6 +5,7 @@ from jaxlearn.online._kernel_perceptron import KernelPerceptronState
 from jaxlearn.online._kernel_perceptron import kernel_perceptron
 from jaxlearn.online._ogd import OGDInfo
 from jaxlearn.online._ogd import OGDState
+from jaxlearn.online._ogd import best_fixed_predictor
 from jaxlearn.online._ogd import online_gradient_descent
 from jaxlearn.online._perceptron import MarginPerceptronInfo
 from jaxlearn.online._perceptron import PerceptronInfo
@@ -27,6 +28,7 @@ __all__ = [
     "PerceptronState",
     "WinnowInfo",
     "WinnowState",
+    "best_fixed_predictor",
     "box",
     "kernel_perceptron",
     "l2_ball",

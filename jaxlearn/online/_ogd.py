@@ -6,6 +6,7 @@ from typing import Callable, NamedTuple, Optional
 
 import jax
 import jax.numpy as jnp
+import optax
 
 from jaxlearn.core import Learner, ScalarOrSchedule, check_binary_stream, check_ndim, float_dtype
 from jaxlearn.core import schedule_value, zero_counter
@@ -80,3 +81,40 @@ def online_gradient_descent(
         return OGDState(w, state.step + 1), info
 
     return Learner(init, update, predict, check_binary_stream)
+
+
+def best_fixed_predictor(
+    loss: Loss,
+    X: Array,
+    y: Array,
+    *,
+    projection: Optional[Callable[[Array], Array]] = None,
+    steps: int = 1000,
+    learning_rate: float = 1.0,
+) -> Array:
+    r"""The comparator of the regret, :math:`\arg\min_{u \in H} \sum_t \ell(u, (x_t, y_t))`, approximately.
+
+    Projected sub-gradient descent (``optax.sgd`` with an :math:`\eta/\sqrt{k}` schedule, then the
+    projection) on the average loss, returning the best iterate seen. Use it to measure regret in
+    hindsight: ``regret(trace.loss, vmap(loss, (None, 0, 0))(u, X, y))``. ``learning_rate`` should be
+    of the order of the comparator's norm divided by the data radius (for the ball of radius ``U``:
+    about ``U / R``).
+    """
+    dtype = float_dtype(X)
+    X, y = jnp.asarray(X).astype(dtype), jnp.asarray(y).astype(dtype)
+    project = (lambda w: w) if projection is None else projection
+    total = lambda u: jnp.mean(jax.vmap(loss, (None, 0, 0))(u, X, y))  # noqa: E731
+    optimizer = optax.sgd(lambda k: (learning_rate / jnp.sqrt(k + 1)).astype(dtype))
+
+    def step(carry, _):
+        u, opt_state, best, best_value = carry
+        value, grad = jax.value_and_grad(total)(u)
+        better = value < best_value
+        best, best_value = jnp.where(better, u, best), jnp.where(better, value, best_value)
+        updates, opt_state = optimizer.update(grad, opt_state, u)
+        return (project(optax.apply_updates(u, updates)), opt_state, best, best_value), None
+
+    u0 = project(jnp.zeros(X.shape[1], dtype))
+    carry = (u0, optimizer.init(u0), u0, jnp.asarray(jnp.inf, dtype))
+    (u, _, best, best_value), _ = jax.lax.scan(step, carry, None, length=steps)
+    return jnp.where(total(u) < best_value, u, best)

@@ -1,4 +1,8 @@
-"""Euclidean projections onto convex sets, for projected online gradient descent (SPEC 5.2, 6.6)."""
+"""Euclidean projections onto convex sets, for projected online gradient descent (SPEC 5.2, 6.6).
+
+Thin factories over :mod:`optax.projections`, with the radius or bounds captured (and traced, so a
+sweep over them vmaps) and the result cast back to the iterate's dtype.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from typing import Callable
 import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
+from optax import projections
 
 Array = jax.Array
 Projection = Callable[[Array], Array]
@@ -16,9 +21,7 @@ def l2_ball(radius: ArrayLike) -> Projection:
     r"""Projection onto :math:`\{w : \|w\| \le B\}`: :math:`w \mapsto w \min(1, B/\|w\|)`."""
 
     def project(w):
-        norm = jnp.linalg.norm(w)
-        scale = jnp.minimum(1, jnp.asarray(radius).astype(w.dtype) / jnp.where(norm > 0, norm, 1))
-        return w * scale
+        return projections.projection_l2_ball(w, jnp.asarray(radius).astype(w.dtype))
 
     return project
 
@@ -27,6 +30,7 @@ def box(lo: ArrayLike, hi: ArrayLike) -> Projection:
     r"""Projection onto the box :math:`\{w : lo \le w_i \le hi\}`: coordinate-wise clipping."""
 
     def project(w):
-        return jnp.clip(w, jnp.asarray(lo).astype(w.dtype), jnp.asarray(hi).astype(w.dtype))
+        lower, upper = (jnp.asarray(b).astype(w.dtype) for b in (lo, hi))
+        return projections.projection_box(w, lower, upper)
 
     return project

@@ -11,18 +11,21 @@ from jaxlearn import core, datasets, losses, metrics, online, theory
 
 
 def _comparator_losses(U, X, y):
-    """Hinge losses of the best fixed u in the ball ||u|| <= U (projected sub-gradient descent)."""
-    total = lambda u: jnp.sum(jax.vmap(losses.hinge, (None, 0, 0))(u, X, y))  # noqa: E731
-    project = online.l2_ball(U)
-
-    def step(k, carry):
-        u, best_u = carry
-        u = project(u - 0.5 * U / jnp.sqrt(k + 1.0) * jax.grad(total)(u) / X.shape[0])
-        return u, jnp.where(total(u) < total(best_u), u, best_u)
-
-    u0 = jnp.zeros(X.shape[1])
-    _, u = jax.lax.fori_loop(0, 400, step, (u0, u0))
+    """Hinge losses of the best fixed u in the ball ||u|| <= U."""
+    u = online.best_fixed_predictor(
+        losses.hinge, X, y, projection=online.l2_ball(U), learning_rate=U / theory.radius(X)
+    )
     return u, jax.vmap(losses.hinge, (None, 0, 0))(u, X, y)
+
+
+def test_best_fixed_predictor_beats_other_comparators():
+    X, y, w_star = datasets.noisy_halfspace(jax.random.PRNGKey(9), 1000, 5, 0.1)
+    u, best = _comparator_losses(3.0, X, y)
+    assert float(jnp.linalg.norm(u)) <= 3.0 + 1e-5
+    dirs = jax.random.normal(jax.random.PRNGKey(1), (64, 5))
+    others = jnp.concatenate([3.0 * w_star[None], 3.0 * dirs / jnp.linalg.norm(dirs, axis=1, keepdims=True)])
+    totals = jax.vmap(lambda v: jax.vmap(losses.hinge, (None, 0, 0))(v, X, y).sum())(others)
+    assert float(best.sum()) <= float(totals.min()) + 1e-3
 
 
 def test_hinge_ogd_is_the_comp0078_rule(x64):

@@ -1,0 +1,148 @@
+"""Command line: ``python -m jaxlearn demo``.
+
+The demo trains the online learners on generated data with known margins and on scikit-learn's
+breast-cancer data, and prints, per learner, its mistakes (or loss), the theorem's bound, the accuracy
+of the final state and the throughput of the compiled loop.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxlearn import core, datasets, kernels, losses, metrics, online, theory
+
+
+def _timed_run(learner, X, y, **kwargs):
+    """Run once to compile, then time a second run; return (state, trace, examples per second)."""
+    state0 = learner.init(X[0])
+    jax.block_until_ready(core.run(learner, state0, X, y, **kwargs))
+    start = time.perf_counter()
+    state, trace = jax.block_until_ready(core.run(learner, state0, X, y, **kwargs))
+    return state, trace, X.shape[0] / (time.perf_counter() - start)
+
+
+def _rows(key):
+    """Yield (learner, data set, mistakes, bound, accuracy, examples/s) rows."""
+    k_sep, k_noisy, k_bool, k_ker = jax.random.split(key, 4)
+
+    X, y, w_star = datasets.separable(k_sep, 20_000, 20, margin=0.1)
+    R, gamma = theory.radius(X), theory.halfspace_margin(w_star, X, y)
+    gamma_unit = theory.halfspace_margin(w_star, X, y, normalize=True)
+    data = "separable n=20000 d=20 gamma=0.1"
+    for name, learner, bound, kwargs in [
+        ("perceptron", online.perceptron(), theory.perceptron_mistake_bound(R, gamma), {}),
+        (
+            "perceptron (block mode)",
+            online.perceptron(),
+            theory.perceptron_mistake_bound(R, gamma),
+            {"block_size": 64},
+        ),
+        (
+            "perceptron (normalized)",
+            online.perceptron(normalize=True),
+            theory.perceptron_mistake_bound(1.0, gamma_unit),
+            {"block_size": 64},
+        ),
+    ]:
+        state, trace, speed = _timed_run(learner, X, y, **kwargs)
+        acc = metrics.accuracy(y, core.predict_batch(learner, state, X))
+        yield name, data, int(trace.mistake.sum()), f"(R/g)^2 = {float(bound):.0f}", acc, speed
+
+    learner = online.margin_perceptron(gamma_unit)
+    state, trace, speed = _timed_run(learner, X, y, block_size=64)
+    acc = metrics.accuracy(y, core.predict_batch(learner, state, X))
+    bound = theory.margin_perceptron_bound(gamma_unit)
+    yield "margin perceptron", data, f"{int(trace.update.sum())} updates", f"12/g^2 = {float(bound):.0f}", acc, speed
+
+    Xc = jax.random.uniform(k_ker, (4000, 2), minval=-1.0, maxval=1.0)
+    Xc = Xc[jnp.abs(jnp.sum(Xc**2, axis=1) - 0.5) > 0.1]
+    yc = jnp.where(jnp.sum(Xc**2, axis=1) > 0.5, 1.0, -1.0)
+    learner = online.kernel_perceptron(kernels.polynomial(2), budget=256)
+    state, trace, speed = _timed_run(learner, Xc, yc)
+    acc = metrics.accuracy(yc, core.predict_batch(learner, state, Xc))
+    full = " (budget full!)" if bool(trace.budget_full.any()) else ""
+    yield "kernel perceptron, poly(2)", f"circle n={Xc.shape[0]} d=2", f"{int(trace.mistake.sum())}{full}", "-", acc, speed
+
+    Xb, yb, _ = datasets.disjunction(k_bool, 20_000, 200, 4)
+    learner = online.winnow()
+    state, trace, speed = _timed_run(learner, Xb, yb)
+    acc = metrics.accuracy(yb, core.predict_batch(learner, state, Xb))
+    bound = theory.winnow_mistake_bound(4, 200)
+    yield "winnow", "4-of-200 disjunction n=20000", int(trace.mistake.sum()), f"2+3k(1+log2 n) = {float(bound):.0f}", acc, speed
+
+    Xn, yn, _ = datasets.noisy_halfspace(k_noisy, 20_000, 20, 0.1)
+    T, U, Rn = Xn.shape[0], 2.0, theory.radius(Xn)
+    learner = online.online_gradient_descent(losses.hinge, U / (Rn * np.sqrt(T)))
+    state, trace, speed = _timed_run(learner, Xn, yn)
+    acc = metrics.accuracy(yn, jnp.where(core.predict_batch(learner, state, Xn) > 0, 1.0, -1.0))
+    u = online.best_fixed_predictor(
+        losses.hinge, Xn, yn, projection=online.l2_ball(U), learning_rate=U / Rn
+    )
+    comparator = jax.vmap(losses.hinge, (None, 0, 0))(u, Xn, yn)
+    regret = float(metrics.regret(trace.loss, comparator)[-1])
+    mistakes = int((trace.prediction * yn <= 0).sum())
+    bound = theory.ogd_regret_bound(U, Rn, T)
+    yield (
+        "OGD, hinge, eta=U/(R sqrt T)",
+        "noisy n=20000 d=20 flip=0.1",
+        f"{mistakes} (hinge regret {regret:.0f})",
+        f"regret <= U R sqrt(T) = {float(bound):.0f}",
+        acc,
+        speed,
+    )
+
+    try:
+        Xc, yc = datasets.load_breast_cancer()
+    except ImportError as err:
+        print(f"(skipping breast cancer: {err})", file=sys.stderr)
+        return
+    Xc = datasets.standardize(Xc)
+    for name, learner in [
+        ("perceptron", online.perceptron()),
+        ("OGD, hinge, eta=0.05", online.online_gradient_descent(losses.hinge, 0.05)),
+    ]:
+        state, trace, speed = _timed_run(learner, jnp.tile(Xc, (5, 1)), jnp.tile(yc, 5))
+        score = core.predict_batch(learner, state, Xc)
+        acc = metrics.accuracy(yc, jnp.where(score > 0, 1.0, -1.0))
+        mistakes = int((trace.prediction * jnp.tile(yc, 5) <= 0).sum())
+        yield name, "breast cancer, 5 passes", mistakes, "- (not separable)", acc, speed
+
+
+def demo() -> None:
+    """Print the table of learners, mistakes, bounds, accuracy and throughput."""
+    start = time.perf_counter()
+    header = ("learner", "data", "mistakes", "bound", "accuracy", "examples/s")
+    rows = [
+        (name, data, str(m), bound, f"{float(acc):.3f}", f"{speed:,.0f}")
+        for name, data, m, bound, acc, speed in _rows(jax.random.PRNGKey(0))
+    ]
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    line = lambda r: "| " + " | ".join(c.ljust(w) for c, w in zip(r, widths)) + " |"  # noqa: E731
+    print(f"jaxlearn demo on {jax.devices()[0].platform.upper()} (jax {jax.__version__})\n")
+    print(line(header))
+    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for row in rows:
+        print(line(row))
+    print(
+        "\nmistakes: rounds with y <w, x> <= 0 (the prequential record); accuracy: the final state "
+        f"on the same data; examples/s: one compiled run.\nDone in {time.perf_counter() - start:.1f} s."
+    )
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m jaxlearn", description=__doc__.splitlines()[0])
+    parser.add_argument("command", choices=["demo"], help="what to run")
+    args = parser.parse_args(argv)
+    if args.command == "demo":
+        demo()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
