@@ -1,0 +1,22 @@
+"""The README's quickstart runs as written."""
+
+import pathlib
+import re
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+README = pathlib.Path(__file__).resolve().parents[1] / "README.md"
+
+
+def test_quickstart_runs(tmp_path, monkeypatch, capsys):
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
+    assert blocks, "the README has a python quickstart"
+    assert len(blocks[0].splitlines()) <= 22
+    monkeypatch.chdir(tmp_path)
+    exec(compile(blocks[0], "README.md", "exec"), {})
+    assert (tmp_path / "sweep.png").stat().st_size > 0
+    printed = capsys.readouterr().out
+    mistakes, bound = re.match(r"(\d+) mistakes <= ([\d.]+)", printed).groups()
+    assert int(mistakes) <= float(bound)
