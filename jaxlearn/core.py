@@ -100,6 +100,16 @@ def check_ndim(name: str, value: Any, ndim: int, what: str) -> None:
         raise ValueError(f"expected `{name}` of shape {what}, got {shape}")
 
 
+def check_width(name: str, x: Any, width: int) -> None:
+    """Raise ``ValueError`` unless the last axis of ``x`` has the width the state was built for."""
+    shape = jnp.shape(x)
+    if not shape or shape[-1] != width:
+        raise ValueError(
+            f"expected `{name}` with {width} features (the width of the example the state was "
+            f"initialised from), got {shape[-1] if shape else 'a scalar'}"
+        )
+
+
 #: Hint shown when binary labels are not in {-1, +1}.
 PLUS_MINUS_HINT = "use `2 * y - 1` to convert {0, 1} labels"
 

@@ -77,10 +77,11 @@ def ogd_pathwise_bound(U: ArrayLike, eta: ArrayLike, grad_sq_norms: ArrayLike) -
     r"""The pathwise OGD inequality :math:`\|u\|^2/(2\eta) + (\eta/2)\sum_t \|v_t\|^2` (SPEC 5.2, 5.3).
 
     Bounds :math:`\sum_t f_t(w_t) - f_t(u)` for every :math:`\|u\| \le U` and *any* sequence, for
-    OGD with a constant step ``eta``; ``grad_sq_norms`` are the :math:`\|v_t\|^2` of the run.
+    OGD with a constant step ``eta``; ``grad_sq_norms`` are the :math:`\|v_t\|^2` of the run, time
+    on the last axis (a ``(runs, T)`` array gives one bound per run).
     """
     eta = jnp.asarray(eta)
-    return jnp.asarray(U) ** 2 / (2 * eta) + eta / 2 * jnp.sum(jnp.asarray(grad_sq_norms))
+    return jnp.asarray(U) ** 2 / (2 * eta) + eta / 2 * jnp.sum(jnp.asarray(grad_sq_norms), axis=-1)
 
 
 def winnow_mistake_bound(k: ArrayLike, n: ArrayLike, eta: ArrayLike = 2.0, threshold=None) -> Array:

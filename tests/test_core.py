@@ -6,7 +6,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxlearn import core, datasets, losses, online
+from jaxlearn import core, datasets, kernels, losses, online
 
 
 @pytest.fixture
@@ -126,3 +126,22 @@ def test_bad_block_size(stream):
     learner = online.perceptron()
     with pytest.raises(ValueError, match="`block_size` >= 1"):
         core.run(learner, learner.init(X[0]), X, y, block_size=0)
+
+
+@pytest.mark.parametrize(
+    "learner",
+    [
+        online.perceptron(),
+        online.margin_perceptron(0.1),
+        online.online_gradient_descent(losses.hinge, 0.1),
+        online.kernel_perceptron(kernels.linear(), 8),
+    ],
+    ids=["perceptron", "margin", "ogd", "kernel"],
+)
+@pytest.mark.parametrize("block_size", [None, 8])
+def test_stream_of_the_wrong_width(stream, learner, block_size):
+    X, y = stream
+    with pytest.raises(ValueError, match=r"`xs?` with 3 features .* got 4\b"):
+        core.run(learner, learner.init(X[0]), jnp.ones((40, 4)), y, block_size=block_size)
+    with pytest.raises(ValueError, match="`x` with 3 features"):
+        learner.predict(learner.init(X[0]), jnp.ones(4))

@@ -7,7 +7,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from jaxlearn.core import Learner, check_binary_stream, check_ndim, float_dtype, zero_counter
+from jaxlearn.core import Learner, check_binary_stream, check_ndim, check_width, float_dtype, zero_counter
 from jaxlearn.kernels import Kernel
 
 Array = jax.Array
@@ -69,6 +69,7 @@ def kernel_perceptron(kernel: Kernel, budget: int) -> Learner:
         return jnp.vdot(state.alpha, k.astype(state.alpha.dtype))
 
     def update(state, x, y):
+        check_width("x", x, state.support.shape[1])
         x = jnp.asarray(x).astype(state.support.dtype)
         y = jnp.asarray(y).astype(state.alpha.dtype)
         score = decision(state, x)
@@ -89,6 +90,7 @@ def kernel_perceptron(kernel: Kernel, budget: int) -> Learner:
         return new, info
 
     def predict(state, x):
+        check_width("x", x, state.support.shape[1])
         score = decision(state, jnp.asarray(x).astype(state.support.dtype))
         return jnp.where(score > 0, 1, -1).astype(score.dtype)
 

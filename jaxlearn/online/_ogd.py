@@ -8,8 +8,8 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from jaxlearn.core import Learner, ScalarOrSchedule, check_binary_stream, check_ndim, float_dtype
-from jaxlearn.core import schedule_value, zero_counter
+from jaxlearn.core import Learner, ScalarOrSchedule, check_binary_stream, check_ndim, check_width
+from jaxlearn.core import float_dtype, schedule_value, zero_counter
 
 Array = jax.Array
 Loss = Callable[[Array, Array, Array], Array]
@@ -69,9 +69,11 @@ def online_gradient_descent(
         return OGDState(w=project(jnp.zeros(x.shape, float_dtype(x))), step=zero_counter())
 
     def predict(state, x):
+        check_width("x", x, state.w.shape[0])
         return jnp.vdot(state.w, jnp.asarray(x).astype(state.w.dtype))
 
     def update(state, x, y):
+        check_width("x", x, state.w.shape[0])
         x = jnp.asarray(x).astype(state.w.dtype)
         y = jnp.asarray(y).astype(state.w.dtype)
         value, v = jax.value_and_grad(loss)(state.w, x, y)

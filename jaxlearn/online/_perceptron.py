@@ -21,6 +21,7 @@ from jaxlearn.core import (
     ScalarOrSchedule,
     check_binary_stream,
     check_ndim,
+    check_width,
     first_index,
     float_dtype,
     schedule_value,
@@ -89,7 +90,8 @@ def _mistake_driven(
     """
 
     def update(state, x, y):
-        x = prepare(x[None])
+        check_width("x", x, state.w.shape[0])
+        x = prepare(jnp.asarray(x)[None])
         y = jnp.asarray(y).astype(x.dtype)
         s = score(state.w, x)[0]
         upd = needs_update(s, y)
@@ -98,6 +100,7 @@ def _mistake_driven(
         return PerceptronState(w, state.step + 1), make_info(s, y)
 
     def run_block(state, xs, ys):
+        check_width("xs", xs, state.w.shape[0])
         X = prepare(xs)
         ys = jnp.asarray(ys).astype(X.dtype)
         idx = jnp.arange(X.shape[0], dtype=jnp.int32)
@@ -165,6 +168,7 @@ def perceptron(learning_rate: ScalarOrSchedule = 1.0, *, normalize: bool = False
     )
 
     def predict(state, x):
+        check_width("x", x, state.w.shape[0])
         return _sign_label(jnp.vdot(state.w, jnp.asarray(x)))
 
     return Learner(_init_weights, update, predict, check_binary_stream, run_block)
@@ -212,6 +216,7 @@ def margin_perceptron(gamma: ArrayLike) -> Learner:
     )
 
     def predict(state, x):
+        check_width("x", x, state.w.shape[0])
         return _sign_label(jnp.vdot(state.w, jnp.asarray(x)))
 
     return Learner(_init_weights, update, predict, check_binary_stream, run_block)

@@ -8,7 +8,7 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from jaxlearn.core import Learner, check_labels, check_ndim, float_dtype, zero_counter
+from jaxlearn.core import Learner, check_labels, check_ndim, check_width, float_dtype, zero_counter
 
 Array = jax.Array
 
@@ -70,6 +70,7 @@ def winnow(eta: ArrayLike = 2.0, threshold: Optional[ArrayLike] = None) -> Learn
         return jnp.log(jnp.asarray(theta).astype(state.log_w.dtype))
 
     def log_score(state, x):
+        check_width("x", x, state.log_w.shape[0])
         active = jnp.asarray(x) > 0
         return jax.nn.logsumexp(jnp.where(active, state.log_w, -jnp.inf))
 
