@@ -9,17 +9,8 @@ Start here:
 - :mod:`jaxlearn.datasets`, :mod:`jaxlearn.metrics`: generators, loaders and metrics.
 """
 
-from jaxlearn import core
-from jaxlearn import datasets
-from jaxlearn import kernels
-from jaxlearn import losses
-from jaxlearn import metrics
-from jaxlearn import online
-from jaxlearn import theory
-from jaxlearn.core import BatchLearner
-from jaxlearn.core import Learner
-from jaxlearn.core import predict_batch
-from jaxlearn.core import run
+from jaxlearn import core, datasets, kernels, losses, metrics, online, theory
+from jaxlearn.core import BatchLearner, Learner, predict_batch, run
 
 __version__ = "0.1.0"
 

@@ -58,7 +58,14 @@ def _rows(key):
     state, trace, speed = _timed_run(learner, X, y, block_size=64)
     acc = metrics.accuracy(y, core.predict_batch(learner, state, X))
     bound = theory.margin_perceptron_bound(gamma_unit)
-    yield "margin perceptron", data, f"{int(trace.update.sum())} updates", f"12/g^2 = {float(bound):.0f}", acc, speed
+    yield (
+        "margin perceptron",
+        data,
+        f"{int(trace.update.sum())} updates",
+        f"12/g^2 = {float(bound):.0f}",
+        acc,
+        speed,
+    )
 
     Xc = jax.random.uniform(k_ker, (4000, 2), minval=-1.0, maxval=1.0)
     Xc = Xc[jnp.abs(jnp.sum(Xc**2, axis=1) - 0.5) > 0.1]
@@ -67,23 +74,35 @@ def _rows(key):
     state, trace, speed = _timed_run(learner, Xc, yc)
     acc = metrics.accuracy(yc, core.predict_batch(learner, state, Xc))
     full = " (budget full!)" if bool(trace.budget_full.any()) else ""
-    yield "kernel perceptron, poly(2)", f"circle n={Xc.shape[0]} d=2", f"{int(trace.mistake.sum())}{full}", "-", acc, speed
+    yield (
+        "kernel perceptron, poly(2)",
+        f"circle n={Xc.shape[0]} d=2",
+        f"{int(trace.mistake.sum())}{full}",
+        "-",
+        acc,
+        speed,
+    )
 
     Xb, yb, _ = datasets.disjunction(k_bool, 20_000, 200, 4)
     learner = online.winnow()
     state, trace, speed = _timed_run(learner, Xb, yb)
     acc = metrics.accuracy(yb, core.predict_batch(learner, state, Xb))
     bound = theory.winnow_mistake_bound(4, 200)
-    yield "winnow", "4-of-200 disjunction n=20000", int(trace.mistake.sum()), f"2+3k(1+log2 n) = {float(bound):.0f}", acc, speed
+    yield (
+        "winnow",
+        "4-of-200 disjunction n=20000",
+        int(trace.mistake.sum()),
+        f"2+3k(1+log2 n) = {float(bound):.0f}",
+        acc,
+        speed,
+    )
 
     Xn, yn, _ = datasets.noisy_halfspace(k_noisy, 20_000, 20, 0.1)
     T, U, Rn = Xn.shape[0], 2.0, theory.radius(Xn)
     learner = online.online_gradient_descent(losses.hinge, U / (Rn * np.sqrt(T)))
     state, trace, speed = _timed_run(learner, Xn, yn)
     acc = metrics.accuracy(yn, jnp.where(core.predict_batch(learner, state, Xn) > 0, 1.0, -1.0))
-    u = online.best_fixed_predictor(
-        losses.hinge, Xn, yn, projection=online.l2_ball(U), learning_rate=U / Rn
-    )
+    u = online.best_fixed_predictor(losses.hinge, Xn, yn, projection=online.l2_ball(U), learning_rate=U / Rn)
     comparator = jax.vmap(losses.hinge, (None, 0, 0))(u, Xn, yn)
     regret = float(metrics.regret(trace.loss, comparator)[-1])
     mistakes = int((trace.prediction * yn <= 0).sum())

@@ -228,9 +228,7 @@ def _run_blocked(learner, state, xs, ys, trace_fn, progress, block_size):
     if num_blocks:
         starts = jnp.arange(num_blocks, dtype=jnp.int32)
         if progress:
-            state, trace = jax.lax.scan(
-                _with_progress(step, num_blocks), state, (starts, starts)
-            )
+            state, trace = jax.lax.scan(_with_progress(step, num_blocks), state, (starts, starts))
         else:
             state, trace = jax.lax.scan(step, state, starts)
         traces.append(jax.tree_util.tree_map(lambda a: a.reshape(-1, *a.shape[2:]), trace))
@@ -246,9 +244,7 @@ def _with_progress(step, n):
     try:
         from jax_tqdm import scan_tqdm
     except ImportError as err:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            "`progress=True` needs jax-tqdm: pip install 'jaxlearn[progress]'"
-        ) from err
+        raise ImportError("`progress=True` needs jax-tqdm: pip install 'jaxlearn[progress]'") from err
     bar = scan_tqdm(n, desc=f"jaxlearn.run: {n:,} steps")
     return bar(lambda s, ixy: step(s, ixy[1]))
 

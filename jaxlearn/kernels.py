@@ -48,7 +48,7 @@ def gaussian(sigma: ArrayLike) -> Kernel:
 
     def k(x, z):
         diff = jnp.asarray(x) - jnp.asarray(z)
-        return jnp.exp(-jnp.vdot(diff, diff) / (2 * sigma))
+        return jnp.exp(-jnp.vdot(diff, diff) / (2 * jnp.asarray(sigma).astype(diff.dtype)))
 
     return k
 
@@ -58,9 +58,7 @@ def gram(kernel: Kernel, X: ArrayLike, Z: Optional[ArrayLike] = None) -> Array:
     X = jnp.asarray(X)
     Z = X if Z is None else jnp.asarray(Z)
     if X.ndim != 2 or Z.ndim != 2 or X.shape[1] != Z.shape[1]:
-        raise ValueError(
-            f"expected `X` of shape (n, d) and `Z` of shape (m, d), got {X.shape} and {Z.shape}"
-        )
+        raise ValueError(f"expected `X` of shape (n, d) and `Z` of shape (m, d), got {X.shape} and {Z.shape}")
     return jax.vmap(lambda x: jax.vmap(lambda z: kernel(x, z))(Z))(X)
 
 

@@ -52,5 +52,8 @@ def squared(w: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
 
 
 def absolute(w: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
-    r"""Absolute loss :math:`|\langle w, x\rangle - y|`; sub-gradient :math:`\mathrm{sign}(\cdot)\,x` (0 at the kink)."""
+    r"""Absolute loss :math:`|\langle w, x\rangle - y|`.
+
+    Sub-gradient :math:`\mathrm{sign}(\langle w, x\rangle - y)\, x` (0 at the kink).
+    """
     return jnp.abs(_score(w, x) - y)

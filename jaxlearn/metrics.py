@@ -15,9 +15,7 @@ def accuracy(y_true: ArrayLike, y_pred: ArrayLike) -> Array:
     """Fraction of equal labels."""
     y_true, y_pred = jnp.asarray(y_true), jnp.asarray(y_pred)
     if y_true.shape != y_pred.shape:
-        raise ValueError(
-            f"expected `y_pred` of shape {y_true.shape} like `y_true`, got {y_pred.shape}"
-        )
+        raise ValueError(f"expected `y_pred` of shape {y_true.shape} like `y_true`, got {y_pred.shape}")
     return jnp.mean((y_true == y_pred).astype(jnp.result_type(float)))
 
 

@@ -110,13 +110,14 @@ class Report:
 
     def print(self, header):
         print(header + "\n")
-        print("| task | implementation | median time (s) | examples/s (sweep: learner-steps/s) "
-              "| vs scikit-learn |")
+        print(
+            "| task | implementation | median time (s) | examples/s (sweep: learner-steps/s) "
+            "| vs scikit-learn |"
+        )
         print("|---|---|---:|---:|---:|")
         for task, impl, seconds, rate, ratio in self.rows:
             print(f"| {task} | {impl} | {seconds:.4f} | {rate:,.0f} | {ratio:.2f}x |")
-        for title, lines in (("Checks", self.checks), ("Notes", self.notes),
-                             ("Targets", self.targets)):
+        for title, lines in (("Checks", self.checks), ("Notes", self.notes), ("Targets", self.targets)):
             print(f"\n**{title}**\n\n" + "\n".join(lines))
 
 
@@ -137,15 +138,21 @@ def single_stream(report, task, X, y, repeats, exact):
     t_sk, w_sk = timeit(lambda: sklearn_fit(Xn, yn, 1.0), repeats)
 
     m_scan, m_block = np.asarray(tr_scan.mistake), np.asarray(tr_block.mistake)
-    report.check(f"{task}: block and scan give identical mistakes and weights",
-                 np.array_equal(m_scan, m_block) and np.array_equal(s_scan.w, s_block.w), exact,
-                 f"{m_scan.sum()} vs {m_block.sum()} mistakes")
-    report.check(f"{task}: jaxlearn weights equal scikit-learn's coef_",
-                 close(s_scan.w, w_sk) and close(s_jit.w, w_sk), exact,
-                 f"max |dw| = {np.abs(np.asarray(s_scan.w) - w_sk).max():.2e}, "
-                 f"{m_scan.sum()} mistakes")
-    report.notes.append(f"- {task}: block-size probe (s): "
-                        + ", ".join(f"{b}: {t:.4f}" for b, t in probe.items()))
+    report.check(
+        f"{task}: block and scan give identical mistakes and weights",
+        np.array_equal(m_scan, m_block) and np.array_equal(s_scan.w, s_block.w),
+        exact,
+        f"{m_scan.sum()} vs {m_block.sum()} mistakes",
+    )
+    report.check(
+        f"{task}: jaxlearn weights equal scikit-learn's coef_",
+        close(s_scan.w, w_sk) and close(s_jit.w, w_sk),
+        exact,
+        f"max |dw| = {np.abs(np.asarray(s_scan.w) - w_sk).max():.2e}, {m_scan.sum()} mistakes",
+    )
+    report.notes.append(
+        f"- {task}: block-size probe (s): " + ", ".join(f"{b}: {t:.4f}" for b, t in probe.items())
+    )
 
     m_river, m_np = min(RIVER_PREFIX, n), min(NUMPY_PREFIX, n)
     rows = [dict(enumerate(r)) for r in Xn[:m_river].tolist()]
@@ -158,10 +165,10 @@ def single_stream(report, task, X, y, repeats, exact):
     sk_rate = report.add(task, "scikit-learn Perceptron.fit (1 epoch)", t_sk, n)
     scan_rate = report.add(task, "jaxlearn run, round by round (scan)", t_scan, n, sk_rate)
     block_rate = report.add(task, f"jaxlearn run, block_size={block}", t_block, n, sk_rate)
-    report.add(task, f"jax.jit(jaxlearn run, block_size={block}) (no host checks)", t_jit, n,
-               sk_rate)
-    report.add(task, f"river Perceptron.learn_one (first {m_river:,}, extrapolated)", t_river,
-               m_river, sk_rate)
+    report.add(task, f"jax.jit(jaxlearn run, block_size={block}) (no host checks)", t_jit, n, sk_rate)
+    report.add(
+        task, f"river Perceptron.learn_one (first {m_river:,}, extrapolated)", t_river, m_river, sk_rate
+    )
     report.add(task, f"NumPy Python loop (first {m_np:,}, extrapolated)", t_np, m_np, sk_rate)
     best = max((scan_rate, "scan"), (block_rate, f"run, block_size={block}"))
     report.target(task, best[0] / sk_rate, SINGLE_TARGET, best[1])
@@ -183,26 +190,31 @@ def sweep(report, task, X, y, repeats, exact):
     block, probe = pick_block_size(program)
     t_scan, W_scan = timeit(program(None), repeats)
     t_block, W_block = timeit(program(block), repeats)
-    t_sk, W_sk = timeit(lambda: np.stack([sklearn_fit(Xn, yn, lr) for lr in np.asarray(lrs)]),
-                        repeats)
+    t_sk, W_sk = timeit(lambda: np.stack([sklearn_fit(Xn, yn, lr) for lr in np.asarray(lrs)]), repeats)
 
     W_scan, W_block = np.asarray(W_scan), np.asarray(W_block)
     diff = [not np.array_equal(a, b) for a, b in zip(W_scan, W_block)]
-    report.check(f"{task}: vmapped block and scan weights identical for all {N_LEARNERS} rates",
-                 not any(diff), exact, f"{sum(diff)} rates differ, "
-                 f"max |dw| = {np.abs(W_scan - W_block).max():.2e}")
+    report.check(
+        f"{task}: vmapped block and scan weights identical for all {N_LEARNERS} rates",
+        not any(diff),
+        exact,
+        f"{sum(diff)} rates differ, max |dw| = {np.abs(W_scan - W_block).max():.2e}",
+    )
     diff = [not close(a, b) for a, b in zip(W_scan, W_sk)]
-    report.check(f"{task}: vmapped scan weights equal scikit-learn's for all {N_LEARNERS} rates",
-                 not any(diff), exact, f"{sum(diff)} rates differ")
-    report.notes.append(f"- {task}: block-size probe (s): "
-                        + ", ".join(f"{b}: {t:.4f}" for b, t in probe.items()))
+    report.check(
+        f"{task}: vmapped scan weights equal scikit-learn's for all {N_LEARNERS} rates",
+        not any(diff),
+        exact,
+        f"{sum(diff)} rates differ",
+    )
+    report.notes.append(
+        f"- {task}: block-size probe (s): " + ", ".join(f"{b}: {t:.4f}" for b, t in probe.items())
+    )
 
     work = N_LEARNERS * n
-    sk_rate = report.add(task, f"scikit-learn Perceptron.fit x {N_LEARNERS}, sequential", t_sk,
-                         work)
+    sk_rate = report.add(task, f"scikit-learn Perceptron.fit x {N_LEARNERS}, sequential", t_sk, work)
     scan_rate = report.add(task, "jit(vmap(jaxlearn run)), round by round", t_scan, work, sk_rate)
-    block_rate = report.add(task, f"jit(vmap(jaxlearn run)), block_size={block}", t_block, work,
-                            sk_rate)
+    block_rate = report.add(task, f"jit(vmap(jaxlearn run)), block_size={block}", t_block, work, sk_rate)
     best = max((scan_rate, "vmapped scan"), (block_rate, f"vmapped block_size={block}"))
     report.target(task, best[0] / sk_rate, SWEEP_TARGET, best[1])
 
@@ -217,16 +229,17 @@ def main():
 
     key_sep, key_noisy = jax.random.split(jax.random.PRNGKey(0))
     X_sep, y_sep, _ = datasets.separable(key_sep, args.n, args.d, 0.05, dtype=jnp.float32)
-    X_noisy, y_noisy, _ = datasets.noisy_halfspace(key_noisy, args.n, args.d, 0.05,
-                                                   dtype=jnp.float32)
+    X_noisy, y_noisy, _ = datasets.noisy_halfspace(key_noisy, args.n, args.d, 0.05, dtype=jnp.float32)
     report = Report()
     single_stream(report, "single stream, separable", X_sep, y_sep, args.repeats, exact=True)
     single_stream(report, "single stream, noisy", X_noisy, y_noisy, args.repeats, exact=False)
     sweep_task = f"{N_LEARNERS}-rate sweep"
     sweep(report, f"{sweep_task}, separable", X_sep, y_sep, args.repeats, exact=True)
     sweep(report, f"{sweep_task}, noisy", X_noisy, y_noisy, args.repeats, exact=False)
-    report.print(f"### Online Perceptron, n={args.n:,}, d={args.d}, float32, "
-                 f"{jax.devices()[0].platform.upper()}, median of {args.repeats}")
+    report.print(
+        f"### Online Perceptron, n={args.n:,}, d={args.d}, float32, "
+        f"{jax.devices()[0].platform.upper()}, median of {args.repeats}"
+    )
 
 
 if __name__ == "__main__":

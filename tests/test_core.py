@@ -95,10 +95,16 @@ def test_trace_fn_keeps_what_it_returns(stream):
     np.testing.assert_array_equal(kept_blocked, full.mistake)
 
 
-@pytest.mark.parametrize("make", [lambda: online.perceptron(0.7), lambda: online.perceptron(normalize=True),
-                                  lambda: online.perceptron(lambda t: 1.0 / jnp.sqrt(t + 1)),
-                                  lambda: online.margin_perceptron(0.2)],
-                         ids=["perceptron", "normalized", "schedule", "margin"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: online.perceptron(0.7),
+        lambda: online.perceptron(normalize=True),
+        lambda: online.perceptron(lambda t: 1.0 / jnp.sqrt(t + 1)),
+        lambda: online.margin_perceptron(0.2),
+    ],
+    ids=["perceptron", "normalized", "schedule", "margin"],
+)
 @pytest.mark.parametrize("block_size", [1, 7, 64, 1000])
 def test_block_mode_is_exact(make, block_size, x64):
     # Noisy data, so that blocks hold many mistakes; float64, so the weights match to rounding.

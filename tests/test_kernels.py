@@ -13,7 +13,9 @@ def test_polynomial_kernel_is_the_inner_product_of_its_feature_map(degree, x64):
     X = jax.random.normal(jax.random.PRNGKey(degree), (10, 3))
     psi = jax.vmap(lambda x: kernels.polynomial_features(x, degree))(X)
     assert psi.shape == (10, 4**degree)  # (n + 1)^k coordinates
-    np.testing.assert_allclose(psi @ psi.T, kernels.gram(kernels.polynomial(degree), X), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        psi @ psi.T, kernels.gram(kernels.polynomial(degree), X), rtol=1e-12, atol=1e-12
+    )
 
 
 def test_gaussian_kernel_uses_two_sigma(x64):
@@ -27,14 +29,18 @@ def test_gaussian_truncated_feature_map_1d(x64):
     from math import factorial
 
     def psi(x):
-        return jnp.array([np.exp(-x**2 / 2) * x**n / np.sqrt(float(factorial(n))) for n in range(60)])
+        return jnp.array([np.exp(-(x**2) / 2) * x**n / np.sqrt(float(factorial(n))) for n in range(60)])
 
     for x, z in [(0.5, -1.0), (3.0, 2.5), (-3.0, 3.0)]:
-        np.testing.assert_allclose(psi(x) @ psi(z), kernels.gaussian(1.0)(jnp.array([x]), jnp.array([z])), atol=1e-12)
+        np.testing.assert_allclose(
+            psi(x) @ psi(z), kernels.gaussian(1.0)(jnp.array([x]), jnp.array([z])), atol=1e-12
+        )
 
 
 @pytest.mark.parametrize(
-    "kernel", [kernels.linear(), kernels.polynomial(2), kernels.gaussian(0.3)], ids=["linear", "poly", "gauss"]
+    "kernel",
+    [kernels.linear(), kernels.polynomial(2), kernels.gaussian(0.3)],
+    ids=["linear", "poly", "gauss"],
 )
 def test_gram_matrices_are_symmetric_psd(kernel, x64):
     X = jax.random.normal(jax.random.PRNGKey(0), (30, 4))
@@ -52,9 +58,17 @@ def test_gram_against_other_points_and_vmap_over_sigma():
 
 
 def test_bad_inputs():
-    with pytest.raises(ValueError, match=r"`X` of shape \(n, d\) and `Z` of shape \(m, d\), got \(5, 3\) and \(2, 4\)"):
+    with pytest.raises(
+        ValueError, match=r"`X` of shape \(n, d\) and `Z` of shape \(m, d\), got \(5, 3\) and \(2, 4\)"
+    ):
         kernels.gram(kernels.linear(), jnp.ones((5, 3)), jnp.ones((2, 4)))
     with pytest.raises(ValueError, match="`degree` a positive int"):
         kernels.polynomial(0)
     with pytest.raises(ValueError, match=r"`x` of shape \(n,\)"):
         kernels.polynomial_features(jnp.ones((2, 2)), 2)
+
+
+def test_float32_sigma_on_float64_points(x64):
+    x = jnp.array([1.0, 2.0])
+    value = kernels.gaussian(jnp.float32(0.5))(x, jnp.zeros(2))
+    assert value.dtype == jnp.float64 and float(value) == pytest.approx(np.exp(-5.0))

@@ -53,7 +53,9 @@ def test_logistic_gradient_formula_and_stability(x64):
     for y in (-1.0, 1.0):
         margin = y * jnp.vdot(w, x)
         np.testing.assert_allclose(losses.logistic(w, x, y), np.log1p(np.exp(-margin)), rtol=1e-12)
-        np.testing.assert_allclose(jax.grad(losses.logistic)(w, x, y), -y * x / (1 + jnp.exp(margin)), rtol=1e-12)
+        np.testing.assert_allclose(
+            jax.grad(losses.logistic)(w, x, y), -y * x / (1 + jnp.exp(margin)), rtol=1e-12
+        )
     big = jnp.array([1e4, 0.0, 0.0])
     assert float(losses.logistic(big, x, -1.0)) == pytest.approx(1e4)
     assert float(losses.logistic(big, x, 1.0)) == 0.0

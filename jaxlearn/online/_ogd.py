@@ -8,8 +8,16 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from jaxlearn.core import Learner, ScalarOrSchedule, check_binary_stream, check_ndim, check_width
-from jaxlearn.core import float_dtype, schedule_value, zero_counter
+from jaxlearn.core import (
+    Learner,
+    ScalarOrSchedule,
+    check_binary_stream,
+    check_ndim,
+    check_width,
+    float_dtype,
+    schedule_value,
+    zero_counter,
+)
 
 Array = jax.Array
 Loss = Callable[[Array, Array, Array], Array]

@@ -63,6 +63,11 @@ def _sign_label(score: Array) -> Array:
     return jnp.where(score > 0, 1, -1).astype(score.dtype)
 
 
+def _half(gamma: ArrayLike, like: Array) -> Array:
+    """gamma / 2 in the dtype of the scores (gamma may be a float32 tracer in a float64 run)."""
+    return jnp.asarray(gamma).astype(like.dtype) / 2
+
+
 def _unit_rows(X: Array) -> Array:
     norms = jnp.linalg.norm(X, axis=-1, keepdims=True)
     return X / jnp.where(norms > 0, norms, 1)
@@ -95,7 +100,7 @@ def _mistake_driven(
         y = jnp.asarray(y).astype(x.dtype)
         s = score(state.w, x)[0]
         upd = needs_update(s, y)
-        eta = step_size(state.step).astype(x.dtype)
+        eta = jnp.asarray(step_size(state.step)).astype(x.dtype)
         w = jnp.where(upd, state.w + eta * y * x[0], state.w)
         return PerceptronState(w, state.step + 1), make_info(s, y)
 
@@ -110,7 +115,7 @@ def _mistake_driven(
 
         def body(carry):
             w, scores, i = carry
-            eta = step_size(state.step + i).astype(X.dtype)
+            eta = jnp.asarray(step_size(state.step + i)).astype(X.dtype)
             w = w + eta * ys[i] * X[i]
             scores = jnp.where(idx > i, score(w, X), scores)  # only later rounds see the new w
             return w, scores, next_update(scores, i)
@@ -202,7 +207,7 @@ def margin_perceptron(gamma: ArrayLike) -> Learner:
 
     def info(scores, ys):
         mistake = ys * scores <= 0
-        update = ys * scores < gamma / 2
+        update = ys * scores < _half(gamma, scores)
         return MarginPerceptronInfo(
             _sign_label(scores), mistake.astype(scores.dtype), mistake, update & ~mistake, update
         )
@@ -210,7 +215,7 @@ def margin_perceptron(gamma: ArrayLike) -> Learner:
     update, run_block = _mistake_driven(
         prepare=_unit_rows,
         score=score,
-        needs_update=lambda s, y: y * s < gamma / 2,
+        needs_update=lambda s, y: y * s < _half(gamma, s),
         step_size=lambda t: jnp.ones([]),
         make_info=info,
     )

@@ -65,9 +65,7 @@ LEARNERS = [
     Case("winnow", lambda eta: online.winnow(eta), (1.5, 2.0, 4.0), _boolean),
     Case(
         "ogd_hinge_ball",
-        lambda eta: online.online_gradient_descent(
-            losses.hinge, eta, projection=online.l2_ball(2.0)
-        ),
+        lambda eta: online.online_gradient_descent(losses.hinge, eta, projection=online.l2_ball(2.0)),
         (0.01, 0.1, 1.0),
         _noisy,
     ),
@@ -79,9 +77,7 @@ LEARNERS = [
     ),
     Case(
         "ogd_squared_box",
-        lambda eta: online.online_gradient_descent(
-            losses.squared, eta, projection=online.box(-0.5, 0.5)
-        ),
+        lambda eta: online.online_gradient_descent(losses.squared, eta, projection=online.box(-0.5, 0.5)),
         (0.01, 0.1),
         _noisy,
     ),
@@ -122,7 +118,7 @@ def test_vmap_over_hyperparameter_equals_loop(case):
     for i, h in enumerate(case.hparams):
         one = core.run(case.make(jnp.float32(h)), state0, X, y)
         chex.assert_trees_all_close(
-            jax.tree_util.tree_map(lambda a: a[i], swept), one, rtol=1e-5, atol=1e-6
+            jax.tree_util.tree_map(lambda a, i=i: a[i], swept), one, rtol=1e-5, atol=1e-6
         )
 
 

@@ -1,6 +1,5 @@
 """The kernel Perceptron: equal to the Perceptron in feature space; Novikoff there; the budget."""
 
-import chex
 import jax
 import jax.numpy as jnp
 import numpy as np

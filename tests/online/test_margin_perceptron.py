@@ -80,3 +80,11 @@ def test_sweep_of_64_margins_equals_64_runs():
         np.testing.assert_array_equal(traces.update[i], trace.update)
     # larger margins demand more updates
     assert int(traces.update[-1].sum()) > int(traces.update[0].sum())
+
+
+def test_float32_margin_on_float64_data(x64):
+    X, y, _ = datasets.separable(jax.random.PRNGKey(0), 100, 3, 0.2)
+    assert X.dtype == jnp.float64
+    learner = online.margin_perceptron(jnp.float32(0.2))
+    state, trace = core.run(learner, learner.init(X[0]), X, y, block_size=16)
+    assert state.w.dtype == jnp.float64 and int(trace.update.sum()) > 0

@@ -66,7 +66,7 @@ def test_balcan_nonseparable_bound_for_many_comparators():
     directions = jax.random.normal(jax.random.PRNGKey(2), (64, 5))
     directions = jnp.concatenate([w_true[None], directions])
     for gamma in [0.01, 0.05, 0.1, 0.3, 1.0]:
-        td = jax.vmap(lambda w: theory.total_deviation(w, X, y, gamma))(directions)
+        td = jax.vmap(theory.total_deviation, (0, None, None, None))(directions, X, y, gamma)
         bounds = theory.perceptron_nonseparable_bound(gamma, td)
         assert bool(jnp.all(M <= bounds)), (gamma, float(jnp.min(bounds)), M)
     # the bound is not vacuous for the true direction at its best gamma: it is within 100x

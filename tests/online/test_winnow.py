@@ -48,7 +48,9 @@ def test_mistake_bound_against_an_adaptive_adversary():
 
     def violation(state, X, y):
         wrong = jax.vmap(learner.predict, (None, 0))(state, X) != y
-        return wrong.astype(jnp.float32) + 0.5 * y.astype(jnp.float32)  # prefer false negatives: they force promotions
+        return wrong.astype(jnp.float32) + 0.5 * y.astype(
+            jnp.float32
+        )  # prefer false negatives: they force promotions
 
     _, trace = adversarial_run(learner, learner.init(X[0]), X, y, 1000, violation)
     mistakes = int(trace.mistake.sum())
