@@ -151,3 +151,16 @@ def test_stream_of_the_wrong_width(stream, learner, block_size):
         core.run(learner, learner.init(X[0]), jnp.ones((40, 4)), y, block_size=block_size)
     with pytest.raises(ValueError, match="`x` with 3 features"):
         learner.predict(learner.init(X[0]), jnp.ones(4))
+
+
+def test_vmap_over_seeds_of_the_data():
+    # 8 independent streams in one program: the data are tracers, so run skips its value checks.
+    keys = jax.random.split(jax.random.PRNGKey(0), 8)
+    learner = online.perceptron()
+
+    def one(key):
+        X, y, _ = datasets.separable(key, 200, 4, 0.1)
+        return core.run(learner, learner.init(X[0]), X, y, block_size=32)[1].mistake.sum()
+
+    batched = jax.jit(jax.vmap(one))(keys)
+    np.testing.assert_array_equal(batched, [one(k) for k in keys])
