@@ -278,3 +278,14 @@ def float_dtype(x: ArrayLike):
 def first_index(mask: Array) -> Array:
     """Index of the first True entry of a 1-D ``mask``, or ``len(mask)`` when there is none."""
     return jnp.where(jnp.any(mask), jnp.argmax(mask), mask.shape[0]).astype(jnp.int32)
+
+
+def check_range(name: str, value: Any, lo: float, hi: float) -> None:
+    """Raise ``ValueError`` unless every value of concrete ``value`` lies in ``[lo, hi]``."""
+    if value is None or not is_concrete(value):
+        return
+    array = np.asarray(value)
+    if array.size and (array.min() < lo or array.max() > hi):
+        raise ValueError(
+            f"expected `{name}` in [{lo:g}, {hi:g}], found values in [{array.min():g}, {array.max():g}]"
+        )

@@ -92,6 +92,23 @@ def disjunction(key: Array, n: int, d: int, k: int, *, p: float | None = None) -
     return X, y, relevant
 
 
+def expert_advice(
+    key: Array, T: int, n: int, error_rates: ArrayLike | None = None
+) -> tuple[Array, Array]:
+    """Binary outcomes and the advice of ``n`` experts, expert ``i`` wrong with probability ``error_rates[i]``.
+
+    Outcomes are fair coins. The default error rates go linearly from 0 (expert 0 is perfect: the stream
+    is realizable) to 1/2 (the last expert is a coin). Returns ``(X, y)``: advice of shape (T, n) and
+    outcomes of shape (T,), both int32 in {0, 1}.
+    """
+    _check_size(T, n)
+    rates = jnp.linspace(0.0, 0.5, n) if error_rates is None else jnp.asarray(error_rates)
+    k_y, k_flip = jax.random.split(key)
+    y = jax.random.bernoulli(k_y, 0.5, (T,)).astype(jnp.int32)
+    wrong = jax.random.bernoulli(k_flip, rates, (T, n)).astype(jnp.int32)
+    return jnp.abs(y[:, None] - wrong), y
+
+
 def standardize(X: ArrayLike) -> Array:
     """Scale every column to zero mean and unit variance (constant columns are left centred)."""
     X = jnp.asarray(X)

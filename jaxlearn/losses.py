@@ -57,3 +57,22 @@ def absolute(w: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
     Sub-gradient :math:`\mathrm{sign}(\langle w, x\rangle - y)\, x` (0 at the kink).
     """
     return jnp.abs(_score(w, x) - y)
+
+
+# Losses of a prediction in [0, 1] against an outcome in [0, 1] (prediction with expert advice).
+
+
+def entropic(y: ArrayLike, y_hat: ArrayLike) -> Array:
+    r"""Entropic (log) loss :math:`y \ln\frac{y}{\hat y} + (1-y)\ln\frac{1-y}{1-\hat y}` (COMP0078).
+
+    The relative entropy of :math:`(y, 1-y)` to :math:`(\hat y, 1 - \hat y)`, with :math:`0 \ln 0 = 0`;
+    ``inf`` when :math:`\hat y \in \{0, 1\}` contradicts :math:`y`.
+    """
+    y, y_hat = jnp.asarray(y), jnp.asarray(y_hat)
+    xlogy = jax.scipy.special.xlogy
+    return xlogy(y, y) - xlogy(y, y_hat) + xlogy(1 - y, 1 - y) - xlogy(1 - y, 1 - y_hat)
+
+
+def square(y: ArrayLike, y_hat: ArrayLike) -> Array:
+    r"""Square loss of a prediction :math:`(y - \hat y)^2` (COMP0078, the WA algorithm)."""
+    return (jnp.asarray(y) - jnp.asarray(y_hat)) ** 2

@@ -97,3 +97,86 @@ def winnow_mistake_bound(k: ArrayLike, n: ArrayLike, eta: ArrayLike = 2.0, thres
     promotions = k * (1 + jnp.log(theta) / jnp.log(eta))
     demotions = eta / (eta - 1) * (n / theta + (eta - 1) * promotions)
     return promotions + demotions
+
+
+# --------------------------------------------------------------------------------------------
+# Prediction with expert advice and finite classes (SPEC sections 2-3)
+# --------------------------------------------------------------------------------------------
+
+
+def _float(*values):
+    return (jnp.asarray(v, dtype=jnp.result_type(float)) for v in values)
+
+
+def consistent_bound(n: ArrayLike) -> Array:
+    r"""UML Corollary 21.2: Consistent makes at most :math:`|H| - 1` mistakes."""
+    (n,) = _float(n)
+    return n - 1
+
+
+def halving_bound(n: ArrayLike) -> Array:
+    r"""UML Theorem 21.3 / COMP0078: Halving makes at most :math:`\log_2 |H|` mistakes (realizable)."""
+    (n,) = _float(n)
+    return jnp.log2(n)
+
+
+def weighted_majority_bound(beta: ArrayLike, best_mistakes: ArrayLike, n: ArrayLike) -> Array:
+    r"""COMP0078 Weighted Majority: for every expert i,
+
+    .. math:: M \le \frac{\ln(1/\beta)}{\ln(2/(1+\beta))} M_i + \frac{1}{\ln(2/(1+\beta))} \ln n,
+
+    which for :math:`\beta = 1/e` is :math:`2.63\,(M_i + \ln n)`.
+    """
+    beta, m, n = _float(beta, best_mistakes, n)
+    denominator = jnp.log(2 / (1 + beta))
+    return (jnp.log(1 / beta) * m + jnp.log(n)) / denominator
+
+
+def exponential_weights_bound(eta: ArrayLike, T: ArrayLike, n: ArrayLike) -> Array:
+    r"""The regret of exponential weights (Hedge / randomized WM) for any :math:`\eta > 0`:
+    :math:`\ln(n)/\eta + \eta T/2` (UML proof of Theorem 21.11; COMP0078 Hedge (5))."""
+    eta, T, n = _float(eta, T, n)
+    return jnp.log(n) / eta + eta * T / 2
+
+
+def rwm_regret_bound(T: ArrayLike, n: ArrayLike) -> Array:
+    r"""UML Theorem 21.11: randomized weighted majority with :math:`\eta = \sqrt{2\ln(n)/T}` has
+    expected regret at most :math:`\sqrt{2\ln(n)\, T}` (for :math:`T > 2 \ln n`)."""
+    T, n = _float(T, n)
+    return jnp.sqrt(2 * jnp.log(n) * T)
+
+
+def hedge_regret_bound(T: ArrayLike, n: ArrayLike) -> Array:
+    r"""COMP0078 Hedge theorem: with :math:`\eta = \sqrt{2\ln(n)/T}`,
+    :math:`E[L_{HA}] - \min_i L_i \le \sqrt{2 T \ln n}`."""
+    return rwm_regret_bound(T, n)
+
+
+def weighted_average_regret_bound(n: ArrayLike, loss: str = "entropic") -> Array:
+    r"""COMP0078 WA theorem: regret at most :math:`(1/\eta)\ln n`: :math:`\ln n` for the entropic loss
+    (:math:`\eta = 1`), :math:`2\ln n` for the square loss (:math:`\eta = 1/2`)."""
+    scale = {"entropic": 1.0, "square": 2.0}
+    if loss not in scale:
+        raise ValueError(f"expected `loss` in {{'entropic', 'square'}}, got {loss!r}")
+    (n,) = _float(n)
+    return scale[loss] * jnp.log(n)
+
+
+def conjunction_bound(n: ArrayLike) -> Array:
+    r"""Balcan section 2.1: the elimination algorithm for conjunctions makes at most :math:`n + 1` mistakes."""
+    (n,) = _float(n)
+    return n + 1
+
+
+def decision_list_bound(n: ArrayLike, L: ArrayLike) -> Array:
+    r"""Balcan section 2.2: the level-based learner of decision lists of length :math:`L` over
+    :math:`n` variables makes at most :math:`(4n + 2)(L + 1)` mistakes."""
+    n, L = _float(n, L)
+    return (4 * n + 2) * (L + 1)
+
+
+def agnostic_regret_bound(T: ArrayLike, ldim: ArrayLike) -> Array:
+    r"""UML Theorem 21.10 (Littlestone-dimension form): expected regret at most
+    :math:`\sqrt{2\, \mathrm{Ldim}(H) \ln(eT)\, T}`."""
+    T, ldim = _float(T, ldim)
+    return jnp.sqrt(2 * ldim * jnp.log(jnp.e * T) * T)

@@ -1,5 +1,7 @@
 """Online learners: the Perceptron family, Winnow and online gradient descent."""
 
+from jaxlearn.online._conjunction import ConjunctionInfo, ConjunctionState, conjunction
+from jaxlearn.online._decision_list import DecisionListInfo, DecisionListState, decision_list
 from jaxlearn.online._kernel_perceptron import KernelPerceptronInfo, KernelPerceptronState, kernel_perceptron
 from jaxlearn.online._ogd import OGDInfo, OGDState, best_fixed_predictor, online_gradient_descent
 from jaxlearn.online._perceptron import (
@@ -13,6 +15,10 @@ from jaxlearn.online._projections import box, l2_ball
 from jaxlearn.online._winnow import WinnowInfo, WinnowState, winnow
 
 __all__ = [
+    "ConjunctionInfo",
+    "ConjunctionState",
+    "DecisionListInfo",
+    "DecisionListState",
     "KernelPerceptronInfo",
     "KernelPerceptronState",
     "MarginPerceptronInfo",
@@ -24,6 +30,8 @@ __all__ = [
     "WinnowState",
     "best_fixed_predictor",
     "box",
+    "conjunction",
+    "decision_list",
     "kernel_perceptron",
     "l2_ball",
     "margin_perceptron",

@@ -1,0 +1,80 @@
+"""Hedge, HA-1 and HA-2: exponential weights in the allocation setting (COMP0078 "HEDGE Algorithm")."""
+
+from __future__ import annotations
+
+from typing import NamedTuple, Optional
+
+import jax
+import jax.numpy as jnp
+from jax.typing import ArrayLike
+
+from jaxlearn.core import Learner, check_width, zero_counter
+from jaxlearn.experts._common import check_loss_stream, init_log_weights, normalize
+
+Array = jax.Array
+
+
+class HedgeState(NamedTuple):
+    """``log_v``: the allocation :math:`\\log v_t` (normalised); ``key``: for HA-2 sampling (a dummy key
+    when ``sample=False``); ``step``: rounds played."""
+
+    log_v: Array
+    key: Array
+    step: Array
+
+
+class HedgeInfo(NamedTuple):
+    r"""``prediction``: the allocation :math:`v_t`; ``loss``: :math:`v_t \cdot \ell_t` (HA-1);
+    ``action``: the action sampled from :math:`v_t` (HA-2; -1 without sampling); ``action_loss``:
+    :math:`\ell_{t, \hat y_t}` (HA-2; equal to ``loss`` without sampling)."""
+
+    prediction: Array
+    loss: Array
+    action: Array
+    action_loss: Array
+
+
+def hedge(eta: ArrayLike, *, sample: bool = False) -> Learner:
+    r"""Hedge (COMP0078 "HEDGE Algorithm", "The Hedge Algorithm (HA) - Summary"; Freund & Schapire).
+
+    .. math::
+        v_1 = (1/n, \dots, 1/n), \quad \text{loss}_t = v_t \cdot \ell_t, \quad
+        v_{t+1,i} = \frac{v_{t,i} e^{-\eta \ell_{t,i}}}{\sum_j v_{t,j} e^{-\eta \ell_{t,j}}}.
+
+    The allocation setting: ``update(state, None, loss_vector)`` with :math:`\ell_t \in [0,1]^n`, and
+    ``predict`` returns :math:`v_t`; ``run(h, h.init(jnp.zeros(n)), None, losses)`` runs a stream.
+    Theorem: with :math:`\eta = \sqrt{2\ln(n)/T}`, :math:`L_{HA} - \min_i L_i \le \sqrt{2T\ln n}`
+    (:func:`jaxlearn.theory.hedge_regret_bound`); for any :math:`\eta`, the regret is at most
+    :math:`\ln(n)/\eta + \eta T/2` (:func:`jaxlearn.theory.exponential_weights_bound`).
+
+    Args:
+      eta: the learning rate (traced).
+      sample: HA-2: also draw an action :math:`\hat y_t \sim v_t` with the state's key (``init``
+        then needs a ``key``).
+    """
+
+    def init(example_x, key: Optional[Array] = None):
+        if sample and key is None:
+            raise ValueError("hedge(eta, sample=True) needs a `key` at init: init(x, key)")
+        key = jax.random.PRNGKey(0) if key is None else key
+        return HedgeState(init_log_weights(example_x), key, zero_counter())
+
+    def predict(state, x=None):
+        return jnp.exp(state.log_v)
+
+    def update(state, x, losses):
+        check_width("loss_vector", losses, state.log_v.shape[0])
+        losses = jnp.asarray(losses).astype(state.log_v.dtype)
+        v = jnp.exp(state.log_v)
+        loss = jnp.vdot(v, losses)
+        key = state.key
+        if sample:
+            key, draw = jax.random.split(state.key)
+            action = jax.random.categorical(draw, state.log_v).astype(jnp.int32)
+            action_loss = losses[action]
+        else:
+            action, action_loss = jnp.int32(-1), loss
+        log_v = normalize(state.log_v - jnp.asarray(eta).astype(losses.dtype) * losses)
+        return HedgeState(log_v, key, state.step + 1), HedgeInfo(v, loss, action, action_loss)
+
+    return Learner(init, update, predict, check_loss_stream)

@@ -1,0 +1,140 @@
+"""The elimination algorithm for conjunctions of literals over {0,1}^n (Balcan section 2.1)."""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from jaxlearn.core import Learner, check_labels, check_ndim, float_dtype, zero_counter
+
+Array = jax.Array
+
+
+class ConjunctionState(NamedTuple):
+    """``literals``: int32 0/1 mask of shape ``(2n,)`` over the literals of :math:`h`, entry ``i`` for
+    :math:`x_{i+1}` and entry ``n + i`` for :math:`\\bar x_{i+1}` (int32 rather than bool, as every
+    state leaf of the library is a float or an int32); ``step``: rounds played."""
+
+    literals: Array
+    step: Array
+
+
+class ConjunctionInfo(NamedTuple):
+    """``prediction`` in {0, 1} made before the update; ``loss`` its 0-1 loss; ``mistake`` the flag;
+    ``inconsistent``: a false positive, which no conjunction containing the literals of :math:`h`
+    can explain (Balcan's "no consistent conjunction"; the state is left unchanged)."""
+
+    prediction: Array
+    loss: Array
+    mistake: Array
+    inconsistent: Array
+
+
+def _check_n(n: Any) -> int:
+    """The structural ``n`` of a factory: a positive Python or NumPy integer."""
+    try:
+        size = operator.index(n)
+    except TypeError:
+        size = 0
+    if isinstance(n, bool) or size < 1:
+        raise ValueError(f"expected `n` (the number of boolean variables) a positive integer, got {n!r}")
+    return size
+
+
+def _check_example(example_x: Any, n: int) -> Array:
+    """``example_x`` of shape (n,), as the learner was built for (the ``init`` shape check)."""
+    x = jnp.asarray(example_x)
+    check_ndim("example_x", x, 1, f"(n,) = ({n},)")
+    _check_features("example_x", x, n)
+    return x
+
+
+def _check_features(name: str, x: Any, n: int) -> None:
+    width = jnp.shape(x)[-1] if jnp.ndim(x) else None
+    if width != n:
+        raise ValueError(f"expected `{name}` with n={n} features (the `n` the learner was built with), got {width}")
+
+
+def _boolean_stream_check(n: int, what: str):
+    """The ``check`` of the learners over {0,1}^n with {0, 1} labels (conjunctions, decision lists)."""
+
+    def check(xs, ys):
+        check_ndim("xs", xs, 2, f"(n_examples, {n})")
+        _check_features("xs", xs, n)
+        check_labels("xs", xs, (0, 1), f"{what} learns over {{0,1}}^n")
+        check_labels("ys", ys, (0, 1), f"{what} uses {{0, 1}} labels; use `(y + 1) // 2` to convert {{-1, +1}}")
+
+    return check
+
+
+def conjunction(n: int) -> Learner:
+    r"""The elimination algorithm for conjunctions of (possibly negated) literals (Balcan section 2.1).
+
+    .. math::
+        h_1 = x_1 \bar x_1 x_2 \bar x_2 \cdots x_n \bar x_n, \qquad \hat y_t = h_t(x_t), \qquad
+        h_{t+1} = \begin{cases} h_t \setminus \{\ell \in h_t : \ell(x_t) = 0\}
+        & \text{if } \hat y_t = 0,\ y_t = 1 \\ h_t & \text{otherwise.} \end{cases}
+
+    :math:`h_1` holds all :math:`2n` literals, so it is always False. A false negative deletes every
+    literal that is False in :math:`x_t`; so the first one leaves :math:`n` literals (on ``1001``:
+    :math:`x_1 \bar x_2 \bar x_3 x_4`) and each later one deletes at least one more. If a
+    conjunction :math:`c` labels the stream, the literals of :math:`c` stay among those of
+    :math:`h_t`, so :math:`h_t` never predicts 1 where :math:`c` says 0, and there are at most
+    :math:`n + 1` mistakes (:func:`jaxlearn.theory.conjunction_bound`); no deterministic learner
+    does better than :math:`n`. A false positive proves the stream is not a conjunction: where Balcan
+    stops with "no consistent conjunction", this learner flags ``Info.inconsistent`` and keeps
+    :math:`h` (errors cannot be raised from inside a scan).
+
+    Args:
+      n: the number of boolean variables (structural).
+
+    Returns:
+      A :class:`~jaxlearn.core.Learner` over ``x`` in {0,1}^n with labels in {0, 1}; ``Info`` is
+      :class:`ConjunctionInfo`, ``State`` is :class:`ConjunctionState`.
+
+    Examples:
+      >>> import jax.numpy as jnp
+      >>> from jaxlearn import core, online
+      >>> learner = online.conjunction(4)
+      >>> X = jnp.array([[1, 0, 0, 1], [1, 0, 0, 0], [0, 0, 0, 1]])
+      >>> state, trace = core.run(learner, learner.init(X[0]), X, jnp.array([1, 1, 0]))
+      >>> trace.mistake.tolist(), state.literals.reshape(2, 4).tolist()  # h = x1 ~x2 ~x3
+      ([True, True, False], [[1, 0, 0, 0], [0, 1, 1, 0]])
+
+    References:
+      Balcan, 8803 Machine Learning Theory, Lecture 3, section 2.1 (SPEC section 2.6).
+    """
+    n = _check_n(n)
+
+    def init(example_x, key=None):
+        _check_example(example_x, n)
+        return ConjunctionState(literals=jnp.ones((2 * n,), jnp.int32), step=zero_counter())
+
+    def truth(x):
+        _check_features("x", x, n)
+        x = jnp.asarray(x) > 0
+        return jnp.concatenate([x, ~x])  # the value of every literal on x
+
+    def predict(state, x):
+        holds = truth(x) | (state.literals == 0)  # literals not in h do not constrain
+        return jnp.all(holds).astype(jnp.int32)
+
+    def update(state, x, y):
+        y_hat = predict(state, x)
+        y = jnp.asarray(y).astype(jnp.int32)
+        false_negative = (y_hat == 0) & (y == 1)
+        keep = truth(x).astype(jnp.int32)
+        literals = jnp.where(false_negative, state.literals * keep, state.literals)
+        mistake = y_hat != y
+        info = ConjunctionInfo(
+            prediction=y_hat,
+            loss=mistake.astype(float_dtype(x)),
+            mistake=mistake,
+            inconsistent=(y_hat == 1) & (y == 0),
+        )
+        return ConjunctionState(literals, state.step + 1), info
+
+    return Learner(init, update, predict, _boolean_stream_check(n, "conjunction"))
