@@ -1,0 +1,101 @@
+"""Hedge: the sqrt(2 T ln n) theorem, the per-trial inequality (2), HA-2 sampling, the allocation API."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from jaxlearn import core, experts, metrics, theory
+
+
+def _kl(u, v):
+    return jnp.sum(jax.scipy.special.xlogy(u, u) - jax.scipy.special.xlogy(u, v))
+
+
+@pytest.mark.parametrize("n", [2, 16, 1000])
+def test_regret_bound_on_random_losses(n):
+    T = 3000
+    losses = jax.random.uniform(jax.random.PRNGKey(n), (T, n))
+    learner = experts.hedge(jnp.sqrt(2 * jnp.log(n) / T))
+    _, trace = core.run(learner, learner.init(jnp.zeros(n)), None, losses)
+    regret = metrics.regret(trace.loss, losses)
+    assert float(regret[-1]) <= float(theory.hedge_regret_bound(T, n))
+
+
+@pytest.mark.parametrize("n", [2, 10, 50])
+def test_regret_bound_against_loss_on_the_heaviest_expert(n):
+    # The adversary sees v_t and puts loss 1 on the currently most likely expert.
+    T = 2000
+    learner = experts.hedge(jnp.sqrt(2 * jnp.log(n) / T))
+
+    def body(state, _):
+        losses = jax.nn.one_hot(jnp.argmax(state.log_v), n)
+        state, info = learner.update(state, None, losses)
+        return state, (info, losses)
+
+    _, (trace, losses) = jax.lax.scan(body, learner.init(jnp.zeros(n)), None, length=T)
+    regret = float(metrics.regret(trace.loss, losses)[-1])
+    assert regret <= float(theory.hedge_regret_bound(T, n))
+    assert float(trace.loss.sum()) >= T / n - 1e-3  # it cannot avoid paying the average
+
+
+def test_per_trial_inequality_and_its_sum(x64):
+    # v_t.l_t - u.l_t <= (d(u, v_t) - d(u, v_{t+1})) / eta + eta/2 sum_i v_ti l_ti^2, for every u.
+    T, n, eta = 200, 6, 0.3
+    losses = jax.random.uniform(jax.random.PRNGKey(0), (T, n))
+    learner = experts.hedge(eta)
+    state = learner.init(jnp.zeros(n))
+    us = jax.random.dirichlet(jax.random.PRNGKey(1), jnp.ones(n), (20,))
+    total = jnp.zeros(20)
+    for t in range(T):  # a test: check every trial one by one
+        new_state, info = learner.update(state, None, losses[t])
+        v, v_next = jnp.exp(state.log_v), jnp.exp(new_state.log_v)
+        lhs = info.loss - us @ losses[t]
+        rhs = jax.vmap(lambda u: (_kl(u, v) - _kl(u, v_next)) / eta)(us) + eta / 2 * jnp.vdot(v, losses[t] ** 2)
+        assert bool(jnp.all(lhs <= rhs + 1e-12))
+        total = total + lhs
+        state = new_state
+    assert bool(jnp.all(total <= theory.exponential_weights_bound(eta, T, n)))
+
+
+def test_ha2_samples_follow_the_allocation():
+    T, n = 4000, 4
+    losses = jax.random.uniform(jax.random.PRNGKey(0), (T, n))
+    learner = experts.hedge(0.05, sample=True)
+    keys = jax.random.split(jax.random.PRNGKey(1), 32)
+    run_one = jax.jit(jax.vmap(lambda k: core.run(learner, learner.init(jnp.zeros(n), k), None, losses)[1]))
+    traces = run_one(keys)
+    # the expected loss does not depend on the coins; the realised loss averages to it
+    np.testing.assert_allclose(traces.loss, jnp.broadcast_to(traces.loss[0], traces.loss.shape), rtol=1e-6)
+    realised, expected = traces.action_loss.sum(axis=1), traces.loss[0].sum()
+    assert abs(float(realised.mean() - expected)) < 4 * float(realised.std()) / np.sqrt(32) + 1.0
+    assert bool(jnp.all((traces.action >= 0) & (traces.action < n)))
+    with pytest.raises(ValueError, match="needs a `key`"):
+        learner.init(jnp.zeros(n))
+
+
+def test_allocation_api_and_bad_losses():
+    learner = experts.hedge(0.5)
+    state = learner.init(jnp.zeros(3))
+    np.testing.assert_allclose(learner.predict(state), jnp.full(3, 1 / 3), rtol=1e-6)
+    state, info = learner.update(state, None, jnp.array([1.0, 0.0, 0.0]))
+    assert float(info.loss) == pytest.approx(1 / 3)
+    v = learner.predict(state, None)
+    assert float(v[0]) < float(v[1]) == pytest.approx(float(v[2]))
+    with pytest.raises(ValueError, match=r"`ys` in \[0, 1\], found values in \[0, 2\]"):
+        core.run(learner, learner.init(jnp.zeros(3)), None, jnp.array([[0.0, 2.0, 1.0]]))
+    with pytest.raises(ValueError, match="`loss_vector` with 3 features"):
+        core.run(learner, learner.init(jnp.zeros(3)), None, jnp.zeros((5, 4)))
+
+
+def test_vmapped_sweep_of_64_etas():
+    T, n = 1000, 20
+    losses = jax.random.uniform(jax.random.PRNGKey(0), (T, n))
+    etas = jnp.logspace(-3, 1, 64)
+    s0 = experts.hedge(1.0).init(jnp.zeros(n))
+    traces = jax.vmap(lambda e: core.run(experts.hedge(e), s0, None, losses)[1])(etas)
+    one = jax.jit(lambda e: core.run(experts.hedge(e), s0, None, losses)[1].loss)
+    for i in (0, 31, 63):
+        np.testing.assert_allclose(traces.loss[i], one(etas[i]), rtol=1e-5)
+    regrets = traces.loss.sum(axis=1) - losses.sum(axis=0).min()
+    assert bool(jnp.all(regrets <= theory.exponential_weights_bound(etas, T, n)))
