@@ -15,7 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlearn import core, datasets, kernels, losses, metrics, online, theory
+from jaxlearn import core, datasets, experts, kernels, losses, metrics, online, theory
 
 
 def _timed_run(learner, X, y, **kwargs):
@@ -133,13 +133,65 @@ def _rows(key):
         yield name, "breast cancer, 5 passes", mistakes, "- (not separable)", acc, speed
 
 
+def _expert_rows(key):
+    """Rows for prediction with expert advice: mistakes or regret against the theorems' bounds."""
+    k_real, k_noisy, k_soft, k_loss = jax.random.split(key, 4)
+    T, n = 20_000, 256
+    X, y = datasets.expert_advice(k_real, T, n)  # expert 0 is perfect
+    learner = experts.halving()
+    _, trace, speed = _timed_run(learner, X, y)
+    data = f"{n} experts, one perfect, T={T}"
+    yield "halving", data, int(trace.mistake.sum()), f"log2 n = {float(theory.halving_bound(n)):.0f}", "-", speed
+
+    X, y = datasets.expert_advice(k_noisy, T, n, jnp.linspace(0.1, 0.5, n))
+    best = int(jnp.min(jnp.sum(X != y[:, None], axis=0)))
+    data = f"{n} experts, best errs {best}, T={T}"
+    learner = experts.weighted_majority()
+    _, trace, speed = _timed_run(learner, X, y)
+    bound = theory.weighted_majority_bound(1 / np.e, best, n)
+    yield "weighted majority, beta=1/e", data, int(trace.mistake.sum()), f"2.63 (M* + ln n) = {float(bound):.0f}", "-", speed
+
+    eta = float(np.sqrt(2 * np.log(n) / T))
+    learner = experts.randomized_weighted_majority(eta)
+    state0 = learner.init(X[0], jax.random.PRNGKey(1))
+    jax.block_until_ready(core.run(learner, state0, X, y))
+    start = time.perf_counter()
+    _, trace = jax.block_until_ready(core.run(learner, state0, X, y))
+    speed = T / (time.perf_counter() - start)
+    regret = float(trace.expected_loss.sum()) - best
+    yield "randomized WM", data, f"regret {regret:.1f}", f"sqrt(2 T ln n) = {float(theory.rwm_regret_bound(T, n)):.0f}", "-", speed
+
+    losses_ = jax.random.uniform(k_loss, (T, 1000))
+    learner = experts.hedge(float(np.sqrt(2 * np.log(1000) / T)))
+    state0 = learner.init(jnp.zeros(1000))
+    keep = lambda info: info.loss  # noqa: E731 - the allocations themselves would be T x n
+    jax.block_until_ready(core.run(learner, state0, None, losses_, trace_fn=keep))
+    start = time.perf_counter()
+    _, loss = jax.block_until_ready(core.run(learner, state0, None, losses_, trace_fn=keep))
+    speed = T / (time.perf_counter() - start)
+    regret = float(metrics.regret(loss, losses_)[-1])
+    bound = theory.hedge_regret_bound(T, 1000)
+    yield "hedge", f"1000 actions, uniform losses, T={T}", f"regret {regret:.1f}", f"sqrt(2 T ln n) = {float(bound):.0f}", "-", speed
+
+    k_x, k_y = jax.random.split(k_soft)
+    Xs = jax.random.uniform(k_x, (T, 32), minval=0.01, maxval=0.99)
+    ys = jax.random.bernoulli(k_y, 0.3, (T,)).astype(jnp.float32)
+    for loss, eta in (("entropic", 1.0), ("square", 0.5)):
+        learner = experts.weighted_average(eta, loss)
+        _, trace, speed = _timed_run(learner, Xs, ys)
+        regret = float(metrics.regret(trace.loss, trace.expert_losses)[-1])
+        bound = theory.weighted_average_regret_bound(32, loss)
+        yield f"weighted average, {loss}", f"32 experts in [0,1], T={T}", f"regret {regret:.2f}", f"{float(bound):.2f}", "-", speed
+
+
 def demo() -> None:
     """Print the table of learners, mistakes, bounds, accuracy and throughput."""
     start = time.perf_counter()
     header = ("learner", "data", "mistakes", "bound", "accuracy", "examples/s")
     rows = [
-        (name, data, str(m), bound, f"{float(acc):.3f}", f"{speed:,.0f}")
-        for name, data, m, bound, acc, speed in _rows(jax.random.PRNGKey(0))
+        (name, data, str(m), bound, acc if isinstance(acc, str) else f"{float(acc):.3f}", f"{speed:,.0f}")
+        for rows in (_rows(jax.random.PRNGKey(0)), _expert_rows(jax.random.PRNGKey(1)))
+        for name, data, m, bound, acc, speed in rows
     ]
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     line = lambda r: "| " + " | ".join(c.ljust(w) for c, w in zip(r, widths)) + " |"  # noqa: E731
