@@ -93,6 +93,17 @@ def check_labels(name: str, y: Any, allowed: tuple, hint: str = "") -> None:
         )
 
 
+def check_range(name: str, value: Any, lo: float, hi: float) -> None:
+    """Raise ``ValueError`` unless every value of concrete ``value`` lies in ``[lo, hi]``."""
+    if value is None or not is_concrete(value):
+        return
+    array = np.asarray(value)
+    if array.size and (array.min() < lo or array.max() > hi):
+        raise ValueError(
+            f"expected `{name}` in [{lo:g}, {hi:g}], found values in [{array.min():g}, {array.max():g}]"
+        )
+
+
 def check_ndim(name: str, value: Any, ndim: int, what: str) -> None:
     """Raise ``ValueError`` unless ``value`` has ``ndim`` dimensions (a shape check: runs on tracers too)."""
     shape = jnp.shape(value)
@@ -279,13 +290,3 @@ def first_index(mask: Array) -> Array:
     """Index of the first True entry of a 1-D ``mask``, or ``len(mask)`` when there is none."""
     return jnp.where(jnp.any(mask), jnp.argmax(mask), mask.shape[0]).astype(jnp.int32)
 
-
-def check_range(name: str, value: Any, lo: float, hi: float) -> None:
-    """Raise ``ValueError`` unless every value of concrete ``value`` lies in ``[lo, hi]``."""
-    if value is None or not is_concrete(value):
-        return
-    array = np.asarray(value)
-    if array.size and (array.min() < lo or array.max() > hi):
-        raise ValueError(
-            f"expected `{name}` in [{lo:g}, {hi:g}], found values in [{array.min():g}, {array.max():g}]"
-        )
