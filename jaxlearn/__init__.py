@@ -3,14 +3,26 @@
 Start here:
 
 - :mod:`jaxlearn.core`: the protocols (``Learner``, ``BatchLearner``) and the online loop ``run``.
-- :mod:`jaxlearn.online`: the Perceptron family, Winnow and online gradient descent.
+- :mod:`jaxlearn.online`: the Perceptron family, Winnow, online gradient descent, and the boolean
+  learners (conjunctions, decision lists).
+- :mod:`jaxlearn.experts`: prediction with expert advice and finite classes (Halving, WM, Hedge, SOA).
 - :mod:`jaxlearn.losses`, :mod:`jaxlearn.kernels`: losses of one example; kernels and Gram matrices.
 - :mod:`jaxlearn.theory`: the bounds of the source documents, as functions.
 - :mod:`jaxlearn.datasets`, :mod:`jaxlearn.metrics`: generators, loaders and metrics.
 """
 
-from jaxlearn import core, datasets, kernels, losses, metrics, online, theory
-from jaxlearn.core import BatchLearner, Learner, predict_batch, run
+from jaxlearn import core
+from jaxlearn import datasets
+from jaxlearn import experts
+from jaxlearn import kernels
+from jaxlearn import losses
+from jaxlearn import metrics
+from jaxlearn import online
+from jaxlearn import theory
+from jaxlearn.core import BatchLearner
+from jaxlearn.core import Learner
+from jaxlearn.core import predict_batch
+from jaxlearn.core import run
 
 __version__ = "0.1.0"
 
@@ -19,6 +31,7 @@ __all__ = [
     "Learner",
     "core",
     "datasets",
+    "experts",
     "kernels",
     "losses",
     "metrics",

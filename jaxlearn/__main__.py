@@ -141,7 +141,14 @@ def _expert_rows(key):
     learner = experts.halving()
     _, trace, speed = _timed_run(learner, X, y)
     data = f"{n} experts, one perfect, T={T}"
-    yield "halving", data, int(trace.mistake.sum()), f"log2 n = {float(theory.halving_bound(n)):.0f}", "-", speed
+    yield (
+        "halving",
+        data,
+        int(trace.mistake.sum()),
+        f"log2 n = {float(theory.halving_bound(n)):.0f}",
+        "-",
+        speed,
+    )
 
     X, y = datasets.expert_advice(k_noisy, T, n, jnp.linspace(0.1, 0.5, n))
     best = int(jnp.min(jnp.sum(X != y[:, None], axis=0)))
@@ -149,7 +156,14 @@ def _expert_rows(key):
     learner = experts.weighted_majority()
     _, trace, speed = _timed_run(learner, X, y)
     bound = theory.weighted_majority_bound(1 / np.e, best, n)
-    yield "weighted majority, beta=1/e", data, int(trace.mistake.sum()), f"2.63 (M* + ln n) = {float(bound):.0f}", "-", speed
+    yield (
+        "weighted majority, beta=1/e",
+        data,
+        int(trace.mistake.sum()),
+        f"2.63 (M* + ln n) = {float(bound):.0f}",
+        "-",
+        speed,
+    )
 
     eta = float(np.sqrt(2 * np.log(n) / T))
     learner = experts.randomized_weighted_majority(eta)
@@ -159,7 +173,14 @@ def _expert_rows(key):
     _, trace = jax.block_until_ready(core.run(learner, state0, X, y))
     speed = T / (time.perf_counter() - start)
     regret = float(trace.expected_loss.sum()) - best
-    yield "randomized WM", data, f"regret {regret:.1f}", f"sqrt(2 T ln n) = {float(theory.rwm_regret_bound(T, n)):.0f}", "-", speed
+    yield (
+        "randomized WM",
+        data,
+        f"regret {regret:.1f}",
+        f"sqrt(2 T ln n) = {float(theory.rwm_regret_bound(T, n)):.0f}",
+        "-",
+        speed,
+    )
 
     losses_ = jax.random.uniform(k_loss, (T, 1000))
     learner = experts.hedge(float(np.sqrt(2 * np.log(1000) / T)))
@@ -171,7 +192,14 @@ def _expert_rows(key):
     speed = T / (time.perf_counter() - start)
     regret = float(metrics.regret(loss, losses_)[-1])
     bound = theory.hedge_regret_bound(T, 1000)
-    yield "hedge", f"1000 actions, uniform losses, T={T}", f"regret {regret:.1f}", f"sqrt(2 T ln n) = {float(bound):.0f}", "-", speed
+    yield (
+        "hedge",
+        f"1000 actions, uniform losses, T={T}",
+        f"regret {regret:.1f}",
+        f"sqrt(2 T ln n) = {float(bound):.0f}",
+        "-",
+        speed,
+    )
 
     k_x, k_y = jax.random.split(k_soft)
     Xs = jax.random.uniform(k_x, (T, 32), minval=0.01, maxval=0.99)
@@ -181,7 +209,14 @@ def _expert_rows(key):
         _, trace, speed = _timed_run(learner, Xs, ys)
         regret = float(metrics.regret(trace.loss, trace.expert_losses)[-1])
         bound = theory.weighted_average_regret_bound(32, loss)
-        yield f"weighted average, {loss}", f"32 experts in [0,1], T={T}", f"regret {regret:.2f}", f"{float(bound):.2f}", "-", speed
+        yield (
+            f"weighted average, {loss}",
+            f"32 experts in [0,1], T={T}",
+            f"regret {regret:.2f}",
+            f"{float(bound):.2f}",
+            "-",
+            speed,
+        )
 
 
 def demo() -> None:

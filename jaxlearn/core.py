@@ -289,4 +289,3 @@ def float_dtype(x: ArrayLike):
 def first_index(mask: Array) -> Array:
     """Index of the first True entry of a 1-D ``mask``, or ``len(mask)`` when there is none."""
     return jnp.where(jnp.any(mask), jnp.argmax(mask), mask.shape[0]).astype(jnp.int32)
-

@@ -92,10 +92,8 @@ def disjunction(key: Array, n: int, d: int, k: int, *, p: float | None = None) -
     return X, y, relevant
 
 
-def expert_advice(
-    key: Array, T: int, n: int, error_rates: ArrayLike | None = None
-) -> tuple[Array, Array]:
-    """Binary outcomes and the advice of ``n`` experts, expert ``i`` wrong with probability ``error_rates[i]``.
+def expert_advice(key: Array, T: int, n: int, error_rates: ArrayLike | None = None) -> tuple[Array, Array]:
+    """Binary outcomes and the advice of ``n`` experts; expert ``i`` errs with probability ``error_rates[i]``.
 
     Outcomes are fair coins. The default error rates go linearly from 0 (expert 0 is perfect: the stream
     is realizable) to 1/2 (the last expert is a coin). Returns ``(X, y)``: advice of shape (T, n) and

@@ -163,7 +163,7 @@ def weighted_average_regret_bound(n: ArrayLike, loss: str = "entropic") -> Array
 
 
 def conjunction_bound(n: ArrayLike) -> Array:
-    r"""Balcan section 2.1: the elimination algorithm for conjunctions makes at most :math:`n + 1` mistakes."""
+    r"""Balcan section 2.1: the elimination algorithm for conjunctions errs at most :math:`n + 1` times."""
     (n,) = _float(n)
     return n + 1
 

@@ -24,8 +24,8 @@ class ConjunctionState(NamedTuple):
 
 class ConjunctionInfo(NamedTuple):
     """``prediction`` in {0, 1} made before the update; ``loss`` its 0-1 loss; ``mistake`` the flag;
-    ``inconsistent``: a false positive, which no conjunction containing the literals of :math:`h`
-    can explain (Balcan's "no consistent conjunction"; the state is left unchanged)."""
+    ``inconsistent``: a false positive, which no conjunction consistent with the positive examples
+    seen so far can explain (Balcan's "no consistent conjunction"; the state is left unchanged)."""
 
     prediction: Array
     loss: Array
@@ -55,7 +55,9 @@ def _check_example(example_x: Any, n: int) -> Array:
 def _check_features(name: str, x: Any, n: int) -> None:
     width = jnp.shape(x)[-1] if jnp.ndim(x) else None
     if width != n:
-        raise ValueError(f"expected `{name}` with n={n} features (the `n` the learner was built with), got {width}")
+        raise ValueError(
+            f"expected `{name}` with n={n} features (the `n` the learner was built with), got {width}"
+        )
 
 
 def _boolean_stream_check(n: int, what: str):
@@ -65,7 +67,9 @@ def _boolean_stream_check(n: int, what: str):
         check_ndim("xs", xs, 2, f"(n_examples, {n})")
         _check_features("xs", xs, n)
         check_labels("xs", xs, (0, 1), f"{what} learns over {{0,1}}^n")
-        check_labels("ys", ys, (0, 1), f"{what} uses {{0, 1}} labels; use `(y + 1) // 2` to convert {{-1, +1}}")
+        check_labels(
+            "ys", ys, (0, 1), f"{what} uses {{0, 1}} labels; use `(y + 1) // 2` to convert {{-1, +1}}"
+        )
 
     return check
 

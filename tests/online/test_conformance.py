@@ -41,6 +41,11 @@ def _boolean(key, n, dtype):
     return X.astype(dtype), y
 
 
+def _negated_conjunction(key, n, dtype):
+    X, y, _ = datasets.disjunction(key, n, 12, 2)  # not (x_a or x_b) = ~x_a ~x_b: a conjunction
+    return X.astype(dtype), 1 - y
+
+
 LEARNERS = [
     Case("perceptron", lambda lr: online.perceptron(lr), (0.5, 1.0, 3.0), _noisy),
     Case(
@@ -63,6 +68,8 @@ LEARNERS = [
         _noisy,
     ),
     Case("winnow", lambda eta: online.winnow(eta), (1.5, 2.0, 4.0), _boolean),
+    Case("conjunction", lambda _: online.conjunction(12), (0.0, 1.0), _negated_conjunction),
+    Case("decision_list", lambda _: online.decision_list(12), (0.0, 1.0), _boolean),  # a disjunction
     Case(
         "ogd_hinge_ball",
         lambda eta: online.online_gradient_descent(losses.hinge, eta, projection=online.l2_ball(2.0)),
