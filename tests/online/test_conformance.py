@@ -1,29 +1,24 @@
-"""The shared conformance matrix (DESIGN.md section 6) over every online learner.
+"""The conformance matrix (DESIGN.md section 6) over every online learner.
 
 Each learner joins with one row: a factory of its numeric hyperparameter, values for a sweep, and a
-stream it can take. Guarantees (item 5) and reference agreement (item 6) live in the per-learner files.
+stream it can take. The checks are shared with the other families (``tests/conformance.py``);
+guarantees (item 5) and reference agreement (item 6) live in the per-learner files.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Callable
-
-import chex
-import jax
 import jax.numpy as jnp
-import numpy as np
 import pytest
 
 from jaxlearn import core, datasets, kernels, losses, online
-
-
-@dataclasses.dataclass(frozen=True)
-class Case:
-    name: str
-    make: Callable  # numeric hyperparameter -> Learner
-    hparams: tuple
-    data: Callable  # (key, n, dtype) -> (X, y)
+from tests.conformance import (
+    Case,
+    check_chunked_stream,
+    check_no_recompilation,
+    check_run_equals_python_loop,
+    check_state_stable,
+    check_vmap_over_hyperparameter,
+)
 
 
 def _noisy(key, n, dtype):
@@ -90,92 +85,40 @@ LEARNERS = [
     ),
 ]
 IDS = [case.name for case in LEARNERS]
-N = 60
+cases = pytest.mark.parametrize("case", LEARNERS, ids=IDS)
 
 
-def _stream(case, dtype=jnp.float32, seed=0, n=N):
-    return case.data(jax.random.PRNGKey(seed), n, dtype)
-
-
-def _python_loop(learner, state, X, y):
-    update = jax.jit(learner.update)  # one round at a time, driven from Python
-    infos = []
-    for t in range(X.shape[0]):
-        state, info = update(state, X[t], y[t])
-        infos.append(info)
-    return state, jax.tree_util.tree_map(lambda *a: jnp.stack(a), *infos)
-
-
-@pytest.mark.parametrize("case", LEARNERS, ids=IDS)
+@cases
 def test_run_equals_python_loop(case):
-    X, y = _stream(case)
-    learner = case.make(case.hparams[0])
-    state0 = learner.init(X[0])
-    got = core.run(learner, state0, X, y)
-    want = _python_loop(learner, state0, X, y)
-    chex.assert_trees_all_close(got, want, rtol=1e-5, atol=1e-6)
+    check_run_equals_python_loop(case)
 
 
-@pytest.mark.parametrize("case", LEARNERS, ids=IDS)
+@cases
 def test_vmap_over_hyperparameter_equals_loop(case):
-    X, y = _stream(case)
-    state0 = case.make(case.hparams[0]).init(X[0])
-    hs = jnp.asarray(case.hparams, jnp.float32)
-    swept = jax.vmap(lambda h: core.run(case.make(h), state0, X, y))(hs)
-    for i, h in enumerate(case.hparams):
-        one = core.run(case.make(jnp.float32(h)), state0, X, y)
-        chex.assert_trees_all_close(
-            jax.tree_util.tree_map(lambda a, i=i: a[i], swept), one, rtol=1e-5, atol=1e-6
-        )
+    check_vmap_over_hyperparameter(case)
 
 
-@pytest.mark.parametrize("case", LEARNERS, ids=IDS)
+@cases
 def test_no_recompilation_on_second_call(case):
-    learner = case.make(case.hparams[0])
-    X1, y1 = _stream(case, seed=1)
-    X2, y2 = _stream(case, seed=2)
-    core.run(learner, learner.init(X1[0]), X1, y1)
-    size = core._run_scan._cache_size()
-    core.run(learner, learner.init(X2[0]), X2, y2)
-    assert core._run_scan._cache_size() == size
+    check_no_recompilation(case)
 
 
-@pytest.mark.parametrize("case", LEARNERS, ids=IDS)
+@cases
 def test_state_structure_and_dtype_stable(case, dtype):
-    X, y = _stream(case, dtype=dtype)
-    learner = case.make(case.hparams[0])
-    state = learner.init(X[0])
-    for leaf in jax.tree_util.tree_leaves(state):
-        assert leaf.dtype in (dtype, jnp.int32), leaf.dtype
-    new_state, info = jax.jit(learner.update)(state, X[0], y[0])
-    chex.assert_trees_all_equal_shapes_and_dtypes(state, new_state)
-    final, trace = core.run(learner, state, X, y)
-    chex.assert_trees_all_equal_shapes_and_dtypes(state, final)
-    assert trace.loss.shape == (X.shape[0],)
-    assert trace.prediction.shape == (X.shape[0],)
-    assert all(np.isfinite(np.asarray(leaf)).all() for leaf in jax.tree_util.tree_leaves(final))
+    check_state_stable(case, dtype)
 
 
-@pytest.mark.parametrize("case", LEARNERS, ids=IDS)
+@cases
 def test_chunked_stream_equals_one_call(case):
-    X, y = _stream(case, n=90)
-    learner = case.make(case.hparams[0])
-    state = learner.init(X[0])
-    whole = core.run(learner, state, X, y)
-    traces = []
-    for lo, hi in [(0, 25), (25, 26), (26, 90)]:
-        state, trace = core.run(learner, state, X[lo:hi], y[lo:hi])
-        traces.append(trace)
-    chunked = (state, jax.tree_util.tree_map(lambda *a: jnp.concatenate(a), *traces))
-    chex.assert_trees_all_close(whole, chunked, rtol=1e-6, atol=1e-6)
+    check_chunked_stream(case)
 
 
-@pytest.mark.parametrize("case", LEARNERS, ids=IDS)
+@cases
 def test_predict_batch_matches_predict(case):
-    X, y = _stream(case)
+    X, y = case.stream()
     learner = case.make(case.hparams[0])
     state, _ = core.run(learner, learner.init(X[0]), X, y)
     batch = core.predict_batch(learner, state, X)
     one = jnp.stack([learner.predict(state, x) for x in X[:5]])
-    chex.assert_trees_all_close(batch[:5], one, rtol=1e-5)
+    assert jnp.allclose(batch[:5], one, rtol=1e-5)
     assert batch.shape[0] == X.shape[0]
