@@ -180,3 +180,50 @@ def agnostic_regret_bound(T: ArrayLike, ldim: ArrayLike) -> Array:
     :math:`\sqrt{2\, \mathrm{Ldim}(H) \ln(eT)\, T}`."""
     T, ldim = _float(T, ldim)
     return jnp.sqrt(2 * ldim * jnp.log(jnp.e * T) * T)
+
+
+# --------------------------------------------------------------------------------------------
+# Convex learning, SGD and SVMs (SPEC sections 7-9)
+# --------------------------------------------------------------------------------------------
+
+
+def sgd_convex_bound(U: ArrayLike, rho: ArrayLike, T: ArrayLike, eta: ArrayLike | None = None) -> Array:
+    r"""SS10 Theorem 5: SGD with :math:`\eta_t = \eta_1/\sqrt t`, averaged output, on a convex objective
+    with :math:`E\|v_t\|^2 \le \rho^2` over a set of diameter :math:`U`:
+
+    .. math:: E[f(\bar w)] - f(u) \le \frac{1}{\sqrt T}\Big(\frac{U^2}{2\eta_1} + \rho^2 \eta_1\Big),
+
+    which is :math:`U\rho\sqrt{2/T}` at the default :math:`\eta_1 = U/(\rho\sqrt 2)`.
+    """
+    U, rho, T = _float(U, rho, T)
+    eta = U / (rho * jnp.sqrt(2.0)) if eta is None else next(_float(eta))
+    return (U**2 / (2 * eta) + rho**2 * eta) / jnp.sqrt(T)
+
+
+def sgd_strongly_convex_bound(rho: ArrayLike, lam: ArrayLike, T: ArrayLike) -> Array:
+    r"""SS10 Lemma 7: SGD with :math:`\eta_t = 1/(\lambda t)` on a :math:`\lambda`-strongly convex
+    objective, averaged output: :math:`E[f(\bar w)] - f(u) \le \frac{\rho^2}{2\lambda T}(1 + \ln T)`."""
+    rho, lam, T = _float(rho, lam, T)
+    return rho**2 / (2 * lam * T) * (1 + jnp.log(T))
+
+
+def stability_bound(rho: ArrayLike, lam: ArrayLike, m: ArrayLike) -> Array:
+    r"""SS10 Theorem 8: regularised loss minimisation :math:`\arg\min L_S(w) + \lambda\|w\|^2` with a
+    convex :math:`\rho`-Lipschitz loss is :math:`2\rho^2/(\lambda m)`-replace-one stable."""
+    rho, lam, m = _float(rho, lam, m)
+    return 2 * rho**2 / (lam * m)
+
+
+def soft_svm_bound(rho: ArrayLike, B: ArrayLike, m: ArrayLike) -> Array:
+    r"""UML Corollary 15.7: with :math:`\lambda = \sqrt{2\rho^2/(B^2 m)}`, soft-SVM's expected 0-1 (and
+    hinge) risk exceeds :math:`\min_{\|w\| \le B} L_D^{hinge}(w)` by at most :math:`\sqrt{8\rho^2B^2/m}`."""
+    rho, B, m = _float(rho, B, m)
+    return jnp.sqrt(8 * rho**2 * B**2 / m)
+
+
+def hard_svm_bound(rho: ArrayLike, gamma: ArrayLike, m: ArrayLike, delta: ArrayLike) -> Array:
+    r"""UML Theorem 15.4: for a :math:`(\gamma, \rho)`-separable distribution, with probability
+    :math:`1 - \delta` the 0-1 error of hard-SVM is at most
+    :math:`\sqrt{4(\rho/\gamma)^2/m} + \sqrt{2\ln(2/\delta)/m}`."""
+    rho, gamma, m, delta = _float(rho, gamma, m, delta)
+    return jnp.sqrt(4 * (rho / gamma) ** 2 / m) + jnp.sqrt(2 * jnp.log(2 / delta) / m)
