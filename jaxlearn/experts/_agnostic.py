@@ -102,6 +102,18 @@ def agnostic_experts(
 
     Returns:
       A :class:`~jaxlearn.core.Learner`; ``init(example_x, key)`` needs a ``jax.random`` key.
+
+    Examples:
+      >>> from jaxlearn import core, theory
+      >>> H = np.eye(4, dtype=int)  # singletons: Ldim 1, so 1 + 10 experts for 10 rounds
+      >>> learner = agnostic_experts(H, horizon=10)
+      >>> xs = jnp.arange(10) % 4
+      >>> ys = (xs == 2).astype(jnp.int32)  # labelled by h_2, which makes no mistake
+      >>> _, trace = core.run(learner, learner.init(xs[0], jax.random.PRNGKey(0)), xs, ys)
+      >>> trace.advice.shape
+      (10, 11)
+      >>> bool(trace.expected_loss.sum() <= theory.rwm_regret_bound(10, 11))
+      True
     """
     H = check_class(H)
     table = version_space_table(H, max_version_spaces)

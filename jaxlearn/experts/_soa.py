@@ -272,7 +272,7 @@ def check_points(num_points: int):
 def soa_prediction(next_id: Array, ldim: Array, node: Array, x: Array) -> Array:
     """:math:`\\arg\\max_r \\mathrm{Ldim}(V^{(r)})` read from the table, a tie predicting 1 (int32)."""
     children = ldim[next_id[node, x]]
-    return (children[1] > children[0]).astype(jnp.int32)
+    return (children[1] >= children[0]).astype(jnp.int32)
 
 
 def soa(H: ArrayLike, *, max_version_spaces: int = MAX_VERSION_SPACES) -> Learner:

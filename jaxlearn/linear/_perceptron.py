@@ -1,0 +1,155 @@
+"""The batch Perceptron (SS10 Algorithm 1) and its efficient non-separable version (SS10 Algorithm 3)."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+from jax.typing import ArrayLike
+
+from jaxlearn import core
+from jaxlearn.core import BatchLearner, check_binary_stream, check_finite, float_dtype, is_concrete
+from jaxlearn.online._perceptron import perceptron
+
+Array = jax.Array
+
+
+class BatchPerceptronParams(NamedTuple):
+    """``w``: the weights; ``num_updates``: updates made; ``num_epochs``: passes over the sample;
+    ``converged``: the last pass made no update (every example has :math:`y\\langle w, x\\rangle > 0`)."""
+
+    w: Array
+    num_updates: Array
+    num_epochs: Array
+    converged: Array
+
+
+class AugmentedPerceptronParams(NamedTuple):
+    r"""``w``: the first :math:`d` coordinates of the augmented weights (the returned predictor);
+    ``xi``: the :math:`m` slack coordinates (:math:`\xi_i \ne 0` only for examples that were updated);
+    ``num_updates``, ``num_epochs``, ``converged`` as for :class:`BatchPerceptronParams`."""
+
+    w: Array
+    xi: Array
+    num_updates: Array
+    num_epochs: Array
+    converged: Array
+
+
+def _check_fit(X, y) -> None:
+    if is_concrete(X, y):
+        check_binary_stream(X, y)
+        check_finite("X", X)
+    if jnp.shape(X)[:1] != jnp.shape(y):
+        raise ValueError(f"expected `X` of shape (m, d) and `y` of shape (m,), got {jnp.shape(X)} and {jnp.shape(y)}")
+
+
+def _predict(params, X):
+    return jnp.where(jnp.asarray(X) @ params.w > 0, 1, -1).astype(params.w.dtype)
+
+
+def _decision_function(params, X):
+    return jnp.asarray(X) @ params.w
+
+
+def _check_epochs(max_epochs) -> None:
+    if not isinstance(max_epochs, int) or max_epochs < 1:
+        raise ValueError(f"expected `max_epochs` a positive int, got {max_epochs!r}")
+
+
+def batch_perceptron(max_epochs: int = 1000, *, block_size: int = 256) -> BatchLearner:
+    r"""The batch Perceptron (SS10 L4 Algorithm 1; UML Remark 15.1).
+
+    .. math:: w = 0; \quad \text{while } \exists i: y_i\langle w, x_i\rangle \le 0: \; w \leftarrow w + y_i x_i.
+
+    The violating example is the first one met in a cyclic scan of the sample, so a fit is a sequence
+    of passes of the online :func:`jaxlearn.online.perceptron` (each pass in its exact block mode),
+    stopped after the first pass without an update, or after ``max_epochs`` passes (``converged``
+    tells which). Theorem 3: if :math:`\gamma(S) > 0` and :math:`\|x_i\| \le \rho`, it stops after at
+    most :math:`(\rho/\gamma(S))^2` updates with zero training error.
+
+    Args:
+      max_epochs: the most passes over the sample (structural: bounds the loop).
+      block_size: examples scored per matrix-vector product inside a pass.
+    """
+    _check_epochs(max_epochs)
+    online = perceptron()
+
+    def fit(key, X, y):
+        _check_fit(X, y)
+        X = jnp.asarray(X)
+        X = X.astype(float_dtype(X))
+        y = jnp.asarray(y).astype(X.dtype)
+        size = min(block_size, X.shape[0])
+
+        def one_pass(carry):
+            state, updates, epochs, _ = carry
+            state, trace = core.run(online, state, X, y, block_size=size, trace_fn=lambda i: i.mistake)
+            made = jnp.sum(trace).astype(jnp.int32)
+            return state, updates + made, epochs + 1, made == 0
+
+        def keep_going(carry):
+            return (~carry[3]) & (carry[2] < max_epochs)
+
+        zero = jnp.zeros([], jnp.int32)
+        state, updates, epochs, converged = jax.lax.while_loop(
+            keep_going, one_pass, (online.init(X[0]), zero, zero, jnp.array(False))
+        )
+        return BatchPerceptronParams(state.w, updates, epochs, converged)
+
+    return BatchLearner(fit, _predict, _decision_function)
+
+
+def augmented_perceptron(a: ArrayLike, max_epochs: int = 10_000) -> BatchLearner:
+    r"""The efficient Perceptron for non-separable data (SS10 L4 section 5, Algorithm 3, Lemma 2).
+
+    Each example is augmented to :math:`\tilde x_i = [a x_i;\ \sqrt{1-a^2}\, e^i] \in \mathbb R^{d+m}`,
+    a sample that is always separable; the batch Perceptron runs on it and the first :math:`d`
+    coordinates of its weights are returned. The augmented vectors are never built: with
+    :math:`\tilde w = [w; \xi]` the score is :math:`a\langle w, x_i\rangle + \sqrt{1-a^2}\,\xi_i` and an update
+    on example :math:`i` is :math:`w \mathrel{+}= a y_i x_i`, :math:`\xi_i \mathrel{+}= \sqrt{1-a^2}\, y_i`,
+    so memory stays :math:`O(d + m)`.
+
+    Lemma 2: for every unit :math:`w^*` and :math:`\gamma > 0`, with
+    :math:`\ell_i = \max\{0, \gamma - y_i\langle w^*, x_i\rangle\}`, the number of updates is at most
+    :math:`1/(a^2\gamma^2) + \frac{1}{1-a^2}\sum_i (\ell_i/\gamma)^2`; examples with :math:`\xi_i = 0`
+    are classified correctly by :math:`w`. Inputs should lie in the unit ball.
+
+    Args:
+      a: the trade-off :math:`a \in (0, 1)` (traced; checked when concrete).
+      max_epochs: the most passes over the sample.
+    """
+    _check_epochs(max_epochs)
+    if is_concrete(a) and not 0 < float(a) < 1:
+        raise ValueError(f"expected `a` in (0, 1), got {float(a)}")
+
+    def fit(key, X, y):
+        _check_fit(X, y)
+        X = jnp.asarray(X)
+        X = X.astype(float_dtype(X))
+        y = jnp.asarray(y).astype(X.dtype)
+        a_ = jnp.asarray(a).astype(X.dtype)
+        b_ = jnp.sqrt(1 - a_**2)
+
+        def visit(carry, i):
+            w, xi, updates = carry
+            violated = y[i] * (a_ * jnp.vdot(w, X[i]) + b_ * xi[i]) <= 0
+            w = jnp.where(violated, w + a_ * y[i] * X[i], w)
+            xi = xi.at[i].add(jnp.where(violated, b_ * y[i], 0))
+            return (w, xi, updates + violated.astype(jnp.int32)), None
+
+        def one_pass(carry):
+            w, xi, updates, epochs, _ = carry
+            (w, xi, new_updates), _ = jax.lax.scan(visit, (w, xi, updates), jnp.arange(X.shape[0]))
+            return w, xi, new_updates, epochs + 1, new_updates == updates
+
+        def keep_going(carry):
+            return (~carry[4]) & (carry[3] < max_epochs)
+
+        zero = jnp.zeros([], jnp.int32)
+        init = (jnp.zeros(X.shape[1], X.dtype), jnp.zeros(X.shape[0], X.dtype), zero, zero, jnp.array(False))
+        w, xi, updates, epochs, converged = jax.lax.while_loop(keep_going, one_pass, init)
+        return AugmentedPerceptronParams(w, xi, updates, epochs, converged)
+
+    return BatchLearner(fit, _predict, _decision_function)
