@@ -42,7 +42,9 @@ def _check_fit(X, y) -> None:
         check_binary_stream(X, y)
         check_finite("X", X)
     if jnp.shape(X)[:1] != jnp.shape(y):
-        raise ValueError(f"expected `X` of shape (m, d) and `y` of shape (m,), got {jnp.shape(X)} and {jnp.shape(y)}")
+        raise ValueError(
+            f"expected `X` of shape (m, d) and `y` of shape (m,), got {jnp.shape(X)} and {jnp.shape(y)}"
+        )
 
 
 def _predict(params, X):
@@ -61,7 +63,8 @@ def _check_epochs(max_epochs) -> None:
 def batch_perceptron(max_epochs: int = 1000, *, block_size: int = 256) -> BatchLearner:
     r"""The batch Perceptron (SS10 L4 Algorithm 1; UML Remark 15.1).
 
-    .. math:: w = 0; \quad \text{while } \exists i: y_i\langle w, x_i\rangle \le 0: \; w \leftarrow w + y_i x_i.
+    .. math::
+        w = 0; \quad \text{while } \exists i: y_i\langle w, x_i\rangle \le 0: \; w \leftarrow w + y_i x_i.
 
     The violating example is the first one met in a cyclic scan of the sample, so a fit is a sequence
     of passes of the online :func:`jaxlearn.online.perceptron` (each pass in its exact block mode),
@@ -107,7 +110,7 @@ def augmented_perceptron(a: ArrayLike, max_epochs: int = 10_000) -> BatchLearner
     Each example is augmented to :math:`\tilde x_i = [a x_i;\ \sqrt{1-a^2}\, e^i] \in \mathbb R^{d+m}`,
     a sample that is always separable; the batch Perceptron runs on it and the first :math:`d`
     coordinates of its weights are returned. The augmented vectors are never built: with
-    :math:`\tilde w = [w; \xi]` the score is :math:`a\langle w, x_i\rangle + \sqrt{1-a^2}\,\xi_i` and an update
+    :math:`\tilde w = [w; \xi]` the score is :math:`a\langle w, x_i\rangle + \sqrt{1-a^2}\,\xi_i`; an update
     on example :math:`i` is :math:`w \mathrel{+}= a y_i x_i`, :math:`\xi_i \mathrel{+}= \sqrt{1-a^2}\, y_i`,
     so memory stays :math:`O(d + m)`.
 
