@@ -34,13 +34,12 @@ import numpy as np
 from jax.typing import ArrayLike
 
 from jaxlearn.core import Learner, check_labels, check_ndim, is_concrete, zero_counter
+from jaxlearn.experts._common import OUTCOME_HINT
 
 Array = jax.Array
 
 #: The most version spaces a table may hold (a (S, N, 2) int32 transition table of that many rows).
 MAX_VERSION_SPACES = 1 << 17
-
-_OUTCOME_HINT = "outcomes are {0, 1}; use `(y + 1) // 2` to convert {-1, +1} labels"
 
 
 class VersionSpaceTable(NamedTuple):
@@ -264,7 +263,7 @@ def check_points(num_points: int):
                     f"expected `xs` in [0, {num_points}) (the columns of `H`), "
                     f"found values in [{xs.min()}, {xs.max()}]"
                 )
-        check_labels("ys", ys, (0, 1), _OUTCOME_HINT)
+        check_labels("ys", ys, (0, 1), OUTCOME_HINT)
 
     return check
 
