@@ -201,6 +201,15 @@ def _expert_rows(key):
         speed,
     )
 
+    N = 63  # thresholds on a grid: |H| = 64, Ldim = floor(log2 64) = 6
+    H = (jnp.arange(N)[None, :] < jnp.arange(N + 1)[:, None]).astype(jnp.int32)
+    points = jax.random.randint(k_soft, (2000,), 0, N)
+    target = H[N // 3]
+    learner = experts.soa(H)
+    _, trace, speed = _timed_run(learner, points, target[points])
+    ldim = experts.littlestone_dimension(H)
+    yield "SOA", f"thresholds on {N} points, T=2000", int(trace.mistake.sum()), f"Ldim(H) = {ldim}", "-", speed
+
     k_x, k_y = jax.random.split(k_soft)
     Xs = jax.random.uniform(k_x, (T, 32), minval=0.01, maxval=0.99)
     ys = jax.random.bernoulli(k_y, 0.3, (T,)).astype(jnp.float32)
