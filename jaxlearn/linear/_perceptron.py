@@ -9,7 +9,8 @@ import jax.numpy as jnp
 from jax.typing import ArrayLike
 
 from jaxlearn import core
-from jaxlearn.core import BatchLearner, check_binary_stream, check_finite, float_dtype, is_concrete
+from jaxlearn.core import BatchLearner, is_concrete
+from jaxlearn.linear._sgd import as_float, check_sample, linear_score, sign_label
 from jaxlearn.online._perceptron import perceptron
 
 Array = jax.Array
@@ -37,24 +38,6 @@ class AugmentedPerceptronParams(NamedTuple):
     converged: Array
 
 
-def _check_fit(X, y) -> None:
-    if is_concrete(X, y):
-        check_binary_stream(X, y)
-        check_finite("X", X)
-    if jnp.shape(X)[:1] != jnp.shape(y):
-        raise ValueError(
-            f"expected `X` of shape (m, d) and `y` of shape (m,), got {jnp.shape(X)} and {jnp.shape(y)}"
-        )
-
-
-def _predict(params, X):
-    return jnp.where(jnp.asarray(X) @ params.w > 0, 1, -1).astype(params.w.dtype)
-
-
-def _decision_function(params, X):
-    return jnp.asarray(X) @ params.w
-
-
 def _check_epochs(max_epochs) -> None:
     if not isinstance(max_epochs, int) or max_epochs < 1:
         raise ValueError(f"expected `max_epochs` a positive int, got {max_epochs!r}")
@@ -80,10 +63,8 @@ def batch_perceptron(max_epochs: int = 1000, *, block_size: int = 256) -> BatchL
     online = perceptron()
 
     def fit(key, X, y):
-        _check_fit(X, y)
-        X = jnp.asarray(X)
-        X = X.astype(float_dtype(X))
-        y = jnp.asarray(y).astype(X.dtype)
+        check_sample(X, y)
+        X, y = as_float(X, y)
         size = min(block_size, X.shape[0])
 
         def one_pass(carry):
@@ -101,7 +82,7 @@ def batch_perceptron(max_epochs: int = 1000, *, block_size: int = 256) -> BatchL
         )
         return BatchPerceptronParams(state.w, updates, epochs, converged)
 
-    return BatchLearner(fit, _predict, _decision_function)
+    return BatchLearner(fit, lambda params, X: sign_label(linear_score(params, X)), linear_score)
 
 
 def augmented_perceptron(a: ArrayLike, max_epochs: int = 10_000) -> BatchLearner:
@@ -128,10 +109,8 @@ def augmented_perceptron(a: ArrayLike, max_epochs: int = 10_000) -> BatchLearner
         raise ValueError(f"expected `a` in (0, 1), got {float(a)}")
 
     def fit(key, X, y):
-        _check_fit(X, y)
-        X = jnp.asarray(X)
-        X = X.astype(float_dtype(X))
-        y = jnp.asarray(y).astype(X.dtype)
+        check_sample(X, y)
+        X, y = as_float(X, y)
         a_ = jnp.asarray(a).astype(X.dtype)
         b_ = jnp.sqrt(1 - a_**2)
 
@@ -155,4 +134,4 @@ def augmented_perceptron(a: ArrayLike, max_epochs: int = 10_000) -> BatchLearner
         w, xi, updates, epochs, converged = jax.lax.while_loop(keep_going, one_pass, init)
         return AugmentedPerceptronParams(w, xi, updates, epochs, converged)
 
-    return BatchLearner(fit, _predict, _decision_function)
+    return BatchLearner(fit, lambda params, X: sign_label(linear_score(params, X)), linear_score)

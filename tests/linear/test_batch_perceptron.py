@@ -90,7 +90,7 @@ def test_augmented_vmaps_over_a():
 
 def test_bad_inputs():
     X, y, _ = datasets.separable(jax.random.PRNGKey(7), 50, 3, 0.1)
-    with pytest.raises(ValueError, match=r"`ys` in \{-1, 1\}"):
+    with pytest.raises(ValueError, match=r"`y` in \{-1, 1\}"):
         batch_perceptron().fit(KEY, X, (y + 1) / 2)
     with pytest.raises(ValueError, match="`X` to be finite"):
         batch_perceptron().fit(KEY, X.at[0, 0].set(jnp.nan), y)

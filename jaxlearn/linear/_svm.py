@@ -1,0 +1,337 @@
+"""Support vector machines: Soft-SVM by SGD and Hard-SVM by dual coordinate ascent (SPEC section 9).
+
+``soft_svm`` is the book's SGD for Soft-SVM (UML section 15.5, or SS10 Algorithm 7): one ``lax.scan``
+over an index sequence drawn up front from the key, ``lam`` traced (sweep it with ``jax.vmap``).
+``hard_svm`` solves the homogeneous Hard-SVM (15.3) exactly through its dual (15.11) in a bounded
+``lax.while_loop`` and reports, rather than hides, a sample it cannot separate.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.typing import ArrayLike
+
+from jaxlearn.core import BatchLearner, is_concrete
+from jaxlearn.linear._sgd import (
+    as_float,
+    check_positive,
+    check_positive_int,
+    check_sample,
+    linear_score,
+    sample_indices,
+    sign_label,
+)
+
+Array = jax.Array
+
+_VARIANTS = ("uml", "ss10")
+
+
+class SoftSVMParams(NamedTuple):
+    r"""``w``: the averaged output :math:`\bar w`; ``b``: the intercept (0 unless ``fit_intercept``)."""
+
+    w: Array
+    b: Array
+
+
+def soft_svm(
+    lam: ArrayLike, steps: int, *, fit_intercept: bool = False, variant: str = "uml"
+) -> BatchLearner:
+    r"""Soft-SVM by stochastic sub-gradient descent (UML section 15.5; SS10 Algorithm 7).
+
+    Minimises, in expectation, the Soft-SVM objective with the :math:`\frac\lambda2` scaling of
+    UML (15.12),
+
+    .. math:: f(w) = \frac\lambda2\|w\|^2 + \frac1m\sum_{i=1}^m \max\{0, 1 - y_i\langle w, x_i\rangle\}.
+
+    ``variant="uml"`` (default) is the book's :math:`\theta`/:math:`w` algorithm of UML section 15.5:
+
+    .. math::
+        \theta^{(1)} = 0; \quad t = 1..T:\ w^{(t)} = \frac{\theta^{(t)}}{\lambda t},\ i \sim U[m],\
+        \theta^{(t+1)} = \theta^{(t)} + 1[y_i\langle w^{(t)}, x_i\rangle < 1]\, y_i x_i; \quad
+        \bar w = \frac1T\sum_{t=1}^T w^{(t)}.
+
+    ``variant="ss10"`` is SS10 Algorithm 7, :math:`w_1 = 0`,
+    :math:`w_{t+1} = (1 - \frac1t) w_t + \frac{1}{\lambda t} 1[y_i\langle w_t, x_i\rangle < 1]\, y_i x_i`,
+    computed in the same :math:`\theta` form, :math:`w_t = \theta_t / (\lambda (t-1))` for
+    :math:`t \ge 2` (algebraically the same recursion). It is exact SGD with
+    :math:`\eta_t = 1/(\lambda t)` on :math:`f` (``sgd(hinge, lam=lam)``). The two versions differ by
+    one in the divisor (:math:`\lambda t` against :math:`\lambda (t-1)`, SPEC 9.7), so their iterates,
+    and then their margin tests, differ: they are not interchangeable index for index. (SS10 writes the
+    objective with :math:`\lambda\|w\|^2`; the update it states minimises the :math:`\frac\lambda2`
+    form above, which is what both variants solve.)
+
+    With ``fit_intercept=True`` a constant feature 1 is appended to every :math:`x` and its weight is
+    returned as ``b``: the intercept is then regularised like the other weights (UML section 15.1.1
+    notes this is not the unregularised bias of (15.2)/(15.4)). Indices are
+    ``jax.random.randint(key, (steps,), 0, m)``, as in :func:`jaxlearn.linear.sgd`, so a kernel version
+    fed the same key visits the same examples.
+
+    Args:
+      lam: :math:`\lambda > 0` (traced: ``jax.vmap`` over it sweeps a grid in one program).
+      steps: the number of rounds :math:`T` (static).
+      fit_intercept: learn a regularised intercept through a constant feature.
+      variant: ``"uml"`` (UML section 15.5) or ``"ss10"`` (SS10 Algorithm 7).
+
+    Returns:
+      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y) -> SoftSVMParams``, ``predict`` +1 iff
+      :math:`\langle w, x\rangle + b > 0`, ``decision_function`` the score.
+
+    Raises:
+      ValueError: on a bad ``variant`` or ``steps``, a concrete ``lam <= 0``; ``fit`` on labels outside
+        {-1, +1}, NaN/inf, or ``X`` not of shape (m, d).
+
+    Examples:
+      >>> import jax, jax.numpy as jnp
+      >>> X = jnp.array([[2.0, 1.0], [1.0, 2.0], [-1.0, -2.0], [-2.0, -1.0]])
+      >>> y = jnp.array([1.0, 1.0, -1.0, -1.0])
+      >>> learner = soft_svm(0.1, 1000)
+      >>> params = learner.fit(jax.random.PRNGKey(0), X, y)
+      >>> learner.predict(params, X).tolist()
+      [1.0, 1.0, -1.0, -1.0]
+
+    References:
+      UML section 15.5 ("SGD for Solving Soft-SVM"), (15.12); SS10 section 19, Algorithm 7; SPEC 9.7.
+    """
+    if variant not in _VARIANTS:
+        raise ValueError(f"expected `variant` in {_VARIANTS}, got {variant!r}")
+    steps = check_positive_int("steps", steps)
+    check_positive("lam", lam)
+
+    def fit(key, X, y):
+        check_sample(X, y)
+        X, y = as_float(X, y)
+        idx = sample_indices(key, steps, X.shape[0])
+        return _soft_svm_fit(idx, X, y, lam, fit_intercept=fit_intercept, variant=variant)
+
+    def predict(params, X):
+        return sign_label(linear_score(params, X))
+
+    return BatchLearner(fit, predict, linear_score)
+
+
+@functools.partial(jax.jit, static_argnames=("fit_intercept", "variant"))
+def _soft_svm_fit(idx, X, y, lam, *, fit_intercept, variant):
+    dtype, steps = X.dtype, idx.shape[0]
+    if fit_intercept:
+        X = jnp.concatenate([X, jnp.ones((X.shape[0], 1), dtype)], axis=1)
+    lam = jnp.asarray(lam).astype(dtype)
+
+    def step(carry, it):
+        theta, total = carry
+        i, t = it
+        divisor = t if variant == "uml" else jnp.maximum(t - 1, 1)  # ss10: theta_1 = 0 gives w_1 = 0
+        w = theta / (lam * divisor)
+        x, label = X[i], y[i]
+        violated = label * jnp.vdot(w, x) < 1
+        theta = theta + jnp.where(violated, label, jnp.zeros_like(label)) * x
+        return (theta, total + w), None
+
+    zeros = jnp.zeros(X.shape[1], dtype)
+    ts = jnp.arange(1, steps + 1, dtype=jnp.int32).astype(dtype)
+    (_, total), _ = jax.lax.scan(step, (zeros, zeros), (idx, ts))
+    w = total / jnp.asarray(steps, dtype)
+    if fit_intercept:
+        return SoftSVMParams(w=w[:-1], b=w[-1])
+    return SoftSVMParams(w=w, b=jnp.zeros([], dtype))
+
+
+# --------------------------------------------------------------------------------------------
+# Hard-SVM
+# --------------------------------------------------------------------------------------------
+
+
+class HardSVMParams(NamedTuple):
+    r"""The homogeneous Hard-SVM solution and its certificates.
+
+    Attributes:
+      w: :math:`w_0 = \arg\min \|w\|^2` s.t. :math:`y_i\langle w, x_i\rangle \ge 1` (UML (15.3)),
+        :math:`= \sum_i \alpha_i y_i x_i`; the unit-norm output of the book is ``w / ||w||``.
+      alpha: the dual variables of (15.11), :math:`\alpha \ge 0`, with :math:`\sum_i\alpha_i = \|w_0\|^2`.
+      support: the support vectors, :math:`\alpha_i > \sqrt{\epsilon}\max_j\alpha_j` (:math:`\epsilon`
+        the machine epsilon of the dtype); they lie on the margin, :math:`y_i\langle w_0, x_i\rangle = 1`.
+      margin: :math:`1/\|w\|` when ``separable``, else 0; when ``converged`` this is the margin of
+        the sample, :math:`\gamma(S) = 1/\|w_0\|` (UML Lemma 15.2).
+      separable: the returned ``w`` separates the sample, :math:`\min_i y_i\langle w, x_i\rangle > 0`
+        (a certificate). ``False``: the sample is not separable by a homogeneous halfspace, or its
+        margin is too small to resolve in ``max_steps`` sweeps.
+      converged: the KKT conditions of (15.11) hold to ``tol`` (then ``separable`` is ``True``).
+      num_steps: sweeps over the sample performed (int32).
+    """
+
+    w: Array
+    alpha: Array
+    support: Array
+    margin: Array
+    separable: Array
+    converged: Array
+    num_steps: Array
+
+
+def hard_svm(*, max_steps: int = 10_000, tol: ArrayLike = 1e-6) -> BatchLearner:
+    r"""Homogeneous Hard-SVM by dual coordinate ascent (UML sections 15.1-15.4; SS10 Lemma 8).
+
+    Solves the dual (15.11) of :math:`\min_w \frac12\|w\|^2` s.t.
+    :math:`y_i\langle w, x_i\rangle \ge 1` (15.3),
+
+    .. math::
+        \max_{\alpha \ge 0}\ \sum_i \alpha_i - \frac12\Big\|\sum_i \alpha_i y_i x_i\Big\|^2, \qquad
+        w_0 = \sum_i \alpha_i y_i x_i,
+
+    exactly, one coordinate at a time (the maximiser over :math:`\alpha_i` with the others fixed,
+    clipped at 0): :math:`\alpha_i \leftarrow \max\{0, \alpha_i + (1 - y_i\langle w, x_i\rangle)/\|x_i\|^2\}`,
+    with :math:`w` updated alongside. Sweeps run in a bounded ``lax.while_loop`` until the KKT
+    conditions hold, :math:`|1 - y_i\langle w, x_i\rangle| \le` ``tol`` where :math:`\alpha_i > 0` and
+    :math:`y_i\langle w, x_i\rangle \ge 1 -` ``tol`` elsewhere (``tol`` floored at the rounding level
+    :math:`16\epsilon R\|w\|` of the dtype, so that float32 fits converge), or for ``max_steps`` sweeps.
+
+    A sample that no homogeneous halfspace separates makes the dual unbounded: :math:`\alpha` grows
+    while :math:`\|w\|/\sum_i\alpha_i` (an upper bound on the margin of the sample, for every
+    :math:`\alpha \ge 0`) tends to 0 (like 1/sweeps). The loop stops once that bound falls below
+    :math:`\tau R`, :math:`\tau = \max(\sqrt\epsilon, 10^{-5})` (:math:`3.5\cdot10^{-4}` in float32,
+    :math:`10^{-5}` in float64; :math:`R = \max_i\|x_i\|`), and ``fit`` returns ``separable=False``
+    (and ``margin=0``): a sample whose margin is below :math:`\tau R` is reported as not separable.
+    ``fit`` stays a pure function, vmappable and jittable: it flags, it does not raise. Call
+    :func:`check_separable` on the params to raise on a concrete non-separable result;
+    :func:`sample_margin` does.
+
+    A bias is not part of (15.3); append a constant feature to learn one (UML section 15.1.1: it is
+    then regularised, unlike the :math:`b` of (15.2)).
+
+    Args:
+      max_steps: the most sweeps over the sample (static).
+      tol: the KKT tolerance on the constraints :math:`y_i\langle w, x_i\rangle \ge 1` (traced).
+
+    Returns:
+      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y) -> HardSVMParams`` (``key`` unused: the
+      sweeps are cyclic), ``predict`` +1 iff :math:`\langle w_0, x\rangle > 0`, ``decision_function``
+      the score :math:`\langle w_0, x\rangle` (:math:`\pm1` on the support vectors).
+
+    Examples:
+      >>> import jax, jax.numpy as jnp
+      >>> X = jnp.array([[2.0, 0.0], [0.0, 1.0], [-1.0, -1.0], [3.0, 3.0]])
+      >>> y = jnp.array([1.0, 1.0, -1.0, 1.0])
+      >>> params = hard_svm().fit(jax.random.PRNGKey(0), X, y)
+      >>> [round(v, 4) for v in params.w.tolist()], round(float(params.margin), 4)
+      ([0.5, 1.0], 0.8944)
+      >>> params.support.tolist(), bool(params.converged)
+      ([True, True, False, False], True)
+
+    References:
+      UML (15.3), Lemma 15.2, section 15.4 (15.11), Theorem 15.8; SS10 Lemma 8, Corollary 5 (SPEC 9.2-9.3).
+    """
+    max_steps = check_positive_int("max_steps", max_steps)
+    check_positive("tol", tol)
+
+    def fit(key, X, y):
+        del key  # deterministic: cyclic sweeps
+        check_sample(X, y)
+        X, y = as_float(X, y)
+        return _hard_svm_fit(X, y, tol, max_steps=max_steps)
+
+    def predict(params, X):
+        return sign_label(linear_score(params, X))
+
+    return BatchLearner(fit, predict, linear_score)
+
+
+class _DualState(NamedTuple):
+    alpha: Array
+    w: Array
+    violation: Array
+    stop: Array
+    step: Array
+
+
+@functools.partial(jax.jit, static_argnames=("max_steps",))
+def _hard_svm_fit(X, y, tol, *, max_steps):
+    dtype = X.dtype
+    eps = jnp.finfo(dtype).eps
+    tol = jnp.asarray(tol).astype(dtype)
+    Z = y[:, None] * X  # rows y_i x_i: the constraints are <w, z_i> >= 1
+    sq_norms = jnp.sum(Z * Z, axis=1)
+    radius = jnp.sqrt(jnp.max(sq_norms))
+    degenerate = jnp.any(sq_norms == 0)  # <w, 0> >= 1 is infeasible
+    # a margin below resolution * R is reported as "not separable"
+    resolution = jnp.maximum(jnp.sqrt(eps), 1e-5).astype(dtype)
+    safe_sq = jnp.where(sq_norms > 0, sq_norms, jnp.ones_like(sq_norms))
+
+    def coordinate(i, carry):
+        alpha, w = carry
+        z = Z[i]
+        gap = 1 - jnp.vdot(w, z)
+        new = jnp.maximum(alpha[i] + gap / safe_sq[i], 0)
+        new = jnp.where(sq_norms[i] > 0, new, alpha[i])
+        return alpha.at[i].set(new), w + (new - alpha[i]) * z
+
+    def kkt(alpha, w):
+        gap = 1 - Z @ w
+        violation = jnp.max(jnp.where(alpha > 0, jnp.abs(gap), jnp.maximum(gap, 0)))
+        floor = 16 * eps * radius * jnp.linalg.norm(w)
+        converged = violation <= jnp.maximum(tol, floor)
+        margin_bound = jnp.linalg.norm(w) / jnp.maximum(jnp.sum(alpha), jnp.finfo(dtype).tiny)
+        infeasible = degenerate | ((jnp.sum(alpha) > 0) & (margin_bound <= resolution * radius))
+        return violation, converged | infeasible
+
+    def body(state):
+        alpha, w = jax.lax.fori_loop(0, Z.shape[0], coordinate, (state.alpha, state.w))
+        w = Z.T @ alpha  # recompute: no drift from the incremental updates
+        violation, stop = kkt(alpha, w)
+        return _DualState(alpha, w, violation, stop, state.step + 1)
+
+    def cond(state):
+        return ~state.stop & (state.step < max_steps)
+
+    zeros = jnp.zeros(Z.shape[0], dtype)
+    w0 = jnp.zeros(X.shape[1], dtype)
+    init = _DualState(zeros, w0, jnp.asarray(jnp.inf, dtype), degenerate, jnp.zeros([], jnp.int32))
+    state = jax.lax.while_loop(cond, body, init)
+    alpha, w = state.alpha, state.w
+    norm = jnp.linalg.norm(w)
+    separable = (jnp.min(Z @ w) > 0) & ~degenerate
+    converged = separable & (state.violation <= jnp.maximum(tol, 16 * eps * radius * norm))
+    support = alpha > jnp.sqrt(eps) * jnp.max(alpha)
+    margin = jnp.where(separable, 1 / jnp.where(norm > 0, norm, jnp.ones_like(norm)), jnp.zeros_like(norm))
+    return HardSVMParams(w, alpha, support, margin, separable, converged, state.step)
+
+
+def check_separable(params: HardSVMParams) -> None:
+    """Raise ``ValueError`` if concrete :class:`HardSVMParams` (possibly batched) flag a non-separable fit.
+
+    Tracers pass silently (inside ``jit``/``vmap`` the flag is the report).
+    """
+    if not is_concrete(params.separable):
+        return
+    separable = np.asarray(params.separable)
+    if not separable.all():
+        where = "" if separable.ndim == 0 else f" (fits {np.flatnonzero(~separable)[:10].tolist()})"
+        raise ValueError(
+            "expected a sample that a homogeneous halfspace separates, but hard_svm found no "
+            f"separator{where}: the sample is not linearly separable (or its margin is below the "
+            "resolution of max_steps sweeps); use soft_svm, or add a constant feature for a bias"
+        )
+
+
+def sample_margin(X: ArrayLike, y: ArrayLike, *, max_steps: int = 10_000, tol: ArrayLike = 1e-6) -> Array:
+    r"""The margin of a sample, :math:`\gamma(S) = \max_{\|w\| = 1}\min_i y_i\langle w, x_i\rangle`.
+
+    Computed through :func:`hard_svm` as :math:`1/\|w_0\|` (UML Lemma 15.2; SS10 section 2).
+
+    Raises:
+      ValueError: on concrete inputs that no homogeneous halfspace separates, or on which the dual
+        ascent did not converge within ``max_steps`` sweeps (under ``jit``/``vmap`` nothing is raised:
+        the result is 0 for a non-separable sample), and on the input errors of ``hard_svm().fit``.
+    """
+    params = hard_svm(max_steps=max_steps, tol=tol).fit(None, X, y)
+    check_separable(params)
+    if is_concrete(params.converged) and not np.asarray(params.converged).all():
+        raise ValueError(
+            f"hard_svm did not converge within max_steps={max_steps} sweeps (KKT violation above "
+            f"tol={tol}): the margin is not yet exact; raise `max_steps` or `tol`"
+        )
+    return params.margin
