@@ -6,6 +6,7 @@ Start here:
 - :mod:`jaxlearn.online`: the Perceptron family, Winnow, online gradient descent, and the boolean
   learners (conjunctions, decision lists).
 - :mod:`jaxlearn.experts`: prediction with expert advice and finite classes (Halving, WM, Hedge, SOA).
+- :mod:`jaxlearn.linear`: batch convex learners: SGD, soft/hard/kernel SVM, ridge, batch Perceptrons.
 - :mod:`jaxlearn.losses`, :mod:`jaxlearn.kernels`: losses of one example; kernels and Gram matrices.
 - :mod:`jaxlearn.theory`: the bounds of the source documents, as functions.
 - :mod:`jaxlearn.datasets`, :mod:`jaxlearn.metrics`: generators, loaders and metrics.
@@ -15,6 +16,7 @@ from jaxlearn import core
 from jaxlearn import datasets
 from jaxlearn import experts
 from jaxlearn import kernels
+from jaxlearn import linear
 from jaxlearn import losses
 from jaxlearn import metrics
 from jaxlearn import online
@@ -33,6 +35,7 @@ __all__ = [
     "datasets",
     "experts",
     "kernels",
+    "linear",
     "losses",
     "metrics",
     "online",

@@ -208,7 +208,8 @@ def _expert_rows(key):
     learner = experts.soa(H)
     _, trace, speed = _timed_run(learner, points, target[points])
     ldim = experts.littlestone_dimension(H)
-    yield "SOA", f"thresholds on {N} points, T=2000", int(trace.mistake.sum()), f"Ldim(H) = {ldim}", "-", speed
+    data = f"thresholds on {N} points, T=2000"
+    yield "SOA", data, int(trace.mistake.sum()), f"Ldim(H) = {ldim}", "-", speed
 
     k_x, k_y = jax.random.split(k_soft)
     Xs = jax.random.uniform(k_x, (T, 32), minval=0.01, maxval=0.99)

@@ -1,28 +1,38 @@
 """Kernels ``k(x, z) -> scalar`` on single examples, and Gram matrices (UML chapter 16).
 
-A kernel is a plain function of two examples; ``gram`` vmaps it. Numeric parameters (``sigma``) are
-traced, so ``jax.vmap(lambda s: gram(gaussian(s), X))(sigmas)`` is one program.
+A kernel is a function of two examples; ``gram`` vmaps it. The kernels built here are
+``jax.tree_util.Partial`` pytrees whose leaves are their numeric parameters (``sigma``): a learner
+passes the kernel into its compiled ``fit`` as an argument, so a new ``sigma`` reuses the program and
+``jax.vmap(lambda s: gram(gaussian(s), X))(sigmas)`` is one program. Structural parameters
+(``degree``, ``pad``) are part of the function, and building the same kernel twice gives an equal
+tree structure. Any plain ``k(x, z) -> scalar`` works too (it is then structural as a whole). Strings
+enter the :func:`substring` kernel as padded integer arrays (:func:`encode_strings`).
 """
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+import functools
+from typing import Callable, Optional, Sequence
 
 import jax
 import jax.numpy as jnp
+import numpy as np
+from jax.tree_util import Partial
 from jax.typing import ArrayLike
+
+from jaxlearn.core import float_dtype
 
 Array = jax.Array
 Kernel = Callable[[ArrayLike, ArrayLike], Array]
 
 
+def _linear(x, z):
+    return jnp.vdot(jnp.asarray(x), jnp.asarray(z))
+
+
 def linear() -> Kernel:
     r"""The linear kernel :math:`K(x, x') = \langle x, x'\rangle`."""
-
-    def k(x, z):
-        return jnp.vdot(jnp.asarray(x), jnp.asarray(z))
-
-    return k
+    return Partial(_linear)
 
 
 def polynomial(degree: int) -> Kernel:
@@ -33,7 +43,11 @@ def polynomial(degree: int) -> Kernel:
     """
     if not isinstance(degree, int) or degree < 1:
         raise ValueError(f"expected `degree` a positive int, got {degree!r}")
+    return Partial(_polynomial(degree))
 
+
+@functools.lru_cache(maxsize=None)
+def _polynomial(degree: int) -> Callable:  # one function per degree: equal tree structures
     def k(x, z):
         return (1 + jnp.vdot(jnp.asarray(x), jnp.asarray(z))) ** degree
 
@@ -43,23 +57,261 @@ def polynomial(degree: int) -> Kernel:
 def gaussian(sigma: ArrayLike) -> Kernel:
     r"""The Gaussian (RBF) kernel :math:`K(x, x') = \exp(-\|x - x'\|^2 / (2\sigma))` (UML Example 16.2).
 
-    Note the book's parameterisation: :math:`2\sigma`, not :math:`2\sigma^2`.
+    Note the book's parameterisation: :math:`2\sigma`, not :math:`2\sigma^2`. ``sigma`` is a leaf of
+    the returned pytree: traced inside the learners, so sweeping it does not recompile.
     """
+    return Partial(_gaussian, sigma)
 
+
+def _gaussian(sigma, x, z):
+    diff = jnp.asarray(x) - jnp.asarray(z)
+    return jnp.exp(-jnp.vdot(diff, diff) / (2 * jnp.asarray(sigma).astype(diff.dtype)))
+
+
+def min_kernel() -> Kernel:
+    r"""The min kernel :math:`K(x, x') = \sum_i \min\{x_i, x'_i\}` (UML Exercise 16.4).
+
+    On scalars in :math:`\{1, \dots, N\}` (shape ``()`` or ``(1,)``) it is :math:`\min\{x, x'\}`, the
+    inner product of :math:`\psi(x) = (1[x \ge 1], \dots, 1[x \ge N])`; on vectors it sums that
+    over coordinates (the histogram-intersection kernel). It is a kernel (PSD Gram matrices) on
+    **nonnegative** inputs only: on negative values it is not.
+
+    Examples:
+      >>> import jax.numpy as jnp
+      >>> from jaxlearn import kernels
+      >>> int(kernels.min_kernel()(jnp.array([3, 1]), jnp.array([2, 5])))
+      3
+    """
+    return Partial(_min)
+
+
+def _min(x, z):
+    return jnp.sum(jnp.minimum(jnp.asarray(x), jnp.asarray(z)))
+
+
+#: The pad value of :func:`encode_strings` and the default of :func:`substring`.
+PAD = -1
+
+
+def encode_strings(strings: Sequence[str], length: Optional[int] = None, *, pad: int = PAD) -> Array:
+    """Strings as a padded (n, length) int32 array of Unicode code points, for :func:`substring`.
+
+    Args:
+      strings: Python strings.
+      length: the padded width (static); the longest string's length when omitted.
+      pad: the value of the positions past each string's end (never a code point: negative).
+
+    Examples:
+      >>> from jaxlearn import kernels
+      >>> kernels.encode_strings(["ab", "c"]).tolist()
+      [[97, 98], [99, -1]]
+    """
+    strings = list(strings)
+    longest = max((len(s) for s in strings), default=0)
+    length = longest if length is None else int(length)
+    if longest > length:
+        raise ValueError(f"expected strings of length <= {length}, got one of length {longest}")
+    if pad >= 0:
+        raise ValueError(f"expected a negative `pad` (code points are >= 0), got {pad}")
+    out = np.full((len(strings), max(length, 1)), pad, np.int32)
+    for row, s in enumerate(strings):
+        out[row, : len(s)] = [ord(c) for c in s]
+    return jnp.asarray(out)
+
+
+def _common_prefix_lengths(a: Array, b: Array, valid_a: Array, valid_b: Array) -> Array:
+    """``C[i, j]``: the length of the longest common prefix of ``a[i:]`` and ``b[j:]`` (pads match nothing).
+
+    The dynamic programme :math:`C_{ij} = 1[a_i = b_j](1 + C_{i+1, j+1})`, one row per step of a
+    reverse ``lax.scan``: O(len(a) len(b)) time.
+    """
+    equal = (a[:, None] == b[None, :]) & valid_a[:, None] & valid_b[None, :]
+
+    def step(below, equal_row):  # below = C[i + 1, :] padded with a trailing 0
+        row = jnp.where(equal_row, 1 + below[1:], 0)
+        return jnp.concatenate([row, jnp.zeros((1,), row.dtype)]), row
+
+    _, rows = jax.lax.scan(step, jnp.zeros((b.shape[0] + 1,), jnp.int32), equal, reverse=True)
+    return rows
+
+
+def substring(*, pad: int = PAD, include_empty: bool = False) -> Kernel:
+    r"""The substring kernel: the number of distinct common substrings (UML section 16.2.1, Exercise 16.1).
+
+    .. math::
+        K(x, x') = \sum_{v} 1[v \text{ is a substring of } x] \, 1[v \text{ is a substring of } x']
+                 = \langle \psi(x), \psi(x') \rangle, \qquad \psi_v(x) = 1[v \sqsubseteq x],
+
+    the inner product of the indicator features :math:`\psi(x) \in \{0, 1\}^{|X_d|}` over strings
+    :math:`v` of length at most :math:`d`: each distinct common substring counts once, whatever its
+    number of occurrences. The empty string is excluded unless ``include_empty`` (it is a substring of
+    everything and adds 1, a constant feature that can serve as the bias of Exercise 16.1).
+
+    Strings are 1-D integer arrays (symbols are nonnegative ints, e.g. code points from
+    :func:`encode_strings`) padded to a static length with ``pad``; pad entries belong to no substring.
+    With :math:`L` the padded length, one evaluation costs O(L^2) time: with
+    :math:`C_{ij}` the longest common prefix of :math:`x_{i:}` and :math:`x'_{j:}` and
+    :math:`D_{i'i}` that of :math:`x_{i':}` and :math:`x_{i:}`, the substrings starting at :math:`i`
+    that first occur there and also occur in :math:`x'` are those of lengths
+    :math:`\max_{i' < i} D_{i'i} < l \le \max_j C_{ij}`, so
+    :math:`K = \sum_i (\max_j C_{ij} - \max_{i' < i} D_{i'i})_+`. The value has the default float
+    dtype (counts are exact in float32 up to :math:`2^{24}`).
+
+    Args:
+      pad: the pad value (structural; negative).
+      include_empty: count the empty string as a common substring.
+
+    Examples:
+      >>> from jaxlearn import kernels
+      >>> x, z = kernels.encode_strings(["abab", "bab"])
+      >>> int(kernels.substring()(x, z))  # a, b, ab, ba, bab
+      5
+    """
+    pad = int(pad)
+    if pad >= 0:
+        raise ValueError(f"expected a negative `pad` (symbols are >= 0), got {pad}")
+    return Partial(_substring(pad, bool(include_empty)))
+
+
+@functools.lru_cache(maxsize=None)
+def _substring(pad: int, include_empty: bool) -> Callable:
     def k(x, z):
-        diff = jnp.asarray(x) - jnp.asarray(z)
-        return jnp.exp(-jnp.vdot(diff, diff) / (2 * jnp.asarray(sigma).astype(diff.dtype)))
+        x, z = jnp.asarray(x), jnp.asarray(z)
+        if x.ndim != 1 or z.ndim != 1:
+            raise ValueError(f"expected strings `x` and `z` of shape (L,), got {x.shape} and {z.shape}")
+        valid_x, valid_z = x != pad, z != pad
+        common = jnp.max(_common_prefix_lengths(x, z, valid_x, valid_z), axis=1, initial=0)
+        self_prefix = _common_prefix_lengths(x, x, valid_x, valid_x)
+        earlier = jnp.triu(jnp.ones(self_prefix.shape, bool), k=1)  # rows i' < column i
+        seen = jnp.max(jnp.where(earlier, self_prefix, 0), axis=0, initial=0)
+        count = jnp.sum(jnp.maximum(common - seen, 0)) + int(include_empty)
+        return count.astype(jnp.result_type(float))
 
     return k
 
 
-def gram(kernel: Kernel, X: ArrayLike, Z: Optional[ArrayLike] = None) -> Array:
-    """The Gram matrix ``G[i, j] = kernel(X[i], Z[j])`` (``Z = X`` by default)."""
+def is_psd(G: ArrayLike, tol: Optional[ArrayLike] = None) -> Array:
+    r"""Whether ``G`` is a symmetric positive semidefinite matrix (UML Lemma 16.2), up to ``tol``.
+
+    UML Lemma 16.2: a symmetric :math:`K` is a kernel (an inner product in some Hilbert space) iff every
+    Gram matrix is PSD. The test is :math:`\|G - G^\top\|_{\max} \le \tau s` and
+    :math:`\lambda_{\min}((G + G^\top)/2) \ge -\tau s` (``eigvalsh``), with the scale
+    :math:`s = \max_i |\lambda_i|` and :math:`\tau` = ``tol``, by default
+    :math:`n \cdot \varepsilon_{\text{dtype}}` (rounding of the eigenvalue computation). Pure JAX: it
+    runs under ``jit``/``vmap`` and returns a bool scalar array.
+
+    Examples:
+      >>> import jax.numpy as jnp
+      >>> from jaxlearn import kernels
+      >>> bool(kernels.is_psd(jnp.array([[2.0, 1.0], [1.0, 2.0]]))), bool(kernels.is_psd(-jnp.eye(2)))
+      (True, False)
+    """
+    G = jnp.asarray(G)
+    if G.ndim != 2 or G.shape[0] != G.shape[1]:
+        raise ValueError(f"expected `G` of shape (n, n), got {G.shape}")
+    G = G.astype(float_dtype(G))
+    tau = G.shape[0] * float(jnp.finfo(G.dtype).eps) if tol is None else jnp.asarray(tol).astype(G.dtype)
+    eigenvalues = jnp.linalg.eigvalsh((G + G.T) / 2)
+    scale = jnp.maximum(jnp.max(jnp.abs(eigenvalues), initial=0), jnp.finfo(G.dtype).tiny)
+    symmetric = jnp.max(jnp.abs(G - G.T), initial=0) <= tau * scale
+    return symmetric & (jnp.min(eigenvalues, initial=jnp.inf) >= -tau * scale)
+
+
+def as_tree(kernel: Kernel) -> Partial:
+    """``kernel`` as a ``jax.tree_util.Partial``, a pytree a jitted function can take as an argument.
+
+    The kernels of this module already are (their numeric parameters are the leaves); a plain function
+    becomes a leafless ``Partial``, identified by the function object itself.
+    """
+    if not callable(kernel):
+        raise ValueError(f"expected `kernel` a function k(x, z) -> scalar, got {type(kernel).__name__}")
+    return kernel if isinstance(kernel, Partial) else Partial(kernel)
+
+
+def check_kernel(kernel: Kernel, X: ArrayLike, Z: Optional[ArrayLike] = None) -> None:
+    """Raise ``ValueError`` unless ``kernel`` maps one pair of rows of ``X`` and ``Z`` to a scalar.
+
+    A shape check at trace time: ``jax.eval_shape`` on one pair, so no kernel value is computed.
+    """
+    Z = X if Z is None else Z
+    x = jax.ShapeDtypeStruct(jnp.shape(X)[1:], jnp.result_type(X))
+    z = jax.ShapeDtypeStruct(jnp.shape(Z)[1:], jnp.result_type(Z))
+    out = jax.eval_shape(kernel, x, z)
+    leaves = jax.tree_util.tree_leaves(out)
+    if len(leaves) != 1 or leaves[0].shape != ():
+        found = f"shape {leaves[0].shape}" if len(leaves) == 1 else f"{len(leaves)} arrays"
+        raise ValueError(
+            f"expected `kernel` to return a scalar for one pair of examples of shape {x.shape}, "
+            f"got {found}; a kernel is `k(x, z) -> scalar` on single examples (use `gram` for batches)"
+        )
+
+
+def gram(
+    kernel: Kernel, X: ArrayLike, Z: Optional[ArrayLike] = None, *, batch_size: Optional[int] = None
+) -> Array:
+    """The Gram matrix ``G[i, j] = kernel(X[i], Z[j])`` (``Z = X`` by default).
+
+    Args:
+      kernel: ``k(x, z) -> scalar`` on single examples (checked once, at trace time).
+      X: (n, d) examples (any dtype the kernel takes: strings are padded int arrays).
+      Z: (m, d) examples; ``X`` when omitted.
+      batch_size: compute this many rows at a time (``lax.map``), so that the kernel's intermediates
+        take ``batch_size * m`` rather than ``n * m`` entries; ``None`` vmaps over all rows at once.
+
+    Returns:
+      The (n, m) matrix, in the kernel's output dtype.
+    """
     X = jnp.asarray(X)
     Z = X if Z is None else jnp.asarray(Z)
     if X.ndim != 2 or Z.ndim != 2 or X.shape[1] != Z.shape[1]:
         raise ValueError(f"expected `X` of shape (n, d) and `Z` of shape (m, d), got {X.shape} and {Z.shape}")
-    return jax.vmap(lambda x: jax.vmap(lambda z: kernel(x, z))(Z))(X)
+    check_kernel(kernel, X, Z)
+
+    def row(x):
+        return jax.vmap(lambda z: kernel(x, z))(Z)
+
+    if batch_size is None:
+        return jax.vmap(row)(X)
+    return jax.lax.map(row, X, batch_size=_check_batch_size(batch_size))
+
+
+def expansion(
+    kernel: Kernel, support: ArrayLike, alpha: ArrayLike, X: ArrayLike, *, batch_size: Optional[int] = None
+) -> Array:
+    r"""The kernel expansion :math:`f(x) = \sum_j \alpha_j K(x_j, x)` on each row of ``X`` (UML (16.3)).
+
+    This is :math:`\langle w, \psi(x)\rangle` for :math:`w = \sum_j \alpha_j \psi(x_j)`, evaluated
+    through the kernel only; it never forms ``w`` nor, with ``batch_size``, the whole (n, m) matrix.
+
+    Args:
+      kernel: ``k(x, z) -> scalar``.
+      support: (m, d) the examples :math:`x_j`.
+      alpha: (m,) or (m, k) coefficients (k expansions at once); their dtype is the output's.
+      X: (n, d) the points to score.
+      batch_size: rows of ``X`` scored at a time (memory ``batch_size * m``); ``None``: all at once.
+
+    Returns:
+      (n,) or (n, k) scores.
+    """
+    support, alpha, X = jnp.asarray(support), jnp.asarray(alpha), jnp.asarray(X)
+    if X.ndim != 2 or support.ndim != 2 or X.shape[1] != support.shape[1]:
+        raise ValueError(
+            f"expected `X` of shape (n, {support.shape[-1]}) (the width of the support), got {X.shape}"
+        )
+    check_kernel(kernel, support, X)
+
+    def score(x):
+        return jax.vmap(kernel, in_axes=(0, None))(support, x).astype(alpha.dtype) @ alpha
+
+    if batch_size is None:
+        return jax.vmap(score)(X)
+    return jax.lax.map(score, X, batch_size=_check_batch_size(batch_size))
+
+
+def _check_batch_size(batch_size) -> int:
+    if not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+        raise ValueError(f"expected `batch_size` a positive int or None, got {batch_size!r}")
+    return int(batch_size)
 
 
 def polynomial_features(x: ArrayLike, degree: int) -> Array:

@@ -31,6 +31,18 @@ def halfspace_margin(w: ArrayLike, X: ArrayLike, y: ArrayLike, *, normalize: boo
     return jnp.min(scores)
 
 
+def margin(X: ArrayLike, y: ArrayLike) -> Array:
+    r"""The margin of a sample, :math:`\gamma(S) = \max_{\|w\| = 1} \min_i y_i\langle w, x_i\rangle`
+    (SS10 L4 section 2), computed through hard-SVM: :math:`\gamma(S) = 1/\|w_0\|` (UML Lemma 15.2).
+
+    Raises ``ValueError`` on a concrete sample that is not separable (see
+    :func:`jaxlearn.linear.sample_margin`).
+    """
+    from jaxlearn.linear._svm import sample_margin  # the SVM solver lives with the batch learners
+
+    return sample_margin(X, y)
+
+
 def total_deviation(w: ArrayLike, X: ArrayLike, y: ArrayLike, margin: ArrayLike) -> Array:
     r"""Balcan's :math:`TD_\gamma = \sum_t \max\{0, \gamma - y_t\, w\cdot x_t\}` for unit-length :math:`x_t`.
 

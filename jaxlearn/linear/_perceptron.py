@@ -10,7 +10,7 @@ from jax.typing import ArrayLike
 
 from jaxlearn import core
 from jaxlearn.core import BatchLearner, is_concrete
-from jaxlearn.linear._sgd import as_float, check_sample, linear_score, sign_label
+from jaxlearn.linear._common import as_float, check_sample, linear_score, sign_label
 from jaxlearn.online._perceptron import perceptron
 
 Array = jax.Array

@@ -17,7 +17,7 @@ import numpy as np
 from jax.typing import ArrayLike
 
 from jaxlearn.core import BatchLearner, is_concrete
-from jaxlearn.linear._sgd import (
+from jaxlearn.linear._common import (
     as_float,
     check_positive,
     check_positive_int,

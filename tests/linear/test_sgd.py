@@ -12,7 +12,8 @@ import optax
 import pytest
 
 from jaxlearn import datasets, losses, theory
-from jaxlearn.linear._sgd import SGDParams, sample_indices, sgd
+from jaxlearn.linear._common import sample_indices
+from jaxlearn.linear._sgd import SGDParams, sgd
 from jaxlearn.online import l2_ball
 
 KEY = jax.random.PRNGKey(0)

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from jaxlearn import core, datasets, losses, online, theory
-from jaxlearn.linear._sgd import sample_indices, sgd
+from jaxlearn.linear._common import sample_indices
+from jaxlearn.linear._sgd import sgd
 from jaxlearn.linear._svm import check_separable, hard_svm, sample_margin, soft_svm
 
 KEY = jax.random.PRNGKey(0)

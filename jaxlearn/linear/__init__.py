@@ -1,0 +1,45 @@
+"""Convex batch learners: SGD with the book's step sizes, SVMs, kernel methods, ridge, batch Perceptrons."""
+
+from jaxlearn.linear._centroid import KernelCentroidParams
+from jaxlearn.linear._centroid import kernel_centroid
+from jaxlearn.linear._kernel_svm import KernelSVMParams
+from jaxlearn.linear._kernel_svm import kernel_svm
+from jaxlearn.linear._perceptron import AugmentedPerceptronParams
+from jaxlearn.linear._perceptron import BatchPerceptronParams
+from jaxlearn.linear._perceptron import augmented_perceptron
+from jaxlearn.linear._perceptron import batch_perceptron
+from jaxlearn.linear._ridge import KernelRidgeParams
+from jaxlearn.linear._ridge import RidgeParams
+from jaxlearn.linear._ridge import kernel_ridge
+from jaxlearn.linear._ridge import ridge
+from jaxlearn.linear._sgd import SGDParams
+from jaxlearn.linear._sgd import sgd
+from jaxlearn.linear._svm import HardSVMParams
+from jaxlearn.linear._svm import SoftSVMParams
+from jaxlearn.linear._svm import check_separable
+from jaxlearn.linear._svm import hard_svm
+from jaxlearn.linear._svm import sample_margin
+from jaxlearn.linear._svm import soft_svm
+
+__all__ = [
+    "AugmentedPerceptronParams",
+    "BatchPerceptronParams",
+    "HardSVMParams",
+    "KernelCentroidParams",
+    "KernelRidgeParams",
+    "KernelSVMParams",
+    "RidgeParams",
+    "SGDParams",
+    "SoftSVMParams",
+    "augmented_perceptron",
+    "batch_perceptron",
+    "check_separable",
+    "hard_svm",
+    "kernel_centroid",
+    "kernel_ridge",
+    "kernel_svm",
+    "ridge",
+    "sample_margin",
+    "sgd",
+    "soft_svm",
+]

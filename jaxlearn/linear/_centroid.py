@@ -1,0 +1,109 @@
+"""The closest-centroid classifier in a kernel's feature space (SPEC 10.11; UML Exercise 16.6)."""
+
+from __future__ import annotations
+
+import functools
+from typing import NamedTuple, Optional
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxlearn.core import BatchLearner, float_dtype, is_concrete
+from jaxlearn.kernels import Kernel, _check_batch_size, as_tree, check_kernel, expansion
+from jaxlearn.linear._common import check_sample
+
+Array = jax.Array
+
+
+class KernelCentroidParams(NamedTuple):
+    r"""``support``: the (m, d) training instances; ``alpha``: (m,) :math:`1/m_+` on the positive
+    examples and :math:`-1/m_-` on the negative ones, so that :math:`w = c_+ - c_- = \sum_i \alpha_i
+    \psi(x_i)`; ``b``: the scalar :math:`\frac12(\|c_-\|^2 - \|c_+\|^2)`."""
+
+    support: Array
+    alpha: Array
+    b: Array
+
+
+def kernel_centroid(kernel: Kernel, *, batch_size: Optional[int] = None) -> BatchLearner:
+    r"""The closest-centroid rule in feature space, through the kernel only (UML Exercise 16.6).
+
+    With :math:`c_y = \frac{1}{m_y}\sum_{i: y_i = y}\psi(x_i)`, the rule labels :math:`x` positive iff
+    :math:`\|\psi(x) - c_+\| \le \|\psi(x) - c_-\|` (a tie is positive). Expanding the squares,
+
+    .. math::
+        \tfrac12\big(\|\psi(x) - c_-\|^2 - \|\psi(x) - c_+\|^2\big) = \langle w, \psi(x)\rangle + b,
+        \qquad w = c_+ - c_-, \quad b = \tfrac12(\|c_-\|^2 - \|c_+\|^2),
+
+    with :math:`\langle w, \psi(x)\rangle = \frac{1}{m_+}\sum_{y_i = +1} K(x_i, x) - \frac{1}{m_-}
+    \sum_{y_i = -1} K(x_i, x)` and :math:`\|c_y\|^2 = \frac{1}{m_y^2}\sum_{y_i = y_j = y} K(x_i, x_j)`.
+    ``decision_function`` is that half-difference of squared distances and ``predict`` is +1 iff it is
+    :math:`\ge 0`. Fitting costs :math:`m^2` kernel values (in ``batch_size`` rows at a time if given:
+    the Gram matrix is never stored), scoring :math:`m` per point. There is nothing to tune: ``key``
+    is unused.
+
+    Args:
+      kernel: ``k(x, z) -> scalar`` (:mod:`jaxlearn.kernels`); its numeric parameters are traced.
+      batch_size: rows of kernel values computed at a time (``None``: all at once).
+
+    Returns:
+      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y)`` with labels in {-1, +1} (both present)
+      returns :class:`KernelCentroidParams`; ``predict`` the labels; ``decision_function`` the scores.
+
+    Raises:
+      ValueError: ``fit`` on shapes, NaN/inf values, labels outside {-1, +1}, a class with no example
+        (when ``y`` is concrete), or a kernel that does not return a scalar.
+
+    Examples:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlearn import kernels
+      >>> X, y = jnp.array([[1.0], [3.0], [-1.0]]), jnp.array([1.0, 1.0, -1.0])  # c+ = 2, c- = -1
+      >>> learner = kernel_centroid(kernels.linear())
+      >>> params = learner.fit(jax.random.PRNGKey(0), X, y)
+      >>> learner.predict(params, jnp.array([[0.4], [0.5], [0.6]])).tolist()  # 0.5 is a tie
+      [-1.0, 1.0, 1.0]
+
+    References:
+      UML Exercise 16.6; SPEC 10.11.
+    """
+    kernel = as_tree(kernel)
+    if batch_size is not None:
+        batch_size = _check_batch_size(batch_size)
+
+    def fit(key, X, y):
+        check_sample(X, y)
+        if is_concrete(y) and not ((np.asarray(y) > 0).any() and (np.asarray(y) < 0).any()):
+            raise ValueError("expected `y` with examples of both classes -1 and +1, found one class only")
+        check_kernel(kernel, X)
+        return _fit(kernel, jnp.asarray(X), jnp.asarray(y), batch_size)
+
+    def decision_function(params, X):
+        return _scores(kernel, params, X, batch_size)
+
+    def predict(params, X):
+        score = decision_function(params, X)
+        return jnp.where(score >= 0, 1, -1).astype(score.dtype)
+
+    return BatchLearner(fit, predict, decision_function)
+
+
+@functools.partial(jax.jit, static_argnums=(3,))
+def _fit(kernel, X, y, batch_size):
+    dtype = float_dtype(X)
+    positive = y > 0
+    one, zero = jnp.ones((), dtype), jnp.zeros((), dtype)
+    # max(count, 1): a traced sample with one class gives a zero centroid for the other, never NaN
+    m_pos = jnp.maximum(jnp.sum(positive), 1).astype(dtype)
+    m_neg = jnp.maximum(jnp.sum(~positive), 1).astype(dtype)
+    a_pos = jnp.where(positive, one / m_pos, zero)
+    a_neg = jnp.where(positive, zero, one / m_neg)
+    # G @ [a_pos, a_neg] through the kernel, then ||c_y||^2 = a_y^T G a_y
+    G_a = expansion(kernel, X, jnp.stack([a_pos, a_neg], axis=1), X, batch_size=batch_size)
+    b = (jnp.vdot(a_neg, G_a[:, 1]) - jnp.vdot(a_pos, G_a[:, 0])) / 2
+    return KernelCentroidParams(support=X, alpha=a_pos - a_neg, b=b)
+
+
+@functools.partial(jax.jit, static_argnums=(3,))
+def _scores(kernel, params, X, batch_size):
+    return expansion(kernel, params.support, params.alpha, X, batch_size=batch_size) + params.b

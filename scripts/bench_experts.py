@@ -1,0 +1,391 @@
+"""Benchmark jaxlearn's Hedge against a NumPy loop and river (CPU, float32).
+
+Measured, each as the median of ``--repeats`` timed runs after one warm-up (compile) run, all in
+this process, with XLA's default threading:
+
+1. Single stream: Hedge (HA-1, COMP0078) with ``--n`` experts over ``--T`` rounds, losses uniform in
+   [0, 1] (generated once, float32), at the tuned rate :math:`\\eta = \\sqrt{2 \\ln(n)/T}`.
+   Implementations: ``jaxlearn.core.run`` (one ``lax.scan`` step per round) at its default
+   ``unroll`` and at the fastest ``unroll`` of ``UNROLLS`` (a short probe), the same call under
+   ``jax.jit`` (which skips ``run``'s host-side checks of the 4 x T x n bytes of losses), ``run``
+   without ``trace_fn`` (the trace then stores the T x n allocations ``Info.prediction``), the
+   natural NumPy implementation (vectorised over experts, a Python loop over rounds, the whole
+   stream) and river's ``ensemble.EWARegressor`` (exponentially weighted average; its experts are
+   river regressors that predict their loss, so with the absolute loss and outcome 0 its weights are
+   exactly Hedge's), which costs a Python call per expert per round and is timed on a prefix.
+   Every jaxlearn row except the "no trace_fn" one passes ``trace_fn=lambda info: info.loss``, so
+   the trace is the (T,) loss sequence.
+   A last row is not Hedge: one fused XLA pass computing ``exp(-eta * losses)`` over the whole
+   T x n matrix. Any Hedge implementation evaluates those T n exponentials, so its rounds/s is an
+   upper bound for round-by-round Hedge on this machine.
+2. Sweep: 64 learning rates ``eta* x logspace(-2, 1, 64)`` on the same stream, as one
+   ``jax.jit(jax.vmap(...))`` program, against 64 sequential NumPy runs and one NumPy loop
+   vectorised over the rates (a (64, n) weight matrix per round); both NumPy versions are timed on
+   a prefix of the stream and extrapolated. Throughput is learner-rounds/s = 64 T / time.
+   (Above 10 eta*, NumPy's float32 weights of bad experts become subnormal and NumPy slows down;
+   jaxlearn's log-space weights never do, so the range stops there to keep NumPy's time fair.)
+
+Before timing, the script checks that the implementations compute the same thing: jaxlearn's final
+allocation equals the NumPy loop's (float32, same data; both are also compared with a float64 NumPy
+run) and the cumulative losses sum_t v_t . l_t agree; river's weights equal NumPy's on river's
+prefix; the vmapped sweep equals NumPy at four rates on the whole stream and at all 64 on the prefix.
+A failed check aborts the script.
+
+Target: jaxlearn at least ``TARGET`` times the NumPy loop's rounds/s (single stream) and
+learner-rounds/s (sweep, against the 64 sequential NumPy runs).
+
+Usage: ``python scripts/bench_experts.py [--T 100000] [--n 1000] [--repeats 5]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from river import base, ensemble, optim
+
+from jaxlearn import core, experts
+
+N_LEARNERS = 64
+UNROLLS = (1, 2, 4, 8)
+RIVER_PREFIX = 300
+NUMPY_SWEEP_PREFIX = 5_000
+TARGET = 20.0
+# Final allocations are compared elementwise, relative to the largest weight; float32 rounding
+# accumulates over 10^5 rounds to a few 1e-5 (printed with the checks).
+WEIGHT_RTOL = 1e-3
+LOSS_RTOL = 1e-5
+
+
+def timeit(fn, repeats, warm_up=True):
+    """Median seconds of ``repeats`` calls of ``fn`` (after one untimed call if ``warm_up``)."""
+    if warm_up:
+        jax.block_until_ready(fn())
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        jax.block_until_ready(fn())
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))
+
+
+def loss_only(info):
+    """``trace_fn`` keeping v_t . l_t only (Info.prediction, the allocation, is n floats a round)."""
+    return info.loss
+
+
+def numpy_hedge(losses, eta):
+    """Hedge as one would write it in NumPy: multiplicative weights, renormalised every round."""
+    n = losses.shape[1]
+    eta = losses.dtype.type(eta)
+    w = np.full(n, 1 / n, losses.dtype)
+    total = 0.0
+    for loss in losses:
+        total += float(w @ loss)
+        w *= np.exp(-eta * loss)
+        w /= w.sum()
+    return w, total
+
+
+def numpy_hedge_sweep(losses, etas):
+    """Hedge for K rates at once: a (K, n) weight matrix per round, a Python loop over rounds."""
+    n = losses.shape[1]
+    etas = np.asarray(etas, losses.dtype)[:, None]
+    w = np.full((etas.shape[0], n), 1 / n, losses.dtype)
+    total = np.zeros(etas.shape[0])
+    for loss in losses:
+        total += w @ loss
+        w *= np.exp(-etas * loss)
+        w /= w.sum(axis=1, keepdims=True)
+    return w, total
+
+
+class LossColumn(base.Regressor):
+    """A river "expert" that predicts feature ``i`` of ``x``: its own loss this round."""
+
+    def __init__(self, i):
+        self.i = i
+
+    def learn_one(self, x, y):
+        pass
+
+    def predict_one(self, x):
+        return x[self.i]
+
+
+def river_hedge(rows, n, eta):
+    """river's EWARegressor over ``n`` loss columns: absolute loss against outcome 0 is the loss."""
+    model = ensemble.EWARegressor(
+        [LossColumn(i) for i in range(n)], loss=optim.losses.Absolute(), learning_rate=eta
+    )
+    for x in rows:
+        model.learn_one(x, 0.0)
+    return np.asarray(model.weights)
+
+
+def max_rel_diff(a, b):
+    """max_i |a_i - b_i| / max_i |b_i|."""
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    return float(np.abs(a - b).max() / np.abs(b).max())
+
+
+class Report:
+    def __init__(self):
+        self.rows, self.checks, self.notes, self.targets = [], [], [], []
+
+    def check(self, what, ok, detail=""):
+        self.checks.append(f"- [{'ok' if ok else 'DIFFERS'}] {what}" + (f" ({detail})" if detail else ""))
+        if not ok:
+            self.print("### Aborted: a check failed")
+            raise AssertionError(f"{what}: {detail}")
+
+    def add(self, task, impl, seconds, work, base_rate=None):
+        rate = work / seconds
+        self.rows.append((task, impl, seconds, rate, rate / base_rate if base_rate else 1.0))
+        return rate
+
+    def target(self, task, ratio, impl):
+        met = "met" if ratio >= TARGET else "NOT met"
+        self.targets.append(f"- {task}: {ratio:.2f}x >= {TARGET:.0f}x the NumPy loop ({impl}): **{met}**")
+
+    def print(self, header):
+        print(header + "\n")
+        print(
+            "| task | implementation | median time (s) | rounds/s (sweep: learner-rounds/s) | vs NumPy loop |"
+        )
+        print("|---|---|---:|---:|---:|")
+        for task, impl, seconds, rate, ratio in self.rows:
+            print(f"| {task} | {impl} | {seconds:.4f} | {rate:,.0f} | {ratio:.2f}x |")
+        for title, lines in (("Checks", self.checks), ("Notes", self.notes), ("Targets", self.targets)):
+            if lines:
+                print(f"\n**{title}**\n\n" + "\n".join(lines))
+
+
+def single_stream(report, losses, repeats):
+    T, n = losses.shape
+    task = "Hedge, one stream"
+    eta = math.sqrt(2 * math.log(n) / T)
+    learner = experts.hedge(eta)  # built once: run() is jitted with the learner as a static arg
+    state0 = learner.init(jnp.zeros(n, losses.dtype))
+    losses_np = np.asarray(losses)
+
+    def jaxlearn_run(unroll=None, trace_fn=loss_only):
+        kwargs = {} if unroll is None else {"unroll": unroll}
+        return lambda: core.run(learner, state0, None, losses, trace_fn=trace_fn, **kwargs)
+
+    jitted = {}
+
+    def jaxlearn_jit(unroll):
+        if unroll not in jitted:
+            jitted[unroll] = jax.jit(
+                lambda ls: core.run(learner, state0, None, ls, trace_fn=loss_only, unroll=unroll)
+            )
+        return lambda: jitted[unroll](losses)
+
+    # --- checks, before any timing (these calls are also the warm-ups) ---
+    outputs = {"run": jax.block_until_ready(jaxlearn_run()())}
+    outputs["run, no trace_fn"] = jax.block_until_ready(jaxlearn_run(trace_fn=None)())
+    for u in UNROLLS:
+        outputs[f"jit(run, unroll={u})"] = jax.block_until_ready(jaxlearn_jit(u)())
+    w_np, total_np = numpy_hedge(losses_np, eta)
+    w_64, total_64 = numpy_hedge(losses_np.astype(np.float64), eta)
+    weight_diff = {k: max_rel_diff(np.exp(np.asarray(st.log_v)), w_np) for k, (st, _) in outputs.items()}
+    totals = {
+        k: float(np.asarray(getattr(tr, "loss", tr), np.float64).sum()) for k, (_, tr) in outputs.items()
+    }
+    total_run = totals["run"]
+    v_run = np.exp(np.asarray(outputs["run"][0].log_v))
+    report.check(
+        f"{task}: jaxlearn's final allocation equals the NumPy loop's (float32, rtol {WEIGHT_RTOL:g} "
+        "of the largest weight)",
+        max(weight_diff.values()) < WEIGHT_RTOL,
+        ", ".join(f"{k} {d:.1e}" for k, d in weight_diff.items())
+        + f"; against float64 NumPy: jaxlearn run {max_rel_diff(v_run, w_64):.1e}, "
+        f"NumPy float32 {max_rel_diff(w_np, w_64):.1e}",
+    )
+    report.check(
+        f"{task}: cumulative loss sum_t v_t . l_t agrees (rtol {LOSS_RTOL:g})",
+        all(abs(total - total_np) <= LOSS_RTOL * total_np for total in totals.values()),
+        f"jaxlearn {min(totals.values()):.3f} .. {max(totals.values()):.3f}, NumPy {total_np:.3f}, "
+        f"NumPy float64 {total_64:.3f}",
+    )
+    best_expert = float(losses_np.astype(np.float64).sum(axis=0).min())
+    bound = math.sqrt(2 * T * math.log(n))
+    report.check(
+        f"{task}: regret within the Hedge bound sqrt(2 T ln n)",
+        total_run - best_expert <= bound,
+        f"regret {total_run - best_expert:.1f} <= {bound:.1f}",
+    )
+    m_river = min(RIVER_PREFIX, T)
+    rows = [dict(enumerate(r)) for r in losses_np[:m_river].tolist()]
+    w_river = river_hedge(rows, n, eta)
+    w_prefix, _ = numpy_hedge(losses_np[:m_river].astype(np.float64), eta)
+    report.check(
+        f"{task}: river EWARegressor's weights equal NumPy's (float64) after {m_river} rounds",
+        max_rel_diff(w_river, w_prefix) < 1e-9,
+        f"{max_rel_diff(w_river, w_prefix):.1e}",
+    )
+
+    # --- timings ---
+    probe = {u: timeit(jaxlearn_jit(u), 3) for u in UNROLLS}
+    best = min(probe, key=probe.get)
+    t_np = timeit(lambda: numpy_hedge(losses_np, eta), repeats, warm_up=False)
+    t_run = timeit(jaxlearn_run(), repeats)
+    t_run_best = timeit(jaxlearn_run(best), repeats)
+    t_jit = timeit(jaxlearn_jit(best), repeats)
+    t_full = timeit(jaxlearn_run(trace_fn=None), repeats)
+    t_river = timeit(lambda: river_hedge(rows, n, eta), repeats)
+    floor_fn = jax.jit(lambda ls: jnp.sum(jnp.exp(-eta * ls) * ls, axis=1))
+    t_floor = timeit(lambda: floor_fn(losses), repeats)
+    t_checks = timeit(lambda: core._check_stream(learner, None, losses), repeats)
+
+    np_rate = report.add(task, "NumPy loop over rounds, vectorised over experts (whole stream)", t_np, T)
+    default_unroll = core.run.__kwdefaults__["unroll"]
+    run_rate = report.add(task, f"jaxlearn run (default unroll={default_unroll})", t_run, T, np_rate)
+    best_rate = report.add(task, f"jaxlearn run, unroll={best}", t_run_best, T, np_rate)
+    jit_rate = report.add(task, f"jax.jit(jaxlearn run, unroll={best}) (no host checks)", t_jit, T, np_rate)
+    report.add(
+        task, "jaxlearn run (default unroll), no trace_fn (stores T x n allocations)", t_full, T, np_rate
+    )
+    report.add(
+        task,
+        f"river ensemble.EWARegressor (first {m_river:,} rounds, extrapolated)",
+        t_river,
+        m_river,
+        np_rate,
+    )
+    report.add(
+        task,
+        "not Hedge: exp(-eta L) over the whole T x n matrix, one XLA op (a ceiling)",
+        t_floor,
+        T,
+        np_rate,
+    )
+    report.notes.append(
+        f"- {task}: eta = sqrt(2 ln n / T) = {eta:.5f}; every jaxlearn row but one passes "
+        "`trace_fn=lambda info: info.loss`"
+    )
+    report.notes.append(
+        f"- {task}: unroll probe, jit(run), median of 3 (s): "
+        + ", ".join(f"{u}: {t:.4f}" for u, t in probe.items())
+    )
+    report.notes.append(
+        f"- {task}: run()'s host-side input checks (finite, in [0, 1]) on the "
+        f"{losses.nbytes / 1e6:.0f} MB of losses take {t_checks:.4f} s a call: included in every "
+        "`run` row, not in the jax.jit(run) row"
+    )
+    ratio, impl = max(
+        (run_rate / np_rate, "run"),
+        (best_rate / np_rate, f"run, unroll={best}"),
+        (jit_rate / np_rate, f"jit(run), unroll={best}"),
+    )
+    report.target(task, ratio, impl)
+    report.notes.append(
+        f"- {task}: the ceiling row evaluates {T * n / t_floor / 1e9:.2f} G exponentials/s; at that rate, "
+        f"any Hedge (one exp(-eta l_t,i) per round and expert) is at most {t_np / t_floor:.1f}x the NumPy "
+        f"loop's {t_np / T * 1e6:.2f} us a round"
+    )
+    return eta, best, t_floor
+
+
+def sweep(report, losses, eta_star, unroll, t_floor, repeats):
+    T, n = losses.shape
+    task = f"{N_LEARNERS}-eta sweep"
+    etas = (eta_star * np.logspace(-2, 1, N_LEARNERS)).astype(np.float32)
+    state0 = experts.hedge(1.0).init(jnp.zeros(n, losses.dtype))
+    losses_np = np.asarray(losses)
+    prefix = min(NUMPY_SWEEP_PREFIX, T)
+
+    def program(u):
+        def one(eta, ls):
+            state, trace = core.run(experts.hedge(eta), state0, None, ls, trace_fn=loss_only, unroll=u)
+            return jnp.exp(state.log_v), trace
+
+        fn = jax.jit(jax.vmap(one, in_axes=(0, None)))
+        return lambda ls=losses: fn(jnp.asarray(etas), ls)
+
+    default_unroll = core.run.__kwdefaults__["unroll"]
+    unrolls = sorted({default_unroll, unroll})
+    programs = {u: program(u) for u in unrolls}
+
+    # --- checks ---
+    V, trace = jax.block_until_ready(programs[unrolls[0]]())
+    V, totals = np.asarray(V), np.asarray(trace, np.float64).sum(axis=1)
+    for i in (0, N_LEARNERS // 3, 2 * N_LEARNERS // 3, N_LEARNERS - 1):
+        w_np, total_np = numpy_hedge(losses_np, etas[i])
+        report.check(
+            f"{task}: vmapped run equals the NumPy loop on the whole stream at eta = {etas[i]:.2e}",
+            max_rel_diff(V[i], w_np) < WEIGHT_RTOL and abs(totals[i] - total_np) <= LOSS_RTOL * total_np,
+            f"weights {max_rel_diff(V[i], w_np):.1e}, cumulative loss {totals[i]:.3f} vs {total_np:.3f}",
+        )
+    V_pre, trace_pre = programs[unrolls[0]](losses[:prefix])
+    W_pre, totals_pre = numpy_hedge_sweep(losses_np[:prefix], etas)
+    W_seq = np.stack([numpy_hedge(losses_np[:prefix], e)[0] for e in etas])
+    worst = max(
+        max(max_rel_diff(a, b), max_rel_diff(c, b)) for a, b, c in zip(np.asarray(V_pre), W_seq, W_pre)
+    )
+    report.check(
+        f"{task}: all {N_LEARNERS} rates equal NumPy (sequential and vectorised) "
+        f"on the first {prefix:,} rounds",
+        worst < WEIGHT_RTOL
+        and np.allclose(np.asarray(trace_pre, np.float64).sum(axis=1), totals_pre, rtol=LOSS_RTOL),
+        f"worst weight difference {worst:.1e}",
+    )
+
+    # --- timings ---
+    t_seq = timeit(lambda: [numpy_hedge(losses_np[:prefix], e) for e in etas], repeats, warm_up=False)
+    t_vec = timeit(lambda: numpy_hedge_sweep(losses_np[:prefix], etas), repeats, warm_up=False)
+    t_jax = {u: timeit(programs[u], repeats) for u in unrolls}
+
+    np_rate = report.add(
+        task,
+        f"NumPy loop x {N_LEARNERS}, sequential (first {prefix:,} rounds, extrapolated)",
+        t_seq,
+        N_LEARNERS * prefix,
+    )
+    report.add(
+        task,
+        f"NumPy loop over rounds, vectorised over ({N_LEARNERS} etas, experts) (first {prefix:,} rounds, "
+        "extrapolated)",
+        t_vec,
+        N_LEARNERS * prefix,
+        np_rate,
+    )
+    rates = {
+        u: report.add(task, f"jax.jit(jax.vmap(jaxlearn run)), unroll={u}", t, N_LEARNERS * T, np_rate)
+        for u, t in t_jax.items()
+    }
+    report.notes.append(f"- {task}: eta from {etas[0]:.2e} to {etas[-1]:.2e} (eta* x 10^-2 .. eta* x 10)")
+    u = max(rates, key=rates.get)
+    report.target(task, rates[u] / np_rate, f"vmapped run, unroll={u}, vs {N_LEARNERS} sequential NumPy runs")
+    report.notes.append(
+        f"- {task}: {N_LEARNERS} T n exponentials at the single-stream ceiling row's rate take "
+        f"{N_LEARNERS * t_floor:.2f} s, i.e. at most {T / t_floor:,.0f} learner-rounds/s = "
+        f"{T / t_floor / np_rate:.1f}x the sequential NumPy runs"
+    )
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--T", type=int, default=100_000, help="rounds")
+    parser.add_argument("--n", type=int, default=1_000, help="experts")
+    parser.add_argument("--repeats", type=int, default=5, help="timed runs (median reported)")
+    args = parser.parse_args()
+    jax.config.update("jax_platforms", "cpu")
+
+    losses = jax.random.uniform(jax.random.PRNGKey(0), (args.T, args.n), jnp.float32)
+    report = Report()
+    eta_star, unroll, t_floor = single_stream(report, losses, args.repeats)
+    sweep(report, losses, eta_star, unroll, t_floor, args.repeats)
+    report.print(
+        f"### Hedge, n={args.n:,} experts, T={args.T:,} rounds, float32, "
+        f"{jax.devices()[0].platform.upper()}, median of {args.repeats}"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,205 @@
+"""Ridge and kernel ridge regression in closed form (SPEC 10.9, 10.10; UML Exercise 16.3)."""
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from sklearn.datasets import load_diabetes
+from sklearn.kernel_ridge import KernelRidge
+from sklearn.linear_model import Ridge
+
+from jaxlearn import kernels
+from jaxlearn.linear._ridge import _kernel_ridge_fit, _ridge_fit, kernel_ridge, ridge
+from tests.batch_conformance import (
+    BatchCase,
+    check_fit_jit_equals_no_jit,
+    check_no_recompilation,
+    check_params_dtypes,
+    check_rejects_bad_input,
+    check_vmap_over_hyperparameter,
+    check_vmap_over_keys,
+)
+
+KEY = jax.random.PRNGKey(0)
+
+
+def _regression(seed, m=40, d=3, dtype=None):
+    X = jax.random.normal(jax.random.PRNGKey(seed), (m, d), dtype)
+    noise = jax.random.normal(jax.random.PRNGKey(seed + 1000), (m,), X.dtype)
+    return X, (X[:, 0] - 2 * X[:, 1] * X[:, 2] + 0.1 * noise).astype(X.dtype)
+
+
+def _ridge_objective(w, X, y, lam):  # SPEC 10.10: a sum of squares plus lam ||w||^2
+    return jnp.sum((X @ w - y) ** 2) + lam * jnp.vdot(w, w)
+
+
+def _uml_objective(w, Phi, y, lam):  # UML (16.8): lam ||w||^2 + (1 / 2m) sum of squares
+    return lam * jnp.vdot(w, w) + jnp.sum((Phi @ w - y) ** 2) / (2 * y.shape[0])
+
+
+@pytest.mark.parametrize("rows", [442, 6], ids=["d<m (primal)", "d>m (dual)"])
+@pytest.mark.parametrize("lam", [0.01, 1.0, 30.0])
+def test_ridge_equals_sklearn_and_its_gradient_vanishes(rows, lam, x64):
+    X, y = load_diabetes(return_X_y=True)
+    X, y = jnp.asarray(X[:rows]), jnp.asarray(y[:rows])
+    params = ridge(lam).fit(KEY, X, y)
+    want = Ridge(alpha=lam, fit_intercept=False, solver="cholesky").fit(np.asarray(X), np.asarray(y)).coef_
+    np.testing.assert_allclose(params.w, want, rtol=1e-8, atol=1e-10 * np.abs(want).max())
+    grad = jax.grad(_ridge_objective)(params.w, X, y, lam)
+    assert float(jnp.abs(grad).max()) <= 1e-9 * float(jnp.abs(X.T @ y).max())
+
+
+def test_ridge_is_kernel_ridge_with_the_linear_kernel_and_lam_over_2m(x64):
+    X, y = _regression(0)
+    X_new, _ = _regression(1)
+    lam, m = 0.7, X.shape[0]
+    primal = ridge(lam)
+    dual = kernel_ridge(kernels.linear(), lam / (2 * m))
+    np.testing.assert_allclose(
+        dual.predict(dual.fit(KEY, X, y), X_new), primal.predict(primal.fit(KEY, X, y), X_new), rtol=1e-10
+    )
+
+
+@pytest.mark.parametrize("degree, lam", [(2, 1e-3), (3, 0.1)])
+def test_kernel_ridge_equals_primal_ridge_on_the_explicit_feature_map(degree, lam, x64):
+    X, y = _regression(2, m=30)
+    X_new, _ = _regression(3, m=20)
+    psi = jax.vmap(lambda x: kernels.polynomial_features(x, degree))
+    Phi, m = psi(X), X.shape[0]
+    # the primal closed form of UML (16.8): w* = (Phi^T Phi + 2 lam m I)^{-1} Phi^T y
+    w_star = jnp.linalg.solve(Phi.T @ Phi + 2 * lam * m * jnp.eye(Phi.shape[1]), Phi.T @ y)
+    learner = kernel_ridge(kernels.polynomial(degree), lam)
+    params = learner.fit(KEY, X, y)
+    scale = float(jnp.abs(psi(X_new) @ w_star).max())
+    np.testing.assert_allclose(learner.predict(params, X_new), psi(X_new) @ w_star, atol=1e-9 * scale)
+    np.testing.assert_allclose(Phi.T @ params.alpha, w_star, atol=1e-9 * float(jnp.abs(w_star).max()))
+    # the representer w = Phi^T alpha minimises f: its gradient vanishes
+    grad = jax.grad(_uml_objective)(Phi.T @ params.alpha, Phi, y, lam)
+    assert float(jnp.abs(grad).max()) <= 1e-9 * float(jnp.abs(Phi.T @ y).max() / m)
+    assert float(_uml_objective(Phi.T @ params.alpha, Phi, y, lam)) <= float(
+        _uml_objective(Phi.T @ params.alpha * 1.001, Phi, y, lam)
+    )
+
+
+@pytest.mark.parametrize("sigma", [0.5, 2.0])
+def test_kernel_ridge_equals_sklearn_kernel_ridge(sigma, x64):
+    X, y = _regression(4, m=50)
+    X_new, _ = _regression(5, m=10)
+    lam, m = 0.01, X.shape[0]
+    learner = kernel_ridge(kernels.gaussian(sigma), lam, batch_size=16)
+    got = learner.predict(learner.fit(KEY, X, y), X_new)
+    # sklearn solves (K + alpha I) c = y: alpha = 2 lam m; its rbf gamma = 1 / (2 sigma) (book's sigma)
+    reference = KernelRidge(alpha=2 * lam * m, kernel="rbf", gamma=1 / (2 * sigma))
+    want = reference.fit(np.asarray(X), np.asarray(y)).predict(np.asarray(X_new))
+    np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
+
+
+def test_regressors_predict_real_values():
+    X, y = _regression(6)
+    for learner in (ridge(0.1), kernel_ridge(kernels.gaussian(1.0), 0.01)):
+        prediction = learner.predict(learner.fit(KEY, X, y), X)
+        assert prediction.dtype == jnp.float32
+        assert not bool(jnp.all(jnp.isin(prediction, jnp.array([-1.0, 1.0]))))
+        assert float(jnp.mean((prediction - y) ** 2)) < float(jnp.var(y))
+
+
+# --------------------------------------------------------------------------------------------
+# Conformance (tests/batch_conformance.py): jit == no jit, vmap over lam / sigma / keys == a loop,
+# no recompilation (also for a new sigma), dtypes, bad input
+# --------------------------------------------------------------------------------------------
+
+POLY = kernels.polynomial(2)
+LAMS = tuple(np.geomspace(1e-3, 10.0, 32).tolist())
+
+
+@functools.partial(jax.jit, static_argnums=(1, 2))
+def _data(key, n, dtype):
+    X = jax.random.normal(key, (n, 3), dtype)
+    return X, (X[:, 0] - 2 * X[:, 1] * X[:, 2]).astype(dtype)
+
+
+@functools.partial(jax.jit, static_argnums=(1, 2))
+def _wide(key, n, dtype):  # more features than examples: ridge solves the m x m system
+    X = jax.random.normal(key, (n, 2 * n), dtype)
+    return X, X[:, 0] - X[:, 1]
+
+
+def _row(name, make, hparams, compiled, data=_data, n=40):
+    return BatchCase(name, make, hparams, data, compiled, n=n, labels=None, rtol=2e-5)
+
+
+CASES = [
+    _row("ridge", ridge, LAMS, _ridge_fit),
+    _row("ridge_wide", ridge, LAMS, _ridge_fit, data=_wide, n=8),
+    _row(  # rank(G) <= 10 < m: small lam makes the float32 solve ill-conditioned (cond ~ 1 / lam)
+        "kernel_ridge_poly",
+        lambda lam: kernel_ridge(POLY, lam),
+        tuple(np.geomspace(0.05, 10.0, 32).tolist()),
+        _kernel_ridge_fit,
+    ),
+    _row(
+        "kernel_ridge_sigma",
+        lambda s: kernel_ridge(kernels.gaussian(s), 0.01, batch_size=16),
+        tuple(np.geomspace(0.3, 10.0, 32).tolist()),
+        _kernel_ridge_fit,
+    ),
+]
+cases = pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
+
+
+@cases
+def test_fit_under_jit_equals_no_jit(case):
+    check_fit_jit_equals_no_jit(case)
+
+
+@cases
+def test_vmap_over_32_hyperparameters_equals_loop(case):
+    check_vmap_over_hyperparameter(case)
+
+
+@cases
+def test_vmap_over_keys_equals_loop(case):
+    check_vmap_over_keys(case)
+
+
+@cases
+def test_no_recompilation_on_second_fit(case):
+    check_no_recompilation(case)
+
+
+@cases
+def test_params_dtypes(case, dtype):
+    check_params_dtypes(case, dtype)
+
+
+@cases
+def test_rejects_bad_input(case):
+    check_rejects_bad_input(case)
+
+
+# --------------------------------------------------------------------------------------------
+# Bad input
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("make", [ridge, lambda lam: kernel_ridge(POLY, lam)], ids=["ridge", "kernel_ridge"])
+def test_bad_inputs(make):
+    X, y = _regression(13, m=10)
+    for lam in (0.0, -2.0):
+        with pytest.raises(ValueError, match="`lam` > 0"):
+            make(lam)
+    learner = make(0.1)
+    with pytest.raises(ValueError, match="`y` to be finite"):
+        learner.fit(KEY, X, y.at[3].set(jnp.inf))
+    with pytest.raises(ValueError, match=r"`y` of shape \(m,\)"):
+        learner.fit(KEY, X, y[:, None])
+    with pytest.raises(ValueError, match="non-empty sample"):
+        learner.fit(KEY, X[:0], y[:0])
+
+
+def test_kernel_of_the_wrong_shape():
+    X, y = _regression(14, m=10)
+    with pytest.raises(ValueError, match=r"`kernel` to return a scalar .* got shape \(3,\)"):
+        kernel_ridge(lambda x, z: x - z, 0.1).fit(KEY, X, y)
