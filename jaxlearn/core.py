@@ -185,10 +185,11 @@ def run(
       trace_fn: maps each round's ``Info`` to what the trace keeps (default: the whole ``Info``).
       progress: show a tqdm progress bar from inside the scan (needs the ``progress`` extra).
       block_size: for learners with an exact block rule (``learner.run_block``: the mistake-driven
-        perceptrons), process the stream in blocks of this many examples: one matrix-vector product
-        scores a block, the learner jumps from mistake to mistake, and the result equals the
-        round-by-round scan (up to the rounding of a score within float precision of 0, where
-        the two summation orders may disagree). Ignored for other learners.
+        perceptrons, Hedge), process the stream in blocks of this many rounds, vectorised across
+        the block: the perceptrons score a block with one matrix-vector product and jump from
+        mistake to mistake; Hedge computes a block of allocations from cumulative losses. The
+        result equals the round-by-round scan up to float rounding (for the perceptrons, bitwise
+        except where a score lies within rounding of 0). Ignored for other learners.
       unroll: rounds per iteration of the compiled loop (``lax.scan``'s ``unroll``); the default
         halves the per-round loop overhead on CPU.
 
@@ -222,14 +223,15 @@ def _run_scan(learner, state, xs, ys, trace_fn, progress, unroll):
 
 @functools.partial(jax.jit, static_argnums=(0, 4, 5, 6))
 def _run_blocked(learner, state, xs, ys, trace_fn, progress, block_size):
-    n = xs.shape[0]
+    n = jax.tree_util.tree_leaves((xs, ys))[0].shape[0]
     num_blocks, rest = divmod(n, block_size)
     keep = (lambda info: info) if trace_fn is None else jax.vmap(trace_fn)
 
+    def take(a, start, size):  # a slice of the stream, not a copy of it (xs may be None)
+        return None if a is None else jax.lax.dynamic_slice_in_dim(a, start, size)
+
     def block(s, start, size):
-        xb = jax.lax.dynamic_slice_in_dim(xs, start, size)  # a view into xs: no copy of the stream
-        yb = jax.lax.dynamic_slice_in_dim(ys, start, size)
-        s, info = learner.run_block(s, xb, yb)
+        s, info = learner.run_block(s, take(xs, start, size), take(ys, start, size))
         return s, keep(info)
 
     def step(s, i):

@@ -77,4 +77,29 @@ def hedge(eta: ArrayLike, *, sample: bool = False) -> Learner:
         log_v = normalize(state.log_v - jnp.asarray(eta).astype(losses.dtype) * losses)
         return HedgeState(log_v, key, state.step + 1), HedgeInfo(v, loss, action, action_loss)
 
-    return Learner(init, update, predict, check_loss_stream)
+    def run_block(state, xs, losses):
+        r"""A block of rounds at once: :math:`\log v_{t} = \log v_{t_0} - \eta \sum_{t_0 \le s < t}
+        \ell_s`, normalised, for every round of the block (one pass over the block's losses)."""
+        check_width("loss_vector", losses, state.log_v.shape[0])
+        losses = jnp.asarray(losses).astype(state.log_v.dtype)
+        eta_ = jnp.asarray(eta).astype(losses.dtype)
+        seen = jnp.cumsum(losses, axis=0)
+        log_v = jax.nn.log_softmax(state.log_v - eta_ * (seen - losses), axis=-1)
+        v = jnp.exp(log_v)
+        loss = jnp.sum(v * losses, axis=-1)
+        key = state.key
+        if sample:
+            def split(k, _):
+                k, draw = jax.random.split(k)
+                return k, draw
+
+            key, draws = jax.lax.scan(split, state.key, None, length=losses.shape[0])
+            action = jax.vmap(jax.random.categorical)(draws, log_v).astype(jnp.int32)
+            action_loss = jnp.take_along_axis(losses, action[:, None], axis=1)[:, 0]
+        else:
+            action, action_loss = jnp.full(loss.shape, -1, jnp.int32), loss
+        final = normalize(state.log_v - eta_ * seen[-1])
+        info = HedgeInfo(v, loss, action, action_loss)
+        return HedgeState(final, key, state.step + losses.shape[0]), info
+
+    return Learner(init, update, predict, check_loss_stream, run_block)

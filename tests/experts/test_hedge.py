@@ -99,3 +99,18 @@ def test_vmapped_sweep_of_64_etas():
         np.testing.assert_allclose(traces.loss[i], one(etas[i]), rtol=1e-5)
     regrets = traces.loss.sum(axis=1) - losses.sum(axis=0).min()
     assert bool(jnp.all(regrets <= theory.exponential_weights_bound(etas, T, n)))
+
+
+@pytest.mark.parametrize("sample", [False, True])
+@pytest.mark.parametrize("block_size", [1, 7, 64])
+def test_block_mode_equals_the_round_by_round_scan(sample, block_size, x64):
+    losses = jax.random.uniform(jax.random.PRNGKey(0), (300, 9))
+    learner = experts.hedge(0.4, sample=sample)
+    state0 = learner.init(jnp.zeros(9), jax.random.PRNGKey(1))
+    seq = core.run(learner, state0, None, losses)
+    blk = core.run(learner, state0, None, losses, block_size=block_size)
+    np.testing.assert_allclose(blk[0].log_v, seq[0].log_v, atol=1e-12)
+    np.testing.assert_allclose(blk[1].loss, seq[1].loss, atol=1e-12)
+    np.testing.assert_allclose(blk[1].prediction, seq[1].prediction, atol=1e-12)
+    np.testing.assert_array_equal(blk[1].action, seq[1].action)
+    np.testing.assert_allclose(blk[1].action_loss, seq[1].action_loss, atol=1e-12)
