@@ -14,12 +14,13 @@ KEY = jax.random.PRNGKey(0)
 
 @pytest.mark.parametrize("margin", [0.05, 0.1, 0.3])
 def test_theorem_3_updates_and_zero_training_error(margin):
-    X, y, w_star = datasets.separable(jax.random.PRNGKey(int(100 * margin)), 2000, 8, margin)
+    X, y, w_star = datasets.separable(jax.random.PRNGKey(int(100 * margin)), 400, 8, margin)
     params = jax.jit(batch_perceptron().fit)(KEY, X, y)
     assert bool(params.converged)
     assert bool(jnp.all(y * (X @ params.w) > 0))  # zero training error
-    gamma = theory.halfspace_margin(w_star, X, y)  # <= gamma(S): a valid, slightly looser bound
-    assert 0 < int(params.num_updates) <= theory.perceptron_mistake_bound(theory.radius(X), gamma)
+    gamma_S = theory.margin(X, y)  # gamma(S) exactly, through hard-SVM
+    assert float(gamma_S) >= float(theory.halfspace_margin(w_star, X, y)) - 1e-6
+    assert 0 < int(params.num_updates) <= theory.perceptron_mistake_bound(theory.radius(X), gamma_S)
 
 
 def test_non_separable_input_is_reported():
