@@ -51,6 +51,7 @@ from river import base, ensemble, optim
 from jaxlearn import core, experts
 
 N_LEARNERS = 64
+BLOCK_SIZES = (16, 64, 256)
 UNROLLS = (1, 2, 4, 8)
 RIVER_PREFIX = 300
 NUMPY_SWEEP_PREFIX = 5_000
@@ -186,8 +187,13 @@ def single_stream(report, losses, repeats):
             )
         return lambda: jitted[unroll](losses)
 
+    def jaxlearn_block(block_size):
+        return lambda: core.run(learner, state0, None, losses, trace_fn=loss_only, block_size=block_size)
+
     # --- checks, before any timing (these calls are also the warm-ups) ---
     outputs = {"run": jax.block_until_ready(jaxlearn_run()())}
+    for b in BLOCK_SIZES:
+        outputs[f"run, block_size={b}"] = jax.block_until_ready(jaxlearn_block(b)())
     outputs["run, no trace_fn"] = jax.block_until_ready(jaxlearn_run(trace_fn=None)())
     for u in UNROLLS:
         outputs[f"jit(run, unroll={u})"] = jax.block_until_ready(jaxlearn_jit(u)())
@@ -238,6 +244,7 @@ def single_stream(report, losses, repeats):
     t_run_best = timeit(jaxlearn_run(best), repeats)
     t_jit = timeit(jaxlearn_jit(best), repeats)
     t_full = timeit(jaxlearn_run(trace_fn=None), repeats)
+    t_blocks = {b: timeit(jaxlearn_block(b), repeats) for b in BLOCK_SIZES}
     t_river = timeit(lambda: river_hedge(rows, n, eta), repeats)
     floor_fn = jax.jit(lambda ls: jnp.sum(jnp.exp(-eta * ls) * ls, axis=1))
     t_floor = timeit(lambda: floor_fn(losses), repeats)
@@ -251,6 +258,10 @@ def single_stream(report, losses, repeats):
     report.add(
         task, "jaxlearn run (default unroll), no trace_fn (stores T x n allocations)", t_full, T, np_rate
     )
+    block_rates = {
+        b: report.add(task, f"jaxlearn run, block_size={b} (vectorised across rounds)", t, T, np_rate)
+        for b, t in t_blocks.items()
+    }
     report.add(
         task,
         f"river ensemble.EWARegressor (first {m_river:,} rounds, extrapolated)",
@@ -282,6 +293,7 @@ def single_stream(report, losses, repeats):
         (run_rate / np_rate, "run"),
         (best_rate / np_rate, f"run, unroll={best}"),
         (jit_rate / np_rate, f"jit(run), unroll={best}"),
+        *((rate / np_rate, f"run, block_size={b}") for b, rate in block_rates.items()),
     )
     report.target(task, ratio, impl)
     report.notes.append(

@@ -78,13 +78,16 @@ def hedge(eta: ArrayLike, *, sample: bool = False) -> Learner:
         return HedgeState(log_v, key, state.step + 1), HedgeInfo(v, loss, action, action_loss)
 
     def run_block(state, xs, losses):
-        r"""A block of rounds at once: :math:`\log v_{t} = \log v_{t_0} - \eta \sum_{t_0 \le s < t}
-        \ell_s`, normalised, for every round of the block (one pass over the block's losses)."""
+        r"""A block of rounds at once: :math:`\log v_t \propto \log v_{t_0} - \eta \sum_{t_0 \le s < t}
+        \ell_s` for every round of the block, the partial sums as one triangular matrix product."""
         check_width("loss_vector", losses, state.log_v.shape[0])
         losses = jnp.asarray(losses).astype(state.log_v.dtype)
         eta_ = jnp.asarray(eta).astype(losses.dtype)
-        seen = jnp.cumsum(losses, axis=0)
-        log_v = jax.nn.log_softmax(state.log_v - eta_ * (seen - losses), axis=-1)
+        B = losses.shape[0]
+        before = jnp.tril(jnp.ones((B, B), losses.dtype), -1) @ losses  # sum of the earlier rounds
+        z = state.log_v - eta_ * before
+        z = z - jnp.max(z, axis=-1, keepdims=True)
+        log_v = z - jnp.log(jnp.sum(jnp.exp(z), axis=-1, keepdims=True))
         v = jnp.exp(log_v)
         loss = jnp.sum(v * losses, axis=-1)
         key = state.key
@@ -98,7 +101,7 @@ def hedge(eta: ArrayLike, *, sample: bool = False) -> Learner:
             action_loss = jnp.take_along_axis(losses, action[:, None], axis=1)[:, 0]
         else:
             action, action_loss = jnp.full(loss.shape, -1, jnp.int32), loss
-        final = normalize(state.log_v - eta_ * seen[-1])
+        final = normalize(state.log_v - eta_ * (before[-1] + losses[-1]))
         info = HedgeInfo(v, loss, action, action_loss)
         return HedgeState(final, key, state.step + losses.shape[0]), info
 
