@@ -12,12 +12,6 @@ from jaxlearn import kernels
 from jaxlearn.linear._centroid import _fit, kernel_centroid
 from tests.batch_conformance import (
     BatchCase,
-    check_fit_jit_equals_no_jit,
-    check_no_recompilation,
-    check_params_dtypes,
-    check_rejects_bad_input,
-    check_vmap_over_hyperparameter,
-    check_vmap_over_keys,
 )
 
 KEY = jax.random.PRNGKey(0)
@@ -110,37 +104,6 @@ CASES = [
         _fit,
     ),
 ]
-cases = pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
-
-
-@cases
-def test_fit_under_jit_equals_no_jit(case):
-    check_fit_jit_equals_no_jit(case)
-
-
-@cases
-def test_vmap_over_32_hyperparameters_equals_loop(case):
-    check_vmap_over_hyperparameter(case)
-
-
-@cases
-def test_vmap_over_keys_equals_loop(case):
-    check_vmap_over_keys(case)
-
-
-@cases
-def test_no_recompilation_on_second_fit(case):
-    check_no_recompilation(case)
-
-
-@cases
-def test_params_dtypes(case, dtype):
-    check_params_dtypes(case, dtype)
-
-
-@cases
-def test_rejects_bad_input(case):
-    check_rejects_bad_input(case)
 
 
 def test_strings_through_the_substring_kernel():

@@ -26,6 +26,9 @@ from tests.batch_conformance import (
     check_vmap_over_hyperparameter,
     check_vmap_over_keys,
 )
+from tests.linear.test_centroid import CASES as CENTROID_CASES
+from tests.linear.test_kernel_svm import CASES as KERNEL_SVM_CASES
+from tests.linear.test_ridge import CASES as RIDGE_CASES
 
 # Structural options are part of the compiled program's identity: build them once, reuse them.
 BALL = l2_ball(3.0)
@@ -107,8 +110,9 @@ LEARNERS = [
         rtol=1e-4,
     ),
 ]
-IDS = [case.name for case in LEARNERS]
-cases = pytest.mark.parametrize("case", LEARNERS, ids=IDS)
+# The kernel learners' rows live beside their other tests; every batch learner runs the same checks.
+ALL = LEARNERS + KERNEL_SVM_CASES + RIDGE_CASES + CENTROID_CASES
+cases = pytest.mark.parametrize("case", ALL, ids=[case.name for case in ALL])
 
 
 @cases

@@ -1,24 +1,15 @@
-"""The conformance matrix (DESIGN.md section 6) over every online learner.
+"""The online learners' rows of the conformance matrix (run by ``tests/test_conformance.py``).
 
 Each learner joins with one row: a factory of its numeric hyperparameter, values for a sweep, and a
-stream it can take. The checks are shared with the other families (``tests/conformance.py``);
-guarantees (item 5) and reference agreement (item 6) live in the per-learner files.
+stream it can take. Guarantees and reference agreement live in the per-learner test files.
 """
 
 from __future__ import annotations
 
 import jax.numpy as jnp
-import pytest
 
-from jaxlearn import core, datasets, kernels, losses, online
-from tests.conformance import (
-    Case,
-    check_chunked_stream,
-    check_no_recompilation,
-    check_run_equals_python_loop,
-    check_state_stable,
-    check_vmap_over_hyperparameter,
-)
+from jaxlearn import datasets, kernels, losses, online
+from tests.conformance import Case
 
 
 def _noisy(key, n, dtype):
@@ -84,41 +75,3 @@ LEARNERS = [
         _noisy,
     ),
 ]
-IDS = [case.name for case in LEARNERS]
-cases = pytest.mark.parametrize("case", LEARNERS, ids=IDS)
-
-
-@cases
-def test_run_equals_python_loop(case):
-    check_run_equals_python_loop(case)
-
-
-@cases
-def test_vmap_over_hyperparameter_equals_loop(case):
-    check_vmap_over_hyperparameter(case)
-
-
-@cases
-def test_no_recompilation_on_second_call(case):
-    check_no_recompilation(case)
-
-
-@cases
-def test_state_structure_and_dtype_stable(case, dtype):
-    check_state_stable(case, dtype)
-
-
-@cases
-def test_chunked_stream_equals_one_call(case):
-    check_chunked_stream(case)
-
-
-@cases
-def test_predict_batch_matches_predict(case):
-    X, y = case.stream()
-    learner = case.make(case.hparams[0])
-    state, _ = core.run(learner, learner.init(X[0]), X, y)
-    batch = core.predict_batch(learner, state, X)
-    one = jnp.stack([learner.predict(state, x) for x in X[:5]])
-    assert jnp.allclose(batch[:5], one, rtol=1e-5)
-    assert batch.shape[0] == X.shape[0]

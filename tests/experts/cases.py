@@ -1,18 +1,10 @@
-"""The conformance matrix (DESIGN.md section 6) over the experts learners."""
+"""The experts learners' rows of the conformance matrix (run by ``tests/test_conformance.py``)."""
 
 import jax
 import jax.numpy as jnp
-import pytest
 
 from jaxlearn import datasets, experts
-from tests.conformance import (
-    Case,
-    check_chunked_stream,
-    check_no_recompilation,
-    check_run_equals_python_loop,
-    check_state_stable,
-    check_vmap_over_hyperparameter,
-)
+from tests.conformance import Case
 
 
 def _realizable(key, n, dtype):
@@ -42,30 +34,3 @@ LEARNERS = [
     Case("wa_entropic", lambda e: experts.weighted_average(e), (0.5, 1.0), _soft),
     Case("wa_square", lambda e: experts.weighted_average(e, "square"), (0.25, 0.5), _soft),
 ]
-IDS = [case.name for case in LEARNERS]
-cases = pytest.mark.parametrize("case", LEARNERS, ids=IDS)
-
-
-@cases
-def test_run_equals_python_loop(case):
-    check_run_equals_python_loop(case)
-
-
-@cases
-def test_vmap_over_hyperparameter_equals_loop(case):
-    check_vmap_over_hyperparameter(case)
-
-
-@cases
-def test_no_recompilation_on_second_call(case):
-    check_no_recompilation(case)
-
-
-@cases
-def test_state_structure_and_dtype_stable(case, dtype):
-    check_state_stable(case, dtype)
-
-
-@cases
-def test_chunked_stream_equals_one_call(case):
-    check_chunked_stream(case)
