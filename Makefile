@@ -26,6 +26,8 @@ test: install
 bench: install
 	$(PY) -m pip install --quiet -e ".[bench]"
 	$(PY) scripts/bench_online.py
+	$(PY) scripts/bench_experts.py
+	$(PY) scripts/bench_svm.py
 
 lint: install
 	$(PY) -m ruff check jaxlearn tests scripts

@@ -122,19 +122,21 @@ def _soft_svm_fit(idx, X, y, lam, *, fit_intercept, variant):
         X = jnp.concatenate([X, jnp.ones((X.shape[0], 1), dtype)], axis=1)
     lam = jnp.asarray(lam).astype(dtype)
 
+    ts = jnp.arange(1, steps + 1, dtype=jnp.int32).astype(dtype)
+    divisors = ts if variant == "uml" else jnp.maximum(ts - 1, 1)  # ss10: theta_1 = 0 gives w_1 = 0
+    scales = 1 / (lam * divisors)  # w_t = theta_t * scales[t]: one multiply a step, no division
+
     def step(carry, it):
         theta, total = carry
-        i, t = it
-        divisor = t if variant == "uml" else jnp.maximum(t - 1, 1)  # ss10: theta_1 = 0 gives w_1 = 0
-        w = theta / (lam * divisor)
+        i, scale = it
+        w = theta * scale
         x, label = X[i], y[i]
         violated = label * jnp.vdot(w, x) < 1
         theta = theta + jnp.where(violated, label, jnp.zeros_like(label)) * x
         return (theta, total + w), None
 
     zeros = jnp.zeros(X.shape[1], dtype)
-    ts = jnp.arange(1, steps + 1, dtype=jnp.int32).astype(dtype)
-    (_, total), _ = jax.lax.scan(step, (zeros, zeros), (idx, ts))
+    (_, total), _ = jax.lax.scan(step, (zeros, zeros), (idx, scales))
     w = total / jnp.asarray(steps, dtype)
     if fit_intercept:
         return SoftSVMParams(w=w[:-1], b=w[-1])
