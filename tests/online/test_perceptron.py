@@ -127,3 +127,18 @@ def test_predict_uses_sign_with_zero_negative():
     X, y, _ = datasets.separable(jax.random.PRNGKey(0), 2000, 4, 0.2)
     state, _ = core.run(learner, state, X, y)
     assert metrics.accuracy(y, core.predict_batch(learner, state, X)) > 0.97
+
+
+def test_novikoff_with_the_hard_svm_solution():
+    # COMP0078 form: M <= R^2 ||u||^2 for every u with y <u, x> >= 1; the best u is hard-SVM's w_0,
+    # which gives the tightest bound (R / gamma(S))^2 (COMP0078 Problem 2; SPEC 4.2).
+    from jaxlearn import linear
+
+    X, y, _ = datasets.separable(jax.random.PRNGKey(12), 400, 6, 0.1)
+    w0 = linear.hard_svm().fit(jax.random.PRNGKey(0), X, y).w
+    assert float(jnp.min(y * (X @ w0))) >= 1 - 1e-4
+    R = theory.radius(X)
+    assert _mistakes(online.perceptron(), X, y) <= float(R**2 * jnp.vdot(w0, w0)) * (1 + 1e-4)
+    assert float(R**2 * jnp.vdot(w0, w0)) == pytest.approx(
+        float(theory.perceptron_mistake_bound(R, theory.margin(X, y))), rel=1e-4
+    )
