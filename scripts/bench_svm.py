@@ -64,7 +64,6 @@ from sklearn.linear_model import SGDClassifier
 from sklearn.svm import SVC, LinearSVC
 
 from jaxlearn import datasets, kernels, linear, losses
-from jaxlearn.linear._common import sample_indices
 
 N_LAMBDAS = 32
 GAP = 0.01
@@ -127,27 +126,6 @@ def linear_svc(lam, tol, X, y):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         return clf.fit(X, y).coef_[0]
-
-
-@jax.jit
-def reciprocal_scan(idx, X, y, lam):
-    """``soft_svm``'s UML scan (``jaxlearn.linear._svm._soft_svm_fit``) with one change: the scales
-    1/(lam t) are computed before the scan and the iterate is theta * s_t, a multiplication, where the
-    library divides theta by lam t inside the loop."""
-
-    def step(carry, it):
-        theta, total = carry
-        i, scale = it
-        w = theta * scale
-        x, label = X[i], y[i]
-        violated = label * jnp.vdot(w, x) < 1
-        theta = theta + jnp.where(violated, label, jnp.zeros_like(label)) * x
-        return (theta, total + w), None
-
-    zeros = jnp.zeros(X.shape[1], X.dtype)
-    ts = jnp.arange(1, idx.shape[0] + 1, dtype=jnp.int32).astype(X.dtype)
-    (_, total), _ = jax.lax.scan(step, (zeros, zeros), (idx, 1 / (lam * ts)))
-    return total / jnp.asarray(idx.shape[0], X.dtype)
 
 
 class Report:
@@ -286,28 +264,10 @@ def time_to_gap(report, X, y, lam, repeats, max_steps, investigate):
             T2, ok2 = smallest(jax_reaches(make), STEP_GRID, STEP_GRID, max_steps)
             t2, _ = timeit(functools.partial(make(T2).fit, KEY, X, y), repeats)
             report.add(task, impl, f"T={T2:,}", t2, result(make.__name__, T2, ok2), t_sk)
-        idx = sample_indices(KEY, T, n)
-        lam32 = jnp.float32(lam)
-        t_recip, w_recip = timeit(lambda: reciprocal_scan(idx, X, y, lam32), repeats)
-        g_recip = gap("reciprocal scan", T, w_recip)
-        dw = float(jnp.abs(w_recip - params.w).max() / jnp.abs(params.w).max())
-        report.check(
-            f"{task}: the scan with precomputed 1/(lam t) returns soft_svm's w on the same indices",
-            dw < 1e-4,
-            f"max |dw| / max |w| = {dw:.1e}; gap {g_recip:.3%} vs {gaps['soft_svm_uml', T]:.3%}",
-        )
-        report.add(
-            task,
-            "investigation: soft_svm's scan, theta * (1/(lam t)) precomputed, jax.jit (not in the library)",
-            f"T={T:,}, same indices",
-            t_recip,
-            f"gap {g_recip:.2%}",
-            t_sk,
-        )
         report.notes.append(
             f"- {task}: time per step: soft_svm.fit {t_fit / T * 1e9:.0f} ns, "
-            f"jax.jit(fit) {t_jit / T * 1e9:.0f} ns, the scan with precomputed 1/(lam t) "
-            f"{t_recip / T * 1e9:.0f} ns; SGDClassifier {t_sk / (E * n) * 1e9:.0f} ns per example visit"
+            f"jax.jit(fit) {t_jit / T * 1e9:.0f} ns; SGDClassifier {t_sk / (E * n) * 1e9:.0f} ns per "
+            "example visit"
         )
 
     worst = min(gaps.values())
