@@ -41,11 +41,11 @@ from __future__ import annotations
 
 import argparse
 import math
-import time
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from benchtools import median_seconds
 from river import base, ensemble, optim
 
 from jaxlearn import core, experts
@@ -60,18 +60,6 @@ TARGET = 20.0
 # accumulates over 10^5 rounds to a few 1e-5 (printed with the checks).
 WEIGHT_RTOL = 1e-3
 LOSS_RTOL = 1e-5
-
-
-def timeit(fn, repeats, warm_up=True):
-    """Median seconds of ``repeats`` calls of ``fn`` (after one untimed call if ``warm_up``)."""
-    if warm_up:
-        jax.block_until_ready(fn())
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        jax.block_until_ready(fn())
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
 
 
 def loss_only(info):
@@ -237,18 +225,18 @@ def single_stream(report, losses, repeats):
     )
 
     # --- timings ---
-    probe = {u: timeit(jaxlearn_jit(u), 3) for u in UNROLLS}
+    probe = {u: median_seconds(jaxlearn_jit(u), 3) for u in UNROLLS}
     best = min(probe, key=probe.get)
-    t_np = timeit(lambda: numpy_hedge(losses_np, eta), repeats, warm_up=False)
-    t_run = timeit(jaxlearn_run(), repeats)
-    t_run_best = timeit(jaxlearn_run(best), repeats)
-    t_jit = timeit(jaxlearn_jit(best), repeats)
-    t_full = timeit(jaxlearn_run(trace_fn=None), repeats)
-    t_blocks = {b: timeit(jaxlearn_block(b), repeats) for b in BLOCK_SIZES}
-    t_river = timeit(lambda: river_hedge(rows, n, eta), repeats)
+    t_np = median_seconds(lambda: numpy_hedge(losses_np, eta), repeats, warm_up=False)
+    t_run = median_seconds(jaxlearn_run(), repeats)
+    t_run_best = median_seconds(jaxlearn_run(best), repeats)
+    t_jit = median_seconds(jaxlearn_jit(best), repeats)
+    t_full = median_seconds(jaxlearn_run(trace_fn=None), repeats)
+    t_blocks = {b: median_seconds(jaxlearn_block(b), repeats) for b in BLOCK_SIZES}
+    t_river = median_seconds(lambda: river_hedge(rows, n, eta), repeats)
     floor_fn = jax.jit(lambda ls: jnp.sum(jnp.exp(-eta * ls) * ls, axis=1))
-    t_floor = timeit(lambda: floor_fn(losses), repeats)
-    t_checks = timeit(lambda: core._check_stream(learner, None, losses), repeats)
+    t_floor = median_seconds(lambda: floor_fn(losses), repeats)
+    t_checks = median_seconds(lambda: core._check_stream(learner, None, losses), repeats)
 
     np_rate = report.add(task, "NumPy loop over rounds, vectorised over experts (whole stream)", t_np, T)
     default_unroll = core.run.__kwdefaults__["unroll"]
@@ -349,9 +337,9 @@ def sweep(report, losses, eta_star, unroll, t_floor, repeats):
     )
 
     # --- timings ---
-    t_seq = timeit(lambda: [numpy_hedge(losses_np[:prefix], e) for e in etas], repeats, warm_up=False)
-    t_vec = timeit(lambda: numpy_hedge_sweep(losses_np[:prefix], etas), repeats, warm_up=False)
-    t_jax = {u: timeit(programs[u], repeats) for u in unrolls}
+    t_seq = median_seconds(lambda: [numpy_hedge(losses_np[:prefix], e) for e in etas], repeats, warm_up=False)
+    t_vec = median_seconds(lambda: numpy_hedge_sweep(losses_np[:prefix], etas), repeats, warm_up=False)
+    t_jax = {u: median_seconds(programs[u], repeats) for u in unrolls}
 
     np_rate = report.add(
         task,

@@ -26,13 +26,13 @@ Usage: ``python scripts/bench_online.py [--n 200000] [--d 100] [--repeats 5]``.
 from __future__ import annotations
 
 import argparse
-import time
 import warnings
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import river.linear_model
+from benchtools import timeit
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Perceptron
 
@@ -43,17 +43,6 @@ N_LEARNERS = 64
 RIVER_PREFIX = 10_000
 NUMPY_PREFIX = 20_000
 SINGLE_TARGET, SWEEP_TARGET = 1.0, 8.0
-
-
-def timeit(fn, repeats):
-    """(median seconds of ``repeats`` calls after one warm-up call, the warm-up call's output)."""
-    out = jax.block_until_ready(fn())
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        jax.block_until_ready(fn())
-        times.append(time.perf_counter() - start)
-    return float(np.median(times)), out
 
 
 def pick_block_size(make_fn):

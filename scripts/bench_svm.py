@@ -52,12 +52,12 @@ from __future__ import annotations
 
 import argparse
 import functools
-import time
 import warnings
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from benchtools import timeit
 from sklearn.datasets import make_moons
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import SGDClassifier
@@ -73,19 +73,6 @@ REFERENCE_TOL = 1e-6
 KERNEL_SIGMA_2D, KERNEL_SIGMA_10D, KERNEL_LAM = 0.5, 10.0, 1e-3
 SWEEP_TARGET, ACCURACY_POINTS = 8.0, 1.0
 KEY = jax.random.PRNGKey(1)
-
-
-def timeit(fn, repeats, warm_up=True):
-    """(median seconds of ``repeats`` calls, the output of the last call); one untimed call first if
-    ``warm_up`` (it compiles the JAX programs)."""
-    if warm_up:
-        jax.block_until_ready(fn())
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        out = jax.block_until_ready(fn())
-        times.append(time.perf_counter() - start)
-    return float(np.median(times)), out
 
 
 def objective(w, X64, y, lam):
