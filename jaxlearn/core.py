@@ -131,6 +131,16 @@ def check_binary_stream(xs: Any, ys: Any) -> None:
     check_labels("ys", ys, (-1, 1), PLUS_MINUS_HINT)
 
 
+#: Hint shown when {0, 1} labels were expected.
+ZERO_ONE_HINT = "use `(y + 1) // 2` to convert {-1, +1} labels"
+
+
+def check_boolean_values(xs: Any, ys: Any, what: str) -> None:
+    """The value checks of the learners over {0,1}^n with {0, 1} labels (Winnow, conjunctions, ...)."""
+    check_labels("xs", xs, (0, 1), f"{what} learns over {{0,1}}^n")
+    check_labels("ys", ys, (0, 1), f"{what} uses {{0, 1}} labels; {ZERO_ONE_HINT}")
+
+
 def _check_stream(learner: Learner, xs: Any, ys: Any) -> int:
     """Checks common to every stream; returns its length."""
     leaves = [leaf for leaf in jax.tree_util.tree_leaves((xs, ys))]

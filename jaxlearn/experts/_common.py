@@ -6,11 +6,11 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from jaxlearn.core import check_labels, check_ndim, check_range, check_width, float_dtype
+from jaxlearn.core import ZERO_ONE_HINT, check_labels, check_ndim, check_range, check_width, float_dtype
 
 Array = jax.Array
 
-OUTCOME_HINT = "outcomes are {0, 1}; use `(y + 1) // 2` to convert {-1, +1} labels"
+OUTCOME_HINT = f"outcomes are {{0, 1}}; {ZERO_ONE_HINT}"
 
 
 def check_advice_stream(xs, ys) -> None:

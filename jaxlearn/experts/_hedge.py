@@ -92,6 +92,7 @@ def hedge(eta: ArrayLike, *, sample: bool = False) -> Learner:
         loss = jnp.sum(v * losses, axis=-1)
         key = state.key
         if sample:
+
             def split(k, _):
                 k, draw = jax.random.split(k)
                 return k, draw

@@ -8,7 +8,7 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
-from jaxlearn.core import Learner, check_labels, check_ndim, float_dtype, zero_counter
+from jaxlearn.core import Learner, check_boolean_values, check_ndim, float_dtype, zero_counter
 
 Array = jax.Array
 
@@ -66,10 +66,7 @@ def _boolean_stream_check(n: int, what: str):
     def check(xs, ys):
         check_ndim("xs", xs, 2, f"(n_examples, {n})")
         _check_features("xs", xs, n)
-        check_labels("xs", xs, (0, 1), f"{what} learns over {{0,1}}^n")
-        check_labels(
-            "ys", ys, (0, 1), f"{what} uses {{0, 1}} labels; use `(y + 1) // 2` to convert {{-1, +1}}"
-        )
+        check_boolean_values(xs, ys, what)
 
     return check
 

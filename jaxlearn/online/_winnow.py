@@ -8,7 +8,7 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from jaxlearn.core import Learner, check_labels, check_ndim, check_width, float_dtype, zero_counter
+from jaxlearn.core import Learner, check_boolean_values, check_ndim, check_width, float_dtype, zero_counter
 
 Array = jax.Array
 
@@ -30,8 +30,7 @@ class WinnowInfo(NamedTuple):
 
 def _check_boolean_stream(xs, ys):
     check_ndim("xs", xs, 2, "(n, d)")
-    check_labels("xs", xs, (0, 1), "Winnow learns over {0,1}^n")
-    check_labels("ys", ys, (0, 1), "Winnow uses {0, 1} labels; use `(y + 1) // 2` to convert {-1, +1}")
+    check_boolean_values(xs, ys, "Winnow")
 
 
 def winnow(eta: ArrayLike = 2.0, threshold: Optional[ArrayLike] = None) -> Learner:
