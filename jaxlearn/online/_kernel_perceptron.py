@@ -8,7 +8,7 @@ import jax
 import jax.numpy as jnp
 
 from jaxlearn.core import Learner, check_binary_stream, check_ndim, check_width, float_dtype, zero_counter
-from jaxlearn.kernels import Kernel
+from jaxlearn.kernels import Kernel, expansion
 
 Array = jax.Array
 
@@ -65,8 +65,7 @@ def kernel_perceptron(kernel: Kernel, budget: int) -> Learner:
         )
 
     def decision(state, x):
-        k = jax.vmap(kernel, in_axes=(0, None))(state.support, x)
-        return jnp.vdot(state.alpha, k.astype(state.alpha.dtype))
+        return decision_function(state, kernel, x[None])[0]
 
     def update(state, x, y):
         check_width("x", x, state.support.shape[1])
@@ -99,5 +98,4 @@ def kernel_perceptron(kernel: Kernel, budget: int) -> Learner:
 
 def decision_function(state: KernelPerceptronState, kernel: Kernel, X: Array) -> Array:
     r"""The scores :math:`\sum_i \alpha_i K(x_i, x)` of a kernel Perceptron state on a batch ``X``."""
-    K = jax.vmap(lambda x: jax.vmap(kernel, in_axes=(0, None))(state.support, x))(jnp.asarray(X))
-    return K.astype(state.alpha.dtype) @ state.alpha
+    return expansion(kernel, state.support, state.alpha, X)
