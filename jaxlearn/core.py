@@ -104,6 +104,13 @@ def check_range(name: str, value: Any, lo: float, hi: float) -> None:
         )
 
 
+def check_positive_int(name: str, value) -> int:
+    """Return ``value`` as an int, or raise ``ValueError`` unless it is a positive integer."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"expected `{name}` a positive int, got {value!r}")
+    return int(value)
+
+
 def check_ndim(name: str, value: Any, ndim: int, what: str) -> None:
     """Raise ``ValueError`` unless ``value`` has ``ndim`` dimensions (a shape check: runs on tracers too)."""
     shape = jnp.shape(value)

@@ -20,7 +20,7 @@ import numpy as np
 from jax.tree_util import Partial
 from jax.typing import ArrayLike
 
-from jaxlearn.core import float_dtype
+from jaxlearn.core import check_positive_int, float_dtype
 
 Array = jax.Array
 Kernel = Callable[[ArrayLike, ArrayLike], Array]
@@ -41,8 +41,7 @@ def polynomial(degree: int) -> Kernel:
     Its exact feature map has one coordinate :math:`\prod_{i=1}^k x_{J_i}` per
     :math:`J \in \{0..n\}^k` with :math:`x_0 = 1`. ``degree`` is structural (a Python int).
     """
-    if not isinstance(degree, int) or degree < 1:
-        raise ValueError(f"expected `degree` a positive int, got {degree!r}")
+    degree = check_positive_int("degree", degree)
     return Partial(_polynomial(degree))
 
 
@@ -321,8 +320,7 @@ def polynomial_features(x: ArrayLike, degree: int) -> Array:
     so :math:`\langle \psi(x), \psi(x')\rangle = (1 + \langle x, x'\rangle)^k`. Its dimension is
     :math:`(n+1)^k`: use it only on small inputs. ``x`` has shape (n,); vmap for batches.
     """
-    if not isinstance(degree, int) or degree < 1:
-        raise ValueError(f"expected `degree` a positive int, got {degree!r}")
+    degree = check_positive_int("degree", degree)
     x = jnp.asarray(x)
     if x.ndim != 1:
         raise ValueError(f"expected `x` of shape (n,), got {x.shape}")

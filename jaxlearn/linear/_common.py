@@ -14,13 +14,6 @@ from jaxlearn.core import PLUS_MINUS_HINT, check_finite, check_labels, check_ndi
 Array = jax.Array
 
 
-def check_positive_int(name: str, value) -> int:
-    """Return ``value`` as an int, or raise ``ValueError`` unless it is a positive integer."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"expected `{name}` a positive int, got {value!r}")
-    return int(value)
-
-
 def check_positive(name: str, value) -> None:
     """Raise ``ValueError`` if a concrete numeric ``value`` has an entry ``<= 0`` (tracers pass)."""
     if value is None or callable(value) or not is_concrete(value):

@@ -16,11 +16,10 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from jaxlearn.core import BatchLearner, float_dtype
+from jaxlearn.core import BatchLearner, check_positive_int, float_dtype
 from jaxlearn.kernels import Kernel, _check_batch_size, as_tree, check_kernel, expansion, gram
 from jaxlearn.linear._common import (
     check_positive,
-    check_positive_int,
     check_sample,
     sample_indices,
     sign_label,

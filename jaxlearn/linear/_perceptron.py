@@ -9,7 +9,7 @@ import jax.numpy as jnp
 from jax.typing import ArrayLike
 
 from jaxlearn import core
-from jaxlearn.core import BatchLearner, is_concrete
+from jaxlearn.core import BatchLearner, check_positive_int, is_concrete
 from jaxlearn.linear._common import as_float, check_sample, linear_score, sign_label
 from jaxlearn.online._perceptron import perceptron
 
@@ -38,11 +38,6 @@ class AugmentedPerceptronParams(NamedTuple):
     converged: Array
 
 
-def _check_epochs(max_epochs) -> None:
-    if not isinstance(max_epochs, int) or max_epochs < 1:
-        raise ValueError(f"expected `max_epochs` a positive int, got {max_epochs!r}")
-
-
 def batch_perceptron(max_epochs: int = 1000, *, block_size: int = 256) -> BatchLearner:
     r"""The batch Perceptron (SS10 L4 Algorithm 1; UML Remark 15.1).
 
@@ -59,7 +54,7 @@ def batch_perceptron(max_epochs: int = 1000, *, block_size: int = 256) -> BatchL
       max_epochs: the most passes over the sample (structural: bounds the loop).
       block_size: examples scored per matrix-vector product inside a pass.
     """
-    _check_epochs(max_epochs)
+    max_epochs = check_positive_int("max_epochs", max_epochs)
     online = perceptron()
 
     def fit(key, X, y):
@@ -104,7 +99,7 @@ def augmented_perceptron(a: ArrayLike, max_epochs: int = 10_000) -> BatchLearner
       a: the trade-off :math:`a \in (0, 1)` (traced; checked when concrete).
       max_epochs: the most passes over the sample.
     """
-    _check_epochs(max_epochs)
+    max_epochs = check_positive_int("max_epochs", max_epochs)
     if is_concrete(a) and not 0 < float(a) < 1:
         raise ValueError(f"expected `a` in (0, 1), got {float(a)}")
 

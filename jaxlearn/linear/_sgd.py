@@ -23,11 +23,11 @@ from jax.typing import ArrayLike
 from jaxlearn.core import (
     BatchLearner,
     ScalarOrSchedule,
+    check_positive_int,
 )
 from jaxlearn.linear._common import (
     as_float,
     check_positive,
-    check_positive_int,
     check_sample,
     linear_score,
     sample_indices,

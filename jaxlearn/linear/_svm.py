@@ -16,11 +16,10 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn.core import BatchLearner, is_concrete
+from jaxlearn.core import BatchLearner, check_positive_int, is_concrete
 from jaxlearn.linear._common import (
     as_float,
     check_positive,
-    check_positive_int,
     check_sample,
     linear_score,
     sample_indices,

@@ -7,7 +7,15 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from jaxlearn.core import Learner, check_binary_stream, check_ndim, check_width, float_dtype, zero_counter
+from jaxlearn.core import (
+    Learner,
+    check_binary_stream,
+    check_ndim,
+    check_positive_int,
+    check_width,
+    float_dtype,
+    zero_counter,
+)
 from jaxlearn.kernels import Kernel, expansion
 
 Array = jax.Array
@@ -51,8 +59,7 @@ def kernel_perceptron(kernel: Kernel, budget: int) -> Learner:
       kernel: a kernel from :mod:`jaxlearn.kernels` (or any ``k(x, z) -> scalar``).
       budget: the number of mistakes that can be stored (structural, a Python int).
     """
-    if not isinstance(budget, int) or budget < 1:
-        raise ValueError(f"expected `budget` a positive int, got {budget!r}")
+    budget = check_positive_int("budget", budget)
 
     def init(example_x, key=None):
         x = jnp.asarray(example_x)
