@@ -18,13 +18,16 @@ import numpy as np
 from jaxlearn import core, datasets, experts, kernels, linear, losses, metrics, online, theory
 
 
-def _timed_run(learner, X, y, **kwargs):
-    """Run once to compile, then time a second run; return (state, trace, examples per second)."""
-    state0 = learner.init(X[0])
+def _timed_run(learner, X, y, state0=None, **kwargs):
+    """Run once to compile, then time a second run; return (state, trace, rounds per second).
+
+    ``state0`` defaults to ``learner.init(X[0])``; ``kwargs`` go to :func:`jaxlearn.core.run`.
+    """
+    state0 = learner.init(X[0]) if state0 is None else state0
     jax.block_until_ready(core.run(learner, state0, X, y, **kwargs))
     start = time.perf_counter()
     state, trace = jax.block_until_ready(core.run(learner, state0, X, y, **kwargs))
-    return state, trace, X.shape[0] / (time.perf_counter() - start)
+    return state, trace, y.shape[0] / (time.perf_counter() - start)
 
 
 def _rows(key):
@@ -167,11 +170,7 @@ def _expert_rows(key):
 
     eta = float(np.sqrt(2 * np.log(n) / T))
     learner = experts.randomized_weighted_majority(eta)
-    state0 = learner.init(X[0], jax.random.PRNGKey(1))
-    jax.block_until_ready(core.run(learner, state0, X, y))
-    start = time.perf_counter()
-    _, trace = jax.block_until_ready(core.run(learner, state0, X, y))
-    speed = T / (time.perf_counter() - start)
+    _, trace, speed = _timed_run(learner, X, y, state0=learner.init(X[0], jax.random.PRNGKey(1)))
     regret = float(trace.expected_loss.sum()) - best
     yield (
         "randomized WM",
@@ -184,12 +183,8 @@ def _expert_rows(key):
 
     losses_ = jax.random.uniform(k_loss, (T, 1000))
     learner = experts.hedge(float(np.sqrt(2 * np.log(1000) / T)))
-    state0 = learner.init(jnp.zeros(1000))
     keep = lambda info: info.loss  # noqa: E731 - the allocations themselves would be T x n
-    jax.block_until_ready(core.run(learner, state0, None, losses_, trace_fn=keep))
-    start = time.perf_counter()
-    _, loss = jax.block_until_ready(core.run(learner, state0, None, losses_, trace_fn=keep))
-    speed = T / (time.perf_counter() - start)
+    _, loss, speed = _timed_run(learner, None, losses_, state0=learner.init(jnp.zeros(1000)), trace_fn=keep)
     regret = float(metrics.regret(loss, losses_)[-1])
     bound = theory.hedge_regret_bound(T, 1000)
     yield (
