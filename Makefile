@@ -25,9 +25,7 @@ test: install
 
 bench: install
 	$(PY) -m pip install --quiet -e ".[bench]"
-	$(PY) scripts/bench_online.py
-	$(PY) scripts/bench_experts.py
-	$(PY) scripts/bench_svm.py
+	$(PY) -m jaxlearn bench
 
 lint: install
 	$(PY) -m ruff check jaxlearn tests scripts

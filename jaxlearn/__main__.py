@@ -1,4 +1,4 @@
-"""Command line: ``python -m jaxlearn demo``.
+"""Command line: ``python -m jaxlearn demo`` and ``python -m jaxlearn bench [name ...]``.
 
 The demo trains the online learners on generated data with known margins and on scikit-learn's
 breast-cancer data, and prints, per learner, its mistakes (or loss), the theorem's bound, the accuracy
@@ -8,8 +8,10 @@ of the final state and the throughput of the compiled loop.
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
 import time
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -305,13 +307,40 @@ def demo() -> None:
     )
 
 
+#: The benchmark scripts live in the source checkout, beside the package (they need scikit-learn,
+#: river and the checkout's ``scripts/benchtools.py``); ``bench`` runs them one after the other.
+SCRIPTS_DIR = Path(__file__).resolve().parent.parent / "scripts"
+
+
+def bench(names=()) -> int:
+    """Run ``scripts/bench_<name>.py`` for each name (all of them when ``names`` is empty)."""
+    available = sorted(p.stem.removeprefix("bench_") for p in SCRIPTS_DIR.glob("bench_*.py"))
+    if not available:
+        where = f"no benchmark scripts in {SCRIPTS_DIR} (they ship with the source checkout)"
+        print(where, file=sys.stderr)
+        return 2
+    unknown = sorted(set(names) - set(available))
+    if unknown:
+        print(f"unknown benchmark(s) {unknown}; expected some of {available}", file=sys.stderr)
+        return 2
+    status = 0
+    for name in names or available:
+        print(f"\n## bench_{name}.py\n", flush=True)
+        status |= subprocess.call([sys.executable, str(SCRIPTS_DIR / f"bench_{name}.py")])
+    return status
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m jaxlearn", description=__doc__.splitlines()[0])
-    parser.add_argument("command", choices=["demo"], help="what to run")
+    parser.add_argument("command", choices=["demo", "bench"], help="what to run")
+    parser.add_argument("names", nargs="*", help="bench: which scripts/bench_<name>.py (default: all)")
     args = parser.parse_args(argv)
     if args.command == "demo":
+        if args.names:
+            parser.error("demo takes no further arguments")
         demo()
-    return 0
+        return 0
+    return bench(args.names)
 
 
 if __name__ == "__main__":

@@ -16,3 +16,9 @@ def test_demo_prints_the_table(capsys):
         count, bound = re.match(r"(\d+)", cells[2]), re.search(r"= ([\d.]+)$", cells[3])
         if count and bound and "regret" not in cells[2]:
             assert int(count.group(1)) <= float(bound.group(1)), row
+
+
+def test_bench_lists_the_scripts_and_rejects_unknown_names(capsys):
+    assert main(["bench", "no_such_benchmark"]) == 2
+    err = capsys.readouterr().err
+    assert "no_such_benchmark" in err and "online" in err and "svm" in err
