@@ -1,0 +1,25 @@
+"""Multiclass learning: reductions to binary, class-sensitive feature maps, multiclass SVM and Perceptron."""
+
+from jaxlearn.multiclass._feature_maps import multivector
+from jaxlearn.multiclass._feature_maps import tfidf
+from jaxlearn.multiclass._perceptron import MulticlassPerceptronParams
+from jaxlearn.multiclass._perceptron import multiclass_perceptron
+from jaxlearn.multiclass._reductions import all_pairs
+from jaxlearn.multiclass._reductions import one_vs_all
+from jaxlearn.multiclass._reductions import pairs
+from jaxlearn.multiclass._svm import MulticlassSVMParams
+from jaxlearn.multiclass._svm import loss_augmented_argmax
+from jaxlearn.multiclass._svm import multiclass_svm
+
+__all__ = [
+    "MulticlassPerceptronParams",
+    "MulticlassSVMParams",
+    "all_pairs",
+    "loss_augmented_argmax",
+    "multiclass_perceptron",
+    "multiclass_svm",
+    "multivector",
+    "one_vs_all",
+    "pairs",
+    "tfidf",
+]

@@ -1,0 +1,123 @@
+r"""Class-sensitive feature maps :math:`\Psi(x, y)` (UML section 17.2.1; SPEC 11.3).
+
+A feature map is ``psi(x, y, num_classes) -> (d,)`` on one example ``x`` and one label ``y`` in
+``0..k-1``; a linear multiclass predictor is :math:`h_w(x) = \arg\max_y\langle w, \Psi(x, y)\rangle`.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.tree_util import Partial
+from jax.typing import ArrayLike
+
+from jaxlearn.core import check_finite, check_ndim, float_dtype, is_concrete
+from jaxlearn.multiclass._common import check_class_labels, check_num_classes
+
+Array = jax.Array
+
+_DF_MODES = ("occurrences", "documents")
+
+
+def multivector(x: ArrayLike, y: ArrayLike, num_classes: int) -> Array:
+    r"""The multivector construction (UML (17.2); Crammer & Singer 2001).
+
+    .. math:: \Psi(x, y) = [\,0_{yn},\ x_1, \dots, x_n,\ 0_{(k-1-y)n}\,] \in \mathbb R^{nk}
+
+    (labels :math:`0..k-1`), so that with :math:`w = [w_0; \dots; w_{k-1}]`,
+    :math:`\langle w, \Psi(x, y)\rangle = \langle w_y, x\rangle` and
+    :math:`h_w(x) = \arg\max_y \langle w_y, x\rangle`.
+
+    Args:
+      x: one example, shape ``(n,)``.
+      y: its label in ``0..num_classes-1`` (an int; traced is fine).
+      num_classes: :math:`k` (static).
+
+    Returns:
+      :math:`\Psi(x, y)`, shape ``(n * num_classes,)``, in ``x``'s dtype.
+
+    Examples:
+      >>> import jax.numpy as jnp
+      >>> multivector(jnp.array([1.0, 2.0]), 1, 3).tolist()
+      [0.0, 0.0, 1.0, 2.0, 0.0, 0.0]
+    """
+    x = jnp.asarray(x)
+    check_ndim("x", x, 1, "(n,)")
+    onehot = jax.nn.one_hot(y, int(num_classes), dtype=x.dtype)
+    return (onehot[:, None] * x[None, :]).reshape(-1)
+
+
+def _tfidf_map(log_idf: Array, x: ArrayLike, y: ArrayLike, num_classes=None) -> Array:
+    x = jnp.asarray(x)
+    return x.astype(log_idf.dtype) * log_idf[y]
+
+
+def tfidf(
+    counts: ArrayLike, labels: ArrayLike, num_classes: int, *, smoothing: float = 1.0, df: str = "occurrences"
+) -> Partial:
+    r"""The class-sensitive TF-IDF feature map of UML section 17.2.1, fitted on a training corpus.
+
+    .. math:: \Psi_j(x, y) = \mathrm{TF}(j, x)\, \log\frac{m}{\mathrm{DF}(j, y) + s}
+
+    :math:`\mathrm{TF}(j, x)` is the number of times word :math:`j` appears in document :math:`x`
+    (``x`` is its vector of word counts, shape ``(d,)``), :math:`m` the number of training documents and
+    :math:`\mathrm{DF}(j, y)` the number of times word :math:`j` appears in the training documents
+    *not* about topic :math:`y` (``df="occurrences"``, the book's wording, the default) or the number
+    of such documents that contain it (``df="documents"``). The dimension :math:`d` does not depend on
+    the number of topics.
+
+    Smoothing: the book's :math:`\log(m/\mathrm{DF})` is infinite when a word never appears outside a
+    topic (:math:`\mathrm{DF} = 0`); :math:`s` = ``smoothing`` (default 1, "DF + 1") is added to
+    :math:`\mathrm{DF}`. ``smoothing=0`` is the book's formula and raises ``ValueError`` on a corpus with
+    :math:`\mathrm{DF}(j, y) = 0`. Words that appear everywhere get weights near or below 0.
+
+    Args:
+      counts: the training corpus as a term-count matrix, shape ``(m, d)``, entries >= 0.
+      labels: the topics of the training documents, in ``0..num_classes-1``, shape ``(m,)``.
+      num_classes: the number of topics :math:`k`.
+      smoothing: :math:`s \ge 0` added to the DF counts.
+      df: ``"occurrences"`` or ``"documents"``.
+
+    Returns:
+      The feature map ``psi(x, y, num_classes=None) -> (d,)``, a ``jax.tree_util.Partial`` whose leaf
+      is the table :math:`\log(m/(\mathrm{DF}(j, y) + s))` of shape ``(k, d)`` (pass it as
+      ``feature_map=`` to :func:`~jaxlearn.multiclass.multiclass_svm`).
+
+    Examples:
+      >>> import jax.numpy as jnp
+      >>> counts = jnp.array([[2.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+      >>> psi = tfidf(counts, jnp.array([0, 1, 1]), 2)
+      >>> [round(v, 4) for v in psi(jnp.array([1.0, 3.0]), 0).tolist()]  # DF(., 0) = (1, 2)
+      [0.4055, 0.0]
+    """
+    if df not in _DF_MODES:
+        raise ValueError(f"expected `df` in {_DF_MODES}, got {df!r}")
+    k = check_num_classes(num_classes)
+    check_ndim("counts", counts, 2, "(m, d)")
+    check_ndim("labels", labels, 1, "(m,)")
+    if jnp.shape(counts)[0] != jnp.shape(labels)[0]:
+        raise ValueError(
+            f"expected `counts` and `labels` with the same number of documents, got "
+            f"{jnp.shape(counts)[0]} and {jnp.shape(labels)[0]}"
+        )
+    check_finite("counts", counts)
+    check_class_labels("labels", labels, k)
+    if is_concrete(counts) and np.any(np.asarray(counts) < 0):
+        raise ValueError("expected `counts` >= 0 (word counts)")
+    if is_concrete(smoothing) and not float(smoothing) >= 0:
+        raise ValueError(f"expected `smoothing` >= 0, got {smoothing!r}")
+    counts = jnp.asarray(counts)
+    counts = counts.astype(float_dtype(counts))
+    labels = jnp.asarray(labels).astype(jnp.int32)
+    occurrences = counts if df == "occurrences" else (counts > 0).astype(counts.dtype)
+    per_topic = jax.ops.segment_sum(occurrences, labels, num_segments=k)  # (k, d)
+    outside = jnp.sum(per_topic, axis=0)[None, :] - per_topic  # DF(j, y): documents not about y
+    shifted = outside + jnp.asarray(smoothing).astype(counts.dtype)
+    if is_concrete(shifted) and np.any(np.asarray(shifted) <= 0):
+        raise ValueError(
+            "expected DF(j, y) + smoothing > 0 for every word and topic, found a word that never appears "
+            "outside a topic: log(m / 0) is infinite; use smoothing > 0"
+        )
+    m = jnp.asarray(counts.shape[0], counts.dtype)
+    return Partial(_tfidf_map, jnp.log(m / shifted))

@@ -1,0 +1,208 @@
+r"""Multiclass SVM by SGD with the loss-augmented argmax (UML section 17.2.5; SPEC 11.5).
+
+One ``lax.scan`` over an index sequence drawn up front from the key (as :func:`jaxlearn.linear.soft_svm`);
+``lam`` and the cost matrix ``delta`` are traced arguments of one module-level compiled program, so
+``jax.vmap`` over ``lam`` is one program and a second fit with inputs of the same shapes compiles nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import NamedTuple, Optional
+
+import jax
+import jax.numpy as jnp
+from jax.typing import ArrayLike
+
+from jaxlearn.core import BatchLearner, check_positive_int
+from jaxlearn.linear._common import check_positive, sample_indices
+from jaxlearn.losses import check_cost_matrix, zero_one_cost
+from jaxlearn.multiclass._common import (
+    all_features,
+    argmax_label,
+    as_feature_map,
+    as_sample,
+    check_multiclass_sample,
+    check_num_classes,
+)
+from jaxlearn.multiclass._feature_maps import multivector
+
+Array = jax.Array
+
+
+class MulticlassSVMParams(NamedTuple):
+    r"""``w``: the averaged weights :math:`\bar w`, flat, shape ``(d,)`` (for the multivector map
+    :math:`d = nk` and ``w.reshape(k, n)[y]`` is :math:`w_y`); ``b``: the per-class intercepts, shape
+    ``(k,)`` (0 unless ``fit_intercept``)."""
+
+    w: Array
+    b: Array
+
+
+def loss_augmented_argmax(scores: Array, costs: Array, y: Array) -> Array:
+    r""":math:`\hat y \in \arg\max_{y'} \Delta(y', y) + s_{y'} - s_y` (loss-augmented inference, UML 17.2.5).
+
+    ``scores`` are :math:`s_{y'} = \langle w, \Psi(x, y')\rangle`, ``costs`` the column
+    :math:`\Delta(\cdot, y)`. Ties among :math:`y' \ne y` go to the minimal index; :math:`\hat y = y`
+    (a zero sub-gradient) unless some :math:`y' \ne y` makes the term strictly positive, the strict
+    margin test of the binary hinge (:func:`jaxlearn.losses.hinge`).
+    """
+    labels = jnp.arange(scores.shape[-1], dtype=jnp.int32)
+    terms = jnp.where(labels == y, -jnp.inf, costs + scores - scores[y])
+    best = jnp.argmax(terms).astype(jnp.int32)
+    return jnp.where(terms[best] > 0, best, y)
+
+
+def multiclass_svm(
+    lam: ArrayLike,
+    steps: int,
+    num_classes: int,
+    *,
+    delta: Optional[ArrayLike] = None,
+    feature_map=multivector,
+    fit_intercept: bool = False,
+) -> BatchLearner:
+    r"""Multiclass SVM by SGD (UML section 17.2.5, with the Soft-SVM SGD rule of UML section 15.5).
+
+    Minimises, in expectation, the multiclass SVM objective with the :math:`\frac\lambda2` scaling of
+    :func:`jaxlearn.linear.soft_svm` (the book writes :math:`\lambda\|w\|^2`: its :math:`\lambda` is half
+    of this one),
+
+    .. math::
+        f(w) = \frac\lambda2\|w\|^2 + \frac1m\sum_{i=1}^m \max_{y'\in[k]}
+        \big(\Delta(y', y_i) + \langle w, \Psi(x_i, y') - \Psi(x_i, y_i)\rangle\big),
+
+    by the book's "SGD for Solving Soft-SVM" with the generalized hinge's sub-gradient
+    :math:`v_t = \Psi(x, \hat y) - \Psi(x, y)` (the update of "SGD for Multiclass Learning"):
+
+    .. math::
+        \theta^{(1)} = 0; \quad t = 1..T:\ w^{(t)} = \frac{\theta^{(t)}}{\lambda t},\ i \sim U[m],\
+        \hat y \in \arg\max_{y'} \big(\Delta(y', y_i)
+        + \langle w^{(t)}, \Psi(x_i, y') - \Psi(x_i, y_i)\rangle\big),\
+        \theta^{(t+1)} = \theta^{(t)} - (\Psi(x_i, \hat y) - \Psi(x_i, y_i)); \quad
+        \bar w = \frac1T\sum_{t=1}^T w^{(t)}.
+
+    This is SGD with :math:`\eta_t = 1/(\lambda t)` on the :math:`\lambda`-strongly convex :math:`f`
+    (SPEC 9.7); the book's unregularised version (fixed :math:`\eta`, Corollary 17.2) is the limit it
+    regularises. :math:`\hat y` is :func:`loss_augmented_argmax` (:math:`\hat y = y`, no update, when
+    every margin :math:`\langle w, \Psi(x, y) - \Psi(x, y')\rangle \ge \Delta(y', y)` holds). The scales
+    :math:`1/(\lambda t)` are computed before the scan (one multiply a step, no division). Prediction:
+    :math:`h_{\bar w}(x) = \arg\max_y \langle \bar w, \Psi(x, y)\rangle` (ties: minimal index).
+
+    With the multivector map (the default) the scan keeps :math:`\theta` as a ``(k, n)`` matrix and
+    touches only rows :math:`y_i` and :math:`\hat y`; any other map is evaluated for all :math:`k` labels
+    at every step. ``fit_intercept=True`` (multivector only) appends a constant feature 1 to every
+    :math:`x`, so each class gets an intercept that is regularised like the weights (as liblinear's
+    ``LinearSVC(multi_class="crammer_singer")`` does).
+
+    Args:
+      lam: :math:`\lambda > 0` (traced: ``jax.vmap`` over it sweeps a grid in one program).
+      steps: the number of SGD steps :math:`T` (static).
+      num_classes: :math:`k \ge 2` (static).
+      delta: the cost matrix, ``delta[y', y]`` = :math:`\Delta(y', y) \ge 0` with a zero diagonal, shape
+        ``(k, k)``; ``None``: zero-one.
+      feature_map: the class-sensitive map ``psi(x, y, num_classes) -> (d,)``:
+        :func:`~jaxlearn.multiclass.multivector` or :func:`~jaxlearn.multiclass.tfidf`'s result.
+      fit_intercept: learn per-class (regularised) intercepts (multivector only).
+
+    Returns:
+      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y) -> MulticlassSVMParams`` with labels in
+      ``0..k-1``; ``predict`` the labels (int32); ``decision_function`` the scores
+      :math:`\langle \bar w, \Psi(x, y)\rangle + b_y`, shape ``(n, k)``.
+
+    Raises:
+      ValueError: on bad ``steps``/``num_classes``, a concrete ``lam <= 0``, a ``delta`` of the wrong
+        shape, with a non-zero diagonal or a negative entry; ``fit`` on labels outside ``0..k-1``, NaN/inf
+        or ``X`` not of shape (m, d).
+
+    Examples:
+      >>> import jax, jax.numpy as jnp
+      >>> X = jnp.array([[2.0, 0.0], [0.0, 2.0], [-2.0, -2.0], [1.5, 0.2]])
+      >>> svm = multiclass_svm(0.1, 500, 3)
+      >>> svm.predict(svm.fit(jax.random.PRNGKey(0), X, jnp.array([0, 1, 2, 0])), X).tolist()
+      [0, 1, 2, 0]
+
+    References:
+      UML sections 17.2.4-17.2.5 (generalized hinge, multiclass SVM, SGD for multiclass learning),
+      section 15.5; Crammer & Singer (2001); SPEC 11.4-11.5, 9.7.
+    """
+    steps = check_positive_int("steps", steps)
+    k = check_num_classes(num_classes)
+    check_positive("lam", lam)
+    if delta is not None:
+        check_cost_matrix(delta, k)
+    blocks = feature_map is multivector
+    if fit_intercept and not blocks:
+        raise ValueError("expected `feature_map=multivector` with `fit_intercept=True`")
+    psi = as_feature_map(feature_map)
+
+    def fit(key, X, y):
+        check_multiclass_sample(X, y, k)
+        X, y = as_sample(X, y)
+        cost = zero_one_cost(k, X.dtype) if delta is None else jnp.asarray(delta).astype(X.dtype)
+        idx = sample_indices(key, steps, X.shape[0])
+        return _fit(idx, X, y, lam, cost, psi, num_classes=k, blocks=blocks, fit_intercept=fit_intercept)
+
+    def decision_function(params, X):
+        return linear_scores(params, X, psi, k, blocks)
+
+    def predict(params, X):
+        return argmax_label(decision_function(params, X))
+
+    return BatchLearner(fit, predict, decision_function)
+
+
+def linear_scores(params, X: ArrayLike, psi, num_classes: int, blocks: bool) -> Array:
+    r"""The scores :math:`\langle w, \Psi(x_i, y)\rangle` (+ ``params.b[y]`` where the params carry it),
+    shape ``(n, k)``."""
+    w = params.w
+    X = jnp.asarray(X).astype(w.dtype)
+    if blocks:
+        scores = X @ w.reshape(num_classes, -1).T
+    else:
+        scores = jax.vmap(lambda x: all_features(psi, x, num_classes) @ w)(X)
+    b = getattr(params, "b", None)
+    return scores if b is None else scores + b
+
+
+@functools.partial(jax.jit, static_argnames=("num_classes", "blocks", "fit_intercept"))
+def _fit(idx, X, y, lam, cost, psi, *, num_classes, blocks, fit_intercept):
+    dtype, steps = X.dtype, idx.shape[0]
+    if fit_intercept:
+        X = jnp.concatenate([X, jnp.ones((X.shape[0], 1), dtype)], axis=1)
+    lam = jnp.asarray(lam).astype(dtype)
+    scales = 1 / (lam * jnp.arange(1, steps + 1, dtype=jnp.int32).astype(dtype))
+
+    if blocks:  # theta as a (k, n) matrix: Psi(x, y) is x in row y
+
+        def step(carry, it):
+            theta, total = carry
+            i, scale = it
+            W = theta * scale
+            x, label = X[i], y[i]
+            y_hat = loss_augmented_argmax(W @ x, cost[:, label], label)
+            move = jnp.where(y_hat != label, x, jnp.zeros_like(x))  # v = 0 exactly when y_hat = y
+            theta = theta.at[label].add(move).at[y_hat].add(-move)
+            return (theta, total + W), None
+
+        zeros = jnp.zeros((num_classes, X.shape[1]), dtype)
+    else:
+
+        def step(carry, it):
+            theta, total = carry
+            i, scale = it
+            w = theta * scale
+            x, label = X[i], y[i]
+            features = all_features(psi, x, num_classes).astype(dtype)
+            y_hat = loss_augmented_argmax(features @ w, cost[:, label], label)
+            v = jnp.where(y_hat != label, features[y_hat] - features[label], jnp.zeros_like(w))
+            return (theta - v, total + w), None
+
+        d = jax.eval_shape(lambda x: psi(x, 0, num_classes), X[0]).shape[0]
+        zeros = jnp.zeros(d, dtype)
+
+    (_, total), _ = jax.lax.scan(step, (zeros, zeros), (idx, scales))
+    w_bar = total / jnp.asarray(steps, dtype)
+    if fit_intercept:
+        return MulticlassSVMParams(w=w_bar[:, :-1].reshape(-1), b=w_bar[:, -1])
+    return MulticlassSVMParams(w=w_bar.reshape(-1), b=jnp.zeros(num_classes, dtype))
