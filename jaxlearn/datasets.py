@@ -6,6 +6,8 @@ Generators take a ``jax.random`` key first and return JAX arrays; their hyperpar
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -141,3 +143,132 @@ def load_digits(*, dtype=np.float32) -> tuple[np.ndarray, np.ndarray]:
     """The 8x8 handwritten digits (1797 x 64, pixel values 0..16), labels 0..9 (int32)."""
     data = _sklearn_datasets("load_digits").load_digits()
     return data.data.astype(dtype), data.target.astype(np.int32)
+
+
+# --------------------------------------------------------------------------------------------
+# Structured output and ranking (SPEC sections 12-14)
+# --------------------------------------------------------------------------------------------
+
+_DIGITS_BY_CLASS: dict = {}
+
+
+def _digit_images(split):
+    """Digit images in [0, 1] grouped by class: ``(images (N, 64), index table (10, K), counts (10,))``.
+
+    ``split``: ``None`` all 1797 images, ``"train"`` those at even positions of scikit-learn's order,
+    ``"test"`` those at odd positions (disjoint halves, about 90 images per class each).
+    """
+    if split not in (None, "train", "test"):
+        raise ValueError(f"expected `split` in (None, 'train', 'test'), got {split!r}")
+    if split not in _DIGITS_BY_CLASS:
+        images, labels = load_digits(dtype=np.float32)
+        keep = np.arange(labels.size) % 2 == (0 if split == "train" else 1)
+        if split is None:
+            keep[:] = True
+        images, labels = images[keep] / 16.0, labels[keep]
+        members = [np.flatnonzero(labels == c) for c in range(10)]
+        counts = np.array([len(m) for m in members], np.int32)
+        table = np.zeros((10, counts.max()), np.int32)
+        for c, m in enumerate(members):
+            table[c, : len(m)] = m
+        _DIGITS_BY_CLASS[split] = (images, table, counts)
+    return _DIGITS_BY_CLASS[split]
+
+
+def ocr_words(
+    key: Array,
+    num_words: int,
+    length: int,
+    *,
+    num_letters: int = 10,
+    follow: ArrayLike = 0.9,
+    noise: ArrayLike = 0.0,
+    split: str | None = None,
+    dtype=None,
+) -> tuple[Array, Array]:
+    r"""OCR-like words (UML section 17.3): scikit-learn's 8x8 digit images as letters, bigram-sequenced.
+
+    The letters are the digit classes ``0..q-1`` (``q = num_letters`` <= 10). A word's first letter is
+    uniform; each next letter is :math:`(y_{t-1} + 1) \bmod q` with probability ``follow`` and uniform
+    over the ``q`` letters otherwise, so the letter-bigram features of
+    :func:`jaxlearn.structured.chain_features` carry most of the information when the images are hard
+    to read. Each letter's image is drawn uniformly among the digit images of its class (pixels scaled
+    to [0, 1]) plus Gaussian noise of standard deviation ``noise``.
+
+    Args:
+      key: a ``jax.random`` key.
+      num_words: ``m``, the number of words.
+      length: ``r``, the letters per word.
+      num_letters: ``q``, the alphabet size (at most 10).
+      follow: probability that a letter is the successor of the previous one (traced).
+      noise: standard deviation of the pixel noise (traced).
+      split: ``None`` (all images), ``"train"`` or ``"test"`` (disjoint halves of the digit images, so
+        that a test set shows unseen images).
+      dtype: the float dtype of ``X`` (default float32, float64 under x64).
+
+    Returns:
+      ``(X, Y)``: ``X`` of shape ``(m, 64, r)`` (each word ``(n_pixels, r)`` as in the book), ``Y`` of
+      shape ``(m, r)`` int32 labels in ``0..q-1``.
+    """
+    _check_size(num_words, length)
+    if not 2 <= int(num_letters) <= 10:
+        raise ValueError(f"expected `num_letters` in 2..10 (the digit classes), got {num_letters}")
+    q = int(num_letters)
+    dtype = dtype or jnp.result_type(float)
+    images, table, counts = _digit_images(split)
+    return _ocr_words(key, images, table, counts, follow, noise, int(num_words), int(length), q, dtype)
+
+
+@functools.partial(jax.jit, static_argnums=(6, 7, 8, 9))
+def _ocr_words(key, images, table, counts, follow, noise, num_words, length, q, dtype):
+    k_first, k_flip, k_rand, k_img, k_noise = jax.random.split(key, 5)
+    first = jax.random.randint(k_first, (num_words,), 0, q)
+    flips = jax.random.bernoulli(k_flip, follow, (length - 1, num_words))
+    rand = jax.random.randint(k_rand, (length - 1, num_words), 0, q)
+
+    def next_letter(prev, inputs):
+        flip, r = inputs
+        letter = jnp.where(flip, (prev + 1) % q, r)
+        return letter, letter
+
+    _, rest = jax.lax.scan(next_letter, first, (flips, rand))
+    Y = jnp.concatenate([first[None], rest]).T.astype(jnp.int32)  # (m, r)
+    # an image of each letter's class, uniform among that class's images
+    pick = jax.random.randint(k_img, (num_words, length), 0, counts[Y])
+    X = images.astype(dtype)[table[Y, pick]]  # (m, r, 64)
+    X = X + jnp.asarray(noise, dtype) * jax.random.normal(k_noise, X.shape, dtype)
+    return jnp.transpose(X, (0, 2, 1)), Y
+
+
+def ranking_queries(
+    key: Array,
+    num_queries: int,
+    num_items: int,
+    d: int,
+    *,
+    levels: int = 4,
+    noise: ArrayLike = 0.1,
+    dtype=None,
+) -> tuple[Array, Array, Array]:
+    r"""Ranking queries (UML section 17.4): ``r`` items per query scored by a hidden unit :math:`w^*`.
+
+    Items are standard Gaussian vectors; item :math:`i`'s relevance is its noisy score
+    :math:`\langle w^*, x_i\rangle + \text{noise}\cdot z_i` binned by the quantiles of the standard normal
+    into ``levels`` grades ``0..levels-1`` (``levels=2`` gives relevant / not relevant).
+
+    Returns:
+      ``(X, Y, w_star)``: ``X`` of shape ``(m, r, d)``, ``Y`` of shape ``(m, r)`` grades in ``X``'s float
+      dtype, ``w_star`` of shape ``(d,)``.
+    """
+    _check_size(num_queries, d)
+    _check_size(num_items, levels)
+    dtype = dtype or jnp.result_type(float)
+    k_w, k_x, k_z = jax.random.split(key, 3)
+    w_star = _unit_vector(k_w, d, dtype)
+    X = jax.random.normal(k_x, (num_queries, num_items, d), dtype)
+    noise = jnp.asarray(noise, dtype)
+    z = jax.random.normal(k_z, (num_queries, num_items), dtype)
+    s = (X @ w_star + noise * z) / jnp.sqrt(1 + noise**2)
+    cuts = jax.scipy.stats.norm.ppf(jnp.arange(1, levels, dtype=dtype) / levels).astype(dtype)
+    Y = jnp.sum(s[..., None] > cuts, axis=-1).astype(dtype)
+    return X, Y, w_star

@@ -1,0 +1,186 @@
+"""Structured SVM by SGD over letter sequences (SPEC 11.5, 12; UML sections 15.5, 17.2.5, 17.3)."""
+
+import functools
+import itertools
+
+import chex
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from jaxlearn import datasets
+from jaxlearn.linear._common import sample_indices
+from jaxlearn.structured import _svm, hamming_loss, structured_svm
+from tests.batch_conformance import (
+    BatchCase,
+    check_fit_jit_equals_no_jit,
+    check_no_recompilation,
+    check_vmap_over_hyperparameter,
+    check_vmap_over_keys,
+)
+
+KEY = jax.random.PRNGKey(0)
+
+
+@functools.partial(jax.jit, static_argnums=(1, 2))
+def _words(key, n, dtype):
+    return datasets.ocr_words(key, n, 4, num_letters=4, noise=0.3, dtype=dtype)
+
+
+def test_sgd_steps_match_a_numpy_transcription(x64):
+    """theta^(t+1) = theta^(t) - (Psi(x, y_hat) - Psi(x, y)), w^(t) = theta^(t)/(lam t), averaged;
+    y_hat by brute force over all labellings (q = 2, r = 3: 8 of them)."""
+    q, r, n, m, steps, lam = 2, 3, 4, 5, 25, 0.3
+    X = np.asarray(jax.random.normal(jax.random.PRNGKey(1), (m, n, r)))
+    Y = np.asarray(jax.random.randint(jax.random.PRNGKey(2), (m, r), 0, q))
+    idx = np.asarray(sample_indices(KEY, steps, m))
+    labellings = np.array(list(itertools.product(range(q), repeat=r)))
+
+    def psi(x, y):  # UML section 17.3, written out: pixel block (n, q), bigram block (q, q), / r
+        emission, transition = np.zeros((n, q)), np.zeros((q, q))
+        for t in range(r):
+            emission[:, y[t]] += x[:, t]
+            if t:
+                transition[y[t], y[t - 1]] += 1
+        return np.concatenate([emission.ravel(), transition.ravel()]) / r
+
+    theta, total = np.zeros(n * q + q * q), np.zeros(n * q + q * q)
+    for t in range(1, steps + 1):
+        w = theta / (lam * t)
+        x, y = X[idx[t - 1]], Y[idx[t - 1]]
+        values = [np.mean(v != y) + w @ psi(x, v) for v in labellings]
+        y_hat = labellings[int(np.argmax(values))]
+        theta = theta - (psi(x, y_hat) - psi(x, y))
+        total += w
+    params = structured_svm(lam, steps, q).fit(KEY, jnp.asarray(X), jnp.asarray(Y))
+    np.testing.assert_allclose(params.w, total / steps, rtol=1e-10, atol=1e-12)
+
+
+def _letter_accuracy(pred, Y):
+    return float(jnp.mean((pred == Y).astype(jnp.float32)))
+
+
+def test_structured_svm_beats_independent_letters_on_ocr_words():
+    """Transition features matter: with noisy images, decoding the word beats reading letters one by one.
+
+    The per-letter baseline is the same SGD with the bigram block held at 0 (``transitions=False``,
+    a multiclass SVM on the letters); see also the multiclass_svm comparison below.
+    """
+    Xtr, Ytr = datasets.ocr_words(jax.random.PRNGKey(0), 300, 6, noise=0.8, split="train")
+    Xte, Yte = datasets.ocr_words(jax.random.PRNGKey(1), 300, 6, noise=0.8, split="test")
+    accs = {}
+    for transitions in (True, False):
+        learner = structured_svm(0.003, 3000, 10, transitions=transitions)
+        params = learner.fit(KEY, Xtr, Ytr)
+        accs[transitions] = _letter_accuracy(learner.predict(params, Xte), Yte)
+        if not transitions:
+            np.testing.assert_array_equal(params.w[64 * 10 :], 0.0)
+    assert accs[True] > accs[False] + 0.15, accs
+    assert accs[True] > 0.7, accs
+
+
+def test_structured_svm_beats_multiclass_svm_on_letters():
+    multiclass = pytest.importorskip("jaxlearn.multiclass")
+    if not hasattr(multiclass, "multiclass_svm"):
+        pytest.skip("jaxlearn.multiclass.multiclass_svm is not available")
+    Xtr, Ytr = datasets.ocr_words(jax.random.PRNGKey(0), 300, 6, noise=0.8, split="train")
+    Xte, Yte = datasets.ocr_words(jax.random.PRNGKey(1), 300, 6, noise=0.8, split="test")
+    letters = lambda X: jnp.transpose(X, (0, 2, 1)).reshape(-1, X.shape[1])
+    per_letter = multiclass.multiclass_svm(0.003, 6000, 10)
+    p = per_letter.fit(KEY, letters(Xtr), Ytr.ravel())
+    baseline = _letter_accuracy(per_letter.predict(p, letters(Xte)), Yte.ravel())
+    learner = structured_svm(0.003, 3000, 10)
+    structured = _letter_accuracy(learner.predict(learner.fit(KEY, Xtr, Ytr), Xte), Yte)
+    assert structured > baseline + 0.1, (structured, baseline)
+
+
+def test_unequal_lengths_through_a_mask():
+    """Words of lengths 2..4 padded to 4: the padding's content and labels do not matter, decoding
+    writes -1 there, and ragged input without a mask is refused."""
+    X, Y = _words(jax.random.PRNGKey(3), 16, jnp.float32)
+    lengths = 2 + jnp.arange(16) % 3
+    mask = jnp.arange(4)[None, :] < lengths[:, None]
+    Y_pad = jnp.where(mask, Y, -1)
+    X_junk = jnp.where(mask[:, None, :], X, 7.0)
+    learner = structured_svm(0.01, 200, 4)  # the shapes of the conformance row: nothing new to compile
+    params = learner.fit(KEY, X, Y_pad, mask)
+    chex.assert_trees_all_close(learner.fit(KEY, X_junk, Y, mask), params, rtol=1e-6, atol=1e-7)
+    pred = learner.predict(params, X_junk, mask)
+    np.testing.assert_array_equal(pred == -1, ~mask)
+    assert float(hamming_loss(pred, Y, mask=mask).mean()) < 0.2
+    # the masked fit differs from the fit on the full-length words (the mask is used)
+    assert not np.allclose(learner.fit(KEY, X, Y).w, params.w)
+    ragged = [X[i, :, : int(lengths[i])] for i in range(4)]
+    with pytest.raises(ValueError, match="sequences of equal length.*`mask`"):
+        learner.fit(KEY, ragged, [Y[i, : int(lengths[i])] for i in range(4)])
+    with pytest.raises(ValueError, match=r"labels in 0..3, found \[-1\]; pass `mask`"):
+        learner.fit(KEY, X, Y_pad)
+    with pytest.raises(ValueError, match="prefixes"):
+        learner.fit(KEY, X, Y, mask[:, ::-1])
+
+
+def test_bad_input():
+    X, Y = _words(KEY, 16, jnp.float32)
+    learner = structured_svm(0.1, 10, 4)
+    with pytest.raises(ValueError, match=r"expected `Y` with labels in 0..3, found \[4\]"):
+        learner.fit(KEY, X, Y.at[0, 1].set(4))
+    with pytest.raises(ValueError, match="`X` to be finite"):
+        learner.fit(KEY, X.at[2, 3, 1].set(jnp.nan), Y)
+    with pytest.raises(ValueError, match=r"expected `X` of shape \(m, n_pixels, r\)"):
+        learner.fit(KEY, X[0], Y)
+    with pytest.raises(ValueError, match=r"expected `Y` of shape \(16, 4\)"):
+        learner.fit(KEY, X, Y[:-1])
+    with pytest.raises(ValueError, match="`lam` > 0"):
+        structured_svm(0.0, 10, 4)
+    with pytest.raises(ValueError, match="`steps` a positive int"):
+        structured_svm(0.1, 0, 4)
+
+
+def test_params_dtypes(dtype):
+    X, Y = _words(KEY, 16, dtype)
+    learner = structured_svm(0.1, 200, 4)
+    params = learner.fit(KEY, X, Y)
+    assert isinstance(params, _svm.StructuredSVMParams)
+    assert params.w.dtype == dtype and params.w.shape == (64 * 4 + 16,)
+    assert np.isfinite(np.asarray(params.w)).all()
+    pred = learner.predict(params, X)
+    assert pred.shape == Y.shape and pred.dtype == jnp.int32
+    assert set(np.unique(np.asarray(pred)).tolist()) <= {0, 1, 2, 3}
+    value = learner.decision_function(params, X)
+    assert value.shape == (16,) and value.dtype == dtype
+
+
+CASES = [
+    BatchCase(
+        "structured_svm",
+        lambda lam: structured_svm(lam, 200, 4),
+        tuple(np.geomspace(0.01, 1.0, 32).tolist()),
+        _words,
+        _svm._fit,
+        small=lambda lam: structured_svm(lam, 3, 4),
+        n=16,
+        labels=None,
+    )
+]
+cases = pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+
+
+@cases
+def test_fit_under_jit_equals_no_jit(case):
+    check_fit_jit_equals_no_jit(case)
+
+
+@cases
+def test_vmap_over_32_hyperparameters_equals_loop(case):
+    check_vmap_over_hyperparameter(case)
+
+
+@cases
+def test_vmap_over_keys_equals_loop(case):
+    check_vmap_over_keys(case)
+
+
+@cases
+def test_no_recompilation_on_second_fit(case):
+    check_no_recompilation(case)
