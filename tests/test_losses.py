@@ -78,3 +78,106 @@ def test_losses_are_convex_along_random_lines(x64):
             a = 0.3
             lhs = loss(a * w + (1 - a) * u, x, 1.0)
             assert float(lhs) <= float(a * loss(w, x, 1.0) + (1 - a) * loss(u, x, 1.0)) + 1e-12
+
+
+# Generalized hinge loss (UML section 17.2.4; SPEC 11.4, 11.6)
+
+
+def _multivector(k):
+    from jaxlearn.multiclass import multivector
+
+    return lambda x, y: multivector(x, y, k)
+
+
+def test_generalized_hinge_bounds_the_cost_of_the_prediction():
+    k, n = 4, 3
+    rng = np.random.default_rng(0)
+    W = rng.standard_normal((200, k * n)).astype(np.float32)
+    X = rng.standard_normal((200, n)).astype(np.float32)
+    y = rng.integers(0, k, 200).astype(np.int32)
+    delta = (rng.uniform(0.5, 2.0, (k, k)) * (1 - np.eye(k))).astype(np.float32)
+    psi = _multivector(k)
+    loss = jax.jit(jax.vmap(lambda w, x, y: losses.generalized_hinge(w, psi, x, y, delta)))(W, X, y)
+    predicted = np.argmax(np.einsum("mkn,mn->mk", W.reshape(-1, k, n), X), axis=1)
+    cost = delta[predicted, y]
+    assert np.all(np.asarray(loss) >= cost - 1e-6)
+    assert np.mean(np.asarray(loss) > cost + 1e-3) > 0.5  # a bound, not an identity
+    # equality where every margin <w, Psi(x,y) - Psi(x,y')> >= Delta(y', y) holds: the loss is 0
+    w = np.concatenate([3.0 * np.eye(n), np.zeros((1, n))]).reshape(-1).astype(np.float32)  # w_y = 3 e_y
+    x = np.array([1.0, 0.0, 0.0], np.float32)
+    assert float(losses.generalized_hinge(w, psi, x, 0, delta)) == 0.0
+
+
+def test_generalized_hinge_is_the_hinge_for_two_classes():
+    # k = 2 with labels {0, 1} read as {-1, +1}: Psi(x, y) = y x / 2, zero-one cost
+    def psi(x, label):
+        return (2 * label - 1).astype(x.dtype) * x / 2
+
+    rng = np.random.default_rng(1)
+    W, X = rng.standard_normal((2, 300, 5)).astype(np.float32)
+    y01 = rng.integers(0, 2, 300).astype(np.int32)
+    two_class = lambda w, x, y: losses.generalized_hinge(w, psi, x, y, num_classes=2)
+    got = jax.jit(jax.vmap(two_class))(W, X, y01)
+    want = jax.vmap(losses.hinge)(W, X, (2 * y01 - 1).astype(np.float32))
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+    assert np.mean(np.asarray(want) > 0) > 0.3 and np.mean(np.asarray(want) == 0) > 0.1
+    grads = jax.jit(jax.vmap(jax.grad(two_class)))(W, X, y01)
+    np.testing.assert_allclose(
+        grads, jax.vmap(jax.grad(losses.hinge))(W, X, (2 * y01 - 1).astype(np.float32)), rtol=1e-6, atol=1e-6
+    )
+
+
+def test_generalized_hinge_subgradient_inequality(x64):
+    k, n = 3, 4
+    psi = _multivector(k)
+    rng = np.random.default_rng(2)
+    delta = rng.uniform(0, 1, (k, k)) * (1 - np.eye(k))
+    loss = lambda w, x, y: losses.generalized_hinge(w, psi, x, y, delta)
+
+    @jax.jit
+    def gaps(w, x, y, U):  # l(u) - l(w) - <u - w, g> for 50 points u
+        g = jax.grad(loss)(w, x, y)
+        return jax.vmap(loss, (0, None, None))(U, x, y) - loss(w, x, y) - (U - w) @ g
+
+    W, X = rng.standard_normal((20, k * n)), rng.standard_normal((20, n))
+    y = np.arange(20, dtype=np.int32) % k
+    U = rng.standard_normal((20, 50, k * n))
+    got = jax.vmap(gaps)(W, X, y, U)
+    assert float(jnp.min(got)) >= -1e-12
+    # at a tie with the y' = y term (the kink) the zero sub-gradient is kept
+    w_kink = np.zeros(k * n)
+    w_kink[:n] = X[0] / (X[0] @ X[0])  # <w_0, x> = 1 = Delta(1, 0) + <w_1, x>
+    g = jax.grad(losses.generalized_hinge)(w_kink, psi, X[0], 0, 1 - np.eye(k))
+    np.testing.assert_array_equal(g, 0.0)
+
+
+def test_exercise_17_1_clusters_have_zero_generalized_hinge(x64):
+    from tests.multiclass.data import clusters
+
+    k = 4
+    X, y, mu = clusters(k=k)
+    # append the constant 1; w_i = [mu_i, -||mu_i||^2 / 2]
+    X1 = np.c_[X, np.ones(len(X))]
+    w = np.c_[mu, -0.5 * (mu**2).sum(axis=1)].reshape(-1)
+    psi = _multivector(k)
+    loss = jax.jit(jax.vmap(lambda x, y: losses.generalized_hinge(w, psi, x, y, num_classes=k)))(X1, y)
+    np.testing.assert_array_equal(loss, 0.0)
+    # the claim is tight enough to fail: with centres 2r apart some example has a positive loss
+    X2, y2, mu2 = clusters(k=k, spacing=1.5)
+    w2 = np.c_[mu2, -0.5 * (mu2**2).sum(axis=1)].reshape(-1)
+    X2 = np.c_[X2, np.ones(len(X2))]
+    loss2 = jax.vmap(lambda x, y: losses.generalized_hinge(w2, psi, x, y, num_classes=k))(X2, y2)
+    assert float(jnp.max(loss2)) > 0
+
+
+def test_cost_matrix_checks():
+    np.testing.assert_array_equal(losses.zero_one_cost(3), 1 - np.eye(3))
+    losses.check_cost_matrix(losses.zero_one_cost(3), 3)
+    with pytest.raises(ValueError, match=r"expected `delta` of shape \(3, 3\)"):
+        losses.check_cost_matrix(jnp.ones((3, 2)), 3)
+    with pytest.raises(ValueError, match="zero diagonal"):
+        losses.check_cost_matrix(jnp.ones((3, 3)), 3)
+    with pytest.raises(ValueError, match=">= 0"):
+        losses.check_cost_matrix(-losses.zero_one_cost(3), 3)
+    with pytest.raises(ValueError, match="num_classes"):
+        losses.generalized_hinge(jnp.zeros(4), _multivector(2), jnp.zeros(2), 0)

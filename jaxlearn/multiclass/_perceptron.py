@@ -112,7 +112,7 @@ def _fit(X, y, psi, *, num_classes, max_epochs):
 
     def one_pass(carry):
         w, updates, epochs, _ = carry
-        (w, new_updates), _ = jax.lax.scan(visit, (w, updates), jnp.arange(X.shape[0]))
+        (w, new_updates), _ = jax.lax.scan(visit, (w, updates), jnp.arange(X.shape[0], dtype=jnp.int32))
         return w, new_updates, epochs + 1, new_updates == updates
 
     def keep_going(carry):

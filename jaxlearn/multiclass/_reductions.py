@@ -194,5 +194,5 @@ def _cycle_slots(member: Array) -> Array:
     """Indices of the members of a pair, in order, repeated to fill ``len(member)`` slots."""
     m = member.shape[0]
     order = jnp.argsort(~member, stable=True)  # members first, in their order
-    count = jnp.maximum(jnp.sum(member.astype(jnp.int32)), 1)
+    count = jnp.maximum(jnp.sum(member, dtype=jnp.int32), 1)
     return order[jnp.arange(m, dtype=jnp.int32) % count]
