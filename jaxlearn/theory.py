@@ -239,3 +239,33 @@ def hard_svm_bound(rho: ArrayLike, gamma: ArrayLike, m: ArrayLike, delta: ArrayL
     :math:`\sqrt{4(\rho/\gamma)^2/m} + \sqrt{2\ln(2/\delta)/m}`."""
     rho, gamma, m, delta = _float(rho, gamma, m, delta)
     return jnp.sqrt(4 * (rho / gamma) ** 2 / m) + jnp.sqrt(2 * jnp.log(2 / delta) / m)
+
+
+# --------------------------------------------------------------------------------------------
+# Multiclass (SPEC 4.11, 11.5)
+# --------------------------------------------------------------------------------------------
+
+
+def multiclass_perceptron_bound(R: ArrayLike, w_norm: ArrayLike) -> Array:
+    r"""UML Theorem 17.5: if :math:`\langle w^*, \Psi(x_i, y_i) - \Psi(x_i, y)\rangle \ge 1` for all
+    :math:`i, y \ne y_i` and :math:`R = \max_{i, y}\|\Psi(x_i, y_i) - \Psi(x_i, y)\|`, the multiclass
+    batch Perceptron stops after at most :math:`(R\|w^*\|)^2` updates."""
+    R, w_norm = _float(R, w_norm)
+    return (R * w_norm) ** 2
+
+
+def multiclass_svm_bound(rho: ArrayLike, B: ArrayLike, m: ArrayLike) -> Array:
+    r"""UML Corollary 17.1: with :math:`\|\Psi(x, y)\| \le \rho/2` and
+    :math:`\lambda = \sqrt{2\rho^2/(B^2m)}` (the book's :math:`\lambda\|w\|^2`), the multiclass SVM's
+    expected :math:`\Delta`-risk exceeds :math:`\min_{\|u\| \le B} L_D^{g-hinge}(u)` by at most
+    :math:`\sqrt{8\rho^2B^2/m}`."""
+    rho, B, m = _float(rho, B, m)
+    return jnp.sqrt(8 * rho**2 * B**2 / m)
+
+
+def multiclass_sgd_steps(rho: ArrayLike, B: ArrayLike, epsilon: ArrayLike) -> Array:
+    r"""UML Corollary 17.2: SGD for multiclass learning with :math:`T \ge B^2\rho^2/\epsilon^2` steps and
+    :math:`\eta = \sqrt{B^2/(\rho^2 T)}` is within :math:`\epsilon` of :math:`\min_{\|u\| \le B}
+    L_D^{g-hinge}(u)` in expectation; this returns that :math:`T` (a float: round up)."""
+    rho, B, epsilon = _float(rho, B, epsilon)
+    return (B * rho / epsilon) ** 2
