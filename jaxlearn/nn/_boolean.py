@@ -1,0 +1,111 @@
+"""Boolean functions as sign networks (SPEC 17.2; UML section 20.3, Claim 20.1 and Lemma 20.4).
+
+Every :math:`f : \\{\\pm1\\}^n \\to \\{\\pm1\\}` is computed by a depth-2 network of sign neurons: one hidden
+neuron per point of the cube fires exactly on that point, and the output neuron is a disjunction of
+the neurons of the points where :math:`f = 1`. The networks are ordinary params
+``[(W_0, b_0), (W_1, b_1)]``, evaluated by ``mlp_apply(params, x, activation=sign, output=sign)``.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.typing import ArrayLike
+
+from jaxlearn.core import check_labels, check_ndim, is_concrete
+from jaxlearn.nn._mlp import Params, mlp_apply, sign
+
+Array = jax.Array
+
+
+def boolean_inputs(n: int, *, dtype=None) -> Array:
+    """All of :math:`\\{\\pm1\\}^n`, shape ``(2**n, n)``, in the order of a truth table: row ``i`` has
+    :math:`x_j = +1` iff bit ``n - 1 - j`` of ``i`` is set (``itertools.product((-1, 1), repeat=n)``)."""
+    dtype = jnp.result_type(float) if dtype is None else dtype
+    bits = (np.arange(2**n)[:, None] >> np.arange(n - 1, -1, -1)[None, :]) & 1
+    return jnp.asarray(2 * bits - 1, dtype)
+
+
+def conjunction_neuron(k: int, *, negated: ArrayLike = None, dtype=None) -> tuple[Array, Array]:
+    r"""A sign neuron computing the conjunction of :math:`k` literals over :math:`\{\pm1\}` (Lemma 20.4):
+
+    .. math:: f(x) = \mathrm{sign}\Big(1 - k + \sum_{i=1}^k s_i x_i\Big),
+
+    :math:`s_i = -1` for a negated literal (``negated[i]`` True), else +1. It is +1 iff every literal
+    is +1 (the sum is :math:`k` then, at most :math:`k - 2` otherwise). Returns ``(w, b)``: evaluate as
+    ``sign(w @ x + b)``.
+    """
+    return _literal_neuron(k, negated, 1.0 - k, dtype)
+
+
+def disjunction_neuron(k: int, *, negated: ArrayLike = None, dtype=None) -> tuple[Array, Array]:
+    r"""A sign neuron computing the disjunction of :math:`k` literals (Lemma 20.4):
+    :math:`f(x) = \mathrm{sign}(k - 1 + \sum_i s_i x_i)`, which is -1 iff every literal is -1."""
+    return _literal_neuron(k, negated, k - 1.0, dtype)
+
+
+def _literal_neuron(k, negated, bias, dtype):
+    dtype = jnp.result_type(float) if dtype is None else dtype
+    signs = jnp.ones(k, dtype) if negated is None else jnp.where(jnp.asarray(negated), -1, 1).astype(dtype)
+    if signs.shape != (k,):
+        raise ValueError(f"expected `negated` of shape ({k},), got {signs.shape}")
+    return signs, jnp.asarray(bias, dtype)
+
+
+def boolean_network(table: ArrayLike) -> tuple[Params, Callable[[Params, Array], Array]]:
+    r"""The depth-2 sign network of Claim 20.1 computing a Boolean function given by its truth table.
+
+    For :math:`f : \{\pm1\}^n \to \{\pm1\}` with :math:`u_1, \dots, u_{2^n}` the points of the cube
+    (:func:`boolean_inputs`) and :math:`k = |\{i : f(u_i) = 1\}|`:
+
+    .. math::
+        g_i(x) = \mathrm{sign}(\langle x, u_i\rangle - n + 1), \qquad
+        f(x) = \mathrm{sign}\Big(\sum_{i : f(u_i) = 1} g_i(x) + k - 1\Big).
+
+    :math:`g_i(x) = 1` iff :math:`x = u_i` (else :math:`\langle x, u_i\rangle \le n - 2`): a conjunction
+    neuron. The output is a disjunction of the :math:`g_i` with :math:`f(u_i) = 1` (Lemma 20.4); with
+    :math:`k = 0` it is :math:`\mathrm{sign}(-1) = -1`. The hidden layer has one neuron per point of the
+    cube, :math:`2^n` (plus the constant neuron: :math:`|V_1| = 2^n + 1`); the output weights of the
+    points where :math:`f = -1` are 0 (absent edges), so the network's shapes depend on :math:`n` only
+    and the construction is jittable and vmappable over tables. No pre-activation is ever 0.
+
+    Args:
+      table: :math:`(f(u_1), \dots, f(u_{2^n}))` in :math:`\{\pm1\}`, shape ``(2**n,)``, in the order
+        of :func:`boolean_inputs`.
+
+    Returns:
+      ``(params, apply)``: ``params = [(W_0, b_0), (W_1, b_1)]`` with ``W_0`` of shape
+      :math:`(2^n, n)`, ``W_1`` of shape :math:`(1, 2^n)`; ``apply(params, x)`` is the network's
+      :math:`\pm1` output on one ``x`` (shape ``(1,)``).
+
+    Examples:
+      >>> import jax, jax.numpy as jnp
+      >>> xor = jnp.array([-1.0, 1.0, 1.0, -1.0])  # on (-1,-1), (-1,1), (1,-1), (1,1)
+      >>> params, apply = boolean_network(xor)
+      >>> jax.vmap(lambda x: apply(params, x))(boolean_inputs(2))[:, 0].tolist()
+      [-1.0, 1.0, 1.0, -1.0]
+
+    References:
+      UML section 20.3, Claim 20.1 and Lemma 20.4; SPEC 17.2.
+    """
+    table = jnp.asarray(table)
+    check_ndim("table", table, 1, "(2**n,)")
+    size = table.shape[0]
+    n = size.bit_length() - 1
+    if size < 2 or size != 2**n:
+        raise ValueError(f"expected `table` of length 2**n (n >= 1), got {size}")
+    if is_concrete(table):
+        check_labels("table", table, (-1, 1), "a Boolean function's values are in {-1, +1}")
+    dtype = table.dtype if jnp.issubdtype(table.dtype, jnp.floating) else jnp.result_type(float)
+    positive = (table > 0).astype(dtype)
+    U = boolean_inputs(n, dtype=dtype)
+    hidden = (U, jnp.full(size, 1.0 - n, dtype))
+    out = (positive[None, :], (jnp.sum(positive) - 1)[None])
+    return [hidden, out], _apply
+
+
+def _apply(params: Params, x: ArrayLike) -> Array:
+    return mlp_apply(params, x, activation=sign, output=sign)

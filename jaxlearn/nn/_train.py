@@ -1,0 +1,302 @@
+"""SGD for neural networks with validation selection and weight decay (SPEC 17.4; UML section 20.6).
+
+The whole run is one compiled program: an outer ``lax.scan`` over evaluations, each an inner
+``lax.scan`` of ``eval_every`` optimiser steps followed by one pass over the validation set. The
+iterate that performs best on the validation set so far rides in the carry, so the run returns it
+without storing the others. Every step is masked rather than branched on: a step whose loss or new
+parameters are not finite is not applied, training freezes at the last finite parameters and
+``history.nonfinite`` says so. ``train`` is vmappable over keys (16 seeds are one program).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Callable, NamedTuple, Optional, Union
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+from jax.typing import ArrayLike
+
+from jaxlearn.core import check_finite, check_labels, check_ndim, check_positive_int, float_dtype, is_concrete
+from jaxlearn.nn._mlp import Activation, Params, cross_entropy, identity, mlp_apply, sigmoid, squared_loss
+
+Array = jax.Array
+ExampleLoss = Callable[[Params, Array, Array], Array]
+
+#: The losses ``train`` knows by name (``loss="squared"`` or ``loss="cross_entropy"``).
+LOSSES = ("squared", "cross_entropy")
+
+
+class TrainHistory(NamedTuple):
+    r"""What :func:`train` records at each of its :math:`E = \lceil \text{steps} / \text{eval\_every}\rceil`
+    evaluations (arrays of shape ``(E,)``, a leading seed axis under ``vmap``).
+
+    Attributes:
+      step: the number of optimiser steps taken before the evaluation (int32).
+      train_loss: the mean minibatch loss (without the weight-decay term) over the steps since the
+        previous evaluation, at the parameters each step started from. It is NaN/inf in a window
+        where a non-finite loss appeared (see ``nonfinite``); the parameters never are.
+      valid_loss: the mean loss on the validation set.
+      valid_error: the mean of ``error`` on the validation set (``None`` without an ``error``).
+      nonfinite: True once a step produced a non-finite loss or parameters; from that step on the
+        parameters stay frozen at the last finite iterate (a diverging learning rate).
+      best_step: scalar int32, the step of the returned iterate (0: the initial parameters).
+    """
+
+    step: Array
+    train_loss: Array
+    valid_loss: Array
+    valid_error: Optional[Array]
+    nonfinite: Array
+    best_step: Array
+
+    @property
+    def diverged(self) -> Array:
+        """True if the run stopped updating because of a non-finite loss or parameters."""
+        return self.nonfinite[..., -1]
+
+
+@functools.lru_cache(maxsize=None)
+def example_loss(name: str, activation: Activation = sigmoid) -> ExampleLoss:
+    r"""The loss of one example as a function of the params, by name (one object per name and
+    activation, so that a second ``train`` reuses the compiled program).
+
+    - ``"squared"``: :math:`\frac12\|h_w(x) - y\|^2` with an identity output (UML section 20.6).
+    - ``"cross_entropy"``: :math:`-\log\mathrm{softmax}(h_w(x))_y` for an int label ``y``, where
+      :math:`h_w(x)` are the logits (identity output).
+    """
+    if name == "squared":
+        return lambda params, x, y: squared_loss(mlp_apply(params, x, activation=activation), y)
+    if name == "cross_entropy":
+        return lambda params, x, y: cross_entropy(mlp_apply(params, x, activation=activation), y)
+    raise ValueError(f"expected `loss` in {LOSSES} or a callable loss(params, x, y), got {name!r}")
+
+
+@functools.lru_cache(maxsize=None)
+def zero_one_error(activation: Activation = sigmoid) -> ExampleLoss:
+    """The 0-1 error of the arg-max class of the network's outputs, for int labels."""
+
+    def error(params, x, y):
+        out = mlp_apply(params, x, activation=activation, output=identity)
+        return (jnp.argmax(out) != jnp.asarray(y).astype(jnp.int32)).astype(out.dtype)
+
+    return error
+
+
+def train(
+    key: Array,
+    params: Params,
+    X: ArrayLike,
+    y: ArrayLike,
+    *,
+    loss: Union[str, ExampleLoss],
+    optimizer: optax.GradientTransformation,
+    steps: int,
+    batch_size: int,
+    weight_decay: ArrayLike = 0.0,
+    validation: Optional[tuple[ArrayLike, ArrayLike]] = None,
+    eval_every: Optional[int] = None,
+    error: Optional[Union[str, ExampleLoss]] = None,
+    activation: Activation = sigmoid,
+) -> tuple[Params, TrainHistory]:
+    r"""The book's SGD for neural networks, with any optax optimiser (UML section 20.6).
+
+    The objective is :math:`L_S(w) + \frac\lambda2\|w\|^2`. For :math:`i = 1..\tau` (``steps``), a
+    minibatch of ``batch_size`` examples is drawn uniformly with replacement from ``(X, y)``, its mean
+    loss gradient :math:`v_i` is taken by ``jax.grad``, and the optimiser is applied to
+    :math:`v_i + \lambda w^{(i)}` (``optax.chain(optax.add_decayed_weights(lam), optimizer)``). With
+    ``optimizer=optax.sgd(schedule)`` this is exactly the book's rule
+
+    .. math:: w^{(i+1)} = w^{(i)} - \eta_i\,(v_i + \lambda w^{(i)}), \qquad \eta_i = \text{schedule}(i - 1)
+
+    (optax schedules count from 0; ``batch_size=1`` is the book's one example per step). Every
+    ``eval_every`` steps the current iterate is scored on the validation set, and the output is the
+    best iterate seen, :math:`w^{(1)}` (the initial ``params``) included: the one with the smallest
+    validation loss, or with ``error`` the smallest validation error, ties broken by the smaller
+    validation loss and then by the earlier step. (The book scores every iterate; scoring every
+    ``eval_every``-th is its pitfall note's "e.g. every K steps".)
+
+    A step whose minibatch loss or new parameters are not finite (a diverging learning rate) is not
+    applied: the run freezes at the last finite parameters and ``history.nonfinite`` turns True.
+    The returned parameters are never NaN.
+
+    ``train`` is one jitted program of static ``steps``/``batch_size``/``eval_every``; ``loss``,
+    ``error``, ``optimizer`` and ``activation`` are part of its identity (build them once and reuse
+    them: a new ``optax.adam(1e-3)`` object per call compiles again). ``weight_decay`` is traced, and
+    ``jax.vmap`` over ``key`` (and ``params``) trains several seeds as one program.
+
+    Args:
+      key: PRNG key for the minibatches.
+      params: the initial network, ``[(W_0, b_0), ...]`` (:func:`jaxlearn.nn.mlp_init`).
+      X: inputs, shape ``(m, k_0)``.
+      y: targets, shape ``(m, k_T)`` for the squared loss, int labels ``(m,)`` in ``0..k_T-1`` for the
+        cross-entropy.
+      loss: ``"squared"``, ``"cross_entropy"`` (networks with an identity output through
+        ``activation``), or a function ``loss(params, x, y) -> scalar`` of one example.
+      optimizer: any ``optax.GradientTransformation``.
+      steps: :math:`\tau`, the number of optimiser steps.
+      batch_size: examples per step.
+      weight_decay: :math:`\lambda \ge 0` (traced).
+      validation: ``(X_valid, y_valid)``; ``None`` selects on the training sample itself.
+      eval_every: steps between evaluations (default ``max(1, steps // 20)``); the last window is
+        shortened to end at ``steps``.
+      error: ``"zero_one"`` (arg-max class against int labels) or a function of one example; selects
+        on the validation error instead of the validation loss.
+      activation: :math:`\sigma` of the hidden layers, for the named losses and errors.
+
+    Returns:
+      ``(best_params, history)``: the validation-best iterate and a :class:`TrainHistory`.
+
+    Raises:
+      ValueError: on ``X`` whose width is not the input width of ``params``, mismatched lengths,
+        NaN/inf in ``X``/``y``/``params``, labels outside ``0..k_T-1`` for the cross-entropy, a
+        negative ``weight_decay``, non-positive ``steps``/``batch_size``/``eval_every``.
+
+    Examples:
+      >>> import jax, jax.numpy as jnp, optax
+      >>> from jaxlearn import nn
+      >>> X = jax.random.normal(jax.random.PRNGKey(0), (64, 2))
+      >>> y = (X[:, 0] * X[:, 1] > 0).astype(jnp.int32)
+      >>> params = nn.mlp_init(jax.random.PRNGKey(1), [2, 16, 2])
+      >>> best, history = nn.train(jax.random.PRNGKey(2), params, X, y, loss="cross_entropy",
+      ...                          optimizer=optax.adam(0.05), steps=400, batch_size=16, activation=nn.tanh)
+      >>> history.valid_loss.shape, bool(history.diverged)
+      ((20,), False)
+
+    References:
+      UML section 20.6, "SGD for Neural Networks" (validation selection, weight decay); SPEC 17.4.
+    """
+    steps = check_positive_int("steps", steps)
+    batch_size = check_positive_int("batch_size", batch_size)
+    eval_every = max(1, steps // 20) if eval_every is None else check_positive_int("eval_every", eval_every)
+    cross = loss == "cross_entropy"
+    loss_fn = example_loss(loss, activation) if isinstance(loss, str) else loss
+    if error is None or callable(error):
+        error_fn = error
+    elif error == "zero_one":
+        error_fn = zero_one_error(activation)
+    else:
+        raise ValueError(f"expected `error` 'zero_one', a callable or None, got {error!r}")
+    X, y = check_network_sample(params, X, y, "X", "y", cross)
+    if validation is None:
+        Xv, yv = X, y
+    else:
+        if not isinstance(validation, (tuple, list)) or len(validation) != 2:
+            raise ValueError("expected `validation` a pair (X_valid, y_valid)")
+        Xv, yv = check_network_sample(params, *validation, "validation[0]", "validation[1]", cross)
+    check_finite("params", params)
+    if is_concrete(weight_decay) and np.any(np.asarray(weight_decay) < 0):
+        raise ValueError(f"expected `weight_decay` >= 0, got {weight_decay!r}")
+    return _train(
+        key, params, X, y, Xv, yv, weight_decay,
+        loss=loss_fn, optimizer=optimizer, error=error_fn,
+        steps=steps, batch_size=batch_size, eval_every=eval_every,
+    )  # fmt: skip
+
+
+def check_network_sample(params, X, y, x_name, y_name, labels_from_output):
+    """Shape checks always, value checks on concrete inputs; returns ``X`` in a floating dtype."""
+    check_ndim(x_name, X, 2, "(m, k_0)")
+    m, width = jnp.shape(X)
+    k0, kT = params[0][0].shape[1], params[-1][0].shape[0]
+    if width != k0:
+        raise ValueError(
+            f"expected `{x_name}` with {k0} features (the input width k_0 of `params`), got {width}; "
+            f"layer sizes {(k0,) + tuple(W.shape[0] for W, _ in params)}"
+        )
+    if jnp.ndim(y) < 1 or jnp.shape(y)[0] != m:
+        raise ValueError(f"expected `{x_name}` and `{y_name}` with the same number of examples, got {m} and "
+                         f"{jnp.shape(y)[0] if jnp.ndim(y) else 'a scalar'}")  # fmt: skip
+    if m == 0:
+        raise ValueError(f"expected a non-empty sample, got `{x_name}` of shape (0, {width})")
+    check_finite(x_name, X)
+    check_finite(y_name, y)
+    if labels_from_output:
+        check_ndim(y_name, y, 1, "(m,) of int labels")
+        check_labels(y_name, y, tuple(range(kT)), f"the network has {kT} outputs (classes 0..{kT - 1})")
+    X = jnp.asarray(X)
+    return X.astype(float_dtype(X)), jnp.asarray(y)
+
+
+def _all_finite(tree) -> Array:
+    leaves = [jnp.all(jnp.isfinite(leaf)) for leaf in jax.tree_util.tree_leaves(tree)]
+    return functools.reduce(jnp.logical_and, leaves, jnp.asarray(True))
+
+
+def _select(flag, new, old):
+    return jax.tree_util.tree_map(lambda a, b: jnp.where(flag, a, b), new, old)
+
+
+@functools.partial(
+    jax.jit, static_argnames=("loss", "optimizer", "error", "steps", "batch_size", "eval_every")
+)
+def _train(key, params, X, y, Xv, yv, weight_decay, **structure):
+    return train_loop(key, params, X, y, Xv, yv, weight_decay, **structure)
+
+
+def train_loop(
+    key, params, X, y, Xv, yv, weight_decay, *, loss, optimizer, error, steps, batch_size, eval_every
+) -> tuple[Params, TrainHistory]:
+    """The body of :func:`train` (traceable; no input checks): call it inside other jitted fits."""
+    dtype = params[0][0].dtype
+    m = X.shape[0]
+    num_evals = -(-steps // eval_every)
+    idx = jax.random.randint(key, (num_evals, eval_every, batch_size), 0, m)
+    opt = optax.chain(optax.add_decayed_weights(jnp.asarray(weight_decay).astype(dtype)), optimizer)
+    per_example = jax.vmap(loss, in_axes=(None, 0, 0))
+
+    def batch_loss(p, xb, yb):
+        return jnp.mean(per_example(p, xb, yb))
+
+    value_and_grad = jax.value_and_grad(batch_loss)
+
+    def evaluate(p):
+        valid_loss = batch_loss(p, Xv, yv)
+        valid_error = None if error is None else jnp.mean(jax.vmap(error, (None, 0, 0))(p, Xv, yv))
+        return valid_loss, valid_error
+
+    def better(score, best):
+        (loss_new, err_new), (loss_old, err_old) = score, best
+        by_loss = jnp.isfinite(loss_new) & (loss_new < loss_old)
+        if error is None:
+            return by_loss
+        return jnp.isfinite(err_new) & ((err_new < err_old) | ((err_new == err_old) & by_loss))
+
+    def step(carry, it):
+        p, opt_state, frozen = carry
+        t, batch = it
+        value, grads = value_and_grad(p, X[batch], y[batch])
+        with jax.numpy_dtype_promotion("standard"):  # optax's internals are not strict-promotion clean
+            updates, new_state = opt.update(grads, opt_state, p)
+            new_p = optax.apply_updates(p, updates)
+        active = t < steps
+        ok = jnp.isfinite(value) & _all_finite(new_p)
+        apply = active & ~frozen & ok
+        frozen = frozen | (active & ~ok)
+        carry = (_select(apply, new_p, p), _select(apply, new_state, opt_state), frozen)
+        return carry, (jnp.where(active, value, 0).astype(dtype), active)
+
+    def window(carry, it):
+        p, opt_state, frozen, best, best_score, best_step = carry
+        e, batches = it
+        ts = e * eval_every + jnp.arange(eval_every, dtype=jnp.int32)
+        (p, opt_state, frozen), (values, active) = jax.lax.scan(step, (p, opt_state, frozen), (ts, batches))
+        done = jnp.minimum((e + 1) * eval_every, steps).astype(jnp.int32)
+        score = evaluate(p)
+        improved = better(score, best_score)
+        best = _select(improved, p, best)
+        best_score = _select(improved, score, best_score)
+        best_step = jnp.where(improved, done, best_step)
+        train_loss = jnp.sum(values) / jnp.sum(active).astype(dtype)
+        record = (done, train_loss, *score, frozen)
+        return (p, opt_state, frozen, best, best_score, best_step), record
+
+    start = jnp.asarray(0, jnp.int32)
+    carry = (params, opt.init(params), jnp.asarray(False), params, evaluate(params), start)
+    evals = jnp.arange(num_evals, dtype=jnp.int32)
+    carry, (done, train_loss, valid_loss, valid_error, nonfinite) = jax.lax.scan(window, carry, (evals, idx))
+    history = TrainHistory(done, train_loss, valid_loss, valid_error, nonfinite, best_step=carry[5])
+    return carry[3], history
+
