@@ -29,7 +29,8 @@ def test_conjunction_and_disjunction_neurons(k):
             w, b = neuron(k, negated=neg)
             a = X @ np.asarray(w) + float(b)
             assert np.all(a != 0)  # sign(0) never arises
-            np.testing.assert_array_equal(np.where(a > 0, 1, -1), np.where(reduce(literals, axis=1) > 0, 1, -1))
+            expected = np.where(reduce(literals, axis=1) > 0, 1, -1)
+            np.testing.assert_array_equal(np.where(a > 0, 1, -1), expected)
     with pytest.raises(ValueError, match=r"`negated` of shape \(3,\)"):
         nn.conjunction_neuron(3, negated=[True, False])
 
