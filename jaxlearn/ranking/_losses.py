@@ -1,0 +1,207 @@
+r"""Ranking losses and their convex surrogates (UML sections 17.4-17.4.1; SPEC 13).
+
+Every loss takes ``(y_pred, y_true)`` in the book's order :math:`\Delta(y', y)`: ``y_pred`` the predicted
+scores :math:`y' \in \mathbb R^r`, ``y_true`` the true relevance :math:`y \in \mathbb R^r` (over the last
+axis; leading axes are batch axes). Ranks follow the book: :math:`\pi(y)_i` is the 1-based position of
+:math:`y_i` when :math:`y` is sorted in **ascending** order, so the top-ranked item has position
+:math:`r`. Ties are broken by a stable sort: of two equal values the one with the smaller index gets
+the smaller position.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.typing import ArrayLike
+
+from jaxlearn.core import check_finite, is_concrete
+
+Array = jax.Array
+
+
+def _pair(y_pred: ArrayLike, y_true: ArrayLike) -> tuple[Array, Array]:
+    y_pred, y_true = jnp.asarray(y_pred), jnp.asarray(y_true)
+    if y_pred.shape != y_true.shape or y_pred.ndim == 0:
+        raise ValueError(
+            "expected `y_pred` and `y_true` of the same shape (..., r), "
+            f"got {y_pred.shape} and {y_true.shape}"
+        )
+    check_finite("y_pred", y_pred)
+    check_finite("y_true", y_true)
+    floats = [a.dtype for a in (y_pred, y_true) if jnp.issubdtype(a.dtype, jnp.floating)]
+    dtype = floats[0] if floats else jnp.result_type(float)  # y_pred's when floating
+    return y_pred.astype(dtype), y_true.astype(dtype)
+
+
+def permutation(y: ArrayLike) -> Array:
+    r"""The induced permutation :math:`\pi(y)`: :math:`\pi(y)_i` is the 1-based position of :math:`y_i` in
+    ascending order (UML section 17.4); ties by index (stable). int32, over the last axis.
+
+    Examples:
+      >>> permutation(jnp.array([2.0, 1.0, 6.0, -1.0, 0.5])).tolist()
+      [4, 3, 5, 1, 2]
+    """
+    y = jnp.asarray(y)
+    return (jnp.argsort(jnp.argsort(y, axis=-1, stable=True), axis=-1, stable=True) + 1).astype(jnp.int32)
+
+
+def zero_one_ranking(y_pred: ArrayLike, y_true: ArrayLike) -> Array:
+    r"""The 0-1 ranking loss :math:`\Delta(y', y) = 1[\pi(y') \ne \pi(y)]` (UML section 17.4)."""
+    y_pred, y_true = _pair(y_pred, y_true)
+    differ = jnp.any(permutation(y_pred) != permutation(y_true), axis=-1)
+    return differ.astype(y_pred.dtype)
+
+
+def kendall_tau_loss(y_pred: ArrayLike, y_true: ArrayLike) -> Array:
+    r"""Kendall-tau loss: the fraction of discordant pairs (UML section 17.4),
+
+    .. math::
+        \Delta(y', y) = \frac{2}{r(r-1)}\sum_{i<j}
+        1[\operatorname{sign}(y'_i - y'_j) \ne \operatorname{sign}(y_i - y_j)].
+
+    A pair tied in one vector and not in the other counts as discordant. In [0, 1]; 1 on reversed
+    distinct values. ``r = 1`` gives 0.
+    """
+    y_pred, y_true = _pair(y_pred, y_true)
+    r = y_pred.shape[-1]
+    sp = jnp.sign(y_pred[..., :, None] - y_pred[..., None, :])
+    st = jnp.sign(y_true[..., :, None] - y_true[..., None, :])
+    upper = jnp.triu(jnp.ones((r, r), bool), k=1)
+    discordant = jnp.sum((sp != st) & upper, axis=(-2, -1)).astype(y_pred.dtype)
+    return discordant * (2.0 / max(r * (r - 1), 1))
+
+
+def discount(r: int, k: Optional[int] = None, *, dtype=None) -> Array:
+    r"""The NDCG discount :math:`D(i) = 1/\log_2(r - i + 2)` for the top ``k`` positions
+    :math:`i \in \{r-k+1, \ldots, r\}`, 0 below (UML section 17.4), for :math:`i = 1..r`; ``k=None``: all."""
+    k = r if k is None else int(k)
+    if not 1 <= k <= r:
+        raise ValueError(f"expected `k` in 1..{r} (the number of items), got {k}")
+    i = np.arange(1, r + 1)
+    d = np.where(i >= r - k + 1, 1.0 / np.log2(r - i + 2.0), 0.0)
+    return jnp.asarray(d, dtype or jnp.result_type(float))
+
+
+def _gain(positions: Array, y_true: Array, D: Array) -> Array:
+    """:math:`G = \\sum_i D(\\text{position}_i) y_i` over the last axis."""
+    return jnp.sum(D[positions - 1] * y_true, axis=-1)
+
+
+def _check_relevance(y_true) -> None:
+    if is_concrete(y_true) and (np.asarray(y_true) < 0).any():
+        raise ValueError(f"expected `y_true` relevance >= 0 for NDCG, found {float(np.min(y_true)):g}")
+
+
+def ndcg_loss(y_pred: ArrayLike, y_true: ArrayLike, *, k: Optional[int] = None) -> Array:
+    r"""NDCG loss (UML section 17.4): :math:`\Delta(y', y) = 1 - G(y', y)/G(y, y)`,
+    :math:`G(y', y) = \sum_i D(\pi(y')_i) y_i` with :func:`discount` ``D`` (top ``k`` positions).
+
+    ``y_true`` must be non-negative (relevance). When :math:`G(y, y) = 0` (no relevant item reaches the
+    top ``k``) every ordering is as good as the best: the loss is defined as 0. In [0, 1]; 0 when
+    :math:`\pi(y') = \pi(y)`.
+
+    Examples:
+      >>> float(ndcg_loss(jnp.array([3.0, 2.0, 1.0]), jnp.array([0.0, 0.0, 1.0])))  # relevant item last
+      0.5
+    """
+    y_pred, y_true = _pair(y_pred, y_true)
+    _check_relevance(y_true)
+    D = discount(y_pred.shape[-1], k, dtype=y_pred.dtype)
+    best = _gain(permutation(y_true), y_true, D)
+    got = _gain(permutation(y_pred), y_true, D)
+    safe = jnp.where(best > 0, best, jnp.ones_like(best))
+    return jnp.where(best > 0, 1 - got / safe, jnp.zeros_like(best))
+
+
+def kendall_tau_hinge(y_pred: ArrayLike, y_true: ArrayLike) -> Array:
+    r"""The Kendall-tau hinge surrogate on scores :math:`y'_i = \langle w, x_i\rangle` (UML section 17.4.1),
+
+    .. math:: \frac{2}{r(r-1)}\sum_{i<j}\max\{0, 1 - \operatorname{sign}(y_i - y_j)(y'_i - y'_j)\}
+        \ \ge\ \Delta_{\text{Kendall}}(y', y)
+
+    (a pair with :math:`y_i = y_j` contributes 1).
+    """
+    y_pred, y_true = _pair(y_pred, y_true)
+    r = y_pred.shape[-1]
+    s = jnp.sign(y_true[..., :, None] - y_true[..., None, :])
+    margin = 1 - s * (y_pred[..., :, None] - y_pred[..., None, :])
+    upper = jnp.triu(jnp.ones((r, r), bool), k=1)
+    total = jnp.sum(jnp.where(upper, jnp.maximum(margin, 0), 0), axis=(-2, -1))
+    return total * (2.0 / max(r * (r - 1), 1))
+
+
+# --------------------------------------------------------------------------------------------
+# NDCG loss-augmented inference: an assignment problem solved on the host
+# --------------------------------------------------------------------------------------------
+
+
+def _assign(cost: np.ndarray) -> np.ndarray:
+    """Host side: ``linear_sum_assignment`` on each ``(r, r)`` matrix of ``cost`` (any leading axes)."""
+    from scipy.optimize import linear_sum_assignment
+
+    cost = np.asarray(cost)
+    r = cost.shape[-1]
+    flat = cost.reshape(-1, r, r)
+    out = np.empty(flat.shape[:2], np.int32)
+    for b, c in enumerate(flat):  # host loop over the vmapped batch: one assignment each
+        rows, cols = linear_sum_assignment(c)
+        out[b, rows] = cols + 1
+    return out.reshape(cost.shape[:-1])
+
+
+def ndcg_cost_matrix(y_pred: ArrayLike, y_true: ArrayLike, *, k: Optional[int] = None) -> Array:
+    r"""The assignment costs :math:`A_{i,j} = j\alpha_i + D(j)\beta_i`, :math:`\alpha_i = -y'_i`,
+    :math:`\beta_i = y_i/G(y, y)` (:math:`\beta = 0` when :math:`G(y, y) = 0`) of UML (17.9)."""
+    y_pred, y_true = _pair(y_pred, y_true)
+    r = y_pred.shape[-1]
+    D = discount(r, k, dtype=y_pred.dtype)
+    best = _gain(permutation(y_true), y_true, D)
+    beta = jnp.where(best[..., None] > 0, y_true / jnp.where(best > 0, best, 1)[..., None], 0)
+    j = jnp.arange(1, r + 1, dtype=jnp.int32).astype(y_pred.dtype)
+    return j * (-y_pred)[..., :, None] + D * beta[..., :, None]
+
+
+def ndcg_loss_augmented(y_pred: ArrayLike, y_true: ArrayLike, *, k: Optional[int] = None) -> Array:
+    r"""The maximiser :math:`\hat v` of the NDCG surrogate (17.8),
+    :math:`\arg\max_{v \in V}\ \Delta(v, y) + \sum_i (v_i - \pi(y)_i) y'_i` over permutations :math:`v` of
+    :math:`1..r`: the assignment problem :math:`\arg\min_v \sum_i (\alpha_i v_i + \beta_i D(v_i))` of UML
+    section 17.4.1 (17.9), solved exactly by ``scipy.optimize.linear_sum_assignment`` (the Hungarian
+    method's successor; Lemma 17.4: the LP relaxation has a permutation optimum).
+
+    It runs on the host through ``jax.pure_callback`` (``vmap_method="expand_dims"``: one host call
+    per ``vmap``-ed batch): inside a jitted ``lax.scan`` every step waits for one host round trip
+    (tens of microseconds plus :math:`O(r^3)` for the assignment), which dominates the cost of a
+    ``ranking_svm(loss="ndcg")`` step for small ``r``.
+
+    Returns:
+      :math:`\hat v`, int32 positions in ``1..r`` over the last axis.
+    """
+    cost = ndcg_cost_matrix(y_pred, y_true, k=k)
+    out = jax.ShapeDtypeStruct(cost.shape[:-1], jnp.int32)
+    return jax.pure_callback(_assign, out, cost, vmap_method="expand_dims")
+
+
+def ndcg_hinge(y_pred: ArrayLike, y_true: ArrayLike, *, k: Optional[int] = None) -> Array:
+    r"""The NDCG surrogate (17.8) on scores :math:`y'`:
+    :math:`\max_{v \in V}[\Delta(v, y) + \sum_i (v_i - \pi(y)_i) y'_i] \ge \Delta_{\text{NDCG}}(y', y)`."""
+    y_pred, y_true = _pair(y_pred, y_true)
+    v = ndcg_loss_augmented(y_pred, y_true, k=k)
+    return ndcg_surrogate_value(v, y_pred, y_true, k=k)
+
+
+def ndcg_surrogate_value(
+    v: ArrayLike, y_pred: ArrayLike, y_true: ArrayLike, *, k: Optional[int] = None
+) -> Array:
+    r""":math:`\Delta(v, y) + \sum_i (v_i - \pi(y)_i) y'_i` for a permutation ``v`` (positions 1..r)."""
+    y_pred, y_true = _pair(y_pred, y_true)
+    v = jnp.asarray(v).astype(jnp.int32)
+    D = discount(y_pred.shape[-1], k, dtype=y_pred.dtype)
+    pi = permutation(y_true)
+    best = _gain(pi, y_true, D)
+    safe = jnp.where(best > 0, best, jnp.ones_like(best))
+    loss = jnp.where(best > 0, 1 - _gain(v, y_true, D) / safe, jnp.zeros_like(best))
+    return loss + jnp.sum((v - pi).astype(y_pred.dtype) * y_pred, axis=-1)
+
