@@ -46,9 +46,9 @@ def test_one_vs_all_equals_k_separate_binary_fits(x64):
     np.testing.assert_array_equal(one_vs_all(SVM, k).predict(params, X), jnp.argmax(scores, axis=1))
 
 
-@pytest.mark.parametrize("k", [3, 6])
-def test_one_vs_all_is_one_program_over_the_classes(k):
+def test_one_vs_all_is_one_program_over_the_classes():
     """One scan for the k binary problems (a Python loop would trace k), and nothing recompiles."""
+    k = 5
     X, y = blobs(jax.random.PRNGKey(2), 30, jnp.float32, k=k)
     ova = one_vs_all(SVM, k)
     jaxpr = jax.make_jaxpr(ova.fit)(KEY, X, y).jaxpr
@@ -97,7 +97,7 @@ def test_example_17_1_one_vs_all_fails_where_the_multivector_predictor_is_perfec
 
 
 def test_all_pairs_cycle_equals_the_batch_perceptron_on_each_pair(x64):
-    k = 4
+    k = 3
     X, y = blobs(jax.random.PRNGKey(4), 50, jnp.float64, k=k, spread=0.3)
     perceptron = linear.batch_perceptron(max_epochs=200)
     params = all_pairs(perceptron, k, subsample="cycle").fit(KEY, X, y)
@@ -116,11 +116,12 @@ def test_all_pairs_mask_gives_excluded_examples_no_weight(x64):
     SGD on the pair's examples alone with the same draws (label-0 draws leave theta unchanged)."""
     k = 3
     X, y = blobs(jax.random.PRNGKey(5), 40, jnp.float64, k=k)
+    y = np.asarray(y)
     params = all_pairs(SVM, k).fit(KEY, X, y)
     keys = jax.random.split(KEY, 3)
     first, second = pairs(k)
     for p, (i, j) in enumerate(zip(first.tolist(), second.tolist())):
-        labels = jnp.where(y == i, 1.0, jnp.where(y == j, -1.0, 0.0))
+        labels = np.where(y == i, 1.0, np.where(y == j, -1.0, 0.0))
         # a NumPy transcription of UML 15.5 over the pair's draws only (theta moves on pair examples)
         idx = np.asarray(jax.random.randint(keys[p], (300,), 0, 40))
         Xa = np.c_[np.asarray(X), np.ones(40)]
