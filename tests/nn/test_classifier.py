@@ -1,0 +1,156 @@
+"""``mlp_classifier``: the conformance matrix of batch learners, digits against scikit-learn, bad input."""
+
+from __future__ import annotations
+
+import functools
+import warnings
+
+import chex
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from jaxlearn import datasets, nn
+from jaxlearn.nn import _classifier
+from tests.batch_conformance import (
+    BatchCase,
+    check_fit_jit_equals_no_jit,
+    check_no_recompilation,
+    check_rejects_bad_input,
+    check_vmap_over_hyperparameter,
+    check_vmap_over_keys,
+)
+
+K = 3
+
+
+@functools.partial(jax.jit, static_argnums=(1, 2))
+def _blobs(key, n, dtype):
+    """Three Gaussian blobs in 4-D, labels 0..2."""
+    key_y, key_x = jax.random.split(key)
+    y = jax.random.randint(key_y, (n,), 0, K)
+    centers = 4.0 * jnp.eye(K, 4, dtype=dtype)
+    return centers[y] + jax.random.normal(key_x, (n, 4), dtype), y
+
+
+def _row(name, factory, hparams, **kwargs):
+    """``factory(h, steps)``: the row trains 60 steps, its interpreted check 3."""
+    return BatchCase(
+        name, lambda h: factory(h, 60), hparams, _blobs, _classifier._fit, small=lambda h: factory(h, 3),
+        labels=tuple(range(K)), rtol=1e-4, atol=1e-5, **kwargs,
+    )  # fmt: skip
+
+
+CASES = [
+    _row(
+        "mlp_classifier_adam",
+        lambda lr, T: nn.mlp_classifier(
+            8, steps=T, num_classes=K, learning_rate=lr, batch_size=8, eval_every=min(T, 20)
+        ),
+        tuple(np.geomspace(3e-2, 1e-3, 32).tolist()),  # the first is the default
+    ),
+]
+cases = pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
+
+
+@cases
+def test_fit_under_jit_equals_no_jit(case):
+    check_fit_jit_equals_no_jit(case)
+
+
+@cases
+def test_vmap_over_32_learning_rates_equals_loop(case):
+    check_vmap_over_hyperparameter(case)
+
+
+@cases
+def test_vmap_over_keys_equals_loop(case):
+    check_vmap_over_keys(case)
+
+
+@cases
+def test_no_recompilation_on_second_fit(case):
+    check_no_recompilation(case)
+
+
+@cases
+def test_rejects_bad_input(case):
+    check_rejects_bad_input(case)
+    X, y = case.sample()
+    with pytest.raises(ValueError, match=r"expected `y` in \{0, 1, 2\}, found values \{0, 1, 2, 3\}"):
+        case.learner().fit(jax.random.PRNGKey(0), X, y.at[0].set(3))
+
+
+@cases
+def test_params_dtypes(case, dtype):
+    """The multiclass version of the shared dtype check: (m, k) logits, labels = their arg-max."""
+    X, y = case.sample(dtype=dtype)
+    learner = case.learner()
+    params = learner.fit(jax.random.PRNGKey(0), X, y)
+    assert isinstance(params, nn.MLPParams)
+    for leaf in jax.tree_util.tree_leaves(params):
+        assert leaf.dtype in (dtype, jnp.int32, jnp.bool_), leaf.dtype
+        assert np.isfinite(np.asarray(leaf)).all()
+    other = learner.fit(jax.random.PRNGKey(1), *case.sample(dtype=dtype, seed=4))
+    chex.assert_trees_all_equal_shapes_and_dtypes(params, other)
+    logits = learner.decision_function(params, X)
+    labels = learner.predict(params, X)
+    assert logits.shape == (X.shape[0], K) and logits.dtype == dtype
+    np.testing.assert_array_equal(labels, np.argmax(np.asarray(logits), axis=1))
+    assert set(np.unique(np.asarray(labels)).tolist()) <= set(range(K))
+    assert float(np.mean(np.asarray(labels) == np.asarray(y))) > 0.8  # the blobs are easy
+
+
+def test_digits_accuracy_within_one_point_of_sklearn():
+    from sklearn.model_selection import train_test_split
+    from sklearn.neural_network import MLPClassifier
+
+    X, y = datasets.load_digits()
+    X = X / 16
+    Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, random_state=0, stratify=y)
+    epochs, batch = 20, 32
+    sk = []
+    for seed in range(2):  # the same architecture, optimiser, batch size and number of epochs
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # ConvergenceWarning: the epoch budget is the point
+            model = MLPClassifier((128,), solver="adam", batch_size=batch, max_iter=epochs, random_state=seed,
+                                  tol=0, n_iter_no_change=epochs)  # fmt: skip
+            sk.append(model.fit(Xtr, ytr).score(Xte, yte))
+    learner = nn.mlp_classifier(128, steps=epochs * len(Xtr) // batch, batch_size=batch)
+    keys = jax.random.split(jax.random.PRNGKey(0), 4)
+    params = jax.vmap(learner.fit, (0, None, None))(keys, Xtr, ytr)
+    ours = jax.vmap(lambda p: jnp.mean(learner.predict(p, Xte) == yte))(params)
+    assert not np.asarray(params.diverged).any()
+    assert float(ours.mean()) >= np.mean(sk) - 0.01, (np.asarray(ours), sk)
+    assert float(ours.mean()) > 0.95
+
+
+def test_diverging_learning_rate_is_flagged():
+    case = CASES[0]
+    X, y = case.sample()
+    params = case.make(1e30).fit(jax.random.PRNGKey(0), X, y)  # the row's program: the rate is traced
+    assert bool(params.diverged)
+    assert all(np.isfinite(np.asarray(leaf)).all() for leaf in jax.tree_util.tree_leaves(params))
+
+
+def test_factory_and_fit_errors():
+    X, y = _blobs(jax.random.PRNGKey(0), 20, jnp.float32)
+    for kwargs, match in (
+        (dict(optimizer="rmsprop"), "`optimizer` in"),
+        (dict(learning_rate=0.0), "`learning_rate` > 0"),
+        (dict(validation_fraction=1.0), r"`validation_fraction` in \[0, 1\)"),
+        (dict(weight_decay=-1.0), "`weight_decay` >= 0"),
+        (dict(batch_size=0), "`batch_size` a positive int"),
+    ):
+        with pytest.raises(ValueError, match=match):
+            nn.mlp_classifier(4, steps=10, **kwargs)
+    with pytest.raises(ValueError, match="`hidden` a positive int"):
+        nn.mlp_classifier((4, 0), steps=10)
+    learner = nn.mlp_classifier(4, steps=10)
+    with pytest.raises(ValueError, match="expected `num_classes` when `y` is traced"):
+        jax.jit(learner.fit)(jax.random.PRNGKey(0), X, y)
+    with pytest.raises(ValueError, match="expected `X` to be finite"):
+        learner.fit(jax.random.PRNGKey(0), X.at[1, 1].set(jnp.nan), y)
+    with pytest.raises(ValueError, match=r"expected `y` in \{0, 1, 2\}, found values \{-1, 0, 1, 2\}"):
+        nn.mlp_classifier(4, steps=10, num_classes=3).fit(jax.random.PRNGKey(0), X, y.at[0].set(-1))
