@@ -1,0 +1,23 @@
+"""Decision trees (ID3 with threshold splits), pruning and random forests (UML chapter 18)."""
+
+from jaxlearn.trees._forest import RandomForestParams
+from jaxlearn.trees._forest import random_forest
+from jaxlearn.trees._prune import prune
+from jaxlearn.trees._tree import DecisionTreeParams
+from jaxlearn.trees._tree import apply
+from jaxlearn.trees._tree import decision_tree
+from jaxlearn.trees._tree import gain
+from jaxlearn.trees._tree import impurity
+from jaxlearn.trees._tree import predict_proba
+
+__all__ = [
+    "DecisionTreeParams",
+    "RandomForestParams",
+    "apply",
+    "decision_tree",
+    "gain",
+    "impurity",
+    "predict_proba",
+    "prune",
+    "random_forest",
+]

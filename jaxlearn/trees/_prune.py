@@ -1,0 +1,182 @@
+r"""Pruning a grown tree, bottom-up (SPEC section 15.4; UML section 18.2.2).
+
+Both rules walk the nodes from the leaves to the root (reverse heap order, so every node comes
+after its descendants) in one ``lax.fori_loop`` over the :math:`2^{D+1} - 1` nodes, each step
+:math:`O(1)`: a node's subtree error and size are the sums of its children's, already final.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Callable, Optional
+
+import jax
+import jax.numpy as jnp
+from jax.typing import ArrayLike
+
+from jaxlearn.core import check_finite, check_ndim, is_concrete
+from jaxlearn.trees._common import check_class_labels, labels_as_int
+from jaxlearn.trees._tree import DecisionTreeParams, tree_depth
+
+Array = jax.Array
+
+
+def prune(
+    params: DecisionTreeParams,
+    X_val: Optional[ArrayLike] = None,
+    y_val: Optional[ArrayLike] = None,
+    *,
+    bound: Optional[Callable] = None,
+    m: Optional[ArrayLike] = None,
+    d: Optional[ArrayLike] = None,
+    delta: ArrayLike = 0.05,
+) -> DecisionTreeParams:
+    r"""Prune a tree bottom-up: by validation error, or by a generalisation bound (UML 18.2.2).
+
+    With a validation set, ``prune(params, X_val, y_val)`` is reduced-error pruning: at each
+    internal node, in a bottom-up walk, the subtree is replaced by a leaf (labelled with the
+    node's training majority) when that does not increase the number of validation mistakes.
+
+    With ``bound``, ``prune(params, bound=theory.tree_mdl_bound, m=m, d=d)`` is the book's Generic
+    Tree Pruning Procedure with
+
+    .. math:: f(T, m) = L_S(T) + \mathrm{bound}(n(T), d, m, \delta),
+
+    :math:`n(T)` the number of nodes of :math:`T` and :math:`L_S` its training error (read off the
+    node counts): at each node :math:`j` bottom-up, :math:`T` becomes :math:`T` with :math:`j`
+    replaced by a leaf when that does not increase :math:`f` (ties prune). Of the book's candidates
+    only "leaf 0 / leaf 1" (here: a leaf with the majority class, the best leaf) are considered: the
+    "replace :math:`j` by one of its subtrees" candidates change which training examples reach
+    that subtree, which the params alone cannot tell.
+
+    Args:
+      params: a fitted tree (from :func:`~jaxlearn.trees.decision_tree`).
+      X_val, y_val: a validation sample (reduced-error pruning).
+      bound: ``bound(n_nodes, d, m, delta)``, e.g. :func:`jaxlearn.theory.tree_mdl_bound`.
+      m: the training sample size (default: the total count at the root).
+      d: the number of features in the bound's description language (required with ``bound``).
+      delta: the confidence parameter of the bound.
+
+    Returns:
+      The pruned params, same shapes: pruned nodes become leaves (nodes below them unreachable).
+
+    Raises:
+      ValueError: when neither or both of a validation set and ``bound`` are given, ``d`` is missing,
+        or the validation sample is malformed.
+
+    References:
+      UML section 18.2.2 (Generic Tree Pruning Procedure), (18.1); SPEC 15.4.
+    """
+    if (bound is None) == (X_val is None):
+        raise ValueError("expected either a validation set `X_val, y_val` or `bound=`, not both or neither")
+    k = params.counts.shape[-1]
+    dtype = params.counts.dtype
+    train_errors = _leaf_errors(params.counts, params.counts)
+    if bound is not None:
+        if d is None:
+            raise ValueError("expected `d` (the number of features of the bound) with `bound=`")
+        m = jnp.sum(params.counts[0]) if m is None else jnp.asarray(m, dtype)
+        return _prune(params, train_errors, m, jnp.asarray(d, dtype), jnp.asarray(delta, dtype), bound=bound)
+    else:
+        check_ndim("X_val", X_val, 2, "(n, d)")
+        check_ndim("y_val", y_val, 1, "(n,)")
+        check_finite("X_val", X_val)
+        if jnp.shape(X_val)[0] != jnp.shape(y_val)[0]:
+            raise ValueError(
+                f"expected `X_val` and `y_val` of the same length, got {jnp.shape(X_val)[0]} and "
+                f"{jnp.shape(y_val)[0]}"
+            )
+        if is_concrete(y_val):
+            check_class_labels(y_val, int(k))
+        val_counts = _node_counts(
+            params, jnp.asarray(X_val).astype(params.threshold.dtype), labels_as_int(y_val)
+        )
+        leaf_errors = _leaf_errors(val_counts, params.counts)
+        one = jnp.ones([], dtype)
+        return _prune(params, leaf_errors.astype(dtype), one, one, one, bound=None)
+
+
+def _leaf_errors(counts, train_counts):
+    """Mistakes at each node of the examples ``counts`` if it were a leaf with the training majority."""
+    label = jnp.argmax(train_counts, axis=-1)
+    return jnp.sum(counts, axis=-1) - jnp.take_along_axis(counts, label[:, None], axis=-1)[:, 0]
+
+
+@jax.jit
+def _node_counts(params, X, y):
+    """(N, k) class counts of the examples ``(X, y)`` reaching each node (every node on the path)."""
+    num_nodes, k = params.counts.shape
+    onehot = jax.nn.one_hot(y, k, dtype=params.counts.dtype)
+
+    def step(_, carry):
+        node, counts = carry
+        x = jnp.take_along_axis(X, params.feature[node][:, None], axis=1)[:, 0]
+        child = 2 * node + 1 + (x > params.threshold[node]).astype(jnp.int32)
+        active = ~params.is_leaf[node] & (node < num_nodes)
+        node = jnp.where(active, child, num_nodes)  # finished paths leave the tree
+        return node, counts + jax.ops.segment_sum(onehot, node, num_segments=num_nodes)
+
+    node = jnp.zeros(X.shape[0], jnp.int32)
+    counts0 = jax.ops.segment_sum(onehot, node, num_segments=num_nodes)
+    return jax.lax.fori_loop(0, tree_depth(params), step, (node, counts0))[1]
+
+
+@functools.partial(jax.jit, static_argnames=("bound",))
+def _prune(params, leaf_errors, m, d, delta, *, bound):
+    dtype = leaf_errors.dtype
+
+    def objective(errors, nodes):  # f(T, m) = L_S(T) + bound(n(T), d, m, delta), or validation errors
+        if bound is None:
+            return errors
+        return errors / m + bound(nodes.astype(dtype), d, m, delta)
+
+    num_nodes = params.is_leaf.shape[0]
+    reachable = _reachable(params.is_leaf)
+    # the subtree errors/sizes of the grown tree, as the starting point of the walk
+    errors = jnp.where(params.is_leaf & reachable, leaf_errors, 0)
+    sizes = reachable.astype(jnp.int32)
+    total_errors, total_nodes = jnp.sum(errors), jnp.sum(sizes, dtype=jnp.int32)
+
+    def step(t, carry):
+        sub_errors, sub_sizes, is_leaf, total_errors, total_nodes = carry
+        j = num_nodes - 1 - t
+        left, right = jnp.minimum(2 * j + 1, num_nodes - 1), jnp.minimum(2 * j + 2, num_nodes - 1)
+        internal = ~is_leaf[j] & reachable[j]
+        err = jnp.where(internal, sub_errors[left] + sub_errors[right], sub_errors[j])
+        size = jnp.where(internal, 1 + sub_sizes[left] + sub_sizes[right], sub_sizes[j])
+        new_errors = total_errors - err + leaf_errors[j]
+        new_nodes = total_nodes - size + 1
+        cut = internal & (objective(new_errors, new_nodes) <= objective(total_errors, total_nodes))
+        sub_errors = sub_errors.at[j].set(jnp.where(cut, leaf_errors[j], err))
+        sub_sizes = sub_sizes.at[j].set(jnp.where(cut, 1, size))
+        is_leaf = is_leaf.at[j].set(is_leaf[j] | cut)
+        total_errors = jnp.where(cut, new_errors, total_errors)
+        total_nodes = jnp.where(cut, new_nodes, total_nodes)
+        return sub_errors, sub_sizes, is_leaf, total_errors, total_nodes
+
+    carry = (errors, sizes, params.is_leaf, total_errors, total_nodes)
+    is_leaf = jax.lax.fori_loop(0, num_nodes, step, carry)[2]
+    reachable = _reachable(is_leaf)
+    return params._replace(
+        is_leaf=is_leaf,
+        feature=jnp.where(is_leaf, 0, params.feature),
+        threshold=jnp.where(is_leaf, 0, params.threshold).astype(params.threshold.dtype),
+        counts=jnp.where(reachable[:, None], params.counts, 0).astype(params.counts.dtype),
+    )
+
+
+def _reachable(is_leaf):
+    """Nodes whose every ancestor is internal (one pass per level, top-down)."""
+    num_nodes = is_leaf.shape[0]
+    parent = jnp.maximum((jnp.arange(num_nodes) - 1) // 2, 0)
+    depth = int(num_nodes + 1).bit_length() - 2
+
+    def step(_, reach):
+        return reach.at[1:].set(reach[parent[1:]] & ~is_leaf[parent[1:]])
+
+    return jax.lax.fori_loop(0, depth, step, jnp.ones(num_nodes, bool))
+
+
+def num_nodes(params: DecisionTreeParams) -> Array:
+    """The number of reachable nodes of a tree (internal nodes and leaves), :math:`n` in (18.1)."""
+    return jnp.sum(_reachable(params.is_leaf), axis=-1, dtype=jnp.int32)
