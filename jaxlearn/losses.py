@@ -156,9 +156,9 @@ def generalized_hinge(
         k = jnp.shape(delta)[0]
         check_cost_matrix(delta, k)
     w = jnp.asarray(w)
-    labels = jnp.arange(k)
+    labels = jnp.arange(k, dtype=jnp.int32)
     features = jax.vmap(lambda label: psi(x, label))(labels)  # (k, d)
-    scores = features @ w
+    scores = features.astype(w.dtype) @ w
     y = jnp.asarray(y).astype(jnp.int32)
     costs = zero_one_cost(k, scores.dtype)[:, y] if delta is None else jnp.asarray(delta, scores.dtype)[:, y]
     terms = costs + scores - scores[y]
