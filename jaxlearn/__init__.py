@@ -7,6 +7,12 @@ Start here:
   learners (conjunctions, decision lists).
 - :mod:`jaxlearn.experts`: prediction with expert advice and finite classes (Halving, WM, Hedge, SOA).
 - :mod:`jaxlearn.linear`: batch convex learners: SGD, soft/hard/kernel SVM, ridge, batch Perceptrons.
+- :mod:`jaxlearn.multiclass`: one-versus-all and all-pairs around any binary learner, class-sensitive
+  feature maps, the multiclass SVM and Perceptron.
+- :mod:`jaxlearn.structured`: chain features, Viterbi and its loss-augmented version, the structured SVM.
+- :mod:`jaxlearn.ranking`: Kendall-tau and NDCG losses, ranking SVMs, bipartite measures and their SVM.
+- :mod:`jaxlearn.trees`, :mod:`jaxlearn.neighbors`: decision trees (ID3, pruning), random forests, k-NN.
+- :mod:`jaxlearn.nn`: MLPs as parameter pytrees, the book's backpropagation, training with optax.
 - :mod:`jaxlearn.losses`, :mod:`jaxlearn.kernels`: losses of one example; kernels and Gram matrices.
 - :mod:`jaxlearn.theory`: the bounds of the source documents, as functions.
 - :mod:`jaxlearn.datasets`, :mod:`jaxlearn.metrics`: generators, loaders and metrics.
@@ -19,8 +25,14 @@ from jaxlearn import kernels
 from jaxlearn import linear
 from jaxlearn import losses
 from jaxlearn import metrics
+from jaxlearn import multiclass
+from jaxlearn import neighbors
+from jaxlearn import nn
 from jaxlearn import online
+from jaxlearn import ranking
+from jaxlearn import structured
 from jaxlearn import theory
+from jaxlearn import trees
 from jaxlearn.core import BatchLearner
 from jaxlearn.core import Learner
 from jaxlearn.core import predict_batch
@@ -38,8 +50,14 @@ __all__ = [
     "linear",
     "losses",
     "metrics",
+    "multiclass",
+    "neighbors",
+    "nn",
     "online",
     "predict_batch",
+    "ranking",
     "run",
+    "structured",
     "theory",
+    "trees",
 ]
