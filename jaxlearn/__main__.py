@@ -17,7 +17,20 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlearn import core, datasets, experts, kernels, linear, losses, metrics, online, theory
+from jaxlearn import (
+    core,
+    datasets,
+    experts,
+    kernels,
+    linear,
+    losses,
+    metrics,
+    multiclass,
+    online,
+    ranking,
+    structured,
+    theory,
+)
 
 
 def _timed_run(learner, X, y, state0=None, **kwargs):
@@ -280,6 +293,78 @@ def _linear_rows(key):
     yield "kernel SVM, gaussian(0.1)", "circle n=1000 d=2", "-", "-", acc, 20_000 / seconds
 
 
+def _digits_split(key):
+    """The digits, a random 70/30 split, standardised with the training statistics."""
+    X, y = datasets.load_digits()
+    perm = np.asarray(jax.random.permutation(key, y.size))
+    train, test = perm[: int(0.7 * y.size)], perm[int(0.7 * y.size) :]
+    mean, std = X[train].mean(0), X[train].std(0) + 1e-6
+    scale = lambda A: jnp.asarray((A - mean) / std)  # noqa: E731
+    return scale(X[train]), jnp.asarray(y[train]), scale(X[test]), jnp.asarray(y[test])
+
+
+def _multiclass_rows(key):
+    """Rows for multiclass, structured output and ranking (UML chapter 17): test accuracy or loss."""
+    k_split, k_clusters, k_words, k_queries = jax.random.split(key, 4)
+    try:
+        X_train, y_train, X_test, y_test = _digits_split(k_split)
+    except ImportError:
+        return
+    data = "digits, 70/30 split (test)"
+    steps = 20_000
+    binary = linear.soft_svm(0.01, steps, fit_intercept=True)
+    for name, learner in [
+        ("one-vs-all soft-SVM (UML 17.1)", multiclass.one_vs_all(binary, 10)),
+        ("multiclass SVM (UML 17.2.5)", multiclass.multiclass_svm(1e-3, steps, 10, fit_intercept=True)),
+    ]:
+        params, seconds = _fit_timed(learner, X_train, y_train)
+        acc = metrics.accuracy(y_test, learner.predict(params, X_test))
+        yield name, data, "-", "-", acc, steps / seconds
+
+    # Exercise 17.1: clusters of radius 1 whose centres are 5 apart; w_i = [mu_i, -|mu_i|^2/2] has margin 1
+    mu = 5.0 * jnp.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0], [0, 0, 1]], jnp.float32)
+    y = jax.random.randint(k_clusters, (1000,), 0, 5)
+    z = jax.random.normal(jax.random.fold_in(k_clusters, 1), (1000, 3))
+    X = mu[y] + z / jnp.maximum(1.0, jnp.linalg.norm(z, axis=1, keepdims=True))
+    X = jnp.concatenate([X, jnp.ones((1000, 1))], axis=1)
+    w_star = jnp.concatenate([mu, -jnp.sum(mu**2, axis=1, keepdims=True) / 2], axis=1)
+    R = jnp.sqrt(2.0) * jnp.max(jnp.linalg.norm(X, axis=1))  # |Psi(x, y) - Psi(x, y')| = sqrt(2) |x|
+    learner = multiclass.multiclass_perceptron(5)
+    params, seconds = _fit_timed(learner, X, y)
+    bound = theory.multiclass_perceptron_bound(R, jnp.linalg.norm(w_star))
+    acc = metrics.accuracy(y, learner.predict(params, X))
+    yield (
+        "multiclass perceptron",
+        "5 clusters (Ex. 17.1) n=1000",
+        f"{int(params.num_updates)} updates",
+        f"(R|w*|)^2 = {float(bound):.0f}",
+        acc,
+        1000 * int(params.num_epochs) / seconds,
+    )
+
+    k_tr, k_te = jax.random.split(k_words)
+    X_train, Y_train = datasets.ocr_words(k_tr, 300, 6, noise=0.8, split="train")
+    X_test, Y_test = datasets.ocr_words(k_te, 300, 6, noise=0.8, split="test")
+    for name, transitions in (("structured SVM, Viterbi (17.3)", True), ("  same, no bigrams", False)):
+        learner = structured.structured_svm(0.003, 3000, 10, transitions=transitions)
+        params, seconds = _fit_timed(learner, X_train, Y_train)
+        acc = jnp.mean(learner.predict(params, X_test) == Y_test)
+        yield name, "ocr_words 300 x 6 letters, noisy (test)", "-", "-", acc, 3000 / seconds
+
+    X, Y, _ = datasets.ranking_queries(k_queries, 600, 10, 8, noise=0.3)
+    learner = ranking.ranking_svm(0.01, 4000)
+    params, seconds = _fit_timed(learner, X[:400], Y[:400])
+    tau = jnp.mean(jax.vmap(ranking.kendall_tau_loss)(learner.predict(params, X[400:]), Y[400:]))
+    yield (
+        "ranking SVM, Kendall (17.4)",
+        "200 test queries x 10 items",
+        f"Kendall-tau loss {float(tau):.3f}",
+        "-",
+        "-",
+        4000 / seconds,
+    )
+
+
 def demo() -> None:
     """Print the table of learners, mistakes, bounds, accuracy and throughput."""
     start = time.perf_counter()
@@ -290,6 +375,7 @@ def demo() -> None:
             _rows(jax.random.PRNGKey(0)),
             _expert_rows(jax.random.PRNGKey(1)),
             _linear_rows(jax.random.PRNGKey(2)),
+            _multiclass_rows(jax.random.PRNGKey(3)),
         )
         for name, data, m, bound, acc, speed in rows
     ]
