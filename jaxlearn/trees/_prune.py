@@ -167,6 +167,7 @@ def _prune(params, leaf_errors, m, d, delta, *, bound):
 
 def _reachable(is_leaf):
     """Nodes whose every ancestor is internal (one pass per level, top-down)."""
+    is_leaf = jnp.asarray(is_leaf)
     num_nodes = is_leaf.shape[0]
     parent = jnp.maximum((jnp.arange(num_nodes) - 1) // 2, 0)
     depth = int(num_nodes + 1).bit_length() - 2

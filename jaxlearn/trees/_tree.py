@@ -421,9 +421,6 @@ def grow(key, X, y, weights, order, *, max_depth, num_classes, criterion, min_sa
         n_right = sizes[nodes_c] - n_left
         x_next = jnp.concatenate([xs[:, 1:], jnp.full((d, 1), jnp.inf, dtype)], axis=1)
         valid = in_tree & (n_left >= min_samples_leaf) & (n_right >= min_samples_leaf) & (x_next > xs)
-        if max_features is not None:
-            allowed = _feature_subsets(jax.random.fold_in(key, level), width, d, max_features)
-            valid = valid & allowed[nodes_c, jnp.arange(d)[:, None]]
         score = _split_score(left.astype(dtype), right.astype(dtype), criterion)
         score = jnp.where(valid, score, -jnp.inf)
 
@@ -434,6 +431,9 @@ def grow(key, X, y, weights, order, *, max_depth, num_classes, criterion, min_sa
             jnp.where(at_best, positions, m), segments
         )
         best, first = best[:, :width], first[:, :width]  # (d, width)
+        if max_features is not None:  # per node, a random subset of the features it can split on
+            allowed = _feature_subsets(jax.random.fold_in(key, level), jnp.isfinite(best), max_features)
+            best = jnp.where(allowed, best, -jnp.inf)
         best_feature = jnp.argmax(best, axis=0).astype(jnp.int32)  # lowest feature on a tie
         best_pos = jnp.clip(jnp.take_along_axis(first, best_feature[None], axis=0)[0], 0, m - 2)
         lo = xs[best_feature, best_pos]
@@ -490,8 +490,11 @@ def _scatter_rows(order, dest):
     return jax.vmap(lambda o, p: jnp.zeros_like(o).at[p].set(o, unique_indices=True))(order, dest)
 
 
-def _feature_subsets(key, width, d, size):
-    """(width, d) bool: per node a uniformly random subset of ``size`` features (no replacement)."""
-    u = jax.random.uniform(key, (width, d))
-    kth = jax.lax.top_k(u, size)[0][:, -1:]
-    return u >= kth
+def _feature_subsets(key, candidates, size):
+    """(d, width) bool: per node (column) ``size`` features drawn uniformly without replacement among
+    its ``candidates`` (the features with a valid split there), or all of them if fewer. Like
+    scikit-learn, features that are constant in the node do not count towards ``size``."""
+    u = jax.random.uniform(key, candidates.shape)
+    u = jnp.where(candidates, u, -1.0)
+    kth = jax.lax.top_k(u.T, size)[0][:, -1]
+    return candidates & (u >= kth[None, :])

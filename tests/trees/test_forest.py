@@ -1,0 +1,91 @@
+"""Random forests (UML 18.3, SPEC 15.6): no bootstrap and all features is the single tree, the vote's tie
+rule, accuracy against scikit-learn's RandomForestClassifier on digits and breast cancer."""
+
+from __future__ import annotations
+
+import chex
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer, load_digits
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.model_selection import train_test_split
+
+from jaxlearn.trees import DecisionTreeParams, RandomForestParams, decision_tree, random_forest
+from jaxlearn.trees._forest import forest_predict
+
+KEY = jax.random.PRNGKey(0)
+
+
+def _sample(seed=0, m=200, d=4):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(m, d)).astype(np.float32)
+    y = ((X[:, 0] * X[:, 1] > 0) ^ (rng.random(m) < 0.15)).astype(int)
+    return X, y
+
+
+def test_forest_without_bootstrap_and_with_all_features_is_the_tree():
+    X, y = _sample()
+    tree = decision_tree(4).fit(KEY, X, y)
+    forest = random_forest(3, 4, max_features=None, bootstrap=False).fit(KEY, X, y)
+    for t in range(3):
+        chex.assert_trees_all_equal(jax.tree_util.tree_map(lambda a, t=t: a[t], forest.trees), tree)
+
+
+def test_bootstrap_and_feature_subsets_make_different_trees():
+    X, y = _sample()
+    forest = random_forest(4, 4).fit(KEY, X, y)
+    roots = np.asarray(forest.trees.counts[:, 0].sum(axis=1))
+    np.testing.assert_array_equal(roots, 200)  # a bootstrap sample has m draws
+    assert not np.array_equal(forest.trees.counts[0, 0], forest.trees.counts[1, 0])
+    assert len({tuple(np.asarray(f)) for f in forest.trees.feature}) > 1
+    # max_features="sqrt" of 4 features: 2 per node; never the same as the deterministic tree
+    assert random_forest(4, 4).fit(KEY, X, y).trees.feature.shape == (4, 31)
+
+
+def test_vote_ties_go_to_the_smallest_class():
+    def leaf(counts):
+        return DecisionTreeParams(
+            jnp.zeros(1, jnp.int32), jnp.zeros(1), jnp.ones(1, bool), jnp.asarray([counts], jnp.float32)
+        )
+
+    trees = jax.tree_util.tree_map(lambda *a: jnp.stack(a), leaf([0.0, 3.0, 1.0]), leaf([0.0, 1.0, 3.0]))
+    assert forest_predict(RandomForestParams(trees), jnp.zeros((2, 1))).tolist() == [1, 1]
+    three = jax.tree_util.tree_map(
+        lambda *a: jnp.stack(a), *(leaf(c) for c in ([0, 0, 3.0], [0, 3.0, 0], [0, 0, 3.0]))
+    )
+    assert forest_predict(RandomForestParams(three), jnp.zeros((1, 1))).tolist() == [2]
+
+
+@pytest.mark.parametrize(
+    "loader, depth",
+    [(load_digits, 8), (load_breast_cancer, 6)],
+    ids=["digits", "breast_cancer"],
+)
+def test_accuracy_within_one_point_of_scikit_learn(loader, depth, num_trees=16, seeds=(0, 1, 2)):
+    """Mean held-out accuracy over three splits/seeds, the same number of trees and depth: not more
+    than one point below scikit-learn's (which averages the trees' probabilities, where ours votes)."""
+    X, y = loader(return_X_y=True)
+    X = X.astype(np.float32)
+    ours, theirs = [], []
+    forest = random_forest(num_trees, depth, num_classes=int(y.max()) + 1)
+    for seed in seeds:
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.3, random_state=seed, stratify=y)
+        params = forest.fit(jax.random.PRNGKey(seed), X_tr, y_tr)
+        ours.append(np.mean(np.asarray(forest.predict(params, X_te)) == y_te))
+        ref = RandomForestClassifier(num_trees, max_depth=depth, random_state=seed).fit(X_tr, y_tr)
+        theirs.append(ref.score(X_te, y_te))
+    assert np.mean(ours) >= np.mean(theirs) - 0.01, (ours, theirs)
+
+
+def test_bad_input():
+    X, y = _sample(m=20)
+    with pytest.raises(ValueError, match="`max_depth` a non-negative int"):
+        random_forest(4, -2)
+    with pytest.raises(ValueError, match="`num_trees` a positive int"):
+        random_forest(0, 3)
+    with pytest.raises(ValueError, match="`max_features`"):
+        random_forest(4, 3, max_features="half")
+    with pytest.raises(ValueError, match="`X` to be finite"):
+        random_forest(2, 2).fit(KEY, np.where(np.arange(20)[:, None] == 1, np.inf, X), y)

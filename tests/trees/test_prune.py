@@ -1,0 +1,93 @@
+"""Pruning (UML 18.2.2, SPEC 15.4): reduced-error pruning against a recursive reference, the bound-driven
+Generic Tree Pruning Procedure never increases f = L_S + (18.1) and prunes pure noise to a leaf."""
+
+from __future__ import annotations
+
+import jax
+import numpy as np
+import pytest
+
+from jaxlearn import theory
+from jaxlearn.trees import decision_tree, prune
+from jaxlearn.trees._prune import _reachable, num_nodes
+
+KEY = jax.random.PRNGKey(0)
+TREE = decision_tree(5)
+
+
+def _noisy(seed, m, d=4, noise=0.3):
+    rng = np.random.default_rng(seed)
+    X = rng.random((m, d)).astype(np.float32)
+    y = ((X[:, 0] > 0.5) ^ (rng.random(m) < noise)).astype(int)
+    return X, y
+
+
+def _reference_reduced_error(params, X, y):
+    """Bottom-up recursion over the nodes: cut a subtree when validation mistakes do not increase."""
+    feature, threshold = np.asarray(params.feature), np.asarray(params.threshold)
+    is_leaf, counts = np.asarray(params.is_leaf).copy(), np.asarray(params.counts)
+
+    def walk(node, rows):  # returns the subtree's validation mistakes after pruning below
+        leaf_mistakes = np.sum(y[rows] != np.argmax(counts[node]))
+        if is_leaf[node]:
+            return leaf_mistakes
+        go_right = X[rows, feature[node]] > threshold[node]
+        sub = walk(2 * node + 1, rows[~go_right]) + walk(2 * node + 2, rows[go_right])
+        if leaf_mistakes <= sub:
+            is_leaf[node] = True
+            return leaf_mistakes
+        return sub
+
+    walk(0, np.arange(len(y)))
+    return is_leaf & np.asarray(_reachable(is_leaf))
+
+
+def test_reduced_error_pruning_equals_the_recursive_rule():
+    X, y = _noisy(0, 300)
+    X_val, y_val = _noisy(1, 150)
+    params = TREE.fit(KEY, X, y)
+    pruned = prune(params, X_val, y_val)
+    expected = _reference_reduced_error(params, X_val, y_val)
+    np.testing.assert_array_equal(
+        np.asarray(pruned.is_leaf) & np.asarray(_reachable(pruned.is_leaf)), expected
+    )
+    assert int(num_nodes(pruned)) < int(num_nodes(params))
+    mistakes = lambda p: np.sum(np.asarray(TREE.predict(p, X_val)) != y_val)  # noqa: E731
+    assert mistakes(pruned) <= mistakes(params)
+
+
+def _f(params, d, delta=0.05):
+    m = float(np.asarray(params.counts[0]).sum())
+    reach = np.asarray(_reachable(params.is_leaf))
+    leaves = reach & np.asarray(params.is_leaf)
+    counts = np.asarray(params.counts)[leaves]
+    errors = np.sum(counts.sum(axis=1) - counts.max(axis=1))
+    return float(theory.tree_mdl_bound(reach.sum(), d, m, delta, train_error=errors / m))
+
+
+def test_bound_pruning_never_increases_f():
+    X, y = _noisy(2, 400)
+    params = TREE.fit(KEY, X, y)
+    pruned = prune(params, bound=theory.tree_mdl_bound, d=4)
+    assert _f(pruned, 4) <= _f(params, 4) + 1e-6
+    assert 1 < int(num_nodes(pruned)) < int(num_nodes(params))  # keeps the x_0 > 1/2 split
+    assert int(pruned.feature[0]) == 0
+
+
+def test_pure_noise_prunes_to_a_single_leaf_for_small_m():
+    X, y = _noisy(3, 60, noise=0.5)
+    params = TREE.fit(KEY, X, y)
+    assert int(num_nodes(params)) > 10
+    pruned = prune(params, bound=theory.tree_mdl_bound, m=60, d=4)
+    assert int(num_nodes(pruned)) == 1 and bool(pruned.is_leaf[0])
+
+
+def test_bad_input():
+    X, y = _noisy(0, 40)
+    params = TREE.fit(KEY, X, y)
+    with pytest.raises(ValueError, match="either a validation set"):
+        prune(params)
+    with pytest.raises(ValueError, match="`d`"):
+        prune(params, bound=theory.tree_mdl_bound)
+    with pytest.raises(ValueError, match="`X_val` to be finite"):
+        prune(params, X * np.nan, y)
