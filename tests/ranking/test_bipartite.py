@@ -64,7 +64,7 @@ def _brute_values(mu, y, measure, k, vs):
     return jnp.max(jnp.where(feasible(measure, a, b, k), values, -jnp.inf))
 
 
-@pytest.mark.parametrize("r", [7, 10])
+@pytest.mark.parametrize("r", [10])
 def test_sorted_search_equals_brute_force_for_every_measure(r, x64):
     vs = jnp.asarray(list(itertools.product([-1.0, 1.0], repeat=r)))  # all of {-1, 1}^r
     key_mu, key_y = jax.random.split(jax.random.PRNGKey(r))

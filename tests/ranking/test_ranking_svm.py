@@ -112,7 +112,6 @@ def test_bad_input():
 @pytest.mark.parametrize(
     "make,data",
     [
-        (lambda: ranking_svm(0.1, 50), _graded),
         (lambda: ranking_svm(0.1, 50, loss="ndcg", k=3), _graded),
         (lambda: bipartite_svm("f_beta", 0.1, 50, beta=2.0), _binary),
     ],
