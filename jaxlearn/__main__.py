@@ -26,6 +26,7 @@ from jaxlearn import (
     losses,
     metrics,
     multiclass,
+    nn,
     online,
     ranking,
     structured,
@@ -365,17 +366,48 @@ def _multiclass_rows(key):
     )
 
 
+def _nn_rows(key):
+    """Rows for neural networks (UML chapter 20): the book's backpropagation against autodiff, an MLP."""
+    k_init, k_x, k_fit = jax.random.split(key, 3)
+    params = nn.mlp_init(k_init, [8, 16, 16, 3])
+    x, y = jax.random.normal(k_x, (8,)), jnp.array([0.5, -1.0, 2.0])
+    by_hand = nn.backprop(params, x, y)
+    by_grad = jax.grad(lambda p: nn.squared_loss(nn.mlp_apply(p, x), y))(params)
+    gap = max(
+        float(jnp.max(jnp.abs(a - b)))
+        for a, b in zip(jax.tree_util.tree_leaves(by_hand), jax.tree_util.tree_leaves(by_grad))
+    )
+    yield "backprop (UML 20.6) vs jax.grad", "8-16-16-3 sigmoid net", f"max |diff| {gap:.1e}", "-", "-", "-"
+    try:
+        X_train, y_train, X_test, y_test = _digits_split(k_fit)
+    except ImportError:
+        return
+    steps = 800
+    learner = nn.mlp_classifier(128, steps=steps, num_classes=10)
+    params, seconds = _fit_timed(learner, X_train, y_train)
+    acc = metrics.accuracy(y_test, learner.predict(params, X_test))
+    yield "MLP 64-128-10, Adam (nn.train)", "digits, 70/30 split (test)", "-", "-", acc, 32 * steps / seconds
+
+
 def demo() -> None:
     """Print the table of learners, mistakes, bounds, accuracy and throughput."""
     start = time.perf_counter()
     header = ("learner", "data", "mistakes", "bound", "accuracy", "examples/s")
     rows = [
-        (name, data, str(m), bound, acc if isinstance(acc, str) else f"{float(acc):.3f}", f"{speed:,.0f}")
+        (
+            name,
+            data,
+            str(m),
+            bound,
+            acc if isinstance(acc, str) else f"{float(acc):.3f}",
+            speed if isinstance(speed, str) else f"{speed:,.0f}",
+        )
         for rows in (
             _rows(jax.random.PRNGKey(0)),
             _expert_rows(jax.random.PRNGKey(1)),
             _linear_rows(jax.random.PRNGKey(2)),
             _multiclass_rows(jax.random.PRNGKey(3)),
+            _nn_rows(jax.random.PRNGKey(4)),
         )
         for name, data, m, bound, acc, speed in rows
     ]
