@@ -30,10 +30,13 @@ BLOCK = 128
 
 class KNNParams(NamedTuple):
     r"""The stored sample: ``X`` (m, d), ``y`` (m,) (int32 labels, or float targets for
-    :func:`knn_regressor`) and ``sq_norms`` :math:`\|x_i\|^2` (m,)."""
+    :func:`knn_regressor`), ``center`` :math:`\bar x` (d,), the mean of the sample, and ``sq_norms``
+    :math:`\|x_i - \bar x\|^2` (m,). Distances are computed between centred points (the same
+    distances, with far less cancellation in the expanded form when the data sit far from 0)."""
 
     X: Array
     y: Array
+    center: Array
     sq_norms: Array
 
 
@@ -81,8 +84,7 @@ def knn(k: int, *, query_chunk: int = 512, num_classes: Optional[int] = None) ->
         _check_fit(X, y, k)
         check_class_labels(y, num_classes)
         X = jnp.asarray(X)
-        X = X.astype(float_dtype(X))
-        return KNNParams(X, labels_as_int(y), jnp.sum(X * X, axis=1))
+        return _store(X.astype(float_dtype(X)), labels_as_int(y))
 
     def predict(params, X):
         Xq = _check_query(params, X)
@@ -120,8 +122,7 @@ def knn_regressor(k: int, *, query_chunk: int = 512) -> BatchLearner:
         _check_fit(X, y, k)
         X = jnp.asarray(X)
         dtype = float_dtype(X)
-        X = X.astype(dtype)
-        return KNNParams(X, jnp.asarray(y).astype(dtype), jnp.sum(X * X, axis=1))
+        return _store(X.astype(dtype), jnp.asarray(y).astype(dtype))
 
     def predict(params, X):
         Xq = _check_query(params, X)
@@ -137,6 +138,13 @@ def neighbors(params: KNNParams, X: ArrayLike, k: int, *, query_chunk: int = 512
     if k > params.X.shape[0]:
         raise ValueError(f"expected `k` <= the number of training examples {params.X.shape[0]}, got {k}")
     return _neighbors(params, _check_query(params, X), k=k, chunk=query_chunk)
+
+
+@jax.jit
+def _store(X, y):
+    center = jnp.mean(X, axis=0)
+    centred = X - center
+    return KNNParams(X, y, center, jnp.sum(centred * centred, axis=1))
 
 
 def _check_k(k) -> int:
@@ -173,14 +181,16 @@ def _classes_of(y):
     return max(2, int(np.max(np.asarray(y))) + 1)
 
 
-def _nearest(params, Q, k):
+def _nearest(params, centred, Q, k):
     """A chunk of queries ``Q`` (c, d): the indices and exact squared distances of their ``k``
-    nearest training points, (c, k) each, nearest first (equal distances: lower index first)."""
+    nearest training points, (c, k) each, nearest first (equal distances: lower index first).
+    ``centred`` is ``params.X - params.center``."""
     m = params.X.shape[0]
-    score = 2 * (Q @ params.X.T) - params.sq_norms  # = ||q||^2 - ||q - x||^2: larger is nearer
+    Qc = Q - params.center
+    score = 2 * (Qc @ centred.T) - params.sq_norms  # = ||q||^2 - ||q - x||^2: larger is nearer
     shortlist = min(m, k + EXTRA_CANDIDATES)
     candidates = _top_k_indices(score, shortlist)
-    exact = jnp.sum((params.X[candidates] - Q[:, None, :]) ** 2, axis=-1)
+    exact = jnp.sum((centred[candidates] - Qc[:, None, :]) ** 2, axis=-1)
     exact, candidates = jax.lax.sort((exact, candidates), num_keys=2)  # by distance, then index
     return candidates[:, :k], exact[:, :k]
 
@@ -219,13 +229,16 @@ def _map_queries(fn, Xq, chunk):
 
 @functools.partial(jax.jit, static_argnames=("k", "chunk"))
 def _neighbors(params, Xq, *, k, chunk):
-    return _map_queries(lambda Q: _nearest(params, Q, k), Xq, chunk)
+    centred = params.X - params.center
+    return _map_queries(lambda Q: _nearest(params, centred, Q, k), Xq, chunk)
 
 
 @functools.partial(jax.jit, static_argnames=("k", "chunk", "num_classes"))
 def _predict_classes(params, Xq, *, k, chunk, num_classes):
+    centred = params.X - params.center
+
     def vote(Q):
-        idx, _ = _nearest(params, Q, k)
+        idx, _ = _nearest(params, centred, Q, k)
         counts = jnp.sum(jax.nn.one_hot(params.y[idx], num_classes, dtype=jnp.int32), axis=1, dtype=jnp.int32)
         return jnp.argmax(counts, axis=1).astype(jnp.int32)  # smallest label on a tie
 
@@ -234,4 +247,5 @@ def _predict_classes(params, Xq, *, k, chunk, num_classes):
 
 @functools.partial(jax.jit, static_argnames=("k", "chunk"))
 def _predict_mean(params, Xq, *, k, chunk):
-    return _map_queries(lambda Q: jnp.mean(params.y[_nearest(params, Q, k)[0]], axis=1), Xq, chunk)
+    centred = params.X - params.center
+    return _map_queries(lambda Q: jnp.mean(params.y[_nearest(params, centred, Q, k)[0]], axis=1), Xq, chunk)

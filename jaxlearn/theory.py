@@ -269,3 +269,40 @@ def multiclass_sgd_steps(rho: ArrayLike, B: ArrayLike, epsilon: ArrayLike) -> Ar
     L_D^{g-hinge}(u)` in expectation; this returns that :math:`T` (a float: round up)."""
     rho, B, epsilon = _float(rho, B, epsilon)
     return (B * rho / epsilon) ** 2
+
+
+# --------------------------------------------------------------------------------------------
+# Decision trees and nearest neighbours (SPEC sections 15-16)
+# --------------------------------------------------------------------------------------------
+
+
+def tree_mdl_bound(
+    n_nodes: ArrayLike, d: ArrayLike, m: ArrayLike, delta: ArrayLike, train_error: ArrayLike = 0.0
+) -> Array:
+    r"""UML (18.1): with probability :math:`1 - \delta` over :math:`S \sim D^m`, every decision tree
+    :math:`h` with :math:`n` nodes over :math:`d` binary features has
+
+    .. math:: L_D(h) \le L_S(h) + \sqrt{\frac{(n + 1)\log_2(d + 3) + \ln(2/\delta)}{2m}}
+
+    (the MDL bound of Theorem 7.7 with the tree's prefix-free code of :math:`(n + 1)\log_2(d + 3)`
+    bits). Returns the right-hand side with :math:`L_S(h) =` ``train_error`` (default 0: the
+    complexity term alone, the ``bound`` that :func:`jaxlearn.trees.prune` adds to :math:`L_S`)."""
+    n_nodes, d, m, delta, train_error = _float(n_nodes, d, m, delta, train_error)
+    bits = (n_nodes + 1) * jnp.log2(d + 3)
+    return train_error + jnp.sqrt((bits + jnp.log(2 / delta)) / (2 * m))
+
+
+def one_nn_bound(bayes_error: ArrayLike, c: ArrayLike, d: ArrayLike, m: ArrayLike) -> Array:
+    r"""UML Theorem 19.3: on :math:`[0,1]^d \times \{0,1\}` with a :math:`c`-Lipschitz
+    :math:`\eta(x) = P[y = 1 | x]`, the 1-NN rule has
+    :math:`E_{S \sim D^m}[L_D(h_S)] \le 2 L_D(h^\star) + 4c\sqrt d\, m^{-1/(d+1)}`."""
+    bayes_error, c, d, m = _float(bayes_error, c, d, m)
+    return 2 * bayes_error + 4 * c * jnp.sqrt(d) * m ** (-1 / (d + 1))
+
+
+def knn_bound(bayes_error: ArrayLike, c: ArrayLike, d: ArrayLike, m: ArrayLike, k: ArrayLike) -> Array:
+    r"""UML Theorem 19.5 (stated for :math:`k \ge 10`): under the assumptions of
+    :func:`one_nn_bound`, the k-NN rule has
+    :math:`E_S[L_D(h_S)] \le (1 + \sqrt{8/k})\, L_D(h^\star) + (6c\sqrt d + k)\, m^{-1/(d+1)}`."""
+    bayes_error, c, d, m, k = _float(bayes_error, c, d, m, k)
+    return (1 + jnp.sqrt(8 / k)) * bayes_error + (6 * c * jnp.sqrt(d) + k) * m ** (-1 / (d + 1))

@@ -1,0 +1,85 @@
+"""The batch conformance checks (DESIGN.md section 6) for the trees and the nearest-neighbour rules.
+
+These learners have no numeric hyperparameter (depth, k, the number of trees and classes are structural),
+so the vmap-over-a-hyperparameter check does not apply; every row runs the other checks: ``fit`` under
+``jit`` equals ``fit`` interpreted op by op, ``vmap`` over keys equals a loop, no recompilation on a second
+fit (or from a second learner), params' dtypes and shapes in float32 and float64, and bad input.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import pytest
+
+from jaxlearn import neighbors
+from jaxlearn.trees import _forest, _tree, decision_tree, random_forest
+from tests.batch_conformance import (
+    BatchCase,
+    check_fit_jit_equals_no_jit,
+    check_no_recompilation,
+    check_params_dtypes,
+    check_rejects_bad_input,
+    check_vmap_over_keys,
+)
+
+
+@functools.partial(jax.jit, static_argnums=(1, 2))
+def _classes(key, n, dtype):
+    X = jax.random.normal(key, (n, 3), dtype)
+    return X, (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(jnp.int32)
+
+
+@functools.partial(jax.jit, static_argnums=(1, 2))
+def _targets(key, n, dtype):
+    X = jax.random.normal(key, (n, 3), dtype)
+    return X, jnp.sin(X[:, 0]) + X[:, 1]
+
+
+def _row(name, factory, compiled, data=_classes, labels=(0, 1), small=None):
+    # the factory takes no numeric hyperparameter: `h` is ignored
+    interpreted = None if small is None else (lambda h: small())
+    return BatchCase(name, lambda h: factory(), (0.0,), data, compiled, labels=labels, small=interpreted)
+
+
+CASES = [
+    _row("decision_tree", lambda: decision_tree(3, num_classes=2), _tree._fit),
+    _row(  # interpreted op by op: a forest of 2 trees of depth 2
+        "random_forest",
+        lambda: random_forest(4, 3, num_classes=2),
+        _forest._fit,
+        small=lambda: random_forest(2, 2, num_classes=2),
+    ),
+    _row("knn", lambda: neighbors.knn(3, query_chunk=16, num_classes=2), neighbors._store),
+    _row(
+        "knn_regressor", lambda: neighbors.knn_regressor(3, query_chunk=16), neighbors._store, _targets, None
+    ),
+]
+cases = pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
+
+
+@cases
+def test_fit_under_jit_equals_no_jit(case):
+    check_fit_jit_equals_no_jit(case)
+
+
+@cases
+def test_vmap_over_keys_equals_loop(case):
+    check_vmap_over_keys(case)
+
+
+@cases
+def test_no_recompilation_on_second_fit(case):
+    check_no_recompilation(case)
+
+
+@cases
+def test_params_dtypes(case, dtype):
+    check_params_dtypes(case, dtype)
+
+
+@cases
+def test_rejects_bad_input(case):
+    check_rejects_bad_input(case)
