@@ -407,37 +407,52 @@ def grow(key, X, y, weights, order, *, max_depth, num_classes, criterion, min_sa
         order, node, feature, threshold, is_leaf, counts = carry
         totals, sizes = node_totals(node)
         starts = _exclusive_cumsum(sizes)
-        xs = jnp.take_along_axis(Xt, order, axis=1)  # (d, m) sorted values
-        nodes = node[order]  # (d, m)
+        # Every row of `order` is grouped by node with the same segments: position p belongs to one node.
+        nodes = node[order[0]]  # (m,)
         in_tree = nodes < width
         nodes_c = jnp.minimum(nodes, width - 1)
-        cum = _cumsum(onehot[order], axis=1)  # (d, m, k) running counts
-        base_idx = jnp.maximum(starts[nodes_c] - 1, 0)
-        base = jnp.take_along_axis(cum, base_idx[..., None], axis=1)
-        base = jnp.where((starts[nodes_c] > 0)[..., None], base, 0)
-        left = cum - base  # counts of positions start..p of the node
-        right = totals[nodes_c] - left
         n_left = positions - starts[nodes_c] + 1
         n_right = sizes[nodes_c] - n_left
-        x_next = jnp.concatenate([xs[:, 1:], jnp.full((d, 1), jnp.inf, dtype)], axis=1)
-        valid = in_tree & (n_left >= min_samples_leaf) & (n_right >= min_samples_leaf) & (x_next > xs)
+        fits = in_tree & (n_left >= min_samples_leaf) & (n_right >= min_samples_leaf)
+        segments = jnp.where(in_tree, nodes, width)
+        xs = jnp.take_along_axis(Xt, order, axis=1)  # (d, m) sorted values
+        if max_features is None:
+            rows = order
+        else:  # per node, a random subset of the features it can split on: only their rows are scored
+            can = fits & (_next(xs) > xs)
+            candidates = jax.vmap(lambda c: jax.ops.segment_max(c, segments, num_segments=width + 1))(can)
+            chosen = _feature_subsets(jax.random.fold_in(key, level), candidates[:, :width], max_features)
+            row_feature = chosen[nodes_c].T  # (max_features, m): the feature each row scores at p
+            rows = jnp.take_along_axis(order, row_feature, axis=0)
+            xs = jnp.take_along_axis(xs, row_feature, axis=0)
+        cum = _cumsum(onehot[rows], axis=1)  # (r, m, k) running counts
+        base_idx = jnp.maximum(starts[nodes_c] - 1, 0)
+        base = jnp.take_along_axis(
+            cum, jnp.broadcast_to(base_idx[None, :, None], (cum.shape[0], m, 1)), axis=1
+        )
+        base = jnp.where((starts[nodes_c] > 0)[None, :, None], base, 0)
+        left = cum - base  # counts of positions start..p of the node
+        right = totals[nodes_c] - left
+        valid = fits & (_next(xs) > xs)
         score = _split_score(left.astype(dtype), right.astype(dtype), criterion)
         score = jnp.where(valid, score, -jnp.inf)
 
-        segments = jnp.where(in_tree, nodes, width)
-        best = jax.vmap(lambda s, g: jax.ops.segment_max(s, g, num_segments=width + 1))(score, segments)
-        at_best = valid & (score == jnp.take_along_axis(best, segments, axis=1))
-        first = jax.vmap(lambda p, g: jax.ops.segment_min(p, g, num_segments=width + 1))(
-            jnp.where(at_best, positions, m), segments
+        best = jax.vmap(lambda s: jax.ops.segment_max(s, segments, num_segments=width + 1))(score)
+        at_best = valid & (
+            score == jnp.take_along_axis(best, jnp.broadcast_to(segments, score.shape), axis=1)
         )
-        best, first = best[:, :width], first[:, :width]  # (d, width)
-        if max_features is not None:  # per node, a random subset of the features it can split on
-            allowed = _feature_subsets(jax.random.fold_in(key, level), jnp.isfinite(best), max_features)
-            best = jnp.where(allowed, best, -jnp.inf)
-        best_feature = jnp.argmax(best, axis=0).astype(jnp.int32)  # lowest feature on a tie
-        best_pos = jnp.clip(jnp.take_along_axis(first, best_feature[None], axis=0)[0], 0, m - 2)
-        lo = xs[best_feature, best_pos]
-        hi = xs[best_feature, best_pos + 1]
+        first = jax.vmap(lambda p: jax.ops.segment_min(p, segments, num_segments=width + 1))(
+            jnp.where(at_best, positions, m)
+        )
+        best, first = best[:, :width], first[:, :width]  # (r, width)
+        best_row = jnp.argmax(best, axis=0).astype(jnp.int32)  # lowest feature on a tie
+        if max_features is None:
+            best_feature = best_row
+        else:
+            best_feature = jnp.take_along_axis(chosen, best_row[:, None], axis=1)[:, 0]
+        best_pos = jnp.clip(jnp.take_along_axis(first, best_row[None], axis=0)[0], 0, m - 2)
+        lo = xs[best_row, best_pos]
+        hi = xs[best_row, best_pos + 1]
         thr = lo + (hi - lo) / 2
         thr = jnp.where(thr < hi, thr, lo)  # the mid-point rounded up to `hi`: use `lo`
         impure = jnp.sum(totals > 0, axis=-1) > 1
@@ -468,8 +483,9 @@ def grow(key, X, y, weights, order, *, max_depth, num_classes, criterion, min_sa
         cum_both = _exclusive_cumsum(both, axis=1)
         cum_left, cum_right = cum_both[..., 0], cum_both[..., 1]
         cum_off = positions - cum_left - cum_right
-        seg0 = jnp.take_along_axis(cum_left, jnp.minimum(starts[nodes_c], m - 1), axis=1)
-        seg1 = jnp.take_along_axis(cum_right, jnp.minimum(starts[nodes_c], m - 1), axis=1)
+        seg_start = jnp.broadcast_to(jnp.minimum(starts[nodes_c], m - 1), (d, m))
+        seg0 = jnp.take_along_axis(cum_left, seg_start, axis=1)
+        seg1 = jnp.take_along_axis(cum_right, seg_start, axis=1)
         dest = jnp.where(
             to_left,
             new_starts[nodes_c] + cum_left - seg0,
@@ -490,11 +506,16 @@ def _scatter_rows(order, dest):
     return jax.vmap(lambda o, p: jnp.zeros_like(o).at[p].set(o, unique_indices=True))(order, dest)
 
 
+def _next(xs):
+    """Each row shifted left by one, padded with +inf: the value at the next position."""
+    return jnp.concatenate([xs[:, 1:], jnp.full((xs.shape[0], 1), jnp.inf, xs.dtype)], axis=1)
+
+
 def _feature_subsets(key, candidates, size):
-    """(d, width) bool: per node (column) ``size`` features drawn uniformly without replacement among
-    its ``candidates`` (the features with a valid split there), or all of them if fewer. Like
+    """(width, size) int32: per node ``size`` distinct features drawn uniformly without replacement
+    among its ``candidates`` ((d, width) bool: the features with a valid split there), in increasing
+    order; a node with fewer candidates gets them all (plus features it cannot split on). Like
     scikit-learn, features that are constant in the node do not count towards ``size``."""
     u = jax.random.uniform(key, candidates.shape)
     u = jnp.where(candidates, u, -1.0)
-    kth = jax.lax.top_k(u.T, size)[0][:, -1]
-    return candidates & (u >= kth[None, :])
+    return jnp.sort(jax.lax.top_k(u.T, size)[1], axis=1).astype(jnp.int32)
