@@ -165,15 +165,15 @@ def _fit(key, X, y, learning_rate, weight_decay, *, k, hidden, optimizer, activa
     init_key, split_key, train_key = jax.random.split(key, 3)
     layers = mlp_init(init_key, (d, *hidden, k), dtype=dtype)
     n_valid = min(m - 1, max(1, round(validation_fraction * m))) if validation_fraction > 0 else 0
-    if n_valid:
+    if n_valid:  # train on the rows X[order[n_valid:]] without copying them (see train_loop's `rows`)
         order = jax.random.permutation(split_key, m)
-        Xv, yv, Xt, yt = X[order[:n_valid]], y[order[:n_valid]], X[order[n_valid:]], y[order[n_valid:]]
+        Xv, yv, rows = X[order[:n_valid]], y[order[:n_valid]], order[n_valid:]
     else:
-        Xv, yv, Xt, yt = X, y, X, y
+        Xv, yv, rows = X, y, None
     opt = OPTIMIZERS[optimizer](jnp.asarray(learning_rate).astype(dtype))
     best, history = train_loop(
-        train_key, layers, Xt, yt, Xv, yv, weight_decay,
+        train_key, layers, X, y, Xv, yv, weight_decay,
         loss=example_loss("cross_entropy", activation), optimizer=opt, error=None,
-        steps=steps, batch_size=batch_size, eval_every=eval_every,
+        steps=steps, batch_size=batch_size, eval_every=eval_every, rows=rows,
     )  # fmt: skip
     return MLPParams(best, history.best_step, history.diverged)

@@ -10,7 +10,8 @@ with ``W`` of shape ``(k_{t+1}, k_t)`` in the book's orientation (:math:`W_{t,i,
 edge :math:`v_{t,j} \\to v_{t+1,i}`, UML section 20.6) and ``b`` of shape ``(k_{t+1},)`` the weights of
 the edges leaving the constant neuron of layer :math:`t` (the book's :math:`o_{t,k_t+1} = 1`). The last
 layer applies ``output`` instead of :math:`\\sigma`: ``identity`` for the squared loss, ``softmax`` for
-the cross-entropy. Every function here acts on one example; batches go through ``jax.vmap``.
+the cross-entropy. :func:`mlp_apply` takes one example or a batch of rows (the layer is then the matrix
+product :math:`O_t W_t^\\top`, one dot per layer instead of a ``jax.vmap`` of matrix-vector products).
 """
 
 from __future__ import annotations
@@ -143,13 +144,15 @@ def layer_sizes(params: Params) -> tuple[int, ...]:
 def mlp_apply(
     params: Params, x: ArrayLike, *, activation: Activation = sigmoid, output: Activation = identity
 ) -> Array:
-    r"""The network's output :math:`h_w(x) = o_T` on one example ``x`` (UML section 20.1).
+    r"""The network's output :math:`h_w(x) = o_T` on one example ``x`` (UML section 20.1), or on each
+    row of a batch ``x`` of shape ``(m, k_0)`` (outputs ``(m, k_T)``).
 
     .. math:: o_0 = x, \quad o_{t+1} = \sigma(W_t o_t + b_t)\ (t < T - 1), \quad
         o_T = \mathrm{output}(W_{T-1} o_{T-1} + b_{T-1}).
 
     The book applies :math:`\sigma` at the output too: pass ``output=activation`` for that network.
-    For a batch, ``jax.vmap(lambda x: mlp_apply(params, x))(X)``.
+    A batch of rows is computed as :math:`O_{t+1} = \sigma(O_t W_t^\top + b_t)`, the same function as
+    ``jax.vmap(lambda x: mlp_apply(params, x))(X)`` (``softmax`` acts on the last axis).
 
     Examples:
       >>> import jax, jax.numpy as jnp
@@ -159,7 +162,7 @@ def mlp_apply(
     """
     o = jnp.asarray(x)
     for t, (W, b) in enumerate(params):
-        a = W @ o.astype(W.dtype) + b
+        a = o.astype(W.dtype) @ W.T + b  # = W o + b for one example, row-wise for a batch
         o = output(a) if t == len(params) - 1 else activation(a)
     return o
 

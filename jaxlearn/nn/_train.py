@@ -66,23 +66,59 @@ def example_loss(name: str, activation: Activation = sigmoid) -> ExampleLoss:
     - ``"squared"``: :math:`\frac12\|h_w(x) - y\|^2` with an identity output (UML section 20.6).
     - ``"cross_entropy"``: :math:`-\log\mathrm{softmax}(h_w(x))_y` for an int label ``y``, where
       :math:`h_w(x)` are the logits (identity output).
+
+    The function carries ``.mean``, the mean loss of a batch ``(X, y)`` computed on the whole batch
+    (one dot per layer), which :func:`train` uses instead of a ``jax.vmap`` over examples.
     """
     if name == "squared":
-        return lambda params, x, y: squared_loss(mlp_apply(params, x, activation=activation), y)
-    if name == "cross_entropy":
-        return lambda params, x, y: cross_entropy(mlp_apply(params, x, activation=activation), y)
-    raise ValueError(f"expected `loss` in {LOSSES} or a callable loss(params, x, y), got {name!r}")
+
+        def loss(params, x, y):
+            return squared_loss(mlp_apply(params, x, activation=activation), y)
+
+        def mean(params, X, Y):
+            diff = mlp_apply(params, X, activation=activation) - Y
+            return 0.5 * jnp.sum(diff * diff) / X.shape[0]
+
+    elif name == "cross_entropy":
+
+        def loss(params, x, y):
+            return cross_entropy(mlp_apply(params, x, activation=activation), y)
+
+        def mean(params, X, labels):
+            log_p = jax.nn.log_softmax(mlp_apply(params, X, activation=activation))
+            picked = jnp.take_along_axis(log_p, labels.astype(jnp.int32)[:, None], axis=1)
+            return -jnp.sum(picked) / X.shape[0]
+
+    else:
+        raise ValueError(f"expected `loss` in {LOSSES} or a callable loss(params, x, y), got {name!r}")
+    loss.mean = mean
+    return loss
 
 
 @functools.lru_cache(maxsize=None)
 def zero_one_error(activation: Activation = sigmoid) -> ExampleLoss:
-    """The 0-1 error of the arg-max class of the network's outputs, for int labels."""
+    """The 0-1 error of the arg-max class of the network's outputs, for int labels (with ``.mean``,
+    the error rate of a batch)."""
 
     def error(params, x, y):
         out = mlp_apply(params, x, activation=activation, output=identity)
         return (jnp.argmax(out) != jnp.asarray(y).astype(jnp.int32)).astype(out.dtype)
 
+    def mean(params, X, labels):
+        out = mlp_apply(params, X, activation=activation, output=identity)
+        return jnp.mean((jnp.argmax(out, axis=-1) != labels.astype(jnp.int32)).astype(out.dtype))
+
+    error.mean = mean
     return error
+
+
+def _mean_over_batch(fn: ExampleLoss) -> Callable[[Params, Array, Array], Array]:
+    """``fn``'s mean over a batch: its own ``.mean`` if it has one, else a ``jax.vmap`` over examples."""
+    mean = getattr(fn, "mean", None)
+    if mean is not None:
+        return mean
+    per_example = jax.vmap(fn, in_axes=(None, 0, 0))
+    return lambda params, X, y: jnp.mean(per_example(params, X, y))
 
 
 def train(
@@ -237,25 +273,35 @@ def _train(key, params, X, y, Xv, yv, weight_decay, **structure):
 
 
 def train_loop(
-    key, params, X, y, Xv, yv, weight_decay, *, loss, optimizer, error, steps, batch_size, eval_every
+    key, params, X, y, Xv, yv, weight_decay, *, loss, optimizer, error, steps, batch_size, eval_every,
+    rows=None,
 ) -> tuple[Params, TrainHistory]:
-    """The body of :func:`train` (traceable; no input checks): call it inside other jitted fits."""
+    """The body of :func:`train` (traceable; no input checks): call it inside other jitted fits.
+
+    ``rows`` (optional, int array) restricts the minibatches to those rows of ``(X, y)``: training on
+    ``X[rows]`` without building it, so that under ``jax.vmap`` over seeds with a per-seed split the
+    minibatch gather still reads the one shared ``X`` (a batched copy of ``X`` per seed makes each
+    step's gather several times slower).
+
+    The optimiser steps of a window carry no checks and no masks (the per-step cost is the gradient
+    and the update alone); whether the window stayed finite is decided once at its end, from its
+    losses and its final parameters, and a window that did not is discarded (rolled back to its
+    start). ``steps`` not a multiple of ``eval_every`` ends with one shorter window (traced apart).
+    """
     dtype = params[0][0].dtype
-    m = X.shape[0]
-    num_evals = -(-steps // eval_every)
+    m = X.shape[0] if rows is None else rows.shape[0]
+    num_full, rest = divmod(steps, eval_every)
+    num_evals = num_full + (rest > 0)
     idx = jax.random.randint(key, (num_evals, eval_every, batch_size), 0, m)
+    if rows is not None:
+        idx = rows[idx]
     opt = optax.chain(optax.add_decayed_weights(jnp.asarray(weight_decay).astype(dtype)), optimizer)
-    per_example = jax.vmap(loss, in_axes=(None, 0, 0))
-
-    def batch_loss(p, xb, yb):
-        return jnp.mean(per_example(p, xb, yb))
-
-    value_and_grad = jax.value_and_grad(batch_loss)
+    mean_loss = _mean_over_batch(loss)
+    mean_error = None if error is None else _mean_over_batch(error)
+    value_and_grad = jax.value_and_grad(mean_loss)
 
     def evaluate(p):
-        valid_loss = batch_loss(p, Xv, yv)
-        valid_error = None if error is None else jnp.mean(jax.vmap(error, (None, 0, 0))(p, Xv, yv))
-        return valid_loss, valid_error
+        return mean_loss(p, Xv, yv), (None if error is None else mean_error(p, Xv, yv))
 
     def better(score, best):
         (loss_new, err_new), (loss_old, err_old) = score, best
@@ -264,39 +310,42 @@ def train_loop(
             return by_loss
         return jnp.isfinite(err_new) & ((err_new < err_old) | ((err_new == err_old) & by_loss))
 
-    def step(carry, it):
-        p, opt_state, frozen = carry
-        t, batch = it
+    def step(carry, batch):
+        p, opt_state = carry
         value, grads = value_and_grad(p, X[batch], y[batch])
         with jax.numpy_dtype_promotion("standard"):  # optax's internals are not strict-promotion clean
-            updates, new_state = opt.update(grads, opt_state, p)
-            new_p = optax.apply_updates(p, updates)
-        active = t < steps
-        ok = jnp.isfinite(value) & _all_finite(new_p)
-        apply = active & ~frozen & ok
-        frozen = frozen | (active & ~ok)
-        carry = (_select(apply, new_p, p), _select(apply, new_state, opt_state), frozen)
-        return carry, (jnp.where(active, value, 0).astype(dtype), active)
+            updates, opt_state = opt.update(grads, opt_state, p)
+            p = optax.apply_updates(p, updates)
+        return (p, opt_state), value.astype(dtype)
 
     def window(carry, it):
-        p, opt_state, frozen, best, best_score, best_step = carry
-        e, batches = it
-        ts = e * eval_every + jnp.arange(eval_every, dtype=jnp.int32)
-        (p, opt_state, frozen), (values, active) = jax.lax.scan(step, (p, opt_state, frozen), (ts, batches))
-        done = jnp.minimum((e + 1) * eval_every, steps).astype(jnp.int32)
+        p0, state0, frozen, best, best_score, best_step = carry
+        done, batches = it
+        (p, opt_state), values = jax.lax.scan(step, (p0, state0), batches)
+        # One check per window: a non-finite loss or parameter discards the whole window, and the
+        # run stays frozen at the last evaluated finite iterate (its later windows are discarded too).
+        frozen = frozen | ~(jnp.all(jnp.isfinite(values)) & _all_finite(p))
+        p, opt_state = _select(frozen, (p0, state0), (p, opt_state))
         score = evaluate(p)
         improved = better(score, best_score)
         best = _select(improved, p, best)
         best_score = _select(improved, score, best_score)
         best_step = jnp.where(improved, done, best_step)
-        train_loss = jnp.sum(values) / jnp.sum(active).astype(dtype)
-        record = (done, train_loss, *score, frozen)
+        record = (done, jnp.mean(values), *score, frozen)
         return (p, opt_state, frozen, best, best_score, best_step), record
 
     start = jnp.asarray(0, jnp.int32)
     carry = (params, opt.init(params), jnp.asarray(False), params, evaluate(params), start)
-    evals = jnp.arange(num_evals, dtype=jnp.int32)
-    carry, (done, train_loss, valid_loss, valid_error, nonfinite) = jax.lax.scan(window, carry, (evals, idx))
+    ends = jnp.minimum(eval_every * jnp.arange(1, num_evals + 1, dtype=jnp.int32), steps)
+    records = []
+    if num_full:
+        carry, record = jax.lax.scan(window, carry, (ends[:num_full], idx[:num_full]))
+        records.append(record)
+    if rest:
+        carry, record = window(carry, (ends[-1], idx[-1, :rest]))
+        records.append(jax.tree_util.tree_map(lambda a: a[None], record))
+    done, train_loss, valid_loss, valid_error, nonfinite = jax.tree_util.tree_map(
+        lambda *parts: jnp.concatenate(parts), *records
+    )
     history = TrainHistory(done, train_loss, valid_loss, valid_error, nonfinite, best_step=carry[5])
     return carry[3], history
-
