@@ -3,9 +3,10 @@
 The whole run is one compiled program: an outer ``lax.scan`` over evaluations, each an inner
 ``lax.scan`` of ``eval_every`` optimiser steps followed by one pass over the validation set. The
 iterate that performs best on the validation set so far rides in the carry, so the run returns it
-without storing the others. Every step is masked rather than branched on: a step whose loss or new
-parameters are not finite is not applied, training freezes at the last finite parameters and
-``history.nonfinite`` says so. ``train`` is vmappable over keys (16 seeds are one program).
+without storing the others. The optimiser steps carry no per-step checks: finiteness is checked once per
+window (its minibatch losses and final parameters), and a window that is not finite is discarded, the run
+freezing at the iterate of the previous evaluation; ``history.nonfinite`` says so. ``train`` is
+vmappable over keys (16 seeds are one program).
 """
 
 from __future__ import annotations
@@ -40,8 +41,9 @@ class TrainHistory(NamedTuple):
         where a non-finite loss appeared (see ``nonfinite``); the parameters never are.
       valid_loss: the mean loss on the validation set.
       valid_error: the mean of ``error`` on the validation set (``None`` without an ``error``).
-      nonfinite: True once a step produced a non-finite loss or parameters; from that step on the
-        parameters stay frozen at the last finite iterate (a diverging learning rate).
+      nonfinite: True from the first window (the steps since the previous evaluation) in which a
+        minibatch loss or the parameters became non-finite (a diverging learning rate); that window
+        and all later ones are discarded, the parameters stay at the iterate of the evaluation before.
       best_step: scalar int32, the step of the returned iterate (0: the initial parameters).
     """
 
@@ -154,9 +156,11 @@ def train(
     validation loss and then by the earlier step. (The book scores every iterate; scoring every
     ``eval_every``-th is its pitfall note's "e.g. every K steps".)
 
-    A step whose minibatch loss or new parameters are not finite (a diverging learning rate) is not
-    applied: the run freezes at the last finite parameters and ``history.nonfinite`` turns True.
-    The returned parameters are never NaN.
+    Divergence is checked once per evaluation window, not at every step (a per-step check and select
+    of the parameters and optimiser state doubled the cost of a step): if a minibatch loss of the
+    window or the parameters at its end are not finite (a diverging learning rate), the whole window
+    is discarded, the run freezes at the iterate of the previous evaluation (the last one scored,
+    finite) and ``history.nonfinite`` turns True. The returned parameters are never NaN.
 
     ``train`` is one jitted program of static ``steps``/``batch_size``/``eval_every``; ``loss``,
     ``error``, ``optimizer`` and ``activation`` are part of its identity (build them once and reuse
