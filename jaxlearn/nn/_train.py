@@ -260,6 +260,16 @@ def check_network_sample(params, X, y, x_name, y_name, labels_from_output):
     return X.astype(float_dtype(X)), jnp.asarray(y)
 
 
+def minibatch_indices(key: Array, shape: tuple[int, ...], m: int) -> Array:
+    """Indices drawn uniformly from ``0..m-1`` with replacement, as ``random bits mod m``.
+
+    The modulo bias is below :math:`m / 2^{32}` (3e-7 for a thousand examples); ``jax.random.randint``,
+    exactly uniform, compiles to a program about 0.5 s slower to build on the CPU, paid by every
+    training program of a new shape.
+    """
+    return (jax.random.bits(key, shape, jnp.uint32) % jnp.uint32(m)).astype(jnp.int32)
+
+
 def _all_finite(tree) -> Array:
     leaves = [jnp.all(jnp.isfinite(leaf)) for leaf in jax.tree_util.tree_leaves(tree)]
     return functools.reduce(jnp.logical_and, leaves, jnp.asarray(True))
@@ -296,7 +306,7 @@ def train_loop(
     m = X.shape[0] if rows is None else rows.shape[0]
     num_full, rest = divmod(steps, eval_every)
     num_evals = num_full + (rest > 0)
-    idx = jax.random.randint(key, (num_evals, eval_every, batch_size), 0, m)
+    idx = minibatch_indices(key, (num_evals, eval_every, batch_size), m)
     if rows is not None:
         idx = rows[idx]
     opt = optax.chain(optax.add_decayed_weights(jnp.asarray(weight_decay).astype(dtype)), optimizer)

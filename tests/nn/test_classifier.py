@@ -45,8 +45,10 @@ def _row(name, factory, hparams, **kwargs):
 CASES = [
     _row(
         "mlp_classifier_adam",
+        # a float32 rate (not a weak Python float): the sweep's separate fits reuse the row's program
         lambda lr, T: nn.mlp_classifier(
-            8, steps=T, num_classes=K, learning_rate=lr, batch_size=8, eval_every=min(T, 20)
+            8, steps=T, num_classes=K, learning_rate=jnp.asarray(lr, jnp.float32), batch_size=8,
+            eval_every=min(T, 20),
         ),
         tuple(np.geomspace(3e-2, 1e-3, 32).tolist()),  # the first is the default
     ),
@@ -117,7 +119,8 @@ def test_digits_accuracy_within_one_point_of_sklearn():
             model = MLPClassifier((128,), solver="adam", batch_size=batch, max_iter=epochs, random_state=seed,
                                   tol=0, n_iter_no_change=epochs)  # fmt: skip
             sk.append(model.fit(Xtr, ytr).score(Xte, yte))
-    learner = nn.mlp_classifier(128, steps=epochs * len(Xtr) // batch, batch_size=batch)
+    steps = epochs * len(Xtr) // batch // 20 * 20  # 780: 20 windows of 39 steps (no shorter last window)
+    learner = nn.mlp_classifier(128, steps=steps, batch_size=batch)
     keys = jax.random.split(jax.random.PRNGKey(0), 4)
     params = jax.vmap(learner.fit, (0, None, None))(keys, Xtr, ytr)
     ours = jax.vmap(lambda p: jnp.mean(learner.predict(p, Xte) == yte))(params)
