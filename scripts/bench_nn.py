@@ -13,10 +13,15 @@ the JAX programs), all in this process with XLA's default threading, on scikit-l
    network (``torch.set_num_threads`` left at its default). Examples/s = epochs x training examples
    / median seconds. Test accuracy of the timed fit is reported beside it.
 2. Seeds: 16 fits with 16 keys as one ``jax.jit(jax.vmap(fit))`` program against 16 sequential calls
-   of ``fit`` (compiled once, reused), for the 64-128-10 network and for a small 64-8-10 one. A
-   64-128-10 step on 32 examples is about 1.8 MFLOP (forward and backward), so one fit already runs
-   near the arithmetic rate of 2 cores: 16 seeds cost about 16 fits whatever the program. Vmapping
-   pays where a step is too small to keep the cores busy (the small network).
+   of ``fit`` (compiled once, reused), for the 64-128-10 network and for a small 64-8-10 one, with the
+   cost per optimiser step (us per step of one fit, us per seed-step of the vmapped program) and the
+   arithmetic rate it reaches. A 64-128-10 step on 32 examples is 1.29 MFLOP of matrix products
+   (forward 0.61, weight gradients 0.61, hidden-layer gradient 0.08).
+3. The ceiling: the rate of the step's largest product alone (32x64 by 64x128, inputs changing every
+   iteration, in a ``lax.scan``), single and batched over 16 seeds. XLA's CPU backend runs each of
+   these products, batched or not, on one thread: 16 seeds cost at least 16 times the products of a
+   step at one core's rate, so the vmapped program can only save the per-operation overhead of the
+   single fit, not multiply its throughput.
 
 Targets on 2 CPU cores: jaxlearn at least 3x MLPClassifier's examples/s; the 16-seed program at least
 4x faster than the 16 sequential fits. Other processes on the machine make the figures noisy.
@@ -41,6 +46,7 @@ from sklearn.neural_network import MLPClassifier
 from jaxlearn import datasets, nn
 
 BATCH, HIDDEN, SMALL, LR, SEEDS = 32, 128, 8, 1e-3, 16
+STEP_FLOP = 2 * BATCH * (64 * HIDDEN + HIDDEN * 10) * 2 + 2 * BATCH * HIDDEN * 10  # 1.29e6
 THROUGHPUT_TARGET, SEEDS_TARGET = 3.0, 4.0
 
 
@@ -68,6 +74,26 @@ def torch_fit(torch, X, y, epochs):
             torch.nn.functional.cross_entropy(model(Xt[batch]), yt[batch]).backward()
             opt.step()
     return model
+
+
+def gemm_ceiling(repeats, iters=500):
+    """us per 32x64 @ 64x128 product, single and batched over SEEDS, inputs changing every iteration."""
+
+    def run(a, b):
+        def body(carry, _):
+            a, b = carry
+            shift = 1e-6 * jnp.sum(jnp.matmul(a, b))
+            return (a + shift, b + shift), None
+
+        return jax.lax.scan(body, (a, b), None, length=iters)[0]
+
+    key = jax.random.PRNGKey(0)
+    out = []
+    for shape in ((), (SEEDS,)):
+        a = jax.random.normal(key, (*shape, BATCH, 64))
+        b = jax.random.normal(key, (*shape, 64, HIDDEN))
+        out.append(timeit(lambda a=a, b=b: jax.jit(run)(a, b), repeats)[0] / iters / (SEEDS if shape else 1))
+    return out
 
 
 def main():
@@ -138,6 +164,25 @@ def main():
     print(f"| 64-{SMALL}-10 (lr {10 * LR:g}): one vmapped program | {small_vmap:.3f} | "
           f"{small_loop / small_vmap:.1f}x | {acc_s} |")  # fmt: skip
     print(f"| 64-{SMALL}-10: {SEEDS} sequential `fit` calls | {small_loop:.3f} | 1.0x | |")
+    one_fit = rows[0][1]
+    per_step, per_seed_step = one_fit / steps, t_vmap / steps / SEEDS
+    gemm_one, gemm_many = gemm_ceiling(args.repeats)
+    gemm_flop = 2 * BATCH * 64 * HIDDEN
+    mflop = STEP_FLOP / 1e6
+    print(f"\n| cost per optimiser step (64-{HIDDEN}-10, {mflop:.2f} MFLOP of products) | us | GFLOP/s |")
+    print("|---|---:|---:|")
+    print(f"| one fit (`fit` time / {steps} steps, validation included) | {per_step * 1e6:.1f} | "
+          f"{STEP_FLOP / per_step / 1e9:.0f} |")  # fmt: skip
+    print(f"| {SEEDS} vmapped seeds, per seed-step | {per_seed_step * 1e6:.1f} | "
+          f"{STEP_FLOP / per_seed_step / 1e9:.0f} |")  # fmt: skip
+    print(f"| ceiling: the 32x64x{HIDDEN} product alone, single | {gemm_one * 1e6:.2f} | "
+          f"{gemm_flop / gemm_one / 1e9:.0f} |")  # fmt: skip
+    print(f"| ceiling: the same product batched over {SEEDS} seeds, per seed | {gemm_many * 1e6:.2f} | "
+          f"{gemm_flop / gemm_many / 1e9:.0f} |")  # fmt: skip
+    floor = STEP_FLOP * gemm_many / gemm_flop
+    print(f"\nAt the batched product's rate the products alone cost about {floor * 1e6:.1f} us per "
+          f"seed-step: a vmapped program can be at most about {per_step / floor:.1f}x faster than {SEEDS} "
+          "sequential fits on this backend.")  # fmt: skip
     ratio, speedup = jax_rate / sk_rate, t_loop / t_vmap
     verdict = {True: "met", False: "MISSED"}
     print(f"\nTargets: throughput >= {THROUGHPUT_TARGET:g}x MLPClassifier: {ratio:.1f}x "
