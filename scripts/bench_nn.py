@@ -142,9 +142,13 @@ def main():
     t_vmap, t_loop, many, accs = seeds(learner)
     small = nn.mlp_classifier(SMALL, steps=steps, num_classes=10, batch_size=BATCH, learning_rate=10 * LR)
     small_vmap, small_loop, _, small_accs = seeds(small)
-    # the vmapped program computes the 16 separate fits (to float rounding)
+    # the vmapped program computes the 16 separate fits: equal to float rounding (tests/nn), which 785
+    # Adam steps in float32 amplify (batched and single products round differently), so compare the
+    # predictions of one seed
     one = learner.fit(keys[3], Xj, yj)
-    np.testing.assert_allclose(many.layers[0][0][3], one.layers[0][0], rtol=1e-3, atol=1e-4)
+    seed3 = jax.tree_util.tree_map(lambda a: a[3], many)
+    agree = float(jnp.mean(learner.predict(seed3, Xte) == learner.predict(one, Xte)))
+    assert agree >= 0.98, agree
 
     print(f"## MLP 64-{HIDDEN}-10 on digits ({m} training examples, batch {BATCH}, {epochs} epochs, Adam)\n")
     print(f"jax {jax.__version__}, {jax.devices()[0].platform}; median of {args.repeats}; figures are noisy "
