@@ -25,7 +25,7 @@ Array = jax.Array
 #: Extra candidates shortlisted by the expanded distance before the exact re-ranking.
 EXTRA_CANDIDATES = 8
 #: Block length of the two-stage top-k.
-BLOCK = 128
+BLOCK = 64
 
 
 class KNNParams(NamedTuple):
@@ -40,7 +40,7 @@ class KNNParams(NamedTuple):
     sq_norms: Array
 
 
-def knn(k: int, *, query_chunk: int = 512, num_classes: Optional[int] = None) -> BatchLearner:
+def knn(k: int, *, query_chunk: int = 256, num_classes: Optional[int] = None) -> BatchLearner:
     r"""The k-NN rule (UML section 19.1): the majority label of the :math:`k` nearest training points.
 
     With :math:`\pi_1(x), \dots, \pi_m(x)` the training indices sorted by
@@ -94,7 +94,7 @@ def knn(k: int, *, query_chunk: int = 512, num_classes: Optional[int] = None) ->
     return BatchLearner(fit, predict)
 
 
-def knn_regressor(k: int, *, query_chunk: int = 512) -> BatchLearner:
+def knn_regressor(k: int, *, query_chunk: int = 256) -> BatchLearner:
     r"""k-NN regression (UML section 19.1): :math:`h_S(x) = \frac1k\sum_{i=1}^k y_{\pi_i(x)}`.
 
     Args:
@@ -131,7 +131,7 @@ def knn_regressor(k: int, *, query_chunk: int = 512) -> BatchLearner:
     return BatchLearner(fit, predict)
 
 
-def neighbors(params: KNNParams, X: ArrayLike, k: int, *, query_chunk: int = 512) -> tuple[Array, Array]:
+def neighbors(params: KNNParams, X: ArrayLike, k: int, *, query_chunk: int = 256) -> tuple[Array, Array]:
     r"""The :math:`k` nearest training points of each query: ``(indices, squared_distances)``, each
     (n, k), nearest first (equal distances: lower index first)."""
     k, query_chunk = _check_k(k), _check_chunk(query_chunk)
