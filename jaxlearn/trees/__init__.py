@@ -2,6 +2,7 @@
 
 from jaxlearn.trees._forest import RandomForestParams
 from jaxlearn.trees._forest import random_forest
+from jaxlearn.trees._prune import num_nodes
 from jaxlearn.trees._prune import prune
 from jaxlearn.trees._tree import DecisionTreeParams
 from jaxlearn.trees._tree import apply
@@ -17,6 +18,7 @@ __all__ = [
     "decision_tree",
     "gain",
     "impurity",
+    "num_nodes",
     "predict_proba",
     "prune",
     "random_forest",
