@@ -26,11 +26,13 @@ from jaxlearn import (
     losses,
     metrics,
     multiclass,
+    neighbors,
     nn,
     online,
     ranking,
     structured,
     theory,
+    trees,
 )
 
 
@@ -389,6 +391,52 @@ def _nn_rows(key):
     yield "MLP 64-128-10, Adam (nn.train)", "digits, 70/30 split (test)", "-", "-", acc, 32 * steps / seconds
 
 
+def _tree_rows(key):
+    """Rows for decision trees, random forests and k-NN (UML chapters 18-19): test accuracy."""
+    k_split, k_toy = jax.random.split(key)
+    # UML Exercise 18.2: ID3 to depth 2 errs on a quarter of this sample; the best depth-2 tree is perfect
+    X = jnp.array([[1, 1, 1], [1, 0, 0], [1, 1, 0], [0, 0, 1]], jnp.float32)
+    y = jnp.array([1, 1, 0, 0], jnp.int32)
+    learner = trees.decision_tree(2, criterion="entropy", num_classes=2)
+    params, seconds = _fit_timed(learner, X, y)
+    errors = int(jnp.sum(learner.predict(params, X) != y))
+    yield (
+        "ID3, depth 2 (Exercise 18.2)",
+        "the book's 4 examples",
+        f"{errors} of 4",
+        "best depth-2 tree: 0",
+        "-",
+        "-",
+    )
+    try:
+        X_train, y_train, X_test, y_test = _digits_split(k_split)
+    except ImportError:
+        return
+    data, m = "digits, 70/30 split (test)", X_train.shape[0]
+    for name, learner in [
+        ("decision tree, gini, depth 10", trees.decision_tree(10, num_classes=10)),
+        ("random forest, 16 trees, depth 8", trees.random_forest(16, 8, num_classes=10)),
+    ]:
+        params, seconds = _fit_timed(learner, X_train, y_train)
+        acc = metrics.accuracy(y_test, learner.predict(params, X_test))
+        yield name, data, "-", "-", acc, m / seconds
+    for k in (1, 5):
+        learner = neighbors.knn(k, num_classes=10)
+        params = learner.fit(key, X_train, y_train)
+        predict = jax.jit(learner.predict)
+        jax.block_until_ready(predict(params, X_test))
+        start = time.perf_counter()
+        acc = metrics.accuracy(y_test, jax.block_until_ready(predict(params, X_test)))
+        yield (
+            f"{k}-NN (brute force, lax.top_k)",
+            data,
+            "-",
+            "-",
+            acc,
+            X_test.shape[0] / (time.perf_counter() - start),
+        )
+
+
 def demo() -> None:
     """Print the table of learners, mistakes, bounds, accuracy and throughput."""
     start = time.perf_counter()
@@ -408,6 +456,7 @@ def demo() -> None:
             _linear_rows(jax.random.PRNGKey(2)),
             _multiclass_rows(jax.random.PRNGKey(3)),
             _nn_rows(jax.random.PRNGKey(4)),
+            _tree_rows(jax.random.PRNGKey(5)),
         )
         for name, data, m, bound, acc, speed in rows
     ]
@@ -420,7 +469,8 @@ def demo() -> None:
         print(line(row))
     print(
         "\nmistakes: rounds with y <w, x> <= 0 (the prequential record); accuracy: the final state "
-        "on the same data; examples/s: one compiled run (SGD steps/s for the batch learners)."
+        "on the same data; examples/s: one compiled run (SGD steps/s for the batch learners, "
+        "training examples/s for trees, queries/s for k-NN)."
         f"\nDone in {time.perf_counter() - start:.1f} s."
     )
 
