@@ -18,12 +18,13 @@ from jaxlearn.trees._tree import (
     _check_bins,
     _check_criterion,
     _check_positive,
+    bin_features,
     check_depth,
     check_tree_sample,
     grow,
+    grow_binned,
     predict,
     presort,
-    quantize,
 )
 
 Array = jax.Array
@@ -43,7 +44,7 @@ def random_forest(
     bootstrap: bool = True,
     criterion: str = "gini",
     min_samples_leaf: int = 1,
-    max_bins: Optional[int] = None,
+    max_bins: Optional[int] = 256,
     num_classes: Optional[int] = None,
 ) -> BatchLearner:
     r"""A random forest: ``num_trees`` trees voting by majority (UML section 18.3).
@@ -165,10 +166,11 @@ def _fit(
     bootstrap,
     max_bins,
 ):
-    if max_bins is not None:
-        X = quantize(X, max_bins)
     m = X.shape[0]
-    order = presort(X)  # shared by every tree
+    if max_bins is None:
+        order = presort(X)  # shared by every tree
+    else:
+        bins, edges = bin_features(X, max_bins)  # shared by every tree
     keys = jax.random.split(key, num_trees)
 
     def one(key):
@@ -178,6 +180,19 @@ def _fit(
             weights = jax.ops.segment_sum(jnp.ones(m, jnp.int32), draws, num_segments=m)
         else:
             weights = jnp.ones(m, jnp.int32)
+        if max_bins is not None:
+            return grow_binned(
+                grow_key,
+                bins,
+                edges,
+                y,
+                weights,
+                max_depth=max_depth,
+                num_classes=num_classes,
+                criterion=criterion,
+                min_samples_leaf=min_samples_leaf,
+                max_features=max_features,
+            )
         return grow(
             grow_key,
             X,

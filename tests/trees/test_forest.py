@@ -25,12 +25,47 @@ def _sample(seed=0, m=200, d=4):
     return X, y
 
 
-def test_forest_without_bootstrap_and_with_all_features_is_the_tree():
-    X, y = _sample()
-    tree = decision_tree(4).fit(KEY, X, y)
-    forest = random_forest(3, 4, max_features=None, bootstrap=False).fit(KEY, X, y)
-    for t in range(3):
+def _sample_with_ties(seed=0, m=200, d=4):
+    X, y = _sample(seed, m, d)
+    X[:, 2] = np.round(X[:, 2])  # few distinct values: equal bins, empty bins, equal gains
+    return X, y
+
+
+@pytest.mark.parametrize(
+    "max_bins, min_samples_leaf", [(None, 1), (256, 1), (6, 1), (6, 4)], ids=["exact", "256", "6", "6-msl4"]
+)
+def test_forest_without_bootstrap_and_with_all_features_is_the_tree(max_bins, min_samples_leaf):
+    """The binned forest grows by class histograms, the binned tree by sweeps over the sorted quantised
+    values: two algorithms, the same trees (thresholds, tie rules, counts)."""
+    X, y = _sample_with_ties()
+    tree = decision_tree(4, max_bins=max_bins, min_samples_leaf=min_samples_leaf).fit(KEY, X, y)
+    forest = random_forest(
+        2, 4, max_features=None, bootstrap=False, max_bins=max_bins, min_samples_leaf=min_samples_leaf
+    ).fit(KEY, X, y)
+    assert not np.all(np.asarray(tree.is_leaf[:7]))  # a grown tree, not a stump
+    for t in range(2):
         chex.assert_trees_all_equal(jax.tree_util.tree_map(lambda a, t=t: a[t], forest.trees), tree)
+
+
+def test_binned_forest_on_bootstrap_weights_is_the_tree_on_the_resample():
+    """Bootstrap enters the histograms as integer weights: a tree of the forest equals the single tree
+    grown on the bootstrap sample with those multiplicities (here: the weighted tree on the same bins)."""
+    from jaxlearn.trees import _tree
+
+    X, y = _sample_with_ties(seed=1)
+    forest = random_forest(1, 4, max_features=None, max_bins=16).fit(KEY, X, y)
+    weights = np.asarray(forest.trees.counts[0, 0].sum()).astype(int)
+    assert weights == 200
+    bins, edges = _tree.bin_features(jnp.asarray(X), 16)
+    draw_key, _ = jax.random.split(jax.random.split(KEY, 1)[0])
+    draws = jax.random.randint(draw_key, (200,), 0, 200)
+    w = jax.ops.segment_sum(jnp.ones(200, jnp.int32), draws, num_segments=200)
+    Xq = jnp.take_along_axis(edges, bins, axis=0)
+    exact = _tree.grow(
+        KEY, Xq, jnp.asarray(y, jnp.int32), w, _tree.presort(Xq),
+        max_depth=4, num_classes=2, criterion="gini", min_samples_leaf=1, max_features=None,
+    )  # fmt: skip
+    chex.assert_trees_all_equal(jax.tree_util.tree_map(lambda a: a[0], forest.trees), exact)
 
 
 def test_bootstrap_and_feature_subsets_make_different_trees():
