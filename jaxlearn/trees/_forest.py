@@ -54,13 +54,29 @@ def random_forest(
     uniformly with replacement from :math:`S` (``bootstrap=True``; it enters as integer multiplicities
     of the examples), and (ii) at every node a subset :math:`I` of ``max_features`` features drawn
     uniformly without replacement, the node splitting on the best feature of :math:`I` (per node,
-    as scikit-learn does; a node whose subset has no valid split becomes a leaf). All trees are one
-    program: :func:`jax.vmap` of the tree growth over the trees' keys, the features sorted once.
+    as scikit-learn does; features constant in the node are not drawn). All trees are one program:
+    :func:`jax.vmap` of the tree growth over the trees' keys.
+
+    Algorithm (``max_bins=B``, the default 256): every feature is quantised once, at the start of
+    ``fit``, to at most :math:`B` quantile bins (:func:`~jaxlearn.trees._tree.bin_features`); the
+    binned sample is shared by all trees, since a bootstrap sample only reweights the examples. Each
+    level of each tree is then grown by class histograms (as LightGBM and scikit-learn's
+    ``HistGradientBoosting``): one scatter-add of the examples' weighted one-hot labels into the
+    histograms of every (node, drawn feature, bin), cumulative sums over the bins for the left
+    counts of the split "bin :math:`\le b`", the gains and arg-maxes. A level costs
+    :math:`O(m\,r\,k + w\,r\,B\,k)` for the :math:`r` drawn features, :math:`w` nodes and
+    :math:`k` classes: no sorting, and only the drawn features are touched (the sorted-order
+    sweep of :func:`~jaxlearn.trees.decision_tree` costs :math:`O(m\,d\,k)` plus the partition of
+    all :math:`d` sorted orders a level). The trees are exactly the single trees of
+    ``decision_tree(max_depth, max_bins=B)`` grown on the same weighted sample (tested); split
+    thresholds are mid-points between bin edges. ``max_bins=None`` grows the trees on exact
+    mid-point thresholds by the sorted sweep instead (slower: every feature's sorted order is
+    partitioned at every level).
 
     The forest predicts the majority vote of its trees' labels; a tie goes to the smallest class.
     (scikit-learn's ``RandomForestClassifier`` averages the trees' class probabilities instead.)
-    With ``bootstrap=False`` and ``max_features=None`` every tree is the single tree of
-    :func:`~jaxlearn.trees.decision_tree` (tested).
+    With ``bootstrap=False`` and ``max_features=None`` every tree is the single tree
+    ``decision_tree(max_depth, max_bins=max_bins)`` (tested, binned and exact).
 
     Args:
       num_trees: the number of trees (structural).
@@ -69,8 +85,9 @@ def random_forest(
         (:math:`\lfloor\sqrt d\rfloor`), ``"log2"`` (:math:`\lfloor\log_2 d\rfloor`), an int, a fraction of
         :math:`d` in (0, 1], or ``None`` (all :math:`d` features); at least 1.
       bootstrap: grow each tree on a bootstrap sample (else on :math:`S`).
-      criterion, min_samples_leaf, max_bins, num_classes: as for
-        :func:`~jaxlearn.trees.decision_tree`.
+      criterion, min_samples_leaf, num_classes: as for :func:`~jaxlearn.trees.decision_tree`.
+      max_bins: the number of quantile bins per feature (default 256, the histogram algorithm
+        above), or ``None`` for exact mid-point thresholds (the sorted sweep).
 
     Returns:
       A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y) -> RandomForestParams`` and
