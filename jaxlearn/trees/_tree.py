@@ -619,7 +619,7 @@ def grow_binned(
         row_score = jnp.take_along_axis(score, best_row[:, None, None], axis=1)[:, 0]  # (w, B)
         b_lo = jnp.argmax(row_score, axis=1).astype(jnp.int32)  # lowest threshold on a tie
         present = jnp.sum(jnp.take_along_axis(hist, best_row[:, None, None, None], axis=1)[:, 0], -1) > 0
-        b_hi = jnp.argmax(present & (jnp.arange(num_bins) > b_lo[:, None]), axis=1)
+        b_hi = jnp.argmax(present & (jnp.arange(num_bins, dtype=jnp.int32) > b_lo[:, None]), axis=1)
         lo_edge = edges[b_lo, best_feature]
         hi_edge = edges[b_hi, best_feature]
         thr = lo_edge + (hi_edge - lo_edge) / 2
