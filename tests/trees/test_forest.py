@@ -32,7 +32,7 @@ def _sample_with_ties(seed=0, m=200, d=4):
 
 
 @pytest.mark.parametrize(
-    "max_bins, min_samples_leaf", [(None, 1), (256, 1), (6, 1), (6, 4)], ids=["exact", "256", "6", "6-msl4"]
+    "max_bins, min_samples_leaf", [(None, 1), (256, 1), (6, 4)], ids=["exact", "256", "6-msl4"]
 )
 def test_forest_without_bootstrap_and_with_all_features_is_the_tree(max_bins, min_samples_leaf):
     """The binned forest grows by class histograms, the binned tree by sweeps over the sorted quantised
