@@ -53,7 +53,7 @@ def test_binned_forest_on_bootstrap_weights_is_the_tree_on_the_resample():
     from jaxlearn.trees import _tree
 
     X, y = _sample_with_ties(seed=1)
-    forest = random_forest(1, 4, max_features=None, max_bins=16).fit(KEY, X, y)
+    forest = random_forest(1, 3, max_features=None, max_bins=16).fit(KEY, X, y)
     weights = np.asarray(forest.trees.counts[0, 0].sum()).astype(int)
     assert weights == 200
     bins, edges = _tree.bin_features(jnp.asarray(X), 16)
@@ -63,7 +63,7 @@ def test_binned_forest_on_bootstrap_weights_is_the_tree_on_the_resample():
     Xq = jnp.take_along_axis(edges, bins, axis=0)
     exact = _tree.grow(
         KEY, Xq, jnp.asarray(y, jnp.int32), w, _tree.presort(Xq),
-        max_depth=4, num_classes=2, criterion="gini", min_samples_leaf=1, max_features=None,
+        max_depth=3, num_classes=2, criterion="gini", min_samples_leaf=1, max_features=None,
     )  # fmt: skip
     chex.assert_trees_all_equal(jax.tree_util.tree_map(lambda a: a[0], forest.trees), exact)
 
