@@ -469,7 +469,8 @@ def demo() -> None:
         print(line(row))
     print(
         "\nmistakes: rounds with y <w, x> <= 0 (the prequential record); accuracy: the final state "
-        "on the same data; examples/s: one compiled run (SGD steps/s for the batch learners, "
+        "on the same data (on held-out data where the data says test); examples/s: one compiled run "
+        "(SGD steps/s for the batch learners, "
         "training examples/s for trees, queries/s for k-NN)."
         f"\nDone in {time.perf_counter() - start:.1f} s."
     )
