@@ -133,7 +133,9 @@ def check_no_recompilation(case: BatchCase):
 
 def check_params_dtypes(case: BatchCase, dtype):
     """Params are a NamedTuple whose floats are in the data's dtype (ints int32), finite;
-    ``predict`` and ``decision_function`` return one value per example."""
+    ``predict`` returns one label per example and ``decision_function`` one score per example (binary:
+    the label is +1 iff the score is positive) or one row of ``k`` scores (multiclass: the label is
+    their arg-max). Returns ``(params, labels)`` for a family's own further checks."""
     X, y = case.sample(dtype=dtype)
     learner = case.learner()
     params = learner.fit(jax.random.PRNGKey(0), X, y)
@@ -149,11 +151,17 @@ def check_params_dtypes(case: BatchCase, dtype):
     assert labels.shape == (X.shape[0],)
     if learner.decision_function is not None:
         score = learner.decision_function(params, X)
-        assert score.shape == (X.shape[0],) and score.dtype == dtype
-        if case.labels is not None:  # a zero score predicts -1
-            np.testing.assert_array_equal(labels, np.where(np.asarray(score) > 0, 1, -1))
+        assert score.dtype == dtype and score.shape[0] == X.shape[0], (score.shape, score.dtype)
+        if score.ndim == 2:  # multiclass: (n, k) scores, ties to the minimal index
+            assert labels.dtype == jnp.int32
+            np.testing.assert_array_equal(labels, np.argmax(np.asarray(score), axis=1))
+        else:
+            assert score.shape == (X.shape[0],)
+            if case.labels == (-1, 1):  # a zero score predicts -1
+                np.testing.assert_array_equal(labels, np.where(np.asarray(score) > 0, 1, -1))
     if case.labels is not None:
         assert set(np.unique(np.asarray(labels)).tolist()) <= set(case.labels)
+    return params, labels
 
 
 def check_rejects_bad_input(case: BatchCase):

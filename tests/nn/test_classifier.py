@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import warnings
 
-import chex
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -17,6 +16,7 @@ from tests.batch_conformance import (
     BatchCase,
     check_fit_jit_equals_no_jit,
     check_no_recompilation,
+    check_params_dtypes,
     check_rejects_bad_input,
     check_vmap_over_hyperparameter,
     check_vmap_over_keys,
@@ -86,22 +86,9 @@ def test_rejects_bad_input(case):
 
 @cases
 def test_params_dtypes(case, dtype):
-    """The multiclass version of the shared dtype check: (m, k) logits, labels = their arg-max."""
-    X, y = case.sample(dtype=dtype)
-    learner = case.learner()
-    params = learner.fit(jax.random.PRNGKey(0), X, y)
+    params, labels = check_params_dtypes(case, dtype)
     assert isinstance(params, nn.MLPParams)
-    for leaf in jax.tree_util.tree_leaves(params):
-        assert leaf.dtype in (dtype, jnp.int32, jnp.bool_), leaf.dtype
-        assert np.isfinite(np.asarray(leaf)).all()
-    other = learner.fit(jax.random.PRNGKey(1), *case.sample(dtype=dtype, seed=4))
-    chex.assert_trees_all_equal_shapes_and_dtypes(params, other)
-    logits = learner.decision_function(params, X)
-    labels = learner.predict(params, X)
-    assert logits.shape == (X.shape[0], K) and logits.dtype == dtype
-    np.testing.assert_array_equal(labels, np.argmax(np.asarray(logits), axis=1))
-    assert set(np.unique(np.asarray(labels)).tolist()) <= set(range(K))
-    assert float(np.mean(np.asarray(labels) == np.asarray(y))) > 0.8  # the blobs are easy
+    assert float(np.mean(np.asarray(labels) == np.asarray(case.sample(dtype=dtype)[1]))) > 0.8  # easy blobs
 
 
 def test_digits_accuracy_within_one_point_of_sklearn():
