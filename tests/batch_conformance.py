@@ -1,9 +1,9 @@
 """The conformance checks of DESIGN.md section 6 for batch learners (``BatchLearner``).
 
-A family's test file lists its learners as :class:`BatchCase` rows and parametrizes the ``check_*``
-functions over them (see ``tests/linear/test_linear_conformance.py``). Each row names a factory of one
-numeric hyperparameter (``lam``, ``eta``, ``tol``...), the values of a sweep, and a sample generator.
-Guarantees and reference agreement live in the per-learner test files.
+A family's test file lists its learners as :class:`BatchCase` rows and subclasses
+:class:`BatchConformance` with them (see ``tests/linear/test_linear_conformance.py``). Each row names
+a factory of one numeric hyperparameter (``lam``, ``eta``, ``tol``...), the values of a sweep, and a
+sample generator. Guarantees and reference agreement live in the per-learner test files.
 """
 
 from __future__ import annotations
@@ -180,3 +180,37 @@ def check_rejects_bad_input(case: BatchCase):
         learner.fit(key, X[:, 0], y)
     with pytest.raises(ValueError, match="same number of examples"):
         learner.fit(key, X, y[:-1])
+
+
+class BatchConformance:
+    """The six checks above as test methods over a family's rows.
+
+    A family's test file subclasses it as ``Test<Family>Conformance`` with ``CASES = [...]``; a
+    family extends a check by overriding its method (calling ``super()``, or ``check_params_dtypes``
+    for the params and labels it returns), and drops one that does
+    not apply by setting the method to ``None`` with a comment saying where the equivalent test lives.
+    """
+
+    CASES: tuple = ()
+
+    def pytest_generate_tests(self, metafunc):
+        if "case" in metafunc.fixturenames:
+            metafunc.parametrize("case", self.CASES, ids=[case.name for case in self.CASES])
+
+    def test_fit_under_jit_equals_no_jit(self, case):
+        check_fit_jit_equals_no_jit(case)
+
+    def test_vmap_over_hyperparameter_equals_loop(self, case):
+        check_vmap_over_hyperparameter(case)
+
+    def test_vmap_over_keys_equals_loop(self, case):
+        check_vmap_over_keys(case)
+
+    def test_no_recompilation_on_second_fit(self, case):
+        check_no_recompilation(case)
+
+    def test_params_dtypes(self, case, dtype):
+        check_params_dtypes(case, dtype)
+
+    def test_rejects_bad_input(self, case):
+        check_rejects_bad_input(case)

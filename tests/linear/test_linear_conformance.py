@@ -12,19 +12,13 @@ import functools
 import jax
 import numpy as np
 import optax
-import pytest
 
 from jaxlearn import datasets, losses
 from jaxlearn.linear import _sgd, _svm
 from jaxlearn.online import l2_ball
 from tests.batch_conformance import (
     BatchCase,
-    check_fit_jit_equals_no_jit,
-    check_no_recompilation,
-    check_params_dtypes,
-    check_rejects_bad_input,
-    check_vmap_over_hyperparameter,
-    check_vmap_over_keys,
+    BatchConformance,
 )
 from tests.linear.test_centroid import CASES as CENTROID_CASES
 from tests.linear.test_kernel_svm import CASES as KERNEL_SVM_CASES
@@ -112,34 +106,7 @@ LEARNERS = [
 ]
 # The kernel learners' rows live beside their other tests; every batch learner runs the same checks.
 ALL = LEARNERS + KERNEL_SVM_CASES + RIDGE_CASES + CENTROID_CASES
-cases = pytest.mark.parametrize("case", ALL, ids=[case.name for case in ALL])
 
 
-@cases
-def test_fit_under_jit_equals_no_jit(case):
-    check_fit_jit_equals_no_jit(case)
-
-
-@cases
-def test_vmap_over_32_hyperparameters_equals_loop(case):
-    check_vmap_over_hyperparameter(case)
-
-
-@cases
-def test_vmap_over_keys_equals_loop(case):
-    check_vmap_over_keys(case)
-
-
-@cases
-def test_no_recompilation_on_second_fit(case):
-    check_no_recompilation(case)
-
-
-@cases
-def test_params_dtypes(case, dtype):
-    check_params_dtypes(case, dtype)
-
-
-@cases
-def test_rejects_bad_input(case):
-    check_rejects_bad_input(case)
+class TestLinearConformance(BatchConformance):
+    CASES = ALL

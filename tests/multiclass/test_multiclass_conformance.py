@@ -21,15 +21,7 @@ from jaxlearn.multiclass import (
     multiclass_svm,
     one_vs_all,
 )
-from tests.batch_conformance import (
-    BatchCase,
-    check_fit_jit_equals_no_jit,
-    check_no_recompilation,
-    check_params_dtypes,
-    check_rejects_bad_input,
-    check_vmap_over_hyperparameter,
-    check_vmap_over_keys,
-)
+from tests.batch_conformance import BatchCase, BatchConformance, check_params_dtypes
 from tests.multiclass.data import K, blobs
 
 LAMS = tuple(np.geomspace(0.01, 1.0, 32).tolist())
@@ -76,41 +68,20 @@ CASES = [
         data=_separated,
     ),
 ]
-cases = pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
 
 
-@cases
-def test_fit_under_jit_equals_no_jit(case):
-    check_fit_jit_equals_no_jit(case)
+class TestMulticlassConformance(BatchConformance):
+    CASES = CASES
 
+    def test_params_dtypes(self, case, dtype):
+        _, labels = check_params_dtypes(case, dtype)
+        y = case.sample(dtype=dtype)[1]
+        assert float(np.mean(np.asarray(labels) == np.asarray(y))) > 0.6  # it learned something
 
-@cases
-def test_vmap_over_32_hyperparameters_equals_loop(case):
-    check_vmap_over_hyperparameter(case)
-
-
-@cases
-def test_vmap_over_keys_equals_loop(case):
-    check_vmap_over_keys(case)
-
-
-@cases
-def test_no_recompilation_on_second_fit(case):
-    check_no_recompilation(case)
-
-
-@cases
-def test_params_dtypes(case, dtype):
-    _, labels = check_params_dtypes(case, dtype)
-    y = case.sample(dtype=dtype)[1]
-    assert float(np.mean(np.asarray(labels) == np.asarray(y))) > 0.6  # it learned something
-
-
-@cases
-def test_rejects_bad_input(case):
-    check_rejects_bad_input(case)
-    X, y = case.sample()
-    with pytest.raises(
-        ValueError, match=rf"expected `y` with labels in 0..{K - 1} \(num_classes={K}\), found {K}"
-    ):
-        case.learner().fit(jax.random.PRNGKey(0), X, y.at[0].set(K))
+    def test_rejects_bad_input(self, case):
+        super().test_rejects_bad_input(case)
+        X, y = case.sample()
+        with pytest.raises(
+            ValueError, match=rf"expected `y` with labels in 0..{K - 1} \(num_classes={K}\), found {K}"
+        ):
+            case.learner().fit(jax.random.PRNGKey(0), X, y.at[0].set(K))

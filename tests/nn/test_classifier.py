@@ -12,15 +12,7 @@ import pytest
 
 from jaxlearn import datasets, nn
 from jaxlearn.nn import _classifier
-from tests.batch_conformance import (
-    BatchCase,
-    check_fit_jit_equals_no_jit,
-    check_no_recompilation,
-    check_params_dtypes,
-    check_rejects_bad_input,
-    check_vmap_over_hyperparameter,
-    check_vmap_over_keys,
-)
+from tests.batch_conformance import BatchCase, BatchConformance, check_params_dtypes
 
 K = 3
 
@@ -53,42 +45,22 @@ CASES = [
         tuple(np.geomspace(3e-2, 1e-3, 32).tolist()),  # the first is the default
     ),
 ]
-cases = pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
 
 
-@cases
-def test_fit_under_jit_equals_no_jit(case):
-    check_fit_jit_equals_no_jit(case)
+class TestMLPClassifierConformance(BatchConformance):
+    CASES = CASES
 
+    def test_rejects_bad_input(self, case):
+        super().test_rejects_bad_input(case)
+        X, y = case.sample()
+        with pytest.raises(ValueError, match=r"expected `y` in \{0, 1, 2\}, found values \{0, 1, 2, 3\}"):
+            case.learner().fit(jax.random.PRNGKey(0), X, y.at[0].set(3))
 
-@cases
-def test_vmap_over_32_learning_rates_equals_loop(case):
-    check_vmap_over_hyperparameter(case)
-
-
-@cases
-def test_vmap_over_keys_equals_loop(case):
-    check_vmap_over_keys(case)
-
-
-@cases
-def test_no_recompilation_on_second_fit(case):
-    check_no_recompilation(case)
-
-
-@cases
-def test_rejects_bad_input(case):
-    check_rejects_bad_input(case)
-    X, y = case.sample()
-    with pytest.raises(ValueError, match=r"expected `y` in \{0, 1, 2\}, found values \{0, 1, 2, 3\}"):
-        case.learner().fit(jax.random.PRNGKey(0), X, y.at[0].set(3))
-
-
-@cases
-def test_params_dtypes(case, dtype):
-    params, labels = check_params_dtypes(case, dtype)
-    assert isinstance(params, nn.MLPParams)
-    assert float(np.mean(np.asarray(labels) == np.asarray(case.sample(dtype=dtype)[1]))) > 0.8  # easy blobs
+    def test_params_dtypes(self, case, dtype):
+        params, labels = check_params_dtypes(case, dtype)
+        assert isinstance(params, nn.MLPParams)
+        y = case.sample(dtype=dtype)[1]
+        assert float(np.mean(np.asarray(labels) == np.asarray(y))) > 0.8  # the blobs are easy
 
 
 def test_digits_accuracy_within_one_point_of_sklearn():

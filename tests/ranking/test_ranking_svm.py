@@ -22,10 +22,7 @@ from jaxlearn.ranking import (
 )
 from tests.batch_conformance import (
     BatchCase,
-    check_fit_jit_equals_no_jit,
-    check_no_recompilation,
-    check_vmap_over_hyperparameter,
-    check_vmap_over_keys,
+    BatchConformance,
 )
 
 KEY = jax.random.PRNGKey(0)
@@ -147,24 +144,10 @@ CASES = [
     _case("ranking_svm_ndcg", lambda lam, T: ranking_svm(lam, T, loss="ndcg"), _graded),
     _case("bipartite_svm_f1", lambda lam, T: bipartite_svm("f1", lam, T), _binary),
 ]
-cases = pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 
 
-@cases
-def test_fit_under_jit_equals_no_jit(case):
-    check_fit_jit_equals_no_jit(case)
-
-
-@cases
-def test_vmap_over_32_hyperparameters_equals_loop(case):
-    check_vmap_over_hyperparameter(case)
-
-
-@cases
-def test_vmap_over_keys_equals_loop(case):
-    check_vmap_over_keys(case)
-
-
-@cases
-def test_no_recompilation_on_second_fit(case):
-    check_no_recompilation(case)
+class TestRankingConformance(BatchConformance):
+    CASES = CASES
+    # X holds sequences (m, r, d): dtypes and bad input have their own tests above
+    test_params_dtypes = None
+    test_rejects_bad_input = None

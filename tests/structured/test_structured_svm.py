@@ -14,10 +14,7 @@ from jaxlearn.linear._common import sample_indices
 from jaxlearn.structured import _svm, hamming_loss, structured_svm
 from tests.batch_conformance import (
     BatchCase,
-    check_fit_jit_equals_no_jit,
-    check_no_recompilation,
-    check_vmap_over_hyperparameter,
-    check_vmap_over_keys,
+    BatchConformance,
 )
 
 KEY = jax.random.PRNGKey(0)
@@ -161,24 +158,10 @@ CASES = [
         labels=None,
     )
 ]
-cases = pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 
 
-@cases
-def test_fit_under_jit_equals_no_jit(case):
-    check_fit_jit_equals_no_jit(case)
-
-
-@cases
-def test_vmap_over_32_hyperparameters_equals_loop(case):
-    check_vmap_over_hyperparameter(case)
-
-
-@cases
-def test_vmap_over_keys_equals_loop(case):
-    check_vmap_over_keys(case)
-
-
-@cases
-def test_no_recompilation_on_second_fit(case):
-    check_no_recompilation(case)
+class TestStructuredSVMConformance(BatchConformance):
+    CASES = CASES
+    # X holds sequences (m, r, d): dtypes and bad input have their own tests above
+    test_params_dtypes = None
+    test_rejects_bad_input = None
