@@ -23,12 +23,8 @@ def check_positive(name: str, value) -> None:
         raise ValueError(f"expected `{name}` > 0, got {value!r}")
 
 
-def check_sample(X, y, *, labels: Optional[tuple] = (-1, 1)) -> None:
-    """The input checks of a batch ``fit``: shapes always, values when ``X``/``y`` are concrete.
-
-    ``X`` of shape (m, d) with m >= 1, ``y`` of shape (m,), both finite, labels in ``labels``
-    (``None``: any real value, for regression losses).
-    """
+def check_sample_shapes(X, y) -> None:
+    """``X`` of shape (m, d) and ``y`` of shape (m,) with m >= 1 (shapes only, so also under a trace)."""
     check_ndim("X", X, 2, "(m, d)")
     check_ndim("y", y, 1, "(m,)")
     m, n = jnp.shape(X)[0], jnp.shape(y)[0]
@@ -36,6 +32,15 @@ def check_sample(X, y, *, labels: Optional[tuple] = (-1, 1)) -> None:
         raise ValueError(f"expected `X` and `y` with the same number of examples, got {m} and {n}")
     if m == 0:
         raise ValueError("expected a non-empty sample, got `X` of shape (0, d)")
+
+
+def check_sample(X, y, *, labels: Optional[tuple] = (-1, 1)) -> None:
+    """The input checks of a batch ``fit``: shapes always, values when ``X``/``y`` are concrete.
+
+    ``X`` of shape (m, d) with m >= 1, ``y`` of shape (m,), both finite, labels in ``labels``
+    (``None``: any real value, for regression losses).
+    """
+    check_sample_shapes(X, y)
     check_finite("X", X)
     check_finite("y", y)
     if labels is not None:

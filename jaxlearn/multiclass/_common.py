@@ -8,7 +8,8 @@ import numpy as np
 from jax.tree_util import Partial
 from jax.typing import ArrayLike
 
-from jaxlearn.core import check_finite, check_ndim, check_positive_int, float_dtype, is_concrete
+from jaxlearn.core import check_finite, check_positive_int, float_dtype, is_concrete
+from jaxlearn.linear._common import check_sample_shapes
 
 Array = jax.Array
 
@@ -43,13 +44,7 @@ def check_class_labels(name: str, y, num_classes: int) -> None:
 
 def check_multiclass_sample(X, y, num_classes: int) -> None:
     """The input checks of a multiclass ``fit``: shapes always, values when ``X``/``y`` are concrete."""
-    check_ndim("X", X, 2, "(m, d)")
-    check_ndim("y", y, 1, "(m,)")
-    m, n = jnp.shape(X)[0], jnp.shape(y)[0]
-    if m != n:
-        raise ValueError(f"expected `X` and `y` with the same number of examples, got {m} and {n}")
-    if m == 0:
-        raise ValueError("expected a non-empty sample, got `X` of shape (0, d)")
+    check_sample_shapes(X, y)
     check_finite("X", X)
     check_class_labels("y", y, num_classes)
 
