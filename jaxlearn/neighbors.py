@@ -16,7 +16,15 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn.core import BatchLearner, check_finite, check_ndim, check_width, float_dtype, is_concrete
+from jaxlearn.core import (
+    BatchLearner,
+    check_finite,
+    check_ndim,
+    check_positive_int,
+    check_width,
+    float_dtype,
+    is_concrete,
+)
 from jaxlearn.linear._common import check_sample
 from jaxlearn.trees._common import check_class_labels, labels_as_int
 
@@ -78,7 +86,7 @@ def knn(k: int, *, query_chunk: int = 256, num_classes: Optional[int] = None) ->
     References:
       UML sections 19.1 (the rules), 19.3 (brute-force implementation); SPEC 16.1-16.2.
     """
-    k, query_chunk = _check_k(k), _check_chunk(query_chunk)
+    k, query_chunk = check_positive_int("k", k), check_positive_int("query_chunk", query_chunk)
 
     def fit(key, X, y):
         _check_fit(X, y, k)
@@ -116,7 +124,7 @@ def knn_regressor(k: int, *, query_chunk: int = 256) -> BatchLearner:
     References:
       UML section 19.1; SPEC 16.1.
     """
-    k, query_chunk = _check_k(k), _check_chunk(query_chunk)
+    k, query_chunk = check_positive_int("k", k), check_positive_int("query_chunk", query_chunk)
 
     def fit(key, X, y):
         _check_fit(X, y, k)
@@ -134,7 +142,7 @@ def knn_regressor(k: int, *, query_chunk: int = 256) -> BatchLearner:
 def neighbors(params: KNNParams, X: ArrayLike, k: int, *, query_chunk: int = 256) -> tuple[Array, Array]:
     r"""The :math:`k` nearest training points of each query: ``(indices, squared_distances)``, each
     (n, k), nearest first (equal distances: lower index first)."""
-    k, query_chunk = _check_k(k), _check_chunk(query_chunk)
+    k, query_chunk = check_positive_int("k", k), check_positive_int("query_chunk", query_chunk)
     if k > params.X.shape[0]:
         raise ValueError(f"expected `k` <= the number of training examples {params.X.shape[0]}, got {k}")
     return _neighbors(params, _check_query(params, X), k=k, chunk=query_chunk)
@@ -145,18 +153,6 @@ def _store(X, y):
     center = jnp.mean(X, axis=0)
     centred = X - center
     return KNNParams(X, y, center, jnp.sum(centred * centred, axis=1))
-
-
-def _check_k(k) -> int:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"expected `k` a positive int, got {k!r}")
-    return int(k)
-
-
-def _check_chunk(chunk) -> int:
-    if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
-        raise ValueError(f"expected `query_chunk` a positive int, got {chunk!r}")
-    return int(chunk)
 
 
 def _check_fit(X, y, k):

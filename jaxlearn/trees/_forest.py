@@ -12,12 +12,11 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn.core import BatchLearner
+from jaxlearn.core import BatchLearner, check_positive_int
 from jaxlearn.trees._tree import (
     DecisionTreeParams,
     _check_bins,
     _check_criterion,
-    _check_positive,
     bin_features,
     check_depth,
     check_tree_sample,
@@ -105,10 +104,10 @@ def random_forest(
     References:
       UML section 18.3; Breiman (2001), "Random forests"; SPEC 15.6.
     """
-    num_trees = _check_positive("num_trees", num_trees)
+    num_trees = check_positive_int("num_trees", num_trees)
     max_depth = check_depth(max_depth)
     _check_criterion(criterion)
-    min_samples_leaf = _check_positive("min_samples_leaf", min_samples_leaf)
+    min_samples_leaf = check_positive_int("min_samples_leaf", min_samples_leaf)
     max_bins = None if max_bins is None else _check_bins(max_bins)
     _feature_count(max_features, 1)  # validates the option
 

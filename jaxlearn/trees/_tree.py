@@ -25,7 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn.core import BatchLearner, check_ndim, float_dtype
+from jaxlearn.core import BatchLearner, check_ndim, check_positive_int, float_dtype
 from jaxlearn.linear._common import check_sample
 from jaxlearn.trees._common import check_class_labels, labels_as_int
 
@@ -191,7 +191,7 @@ def decision_tree(
     """
     max_depth = check_depth(max_depth)
     _check_criterion(criterion)
-    min_samples_leaf = _check_positive("min_samples_leaf", min_samples_leaf)
+    min_samples_leaf = check_positive_int("min_samples_leaf", min_samples_leaf)
     max_bins = None if max_bins is None else _check_bins(max_bins)
 
     def fit(key, X, y):
@@ -221,12 +221,6 @@ def check_depth(max_depth) -> int:
             f"expected `max_depth` <= 24 (a complete tree of 2^(D+1) - 1 nodes), got {max_depth}"
         )
     return int(max_depth)
-
-
-def _check_positive(name, value) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"expected `{name}` a positive int, got {value!r}")
-    return int(value)
 
 
 def _check_bins(max_bins) -> int:
