@@ -10,12 +10,44 @@ online protocol (predict on ``x``, see ``y``, suffer a loss, update) and ``predi
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, NamedTuple, Optional, Union
+from typing import Any, Callable, Optional, Union
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 from jax.typing import ArrayLike
+
+from jaxlearn._checks import (  # noqa: F401 - the validation layer, re-exported
+    NUM_CLASSES_HINT,
+    PLUS_MINUS_HINT,
+    ZERO_ONE_HINT,
+    check_binary_stream,
+    check_boolean_values,
+    check_class_labels,
+    check_finite,
+    check_labels,
+    check_multiclass_sample,
+    check_ndim,
+    check_num_classes,
+    check_positive,
+    check_positive_int,
+    check_range,
+    check_sample,
+    check_sample_shapes,
+    check_width,
+    is_concrete,
+    num_classes_of,
+)
+from jaxlearn._learner import (  # noqa: F401 - the protocols, re-exported
+    BatchLearner,
+    CheckFn,
+    FitFn,
+    InitFn,
+    Learner,
+    PredictFn,
+    RunBlockFn,
+    UpdateFn,
+    learner_factory,
+)
 
 Array = jax.Array
 PyTree = Any
@@ -24,128 +56,6 @@ Info = Any
 Params = Any
 #: A numeric hyperparameter: a number, an array, or a schedule ``t -> value`` (as in optax).
 ScalarOrSchedule = Union[float, ArrayLike, Callable[[Array], Array]]
-
-
-class Learner(NamedTuple):
-    """An online learner: pure functions over a state pytree.
-
-    Attributes:
-      init: ``init(example_x, key=None) -> State``; shapes and dtypes come from one example.
-      update: ``update(state, x, y) -> (State, Info)``; one round of the online protocol.
-        ``Info.prediction`` is the prediction made *before* the update (the prequential record).
-      predict: ``predict(state, x) -> prediction`` for one example (see :func:`predict_batch`).
-      check: optional ``check(xs, ys)`` raising ``ValueError`` on a stream this learner cannot take;
-        :func:`run` calls it on concrete inputs before scanning.
-      run_block: optional ``run_block(state, xs, ys) -> (State, Info)``, an exact block version
-        of ``update`` scanned over a block ``xs``/``ys`` (used by mistake-driven
-        learners to skip blocks they classify correctly; see :func:`run`'s ``block_size``).
-    """
-
-    init: Callable[..., State]
-    update: Callable[[State, Any, Any], tuple[State, Info]]
-    predict: Callable[[State, Any], Array]
-    check: Optional[Callable[[Any, Any], None]] = None
-    run_block: Optional[Callable[[State, Any, Any], tuple[State, Info]]] = None
-
-
-class BatchLearner(NamedTuple):
-    """A batch learner: ``fit(key, X, y) -> Params`` and ``predict(params, X) -> labels``.
-
-    ``key`` comes first even when unused, so that every fit can be vmapped over seeds.
-    """
-
-    fit: Callable[[Array, Any, Any], Params]
-    predict: Callable[[Params, Any], Array]
-    decision_function: Optional[Callable[[Params, Any], Array]] = None
-
-
-# --------------------------------------------------------------------------------------------
-# Input validation (concrete inputs only; nothing here runs inside a jitted loop)
-# --------------------------------------------------------------------------------------------
-
-
-def is_concrete(*trees: Any) -> bool:
-    """True when no leaf of ``trees`` is a tracer, so value checks can run on the host."""
-    return not any(isinstance(leaf, jax.core.Tracer) for leaf in jax.tree_util.tree_leaves(trees))
-
-
-def check_finite(name: str, value: Any) -> None:
-    """Raise ``ValueError`` if a concrete floating array ``value`` holds NaN or inf."""
-    if value is None or not is_concrete(value):
-        return
-    for leaf in jax.tree_util.tree_leaves(value):
-        leaf = np.asarray(leaf)  # concrete: checked on the host, never staged into a trace
-        if np.issubdtype(leaf.dtype, np.inexact) and not np.isfinite(leaf).all():
-            raise ValueError(f"expected `{name}` to be finite, found NaN or inf values")
-
-
-def check_labels(name: str, y: Any, allowed: tuple, hint: str = "") -> None:
-    """Raise ``ValueError`` unless every value of concrete ``y`` is in ``allowed``."""
-    if not is_concrete(y):
-        return
-    found = np.unique(np.asarray(y))
-    bad = np.setdiff1d(found, np.asarray(allowed))
-    if bad.size:
-        shown = ", ".join(f"{v:g}" for v in found[:10].tolist()) + (", ..." if found.size > 10 else "")
-        allowed_s = ", ".join(str(a) for a in allowed)
-        raise ValueError(
-            f"expected `{name}` in {{{allowed_s}}}, found values {{{shown}}}" + (f"; {hint}" if hint else "")
-        )
-
-
-def check_range(name: str, value: Any, lo: float, hi: float) -> None:
-    """Raise ``ValueError`` unless every value of concrete ``value`` lies in ``[lo, hi]``."""
-    if value is None or not is_concrete(value):
-        return
-    array = np.asarray(value)
-    if array.size and (array.min() < lo or array.max() > hi):
-        raise ValueError(
-            f"expected `{name}` in [{lo:g}, {hi:g}], found values in [{array.min():g}, {array.max():g}]"
-        )
-
-
-def check_positive_int(name: str, value) -> int:
-    """Return ``value`` as an int, or raise ``ValueError`` unless it is a positive integer."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"expected `{name}` a positive int, got {value!r}")
-    return int(value)
-
-
-def check_ndim(name: str, value: Any, ndim: int, what: str) -> None:
-    """Raise ``ValueError`` unless ``value`` has ``ndim`` dimensions (a shape check: runs on tracers too)."""
-    shape = jnp.shape(value)
-    if len(shape) != ndim:
-        raise ValueError(f"expected `{name}` of shape {what}, got {shape}")
-
-
-def check_width(name: str, x: Any, width: int) -> None:
-    """Raise ``ValueError`` unless the last axis of ``x`` has the width the state was built for."""
-    shape = jnp.shape(x)
-    if not shape or shape[-1] != width:
-        raise ValueError(
-            f"expected `{name}` with {width} features (the width of the example the state was "
-            f"initialised from), got {shape[-1] if shape else 'a scalar'}"
-        )
-
-
-#: Hint shown when binary labels are not in {-1, +1}.
-PLUS_MINUS_HINT = "use `2 * y - 1` to convert {0, 1} labels"
-
-
-def check_binary_stream(xs: Any, ys: Any) -> None:
-    """The ``check`` of linear learners: ``xs`` of shape (n, d), labels in {-1, +1}."""
-    check_ndim("xs", xs, 2, "(n, d)")
-    check_labels("ys", ys, (-1, 1), PLUS_MINUS_HINT)
-
-
-#: Hint shown when {0, 1} labels were expected.
-ZERO_ONE_HINT = "use `(y + 1) // 2` to convert {-1, +1} labels"
-
-
-def check_boolean_values(xs: Any, ys: Any, what: str) -> None:
-    """The value checks of the learners over {0,1}^n with {0, 1} labels (Winnow, conjunctions, ...)."""
-    check_labels("xs", xs, (0, 1), f"{what} learns over {{0,1}}^n")
-    check_labels("ys", ys, (0, 1), f"{what} uses {{0, 1}} labels; {ZERO_ONE_HINT}")
 
 
 def _check_stream(learner: Learner, xs: Any, ys: Any) -> int:
@@ -201,12 +111,13 @@ def run(
       ys: labels / outcomes / loss vectors, leading axis time.
       trace_fn: maps each round's ``Info`` to what the trace keeps (default: the whole ``Info``).
       progress: show a tqdm progress bar from inside the scan (needs the ``progress`` extra).
-      block_size: for learners with an exact block rule (``learner.run_block``: the mistake-driven
-        perceptrons, Hedge), process the stream in blocks of this many rounds, vectorised across
-        the block: the perceptrons score a block with one matrix-vector product and jump from
-        mistake to mistake; Hedge computes a block of allocations from cumulative losses. The
-        result equals the round-by-round scan up to float rounding (for the perceptrons, bitwise
-        except where a score lies within rounding of 0). Ignored for other learners.
+      block_size: rounds per block for learners with an exact block rule (``learner.run_block``:
+        the mistake-driven perceptrons, Hedge). The block rule is vectorised across a block: the
+        perceptrons score it with one matrix-vector product and jump from mistake to mistake; Hedge
+        computes its allocations from cumulative losses. Its result equals the round-by-round scan
+        (for the perceptrons bitwise, except where a score lies within float rounding of 0).
+        ``None`` (default): the learner's own ``block_size`` (the perceptrons use blocks by default;
+        others the plain scan); ``0``: always the round-by-round scan.
       unroll: rounds per iteration of the compiled loop (``lax.scan``'s ``unroll``). The default
         halves the time of cheap rounds on CPU (the Perceptron at d=100); rounds dominated by
         arithmetic (Hedge over 1,000 experts) gain little.
@@ -220,14 +131,17 @@ def run(
     """
     if is_concrete(xs, ys):
         _check_stream(learner, xs, ys)
-    if block_size is not None and learner.run_block is not None:
+    if block_size is None:
+        block_size = learner.block_size
+    if block_size and learner.run_block is not None:
         if int(block_size) < 1:
-            raise ValueError(f"expected `block_size` >= 1, got {block_size}")
+            raise ValueError(f"expected `block_size` >= 0, got {block_size}")
         return _run_blocked(learner, state, xs, ys, trace_fn, progress, int(block_size))
     return _run_scan(learner, state, xs, ys, trace_fn, progress, int(unroll))
 
 
-@functools.partial(jax.jit, static_argnums=(0, 4, 5, 6))
+# The learner is a pytree argument: a new value of a numeric hyperparameter compiles nothing new.
+@functools.partial(jax.jit, static_argnums=(4, 5, 6))
 def _run_scan(learner, state, xs, ys, trace_fn, progress, unroll):
     def step(s, xy):
         s, info = learner.update(s, *xy)
@@ -239,7 +153,7 @@ def _run_scan(learner, state, xs, ys, trace_fn, progress, unroll):
     return jax.lax.scan(_with_progress(step, n), state, (jnp.arange(n), (xs, ys)), unroll=unroll)
 
 
-@functools.partial(jax.jit, static_argnums=(0, 4, 5, 6))
+@functools.partial(jax.jit, static_argnums=(4, 5, 6))
 def _run_blocked(learner, state, xs, ys, trace_fn, progress, block_size):
     n = jax.tree_util.tree_leaves((xs, ys))[0].shape[0]
     num_blocks, rest = divmod(n, block_size)

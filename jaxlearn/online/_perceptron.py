@@ -23,6 +23,7 @@ from jaxlearn.core import (
     check_ndim,
     check_width,
     first_index,
+    learner_factory,
     float_dtype,
     schedule_value,
     zero_counter,
@@ -73,7 +74,7 @@ def _unit_rows(X: Array) -> Array:
     return X / jnp.where(norms > 0, norms, 1)
 
 
-def _init_weights(example_x: ArrayLike) -> PerceptronState:
+def _init_weights(example_x: ArrayLike, key=None) -> PerceptronState:
     x = jnp.asarray(example_x)
     check_ndim("example_x", x, 1, "(d,)")
     return PerceptronState(w=jnp.zeros(x.shape, float_dtype(x)), step=zero_counter())
@@ -129,7 +130,12 @@ def _mistake_driven(
     return update, run_block
 
 
-def perceptron(learning_rate: ScalarOrSchedule = 1.0, *, normalize: bool = False) -> Learner:
+#: Rounds per block of the exact block rule that ``core.run`` uses by default for the perceptrons.
+BLOCK_SIZE = 256
+
+
+@learner_factory("eta", aliases={"learning_rate": "eta"})
+def perceptron(eta: ScalarOrSchedule = 1.0, *, normalize: bool = False) -> Learner:
     r"""The online Perceptron (COMP0078 "The Perceptron learning algorithm"; Balcan section 1).
 
     .. math::
@@ -143,7 +149,8 @@ def perceptron(learning_rate: ScalarOrSchedule = 1.0, *, normalize: bool = False
     :math:`\eta > 0` (the mistakes do not depend on a constant step size).
 
     Args:
-      learning_rate: :math:`\eta_t`, a number, array or schedule of the round ``t`` (0-based).
+      eta: :math:`\eta_t`, a number, array or schedule of the round ``t`` (0-based); the keyword
+        ``learning_rate`` is an alias.
       normalize: scale each ``x`` to unit length first (Balcan's version: then
         :math:`M \le 1/\gamma^2`, and :math:`M \le 1/\gamma^2 + (2/\gamma) TD_\gamma` without separability).
 
@@ -168,7 +175,7 @@ def perceptron(learning_rate: ScalarOrSchedule = 1.0, *, normalize: bool = False
         prepare=_unit_rows if normalize else jnp.asarray,
         score=lambda w, X: X @ w,
         needs_update=lambda s, y: y * s <= 0,
-        step_size=lambda t: schedule_value(learning_rate, t),
+        step_size=lambda t: schedule_value(eta, t),
         make_info=info,
     )
 
@@ -176,9 +183,10 @@ def perceptron(learning_rate: ScalarOrSchedule = 1.0, *, normalize: bool = False
         check_width("x", x, state.w.shape[0])
         return _sign_label(jnp.vdot(state.w, jnp.asarray(x)))
 
-    return Learner(_init_weights, update, predict, check_binary_stream, run_block)
+    return Learner(_init_weights, update, predict, check_binary_stream, run_block, BLOCK_SIZE)
 
 
+@learner_factory("gamma")
 def margin_perceptron(gamma: ArrayLike) -> Learner:
     r"""Balcan's margin Perceptron (Balcan section 1.1, Theorem 2).
 
@@ -224,4 +232,4 @@ def margin_perceptron(gamma: ArrayLike) -> Learner:
         check_width("x", x, state.w.shape[0])
         return _sign_label(jnp.vdot(state.w, jnp.asarray(x)))
 
-    return Learner(_init_weights, update, predict, check_binary_stream, run_block)
+    return Learner(_init_weights, update, predict, check_binary_stream, run_block, BLOCK_SIZE)

@@ -1,0 +1,198 @@
+"""The one validation layer of jaxlearn, re-exported by :mod:`jaxlearn.core`.
+
+Shape checks run on tracers too (shapes are static); value checks (labels, NaN/inf, ranges) run only
+on concrete inputs, on the host, so nothing here is ever staged into a jitted loop. Every message
+names the argument, what was expected and what was found.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+#: Hint shown when binary labels are not in {-1, +1}.
+PLUS_MINUS_HINT = "use `2 * y - 1` to convert {0, 1} labels"
+#: Hint shown when {0, 1} labels were expected.
+ZERO_ONE_HINT = "use `(y + 1) // 2` to convert {-1, +1} labels"
+#: Shown when the number of classes cannot be read off a traced ``y``.
+NUM_CLASSES_HINT = (
+    "pass `num_classes=` to the factory when fitting under `jax.jit`/`jax.vmap` (the number of "
+    "classes is structural: it fixes the shapes of the params)"
+)
+
+
+def is_concrete(*trees: Any) -> bool:
+    """True when no leaf of ``trees`` is a tracer, so value checks can run on the host."""
+    return not any(isinstance(leaf, jax.core.Tracer) for leaf in jax.tree_util.tree_leaves(trees))
+
+
+def _shown(values: np.ndarray) -> str:
+    return ", ".join(f"{v:g}" for v in values[:10].tolist()) + (", ..." if values.size > 10 else "")
+
+
+# --- numbers -------------------------------------------------------------------------------------
+
+
+def check_finite(name: str, value: Any) -> None:
+    """Raise ``ValueError`` if a concrete floating array ``value`` holds NaN or inf."""
+    if value is None or not is_concrete(value):
+        return
+    for leaf in jax.tree_util.tree_leaves(value):
+        leaf = np.asarray(leaf)
+        if np.issubdtype(leaf.dtype, np.inexact) and not np.isfinite(leaf).all():
+            raise ValueError(f"expected `{name}` to be finite, found NaN or inf values")
+
+
+def check_range(name: str, value: Any, lo: float, hi: float) -> None:
+    """Raise ``ValueError`` unless every value of concrete ``value`` lies in ``[lo, hi]``."""
+    if value is None or not is_concrete(value):
+        return
+    array = np.asarray(value)
+    if array.size and (array.min() < lo or array.max() > hi):
+        raise ValueError(
+            f"expected `{name}` in [{lo:g}, {hi:g}], found values in [{array.min():g}, {array.max():g}]"
+        )
+
+
+def check_positive(name: str, value: Any) -> None:
+    """Raise ``ValueError`` if a concrete numeric ``value`` has an entry ``<= 0`` (tracers, ``None`` and
+    schedules pass: they are checked where they are evaluated)."""
+    if value is None or callable(value) or not is_concrete(value):
+        return
+    array = np.asarray(value)
+    if array.size and not (array > 0).all():
+        raise ValueError(f"expected `{name}` > 0, got {value!r}")
+
+
+def check_positive_int(name: str, value: Any) -> int:
+    """Return ``value`` as an int, or raise ``ValueError`` unless it is a positive integer."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"expected `{name}` a positive int, got {value!r}")
+    return int(value)
+
+
+# --- shapes ----------------------------------------------------------------------------------------
+
+
+def check_ndim(name: str, value: Any, ndim: int, what: str) -> None:
+    """Raise ``ValueError`` unless ``value`` has ``ndim`` dimensions (runs on tracers too)."""
+    shape = jnp.shape(value)
+    if len(shape) != ndim:
+        raise ValueError(f"expected `{name}` of shape {what}, got {shape}")
+
+
+def check_width(name: str, x: Any, width: int) -> None:
+    """Raise ``ValueError`` unless the last axis of ``x`` has the width the state was built for."""
+    shape = jnp.shape(x)
+    if not shape or shape[-1] != width:
+        raise ValueError(
+            f"expected `{name}` with {width} features (the width of the example the state was "
+            f"initialised from), got {shape[-1] if shape else 'a scalar'}"
+        )
+
+
+def check_sample_shapes(X: Any, y: Any) -> None:
+    """``X`` of shape (m, d) and ``y`` of shape (m,) with m >= 1 (shapes only, so also under a trace)."""
+    check_ndim("X", X, 2, "(m, d)")
+    check_ndim("y", y, 1, "(m,)")
+    m, n = jnp.shape(X)[0], jnp.shape(y)[0]
+    if m != n:
+        raise ValueError(f"expected `X` and `y` with the same number of examples, got {m} and {n}")
+    if m == 0:
+        raise ValueError("expected a non-empty sample, got `X` of shape (0, d)")
+
+
+# --- labels ----------------------------------------------------------------------------------------
+
+
+def check_labels(name: str, y: Any, allowed: tuple, hint: str = "") -> None:
+    """Raise ``ValueError`` unless every value of concrete ``y`` is in ``allowed``."""
+    if not is_concrete(y):
+        return
+    found = np.unique(np.asarray(y))
+    bad = np.setdiff1d(found, np.asarray(allowed))
+    if bad.size:
+        allowed_s = ", ".join(str(a) for a in allowed)
+        raise ValueError(
+            f"expected `{name}` in {{{allowed_s}}}, found values {{{_shown(found)}}}"
+            + (f"; {hint}" if hint else "")
+        )
+
+
+def check_num_classes(num_classes: Any) -> int:
+    """``num_classes`` as an int >= 2, or a ``ValueError``."""
+    k = check_positive_int("num_classes", num_classes)
+    if k < 2:
+        raise ValueError(f"expected `num_classes` >= 2, got {k}")
+    return k
+
+
+def check_class_labels(name: str, y: Any, num_classes: int) -> None:
+    """Raise ``ValueError`` unless every value of concrete ``y`` is an integer in ``0..num_classes-1``."""
+    if not is_concrete(y):
+        return
+    values = np.asarray(y)
+    if values.dtype == np.bool_ or not np.issubdtype(values.dtype, np.number):
+        raise ValueError(
+            f"expected `{name}` with integer labels in 0..{num_classes - 1}, got dtype {values.dtype}"
+        )
+    with np.errstate(invalid="ignore"):
+        bad = (values != np.round(values)) | (values < 0) | (values >= num_classes) | ~np.isfinite(values)
+    if bad.any():
+        raise ValueError(
+            f"expected `{name}` with labels in 0..{num_classes - 1} (num_classes={num_classes}), "
+            f"found {{{_shown(np.unique(values[bad]))}}}"
+        )
+
+
+def num_classes_of(y: Any, num_classes: Optional[int] = None) -> int:
+    """The number of classes ``k``, checking that concrete ``y`` holds labels in ``0..k-1``.
+
+    With ``num_classes=None`` it is read off concrete labels, ``k = max(max(y) + 1, 2)`` (so the
+    {0, 1} problems of the book always have two classes); a traced ``y`` then raises.
+    """
+    if num_classes is not None:
+        num_classes = check_positive_int("num_classes", num_classes)
+    if not is_concrete(y):
+        if num_classes is None:
+            raise ValueError("cannot infer the number of classes from a traced `y`; " + NUM_CLASSES_HINT)
+        return num_classes
+    found = np.unique(np.asarray(y))
+    k = num_classes if num_classes is not None else max(2, int(np.max(found)) + 1 if found.size else 2)
+    check_class_labels("y", found, k)
+    return k
+
+
+def check_binary_stream(xs: Any, ys: Any) -> None:
+    """The ``check`` of online linear learners: ``xs`` of shape (n, d), labels in {-1, +1}."""
+    check_ndim("xs", xs, 2, "(n, d)")
+    check_labels("ys", ys, (-1, 1), PLUS_MINUS_HINT)
+
+
+def check_boolean_values(xs: Any, ys: Any, what: str) -> None:
+    """The value checks of the learners over {0,1}^n with {0, 1} labels (Winnow, conjunctions, ...)."""
+    check_labels("xs", xs, (0, 1), f"{what} learns over {{0,1}}^n")
+    check_labels("ys", ys, (0, 1), f"{what} uses {{0, 1}} labels; {ZERO_ONE_HINT}")
+
+
+def check_sample(X: Any, y: Any, *, labels: Optional[tuple] = (-1, 1)) -> None:
+    """The input checks of a batch ``fit``: shapes always, values when ``X``/``y`` are concrete.
+
+    ``X`` of shape (m, d) with m >= 1, ``y`` of shape (m,), both finite, labels in ``labels``
+    (``None``: any real value, for regression losses).
+    """
+    check_sample_shapes(X, y)
+    check_finite("X", X)
+    check_finite("y", y)
+    if labels is not None:
+        check_labels("y", y, labels, PLUS_MINUS_HINT if labels == (-1, 1) else "")
+
+
+def check_multiclass_sample(X: Any, y: Any, num_classes: int) -> None:
+    """The input checks of a multiclass ``fit``: shapes always, values when ``X``/``y`` are concrete."""
+    check_sample_shapes(X, y)
+    check_finite("X", X)
+    check_class_labels("y", y, num_classes)

@@ -1,0 +1,306 @@
+"""The two learner protocols and what makes a learner a pytree (re-exported by :mod:`jaxlearn.core`).
+
+A learner is a ``NamedTuple`` of pure functions, as optax's ``GradientTransformation`` is. A factory
+decorated with :func:`learner_factory` returns a learner that is also a pytree: the hyperparameters
+it names as traced are the leaves, everything else (which factory, structural options such as the
+loss, the number of classes or ``steps``) is the tree definition. So a new value of ``eta`` or
+``lam`` compiles nothing new, a learner is an argument of a jitted function, and learners with
+stacked leaves ``jax.vmap``. The fields of such a learner call through to the learner the factory
+builds from its current leaves (rebuilt once per trace, when the leaves are tracers).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from typing import Any, Callable, NamedTuple, Optional, Protocol
+
+import jax
+import numpy as np
+from jax.tree_util import Partial
+
+Array = jax.Array
+State = Any
+Info = Any
+Params = Any
+
+
+# --- the protocols -----------------------------------------------------------------------------
+
+
+class InitFn(Protocol):
+    def __call__(self, example_x: Any, key: Optional[Array] = None) -> State:
+        """A state shaped and typed from one example; randomized learners require ``key``."""
+
+
+class UpdateFn(Protocol):
+    def __call__(self, state: State, x: Any, y: Any) -> tuple[State, Info]:
+        """One round: predict on ``x``, see ``y``, suffer a loss, update. ``Info.prediction`` is the
+        prediction made before the update (the prequential record)."""
+
+
+class PredictFn(Protocol):
+    def __call__(self, state_or_params: Any, x: Any) -> Array:
+        """Labels: one example for an online learner, a batch ``X`` for a batch learner."""
+
+
+class CheckFn(Protocol):
+    def __call__(self, xs: Any, ys: Any) -> None:
+        """Raise ``ValueError`` on inputs this learner cannot take (values only when concrete)."""
+
+
+class RunBlockFn(Protocol):
+    def __call__(self, state: State, xs: Any, ys: Any) -> tuple[State, Info]:
+        """An exact block version of ``update`` over a block of rounds ``xs``/``ys``."""
+
+
+class FitFn(Protocol):
+    def __call__(self, key: Array, X: Any, y: Any) -> Params:
+        """Fit on a sample; ``key`` first (even if unused) so every fit vmaps over seeds."""
+
+
+class _FactoryDoc:
+    """``learner.__doc__`` is its factory's docstring (so ``help(learner)`` shows it)."""
+
+    def __init__(self, class_doc: str):
+        self.class_doc = class_doc
+
+    def __get__(self, obj, cls=None):
+        spec = None if obj is None else _spec_of(obj)
+        return self.class_doc if spec is None else spec.factory.__doc__
+
+
+class Learner(NamedTuple):
+    """An online learner: pure functions over a state pytree.
+
+    Attributes:
+      init: ``init(example_x, key=None) -> State``; shapes and dtypes come from one example.
+      update: ``update(state, x, y) -> (State, Info)``; one round of the online protocol.
+      predict: ``predict(state, x) -> prediction`` for one example (see ``core.predict_batch``).
+      check: optional ``check(xs, ys)``; ``core.run`` calls it on concrete inputs before scanning.
+      run_block: optional exact block rule ``run_block(state, xs, ys) -> (State, Info)``.
+      block_size: the block size ``core.run`` uses with ``run_block`` by default (``None``: the
+        round-by-round scan unless ``run`` is given one).
+    """
+
+    init: InitFn
+    update: UpdateFn
+    predict: PredictFn
+    check: Optional[CheckFn] = None
+    run_block: Optional[RunBlockFn] = None
+    block_size: Optional[int] = None
+
+    __doc__ = _FactoryDoc(__doc__)  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return _repr(self)
+
+
+class BatchLearner(NamedTuple):
+    """A batch learner: ``fit(key, X, y) -> Params`` and ``predict(params, X) -> labels``.
+
+    Attributes:
+      fit: ``fit(key, X, y) -> Params``; the key comes first so that every fit vmaps over seeds.
+      predict: ``predict(params, X) -> labels`` for a batch.
+      decision_function: optional ``decision_function(params, X) -> scores``.
+      check: optional ``check(X, y)``; the ``fit`` of a factory-built learner applies it first
+        (shape checks always, value checks on concrete inputs).
+    """
+
+    fit: FitFn
+    predict: PredictFn
+    decision_function: Optional[PredictFn] = None
+    check: Optional[CheckFn] = None
+
+    __doc__ = _FactoryDoc(__doc__)  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return _repr(self)
+
+
+# --- factories whose learners are pytrees --------------------------------------------------------
+
+
+class _Static:
+    """A structural argument in a tree definition: equal when the values are equal."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __eq__(self, other):
+        return isinstance(other, _Static) and _equal(self.value, other.value)
+
+    def __hash__(self):
+        return hash(type(self.value).__name__)
+
+
+def _equal(a, b) -> bool:
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, (np.ndarray, jax.Array)):
+        return a.shape == b.shape and a.dtype == b.dtype and bool(np.array_equal(a, b))
+    if isinstance(a, (tuple, list)):
+        return len(a) == len(b) and all(_equal(u, v) for u, v in zip(a, b))
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - incomparable values are different structures
+        return False
+
+
+def _is_traced_value(value) -> bool:
+    """A traced hyperparameter is a leaf (or a pytree of them, such as a kernel ``Partial``)."""
+    return value is not None and (isinstance(value, Partial) or not callable(value))
+
+
+class _Spec:
+    """A factory call: the factory, its static arguments and its traced ones (the leaves)."""
+
+    __slots__ = ("factory", "static", "traced", "kind", "_built")
+
+    def __init__(self, factory, static: dict, traced: dict, kind, built=None):
+        self.factory, self.static, self.traced, self.kind, self._built = factory, static, traced, kind, built
+
+    def build(self):
+        if self._built is None:
+            self._built = _checked(self.factory.__wrapped__(**self.static, **self.traced))
+        return self._built
+
+
+class _Field:
+    """One field of a factory-built learner: calls through to the learner built from the spec."""
+
+    __slots__ = ("spec", "name")
+
+    def __init__(self, spec: _Spec, name: str):
+        self.spec, self.name = spec, name
+
+    def __call__(self, *args, **kwargs):
+        return getattr(self.spec.build(), self.name)(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"{_repr_spec(self.spec)}.{self.name}"
+
+
+def _checked(learner):
+    """A batch learner whose ``fit`` applies its ``check`` first."""
+    if not isinstance(learner, BatchLearner) or learner.check is None:
+        return learner
+    fit, check = learner.fit, learner.check
+
+    def checked_fit(key, X, y):
+        check(X, y)
+        return fit(key, X, y)
+
+    return learner._replace(fit=checked_fit)
+
+
+def _from_spec(spec: _Spec, present: tuple):
+    fields = [None if value is None else (_Field(spec, name) if isinstance(value, str) else value) for name, value in present]
+    return spec.kind(*fields)
+
+
+def _spec_of(learner) -> Optional[_Spec]:
+    fields = [f for f in learner if isinstance(f, _Field)]
+    if not fields:
+        return None
+    spec = fields[0].spec
+    if any(f.spec is not spec for f in fields) or any(callable(f) and not isinstance(f, _Field) for f in learner):
+        return None  # fields replaced by hand: treat as a hand-built learner
+    return spec
+
+
+def learner_factory(*traced: str, aliases: Optional[dict] = None):
+    """Make a factory's learners pytrees whose leaves are the hyperparameters named in ``traced``.
+
+    The other arguments are structure. ``aliases`` maps old keyword names to current ones
+    (``{"learning_rate": "eta"}``) so old call sites keep working.
+    """
+    aliases = dict(aliases or {})
+
+    def decorate(factory):
+        signature = inspect.signature(factory)
+        unknown = set(traced) - set(signature.parameters)
+        if unknown:
+            raise TypeError(f"{factory.__name__} has no parameters {sorted(unknown)}")
+
+        @functools.wraps(factory)
+        def build(*args, **kwargs):
+            for old, new in aliases.items():
+                if old in kwargs:
+                    if new in kwargs:
+                        raise TypeError(f"{factory.__name__}() got both `{new}` and its alias `{old}`")
+                    kwargs[new] = kwargs.pop(old)
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            learner = _checked(factory(**bound.arguments))
+            leaves = {n: v for n, v in bound.arguments.items() if n in traced and _is_traced_value(v)}
+            static = {n: v for n, v in bound.arguments.items() if n not in leaves}
+            spec = _Spec(build, static, leaves, type(learner), learner)
+            present = tuple((n, None if f is None else ("call" if callable(f) else f)) for n, f in zip(learner._fields, learner))
+            return _from_spec(spec, present)
+
+        build.traced_hyperparameters = tuple(traced)
+        return build
+
+    return decorate
+
+
+def _flatten(learner):
+    spec = _spec_of(learner)
+    if spec is not None:
+        present = tuple((n, None if f is None else ("call" if isinstance(f, _Field) else f)) for n, f in zip(learner._fields, learner))
+        names = tuple(spec.traced)
+        static = tuple((n, _Static(v)) for n, v in spec.static.items())
+        return tuple(spec.traced.values()), ("spec", spec.factory, names, static, present)
+    dynamic = tuple(isinstance(f, Partial) for f in learner)
+    children = tuple(f for f, d in zip(learner, dynamic) if d)
+    static = tuple(None if d else _Static(f) for f, d in zip(learner, dynamic))
+    return children, ("fields", dynamic, static)
+
+
+def _unflatten(kind, aux, children):
+    if aux[0] == "spec":
+        _, factory, names, static, present = aux
+        spec = _Spec(factory, {n: s.value for n, s in static}, dict(zip(names, children)), kind)
+        return _from_spec(spec, present)
+    _, dynamic, static = aux
+    children = iter(children)
+    return kind(*(next(children) if d else s.value for d, s in zip(dynamic, static)))
+
+
+for _kind in (Learner, BatchLearner):
+    jax.tree_util.register_pytree_node(_kind, _flatten, functools.partial(_unflatten, _kind))
+
+
+# --- repr ------------------------------------------------------------------------------------------
+
+
+def _short(value) -> str:
+    if isinstance(value, jax.core.Tracer):
+        return f"<traced {value.aval.str_short()}>"
+    if isinstance(value, (np.ndarray, jax.Array)):
+        if value.size <= 4:
+            return repr(np.asarray(value).tolist())
+        return f"<{value.dtype}{list(value.shape)}>"
+    if callable(value) and hasattr(value, "__name__"):
+        return value.__name__
+    return repr(value)
+
+
+def _repr_spec(spec: _Spec) -> str:
+    order = inspect.signature(spec.factory).parameters
+    values = {**spec.static, **spec.traced}
+    args = ", ".join(f"{n}={_short(values[n])}" for n in order if n in values)
+    return f"{spec.factory.__name__}({args})"
+
+
+def _repr(learner) -> str:
+    spec = _spec_of(learner)
+    if spec is not None:
+        return _repr_spec(spec)
+    fields = ", ".join(f"{n}={_short(f)}" for n, f in zip(learner._fields, learner) if f is not None)
+    return f"{type(learner).__name__}({fields})"
