@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any, Callable, NamedTuple, Optional, Protocol
+from typing import Any, NamedTuple, Optional, Protocol
 
 import jax
 import numpy as np
@@ -173,10 +173,14 @@ class _Spec:
 class _Field:
     """One field of a factory-built learner: calls through to the learner built from the spec."""
 
-    __slots__ = ("spec", "name")
+    __slots__ = ("spec", "name", "__weakref__")
 
     def __init__(self, spec: _Spec, name: str):
         self.spec, self.name = spec, name
+
+    @property
+    def __name__(self) -> str:
+        return f"{self.spec.factory.__name__}.{self.name}"
 
     def __call__(self, *args, **kwargs):
         return getattr(self.spec.build(), self.name)(*args, **kwargs)
@@ -199,8 +203,18 @@ def _checked(learner):
 
 
 def _from_spec(spec: _Spec, present: tuple):
-    fields = [None if value is None else (_Field(spec, name) if isinstance(value, str) else value) for name, value in present]
+    fields = [_Field(spec, name) if isinstance(value, str) else value for name, value in present]
     return spec.kind(*fields)
+
+
+def _is_field(value) -> bool:
+    return isinstance(value, _Field)
+
+
+def _layout(learner, is_function) -> tuple:
+    """Which fields are functions (``"call"``), absent (``None``) or static values (a block size)."""
+    fields = zip(learner._fields, learner)
+    return tuple((n, "call" if f is not None and is_function(f) else f) for n, f in fields)
 
 
 def _spec_of(learner) -> Optional[_Spec]:
@@ -208,7 +222,8 @@ def _spec_of(learner) -> Optional[_Spec]:
     if not fields:
         return None
     spec = fields[0].spec
-    if any(f.spec is not spec for f in fields) or any(callable(f) and not isinstance(f, _Field) for f in learner):
+    by_hand = any(callable(f) and not isinstance(f, _Field) for f in learner)
+    if by_hand or any(f.spec is not spec for f in fields):
         return None  # fields replaced by hand: treat as a hand-built learner
     return spec
 
@@ -240,8 +255,7 @@ def learner_factory(*traced: str, aliases: Optional[dict] = None):
             leaves = {n: v for n, v in bound.arguments.items() if n in traced and _is_traced_value(v)}
             static = {n: v for n, v in bound.arguments.items() if n not in leaves}
             spec = _Spec(build, static, leaves, type(learner), learner)
-            present = tuple((n, None if f is None else ("call" if callable(f) else f)) for n, f in zip(learner._fields, learner))
-            return _from_spec(spec, present)
+            return _from_spec(spec, _layout(learner, callable))
 
         build.traced_hyperparameters = tuple(traced)
         return build
@@ -252,10 +266,9 @@ def learner_factory(*traced: str, aliases: Optional[dict] = None):
 def _flatten(learner):
     spec = _spec_of(learner)
     if spec is not None:
-        present = tuple((n, None if f is None else ("call" if isinstance(f, _Field) else f)) for n, f in zip(learner._fields, learner))
-        names = tuple(spec.traced)
         static = tuple((n, _Static(v)) for n, v in spec.static.items())
-        return tuple(spec.traced.values()), ("spec", spec.factory, names, static, present)
+        aux = ("spec", spec.factory, tuple(spec.traced), static, _layout(learner, _is_field))
+        return tuple(spec.traced.values()), aux
     dynamic = tuple(isinstance(f, Partial) for f in learner)
     children = tuple(f for f, d in zip(learner, dynamic) if d)
     static = tuple(None if d else _Static(f) for f, d in zip(learner, dynamic))

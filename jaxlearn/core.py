@@ -48,6 +48,7 @@ from jaxlearn._learner import (  # noqa: F401 - the protocols, re-exported
     UpdateFn,
     learner_factory,
 )
+from jaxlearn._regularized import check_variant, regularized_sgd, sample_indices  # noqa: F401
 
 Array = jax.Array
 PyTree = Any

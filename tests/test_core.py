@@ -75,8 +75,8 @@ def test_checks_skipped_under_tracing(stream):
 def test_progress_bar_gives_same_result(stream, capsys):
     X, y = stream
     learner = online.perceptron()
-    plain = core.run(learner, learner.init(X[0]), X, y)
-    with_bar = core.run(learner, learner.init(X[0]), X, y, progress=True)
+    plain = core.run(learner, learner.init(X[0]), X, y, block_size=0)
+    with_bar = core.run(learner, learner.init(X[0]), X, y, progress=True, block_size=0)
     chex.assert_trees_all_equal(plain, with_bar)
     blocked = core.run(learner, learner.init(X[0]), X, y, progress=True, block_size=8)
     chex.assert_trees_all_equal(plain[1].mistake, blocked[1].mistake)
@@ -111,7 +111,7 @@ def test_block_mode_is_exact(make, block_size, x64):
     X, y, _ = datasets.noisy_halfspace(jax.random.PRNGKey(3), 300, 5, 0.15)
     learner = make()
     state0 = learner.init(X[0])
-    seq = core.run(learner, state0, X, y)
+    seq = core.run(learner, state0, X, y, block_size=0)
     blk = core.run(learner, state0, X, y, block_size=block_size)
     chex.assert_trees_all_equal(seq[1].mistake, blk[1].mistake)
     chex.assert_trees_all_equal(seq[1].prediction, blk[1].prediction)
@@ -123,15 +123,15 @@ def test_block_mode_vmaps_over_learning_rates(stream):
     lrs = jnp.linspace(0.1, 2.0, 8)
     s0 = online.perceptron().init(X[0])
     blocked = jax.vmap(lambda lr: core.run(online.perceptron(lr), s0, X, y, block_size=16))(lrs)
-    seq = jax.vmap(lambda lr: core.run(online.perceptron(lr), s0, X, y))(lrs)
+    seq = jax.vmap(lambda lr: core.run(online.perceptron(lr), s0, X, y, block_size=0))(lrs)
     chex.assert_trees_all_close(blocked, seq, rtol=1e-5, atol=1e-6)
 
 
 def test_bad_block_size(stream):
     X, y = stream
     learner = online.perceptron()
-    with pytest.raises(ValueError, match="`block_size` >= 1"):
-        core.run(learner, learner.init(X[0]), X, y, block_size=0)
+    with pytest.raises(ValueError, match="`block_size` >= 0"):
+        core.run(learner, learner.init(X[0]), X, y, block_size=-1)
 
 
 @pytest.mark.parametrize(

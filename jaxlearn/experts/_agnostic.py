@@ -17,7 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn.core import Learner, check_ndim, zero_counter
+from jaxlearn.core import Learner, check_ndim, learner_factory, zero_counter
 from jaxlearn.experts._soa import MAX_VERSION_SPACES, check_class, check_points, version_space_table
 from jaxlearn.experts._weighted_majority import (
     RandomizedWeightedMajorityState,
@@ -62,6 +62,7 @@ def expert_index_sets(horizon: int, ldim: int) -> np.ndarray:
     return np.asarray(rows, np.int32).reshape(len(rows), ldim)
 
 
+@learner_factory("eta")
 def agnostic_experts(
     H: ArrayLike,
     horizon: int,

@@ -8,7 +8,7 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from jaxlearn.core import Learner, check_ndim, check_width, zero_counter
+from jaxlearn.core import Learner, check_ndim, check_width, learner_factory, zero_counter
 from jaxlearn.experts._common import check_advice_stream
 
 Array = jax.Array
@@ -58,6 +58,7 @@ def _version_space_learner(vote) -> Learner:
     return Learner(_init, update, predict, check_advice_stream)
 
 
+@learner_factory()
 def consistent() -> Learner:
     r"""Consistent (UML section 21.1): predict with any hypothesis of the version space.
 
@@ -79,6 +80,7 @@ def consistent() -> Learner:
     return _version_space_learner(vote)
 
 
+@learner_factory()
 def halving() -> Learner:
     r"""Halving (UML section 21.1, Theorem 21.3; COMP0078 "A Solution: Halving Algorithm").
 

@@ -8,7 +8,7 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from jaxlearn.core import Learner, check_width, zero_counter
+from jaxlearn.core import Learner, check_width, learner_factory, zero_counter
 from jaxlearn.experts._common import check_loss_stream, init_log_weights, normalize
 
 Array = jax.Array
@@ -34,6 +34,7 @@ class HedgeInfo(NamedTuple):
     action_loss: Array
 
 
+@learner_factory("eta")
 def hedge(eta: ArrayLike, *, sample: bool = False) -> Learner:
     r"""Hedge (COMP0078 "HEDGE Algorithm", "The Hedge Algorithm (HA) - Summary"; Freund & Schapire).
 

@@ -33,7 +33,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn.core import Learner, check_labels, check_ndim, is_concrete, zero_counter
+from jaxlearn.core import Learner, check_labels, check_ndim, is_concrete, learner_factory, zero_counter
 from jaxlearn.experts._common import OUTCOME_HINT
 
 Array = jax.Array
@@ -274,6 +274,7 @@ def soa_prediction(next_id: Array, ldim: Array, node: Array, x: Array) -> Array:
     return (children[1] >= children[0]).astype(jnp.int32)
 
 
+@learner_factory()
 def soa(H: ArrayLike, *, max_version_spaces: int = MAX_VERSION_SPACES) -> Learner:
     r"""The Standard Optimal Algorithm (UML section 21.1.1, Lemma 21.7, Corollary 21.8).
 

@@ -9,7 +9,7 @@ import jax.numpy as jnp
 from jax.typing import ArrayLike
 
 from jaxlearn import losses as _losses
-from jaxlearn.core import Learner, zero_counter
+from jaxlearn.core import Learner, learner_factory, zero_counter
 from jaxlearn.experts._common import as_advice, check_soft_stream, init_log_weights, normalize
 
 Array = jax.Array
@@ -33,6 +33,7 @@ class WeightedAverageInfo(NamedTuple):
     expert_losses: Array
 
 
+@learner_factory("eta")
 def weighted_average(eta: ArrayLike = 1.0, loss: str = "entropic") -> Learner:
     r"""The Weighted Average algorithm (COMP0078 "The Weighted Average Algorithm").
 

@@ -8,7 +8,7 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from jaxlearn.core import Learner, is_concrete, zero_counter
+from jaxlearn.core import Learner, is_concrete, learner_factory, zero_counter
 from jaxlearn.experts._common import (
     as_advice,
     check_advice_stream,
@@ -61,6 +61,7 @@ def _check_beta(beta) -> None:
         raise ValueError(f"expected `beta` in [0, 1), got {float(beta)}")
 
 
+@learner_factory("beta")
 def weighted_majority(beta: ArrayLike = 1 / jnp.e) -> Learner:
     r"""Deterministic Weighted Majority (COMP0078 "A Solution: Weighted Majority Algorithm").
 
@@ -102,6 +103,7 @@ def weighted_majority(beta: ArrayLike = 1 / jnp.e) -> Learner:
     return Learner(init, update, predict, check_advice_stream)
 
 
+@learner_factory("eta")
 def randomized_weighted_majority(eta: ArrayLike) -> Learner:
     r"""Randomized Weighted Majority (UML section 21.2.1, Theorem 21.11 and Corollary 21.12).
 

@@ -9,9 +9,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlearn.core import BatchLearner, float_dtype, is_concrete
+from jaxlearn.core import BatchLearner, check_sample, float_dtype, is_concrete, learner_factory
 from jaxlearn.kernels import Kernel, _check_batch_size, as_tree, check_kernel, expansion
-from jaxlearn.linear._common import check_sample
 
 Array = jax.Array
 
@@ -26,6 +25,7 @@ class KernelCentroidParams(NamedTuple):
     b: Array
 
 
+@learner_factory("kernel")
 def kernel_centroid(kernel: Kernel, *, batch_size: Optional[int] = None) -> BatchLearner:
     r"""The closest-centroid rule in feature space, through the kernel only (UML Exercise 16.6).
 
@@ -72,7 +72,6 @@ def kernel_centroid(kernel: Kernel, *, batch_size: Optional[int] = None) -> Batc
         batch_size = _check_batch_size(batch_size)
 
     def fit(key, X, y):
-        check_sample(X, y)
         if is_concrete(y) and not ((np.asarray(y) > 0).any() and (np.asarray(y) < 0).any()):
             raise ValueError("expected `y` with examples of both classes -1 and +1, found one class only")
         check_kernel(kernel, X)
@@ -85,7 +84,7 @@ def kernel_centroid(kernel: Kernel, *, batch_size: Optional[int] = None) -> Batc
         score = decision_function(params, X)
         return jnp.where(score >= 0, 1, -1).astype(score.dtype)
 
-    return BatchLearner(fit, predict, decision_function)
+    return BatchLearner(fit, predict, decision_function, check_sample)
 
 
 @functools.partial(jax.jit, static_argnums=(3,))

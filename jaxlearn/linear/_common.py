@@ -1,50 +1,19 @@
-"""Pieces shared by the batch linear learners: input checks, the SGD index draw, labels and scores."""
+"""Pieces shared by the batch linear learners: the SGD index draw, labels and scores."""
 
 from __future__ import annotations
 
-from typing import Optional
-
 import jax
 import jax.numpy as jnp
-import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn.core import PLUS_MINUS_HINT, check_finite, check_labels, check_ndim, float_dtype, is_concrete
+from jaxlearn.core import (  # noqa: F401 - check_* re-exported while the SVM modules move to core
+    check_positive,
+    check_sample,
+    check_sample_shapes,
+    float_dtype,
+)
 
 Array = jax.Array
-
-
-def check_positive(name: str, value) -> None:
-    """Raise ``ValueError`` if a concrete numeric ``value`` has an entry ``<= 0`` (tracers pass)."""
-    if value is None or callable(value) or not is_concrete(value):
-        return
-    array = np.asarray(value)
-    if array.size and not (array > 0).all():
-        raise ValueError(f"expected `{name}` > 0, got {value!r}")
-
-
-def check_sample_shapes(X, y) -> None:
-    """``X`` of shape (m, d) and ``y`` of shape (m,) with m >= 1 (shapes only, so also under a trace)."""
-    check_ndim("X", X, 2, "(m, d)")
-    check_ndim("y", y, 1, "(m,)")
-    m, n = jnp.shape(X)[0], jnp.shape(y)[0]
-    if m != n:
-        raise ValueError(f"expected `X` and `y` with the same number of examples, got {m} and {n}")
-    if m == 0:
-        raise ValueError("expected a non-empty sample, got `X` of shape (0, d)")
-
-
-def check_sample(X, y, *, labels: Optional[tuple] = (-1, 1)) -> None:
-    """The input checks of a batch ``fit``: shapes always, values when ``X``/``y`` are concrete.
-
-    ``X`` of shape (m, d) with m >= 1, ``y`` of shape (m,), both finite, labels in ``labels``
-    (``None``: any real value, for regression losses).
-    """
-    check_sample_shapes(X, y)
-    check_finite("X", X)
-    check_finite("y", y)
-    if labels is not None:
-        check_labels("y", y, labels, PLUS_MINUS_HINT)
 
 
 def sample_indices(key: Array, steps: int, m: int) -> Array:

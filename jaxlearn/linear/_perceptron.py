@@ -8,10 +8,9 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from jaxlearn import core
-from jaxlearn.core import BatchLearner, check_positive_int, is_concrete
-from jaxlearn.linear._common import as_float, check_sample, linear_score, sign_label
-from jaxlearn.online._perceptron import perceptron
+from jaxlearn import core, online
+from jaxlearn.core import BatchLearner, check_positive_int, check_sample, is_concrete, learner_factory
+from jaxlearn.linear._common import as_float, linear_score, sign_label
 
 Array = jax.Array
 
@@ -38,6 +37,7 @@ class AugmentedPerceptronParams(NamedTuple):
     converged: Array
 
 
+@learner_factory()
 def batch_perceptron(max_epochs: int = 1000, *, block_size: int = 256) -> BatchLearner:
     r"""The batch Perceptron (SS10 L4 Algorithm 1; UML Remark 15.1).
 
@@ -55,16 +55,15 @@ def batch_perceptron(max_epochs: int = 1000, *, block_size: int = 256) -> BatchL
       block_size: examples scored per matrix-vector product inside a pass.
     """
     max_epochs = check_positive_int("max_epochs", max_epochs)
-    online = perceptron()
+    learner = online.perceptron()
 
     def fit(key, X, y):
-        check_sample(X, y)
         X, y = as_float(X, y)
         size = min(block_size, X.shape[0])
 
         def one_pass(carry):
             state, updates, epochs, _ = carry
-            state, trace = core.run(online, state, X, y, block_size=size, trace_fn=lambda i: i.mistake)
+            state, trace = core.run(learner, state, X, y, block_size=size, trace_fn=lambda i: i.mistake)
             made = jnp.sum(trace).astype(jnp.int32)
             return state, updates + made, epochs + 1, made == 0
 
@@ -73,13 +72,18 @@ def batch_perceptron(max_epochs: int = 1000, *, block_size: int = 256) -> BatchL
 
         zero = jnp.zeros([], jnp.int32)
         state, updates, epochs, converged = jax.lax.while_loop(
-            keep_going, one_pass, (online.init(X[0]), zero, zero, jnp.array(False))
+            keep_going, one_pass, (learner.init(X[0]), zero, zero, jnp.array(False))
         )
         return BatchPerceptronParams(state.w, updates, epochs, converged)
 
-    return BatchLearner(fit, lambda params, X: sign_label(linear_score(params, X)), linear_score)
+    return BatchLearner(fit, _predict, linear_score, check_sample)
 
 
+def _predict(params, X):
+    return sign_label(linear_score(params, X))
+
+
+@learner_factory("a")
 def augmented_perceptron(a: ArrayLike, max_epochs: int = 10_000) -> BatchLearner:
     r"""The efficient Perceptron for non-separable data (SS10 L4 section 5, Algorithm 3, Lemma 2).
 
@@ -104,7 +108,6 @@ def augmented_perceptron(a: ArrayLike, max_epochs: int = 10_000) -> BatchLearner
         raise ValueError(f"expected `a` in (0, 1), got {float(a)}")
 
     def fit(key, X, y):
-        check_sample(X, y)
         X, y = as_float(X, y)
         a_ = jnp.asarray(a).astype(X.dtype)
         b_ = jnp.sqrt(1 - a_**2)
@@ -129,4 +132,4 @@ def augmented_perceptron(a: ArrayLike, max_epochs: int = 10_000) -> BatchLearner
         w, xi, updates, epochs, converged = jax.lax.while_loop(keep_going, one_pass, init)
         return AugmentedPerceptronParams(w, xi, updates, epochs, converged)
 
-    return BatchLearner(fit, lambda params, X: sign_label(linear_score(params, X)), linear_score)
+    return BatchLearner(fit, _predict, linear_score, check_sample)

@@ -16,9 +16,11 @@ import jax.numpy as jnp
 from jax.scipy.linalg import cho_factor, cho_solve
 from jax.typing import ArrayLike
 
-from jaxlearn.core import BatchLearner, float_dtype
+from jaxlearn.core import BatchLearner, check_positive, check_sample, float_dtype, learner_factory
 from jaxlearn.kernels import Kernel, _check_batch_size, as_tree, check_kernel, expansion, gram
-from jaxlearn.linear._common import as_float, check_positive, check_sample
+from jaxlearn.linear._common import as_float
+
+_check_regression_sample = functools.partial(check_sample, labels=None)
 
 Array = jax.Array
 
@@ -42,6 +44,7 @@ def _solve_pd(A: Array, b: Array) -> Array:
     return cho_solve(cho_factor(A, lower=True), b)
 
 
+@learner_factory("lam")
 def ridge(lam: ArrayLike) -> BatchLearner:
     r"""Ridge regression, in closed form (SPEC 10.10; COMP0078 "Regret Bounds for Linear Separation").
 
@@ -78,10 +81,9 @@ def ridge(lam: ArrayLike) -> BatchLearner:
     check_positive("lam", lam)
 
     def fit(key, X, y):
-        check_sample(X, y, labels=None)
         return _ridge_fit(*as_float(X, y), lam)
 
-    return BatchLearner(fit, _linear_predict)
+    return BatchLearner(fit, _linear_predict, check=_check_regression_sample)
 
 
 @jax.jit
@@ -100,6 +102,7 @@ def _linear_predict(params, X):
     return jnp.asarray(X).astype(params.w.dtype) @ params.w
 
 
+@learner_factory("kernel", "lam")
 def kernel_ridge(kernel: Kernel, lam: ArrayLike, *, batch_size: Optional[int] = None) -> BatchLearner:
     r"""Kernel ridge regression, in closed form (UML Exercise 16.3; SPEC 10.9).
 
@@ -146,14 +149,13 @@ def kernel_ridge(kernel: Kernel, lam: ArrayLike, *, batch_size: Optional[int] = 
         batch_size = _check_batch_size(batch_size)
 
     def fit(key, X, y):
-        check_sample(X, y, labels=None)
         check_kernel(kernel, X)
         return _kernel_ridge_fit(kernel, jnp.asarray(X), jnp.asarray(y), lam, batch_size)
 
     def predict(params, X):
         return _kernel_scores(kernel, params.support, params.alpha, X, batch_size)
 
-    return BatchLearner(fit, predict)
+    return BatchLearner(fit, predict, check=_check_regression_sample)
 
 
 @functools.partial(jax.jit, static_argnums=(4,))

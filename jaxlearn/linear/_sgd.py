@@ -23,16 +23,12 @@ from jax.typing import ArrayLike
 from jaxlearn.core import (
     BatchLearner,
     ScalarOrSchedule,
-    check_positive_int,
-)
-from jaxlearn.linear._common import (
-    as_float,
     check_positive,
+    check_positive_int,
     check_sample,
-    linear_score,
-    sample_indices,
-    sign_label,
+    learner_factory,
 )
+from jaxlearn.linear._common import as_float, linear_score, sample_indices, sign_label
 
 Array = jax.Array
 Loss = Callable[[Array, Array, Array], Array]
@@ -52,6 +48,7 @@ class SGDParams(NamedTuple):
 # --------------------------------------------------------------------------------------------
 
 
+@learner_factory("eta", "lam", "projection")
 def sgd(
     loss: Loss,
     *,
@@ -148,7 +145,6 @@ def sgd(
     )
 
     def fit(key, X, y):
-        check_sample(X, y, labels=labels)
         X, y = as_float(X, y)
         return _fit(sample_indices(key, steps, X.shape[0]), X, y, eta_value, lam, **structure)
 
@@ -156,7 +152,7 @@ def sgd(
         score = linear_score(params, X)
         return score if labels is None else sign_label(score)
 
-    return BatchLearner(fit, predict, linear_score)
+    return BatchLearner(fit, predict, linear_score, functools.partial(check_sample, labels=labels))
 
 
 @functools.partial(jax.jit, static_argnames=("loss", "projection", "average", "optimizer", "schedule"))

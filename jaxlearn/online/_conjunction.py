@@ -8,7 +8,14 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
-from jaxlearn.core import Learner, check_boolean_values, check_ndim, float_dtype, zero_counter
+from jaxlearn.core import (
+    Learner,
+    check_boolean_values,
+    check_ndim,
+    float_dtype,
+    learner_factory,
+    zero_counter,
+)
 
 Array = jax.Array
 
@@ -71,6 +78,7 @@ def _boolean_stream_check(n: int, what: str):
     return check
 
 
+@learner_factory()
 def conjunction(n: int) -> Learner:
     r"""The elimination algorithm for conjunctions of (possibly negated) literals (Balcan section 2.1).
 

@@ -7,7 +7,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from jaxlearn.core import Learner, float_dtype, zero_counter
+from jaxlearn.core import Learner, float_dtype, learner_factory, zero_counter
 from jaxlearn.online._conjunction import _boolean_stream_check, _check_example, _check_features, _check_n
 
 Array = jax.Array
@@ -43,6 +43,7 @@ def _consequents(n: int) -> Array:
     return jnp.tile(jnp.array([1, 0], jnp.int32), 2 * n + 1)
 
 
+@learner_factory()
 def decision_list(n: int) -> Learner:
     r"""Balcan's learner of decision lists, by levels of candidate rules (Balcan section 2.2).
 

@@ -14,6 +14,7 @@ from jaxlearn.core import (
     check_positive_int,
     check_width,
     float_dtype,
+    learner_factory,
     zero_counter,
 )
 from jaxlearn.kernels import Kernel, expansion
@@ -40,6 +41,7 @@ class KernelPerceptronInfo(NamedTuple):
     budget_full: Array
 
 
+@learner_factory("kernel")
 def kernel_perceptron(kernel: Kernel, budget: int) -> Learner:
     r"""The online kernel Perceptron (SS10 L5 section 7, Algorithm 4, online form; UML Exercise 16.2).
 

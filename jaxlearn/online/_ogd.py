@@ -15,6 +15,7 @@ from jaxlearn.core import (
     check_ndim,
     check_width,
     float_dtype,
+    learner_factory,
     schedule_value,
     zero_counter,
 )
@@ -39,9 +40,10 @@ class OGDInfo(NamedTuple):
     grad_norm: Array
 
 
+@learner_factory("eta", "projection", aliases={"learning_rate": "eta"})
 def online_gradient_descent(
     loss: Loss,
-    learning_rate: ScalarOrSchedule,
+    eta: ScalarOrSchedule,
     *,
     projection: Optional[Callable[[Array], Array]] = None,
 ) -> Learner:
@@ -63,7 +65,8 @@ def online_gradient_descent(
 
     Args:
       loss: ``loss(w, x, y) -> scalar`` for one example, convex in ``w`` (see :mod:`jaxlearn.losses`).
-      learning_rate: :math:`\eta_t`: a number, array or schedule of the round ``t`` (0-based).
+      eta: :math:`\eta_t`: a number, array or schedule of the round ``t`` (0-based); the keyword
+        ``learning_rate`` is an alias.
       projection: a map onto the hypothesis set, e.g. :func:`l2_ball` or :func:`box`.
 
     Returns:
@@ -85,8 +88,8 @@ def online_gradient_descent(
         x = jnp.asarray(x).astype(state.w.dtype)
         y = jnp.asarray(y).astype(state.w.dtype)
         value, v = jax.value_and_grad(loss)(state.w, x, y)
-        eta = jnp.asarray(schedule_value(learning_rate, state.step)).astype(state.w.dtype)
-        w = project(state.w - eta * v)
+        step_size = jnp.asarray(schedule_value(eta, state.step)).astype(state.w.dtype)
+        w = project(state.w - step_size * v)
         info = OGDInfo(prediction=jnp.vdot(state.w, x), loss=value, grad_norm=jnp.linalg.norm(v))
         return OGDState(w, state.step + 1), info
 
@@ -100,21 +103,24 @@ def best_fixed_predictor(
     *,
     projection: Optional[Callable[[Array], Array]] = None,
     steps: int = 1000,
-    learning_rate: float = 1.0,
+    eta: float = 1.0,
+    learning_rate: Optional[float] = None,
 ) -> Array:
     r"""The comparator of the regret, :math:`\arg\min_{u \in H} \sum_t \ell(u, (x_t, y_t))`, approximately.
 
     Projected sub-gradient descent (``optax.sgd`` with an :math:`\eta/\sqrt{k}` schedule, then the
     projection) on the average loss, returning the best iterate seen. Use it to measure regret in
-    hindsight: ``regret(trace.loss, vmap(loss, (None, 0, 0))(u, X, y))``. ``learning_rate`` should be
+    hindsight: ``regret(trace.loss, vmap(loss, (None, 0, 0))(u, X, y))``. ``eta`` (alias
+    ``learning_rate``) should be
     of the order of the comparator's norm divided by the data radius (for the ball of radius ``U``:
     about ``U / R``).
     """
+    eta = eta if learning_rate is None else learning_rate
     dtype = float_dtype(X)
     X, y = jnp.asarray(X).astype(dtype), jnp.asarray(y).astype(dtype)
     project = (lambda w: w) if projection is None else projection
     total = lambda u: jnp.mean(jax.vmap(loss, (None, 0, 0))(u, X, y))  # noqa: E731
-    optimizer = optax.sgd(lambda k: (learning_rate / jnp.sqrt(k + 1)).astype(dtype))
+    optimizer = optax.sgd(lambda k: (eta / jnp.sqrt(k + 1)).astype(dtype))
 
     def step(carry, _):
         u, opt_state, best, best_value = carry

@@ -23,8 +23,8 @@ from jaxlearn.core import (
     check_ndim,
     check_width,
     first_index,
-    learner_factory,
     float_dtype,
+    learner_factory,
     schedule_value,
     zero_counter,
 )

@@ -8,7 +8,15 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from jaxlearn.core import Learner, check_boolean_values, check_ndim, check_width, float_dtype, zero_counter
+from jaxlearn.core import (
+    Learner,
+    check_boolean_values,
+    check_ndim,
+    check_width,
+    float_dtype,
+    learner_factory,
+    zero_counter,
+)
 
 Array = jax.Array
 
@@ -33,6 +41,7 @@ def _check_boolean_stream(xs, ys):
     check_boolean_values(xs, ys, "Winnow")
 
 
+@learner_factory("eta", "threshold")
 def winnow(eta: ArrayLike = 2.0, threshold: Optional[ArrayLike] = None) -> Learner:
     r"""Winnow (Littlestone 1988, "Winnow2"), the multiplicative Perceptron for sparse disjunctions.
 
