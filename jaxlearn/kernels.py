@@ -271,7 +271,7 @@ def gram(
 
     if batch_size is None:
         return jax.vmap(row)(X)
-    return jax.lax.map(row, X, batch_size=_check_batch_size(batch_size))
+    return jax.lax.map(row, X, batch_size=check_positive_int("batch_size", batch_size))
 
 
 def expansion(
@@ -304,13 +304,11 @@ def expansion(
 
     if batch_size is None:
         return jax.vmap(score)(X)
-    return jax.lax.map(score, X, batch_size=_check_batch_size(batch_size))
+    return jax.lax.map(score, X, batch_size=check_positive_int("batch_size", batch_size))
 
 
-def _check_batch_size(batch_size) -> int:
-    if not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
-        raise ValueError(f"expected `batch_size` a positive int or None, got {batch_size!r}")
-    return int(batch_size)
+def _check_batch_size(batch_size) -> int:  # kept for callers not yet moved to core's check
+    return check_positive_int("batch_size", batch_size)
 
 
 def polynomial_features(x: ArrayLike, degree: int) -> Array:

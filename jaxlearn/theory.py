@@ -38,7 +38,7 @@ def margin(X: ArrayLike, y: ArrayLike) -> Array:
     Raises ``ValueError`` on a concrete sample that is not separable (see
     :func:`jaxlearn.linear.sample_margin`).
     """
-    from jaxlearn.linear._svm import sample_margin  # the SVM solver lives with the batch learners
+    from jaxlearn.linear import sample_margin  # the SVM solver lives with the batch learners
 
     return sample_margin(X, y)
 

@@ -105,7 +105,7 @@ def main():
     m, epochs = len(Xtr), args.epochs
     examples = epochs * m
     steps = examples // BATCH
-    learner = nn.mlp_classifier(HIDDEN, steps=steps, num_classes=10, batch_size=BATCH, learning_rate=LR)
+    learner = nn.mlp_classifier(HIDDEN, steps=steps, num_classes=10, batch_size=BATCH, eta=LR)
     key = jax.random.PRNGKey(0)
     rows = []
 
@@ -140,7 +140,7 @@ def main():
         return t_vmap, t_loop, many, accs
 
     t_vmap, t_loop, many, accs = seeds(learner)
-    small = nn.mlp_classifier(SMALL, steps=steps, num_classes=10, batch_size=BATCH, learning_rate=10 * LR)
+    small = nn.mlp_classifier(SMALL, steps=steps, num_classes=10, batch_size=BATCH, eta=10 * LR)
     small_vmap, small_loop, _, small_accs = seeds(small)
     # the vmapped program computes the 16 separate fits: equal to float rounding (tests/nn), which 785
     # Adam steps in float32 amplify (batched and single products round differently), so compare the

@@ -20,3 +20,12 @@ def test_quickstart_runs(tmp_path, monkeypatch, capsys):
     printed = capsys.readouterr().out
     mistakes, bound = re.match(r"(\d+) mistakes <= ([\d.]+)", printed).groups()
     assert int(mistakes) <= float(bound)
+
+
+def test_every_python_block_runs(tmp_path, monkeypatch):
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
+    monkeypatch.chdir(tmp_path)
+    for block in blocks[1:]:
+        namespace = {}
+        exec(compile(block, "README.md", "exec"), namespace)
+    assert namespace["traces"].mistake.shape == (3, 1_000)

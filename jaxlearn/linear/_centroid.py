@@ -9,8 +9,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlearn.core import BatchLearner, check_sample, float_dtype, is_concrete, learner_factory
-from jaxlearn.kernels import Kernel, _check_batch_size, as_tree, check_kernel, expansion
+from jaxlearn.core import BatchLearner, check_positive_int, check_sample, float_dtype, is_concrete, learner_factory
+from jaxlearn.kernels import Kernel, as_tree, check_kernel, expansion
 
 Array = jax.Array
 
@@ -69,7 +69,7 @@ def kernel_centroid(kernel: Kernel, *, batch_size: Optional[int] = None) -> Batc
     """
     kernel = as_tree(kernel)
     if batch_size is not None:
-        batch_size = _check_batch_size(batch_size)
+        batch_size = check_positive_int("batch_size", batch_size)
 
     def fit(key, X, y):
         if is_concrete(y) and not ((np.asarray(y) > 0).any() and (np.asarray(y) < 0).any()):

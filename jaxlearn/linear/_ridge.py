@@ -16,8 +16,8 @@ import jax.numpy as jnp
 from jax.scipy.linalg import cho_factor, cho_solve
 from jax.typing import ArrayLike
 
-from jaxlearn.core import BatchLearner, check_positive, check_sample, float_dtype, learner_factory
-from jaxlearn.kernels import Kernel, _check_batch_size, as_tree, check_kernel, expansion, gram
+from jaxlearn.core import BatchLearner, check_positive_int, check_positive, check_sample, float_dtype, learner_factory
+from jaxlearn.kernels import Kernel, as_tree, check_kernel, expansion, gram
 from jaxlearn.linear._common import as_float
 
 _check_regression_sample = functools.partial(check_sample, labels=None)
@@ -146,7 +146,7 @@ def kernel_ridge(kernel: Kernel, lam: ArrayLike, *, batch_size: Optional[int] = 
     kernel = as_tree(kernel)
     check_positive("lam", lam)
     if batch_size is not None:
-        batch_size = _check_batch_size(batch_size)
+        batch_size = check_positive_int("batch_size", batch_size)
 
     def fit(key, X, y):
         check_kernel(kernel, X)

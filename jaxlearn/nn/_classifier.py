@@ -18,8 +18,15 @@ import jax.numpy as jnp
 import optax
 from jax.typing import ArrayLike
 
-from jaxlearn.core import BatchLearner, check_labels, check_positive_int, is_concrete
-from jaxlearn.linear._common import check_positive, check_sample
+from jaxlearn.core import (
+    BatchLearner,
+    check_positive,
+    check_positive_int,
+    check_sample,
+    is_concrete,
+    learner_factory,
+    num_classes_of,
+)
 from jaxlearn.nn._mlp import Activation, identity, mlp_apply, mlp_init, relu
 from jaxlearn.nn._train import example_loss, train_loop
 
@@ -44,12 +51,13 @@ class MLPParams(NamedTuple):
     diverged: Array
 
 
+@learner_factory("eta", "weight_decay", aliases={"learning_rate": "eta"})
 def mlp_classifier(
     hidden: Union[int, Sequence[int]],
     *,
     steps: int,
     num_classes: Optional[int] = None,
-    learning_rate: ArrayLike = 1e-3,
+    eta: ArrayLike = 1e-3,
     optimizer: str = "adam",
     batch_size: int = 32,
     weight_decay: ArrayLike = 1e-4,
@@ -61,7 +69,7 @@ def mlp_classifier(
 
     The network :math:`x \mapsto W_T\,\sigma(\cdots\sigma(W_0 x + b_0)\cdots) + b_T` has hidden layers of
     the sizes in ``hidden`` and ``k`` outputs (the logits); it is trained on the softmax cross-entropy
-    plus :math:`\frac\lambda2\|w\|^2` with ``optax.sgd``/``optax.adam`` at ``learning_rate``, on
+    plus :math:`\frac\lambda2\|w\|^2` with ``optax.sgd``/``optax.adam`` at step size ``eta``, on
     minibatches drawn with replacement, and the iterate with the smallest cross-entropy on a held-out
     ``validation_fraction`` of the sample is returned (the validation loss, smoother than the 0-1
     error on a small split, picks fewer premature iterates; UML section 20.6, :func:`jaxlearn.nn.train`).
@@ -73,7 +81,8 @@ def mlp_classifier(
       steps: optimiser steps (static); one epoch is about ``m / batch_size`` steps.
       num_classes: ``k``; by default ``max(y) + 1`` of a concrete ``y`` (pass it to call ``fit``
         under ``jax.jit``).
-      learning_rate: the optimiser's step size (traced: ``jax.vmap`` over it sweeps a grid).
+      eta: the optimiser's step size (traced: ``jax.vmap`` over it sweeps a grid); the keyword
+        ``learning_rate`` is an alias.
       optimizer: ``"adam"`` or ``"sgd"`` (plain SGD, the book's rule with ``weight_decay``).
       batch_size: examples per step (static).
       weight_decay: :math:`\lambda \ge 0` (traced).
@@ -87,7 +96,7 @@ def mlp_classifier(
       the labels, ``decision_function(params, X)`` the logits.
 
     Raises:
-      ValueError: on bad ``hidden``/``steps``/``optimizer``/``learning_rate``/``validation_fraction``;
+      ValueError: on bad ``hidden``/``steps``/``optimizer``/``eta``/``validation_fraction``;
         ``fit`` on ``X`` not of shape (m, d), NaN/inf, labels outside ``0..k-1``, or a traced ``y``
         without ``num_classes``.
 
@@ -115,7 +124,7 @@ def mlp_classifier(
         raise ValueError(f"expected `optimizer` in {tuple(OPTIMIZERS)}, got {optimizer!r}")
     if not 0 <= validation_fraction < 1:
         raise ValueError(f"expected `validation_fraction` in [0, 1), got {validation_fraction!r}")
-    check_positive("learning_rate", learning_rate)
+    check_positive("eta", eta)
     if is_concrete(weight_decay) and jnp.any(jnp.asarray(weight_decay) < 0):
         raise ValueError(f"expected `weight_decay` >= 0, got {weight_decay!r}")
     structure = dict(
@@ -124,16 +133,10 @@ def mlp_classifier(
     )  # fmt: skip
 
     def fit(key, X, y):
-        check_sample(X, y, labels=None)
-        k = num_classes
-        if k is None:
-            if not is_concrete(y):
-                raise ValueError("expected `num_classes` when `y` is traced (under jit/vmap)")
-            k = max(2, int(jnp.max(jnp.asarray(y))) + 1)
-        check_labels("y", y, tuple(range(k)), f"labels are classes 0..{k - 1}")
+        k = num_classes_of(y, num_classes)
         X = jnp.asarray(X)
         X = X.astype(X.dtype if jnp.issubdtype(X.dtype, jnp.floating) else jnp.result_type(float))
-        return _fit(key, X, jnp.asarray(y).astype(jnp.int32), learning_rate, weight_decay, k=k, **structure)
+        return _fit(key, X, jnp.asarray(y).astype(jnp.int32), eta, weight_decay, k=k, **structure)
 
     def decision_function(params: MLPParams, X: ArrayLike) -> Array:
         """The ``(m, k)`` logits (their softmax is the class probabilities)."""
@@ -143,7 +146,7 @@ def mlp_classifier(
         """The arg-max class of the logits (int32; ties to the smaller class index)."""
         return jnp.argmax(decision_function(params, X), axis=-1).astype(jnp.int32)
 
-    return BatchLearner(fit, predict, decision_function)
+    return BatchLearner(fit, predict, decision_function, functools.partial(check_sample, labels=None))
 
 
 @functools.partial(jax.jit, static_argnames=("activation",))

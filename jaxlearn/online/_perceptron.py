@@ -131,7 +131,7 @@ def _mistake_driven(
 
 
 #: Rounds per block of the exact block rule that ``core.run`` uses by default for the perceptrons.
-BLOCK_SIZE = 256
+BLOCK_SIZE = 64
 
 
 @learner_factory("eta", aliases={"learning_rate": "eta"})
