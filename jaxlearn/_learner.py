@@ -195,9 +195,9 @@ def _checked(learner):
         return learner
     fit, check = learner.fit, learner.check
 
-    def checked_fit(key, X, y):
-        check(X, y)
-        return fit(key, X, y)
+    def checked_fit(key, X, y, *args, **kwargs):
+        check(X, y, *args, **kwargs)
+        return fit(key, X, y, *args, **kwargs)
 
     return learner._replace(fit=checked_fit)
 

@@ -221,6 +221,12 @@ def float_dtype(x: ArrayLike):
     return dtype if jnp.issubdtype(dtype, jnp.floating) else jnp.result_type(float)
 
 
+def sign_label(score: Array) -> Array:
+    """+1 where the score is positive, -1 elsewhere, in the score's dtype (a zero score predicts -1,
+    as the Perceptron's mistake rule needs)."""
+    return jnp.where(score > 0, 1, -1).astype(score.dtype)
+
+
 def first_index(mask: Array) -> Array:
     """Index of the first True entry of a 1-D ``mask``, or ``len(mask)`` when there is none."""
     return jnp.where(jnp.any(mask), jnp.argmax(mask), mask.shape[0]).astype(jnp.int32)

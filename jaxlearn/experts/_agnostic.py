@@ -1,10 +1,4 @@
-r"""The agnostic online learner of UML Theorem 21.10: weighted majority over SOA-simulating experts.
-
-Each expert :math:`\mathrm{Expert}(i_1, \dots, i_L)` runs SOA on its *own* predictions, flipping
-SOA's at the rounds :math:`i_1 < \dots < i_L`; for every :math:`h \in H` some expert predicts
-exactly like :math:`h` (Lemma 21.13), and randomized weighted majority over all of them competes
-with the best hypothesis in hindsight.
-"""
+"""The agnostic online learner of UML Theorem 21.10: weighted majority over SOA-simulating experts."""
 
 from __future__ import annotations
 
@@ -71,50 +65,38 @@ def agnostic_experts(
     max_version_spaces: int = MAX_VERSION_SPACES,
     max_experts: int = MAX_EXPERTS,
 ) -> Learner:
-    r"""Randomized weighted majority over :math:`\mathrm{Expert}(i_1..i_L)` (UML section 21.2.1, Thm 21.10).
+    r"""Agnostic online learning: randomized weighted majority over experts that simulate SOA (UML Thm 21.10).
 
-    Expert :math:`(i_1, \dots, i_L)`, for :math:`L \le \mathrm{Ldim}(H)` and rounds in :math:`[T]`:
+    .. math:: \hat y_t = \arg\max_r \mathrm{Ldim}(V_t^{(r)}) \oplus 1[t \in \{i_1..i_L\}], \qquad
+        V_{t+1} = V_t^{(\hat y_t)}, \qquad V_1 = H,
 
-    .. math::
-        V_1 = H, \quad \tilde y_t = \arg\max_r \mathrm{Ldim}(V_t^{(r)}) \text{ (a tie gives 1)}, \quad
-        \hat y_t = \begin{cases} 1 - \tilde y_t & t \in \{i_1..i_L\} \\ \tilde y_t & \text{else} \end{cases},
-        \quad V_{t+1} = V_t^{(\hat y_t)}.
-
-    The learner runs :func:`randomized_weighted_majority` on the :math:`d = \sum_{L \le
-    \mathrm{Ldim}(H)} \binom{T}{L}` experts' advice, with :math:`\eta = \sqrt{2 \ln(d) / T}`. By Lemma
-    21.13 and Corollary 21.14 the best expert errs no more than the best :math:`h \in H`, so for
-    :math:`T > 2 \ln d` the expected regret against every :math:`h \in H` is at most
-    :math:`\sqrt{2 \ln(d) T} \le \sqrt{2\, \mathrm{Ldim}(H) \ln(eT)\, T}`
-    (:func:`jaxlearn.theory.agnostic_regret_bound`).
-
-    Deviation from the book: its Expert breaks a tie with :math:`\tilde y_t = 0` while its SOA breaks
-    it with 1; Lemma 21.13 needs the expert to simulate *the same* SOA that defines the indices, so
-    here both predict 1 on a tie (SPEC 3.6). An expert's version space may become empty (when it
-    flips to the empty side); it then predicts 1 on every later round, as the recursion's
-    :math:`\mathrm{Ldim}(\emptyset) = -1` on both sides gives a tie. Rounds after ``horizon`` get no
-    flips (every expert then follows SOA on its own predictions).
+    the prediction of :math:`\mathrm{Expert}(i_1 < \dots < i_L)`, :math:`L \le \mathrm{Ldim}(H)`; one of the
+    :math:`d = \sum_{L} \binom{T}{L}` experts predicts like each :math:`h \in H` (Lemma 21.13). For
+    :math:`T > 2\ln d` the expected regret is at most :math:`\sqrt{2\, \mathrm{Ldim}(H) \ln(eT)\, T}`
+    (:func:`jaxlearn.theory.agnostic_regret_bound`). Ties predict 1, in SOA and in the experts (SPEC 3.6);
+    rounds after ``horizon`` get no flips.
 
     Args:
       H: {0, 1} label matrix, shape (num_hypotheses, num_points); instances are point indices.
-      horizon: :math:`T`, the number of rounds (structural: it fixes the experts).
+      horizon: :math:`T`, the number of rounds (static: it fixes the experts).
       eta: the weighted-majority rate (traced); ``None`` for :math:`\sqrt{2 \ln(d) / T}`.
-      max_version_spaces: limit of the Ldim table (see :func:`~jaxlearn.experts.soa`).
+      max_version_spaces: limit of the Ldim table (see :func:`soa`).
       max_experts: refuse more experts than this.
 
     Returns:
-      A :class:`~jaxlearn.core.Learner`; ``init(example_x, key)`` needs a ``jax.random`` key.
+      A :class:`~jaxlearn.core.Learner`; ``init(x, key)`` needs a key; ``Info`` is :class:`AgnosticInfo`.
 
     Examples:
-      >>> from jaxlearn import core, theory
-      >>> H = np.eye(4, dtype=int)  # singletons: Ldim 1, so 1 + 10 experts for 10 rounds
-      >>> learner = agnostic_experts(H, horizon=10)
-      >>> xs = jnp.arange(10) % 4
-      >>> ys = (xs == 2).astype(jnp.int32)  # labelled by h_2, which makes no mistake
+      >>> import jax, jax.numpy as jnp, numpy as np
+      >>> from jaxlearn import core, experts, theory
+      >>> learner = experts.agnostic_experts(np.eye(4, dtype=int), horizon=10)  # Ldim 1: 1 + 10 experts
+      >>> xs, ys = jnp.arange(10) % 4, (jnp.arange(10) % 4 == 2).astype(jnp.int32)  # h_2 makes no mistake
       >>> _, trace = core.run(learner, learner.init(xs[0], jax.random.PRNGKey(0)), xs, ys)
-      >>> trace.advice.shape
-      (10, 11)
-      >>> bool(trace.expected_loss.sum() <= theory.rwm_regret_bound(10, 11))
-      True
+      >>> trace.advice.shape, bool(trace.expected_loss.sum() <= theory.rwm_regret_bound(10, 11))
+      ((10, 11), True)
+
+    References:
+      UML section 21.2.1, Theorem 21.10, Lemma 21.13, Corollary 21.14; SPEC 3.6.
     """
     H = check_class(H)
     table = version_space_table(H, max_version_spaces)

@@ -60,18 +60,30 @@ def _version_space_learner(vote) -> Learner:
 
 @learner_factory()
 def consistent() -> Learner:
-    r"""Consistent (UML section 21.1): predict with any hypothesis of the version space.
+    r"""Consistent: predict with the first expert of the version space (the smallest index).
 
-    .. math:: p_t = h(x_t) \text{ for the first } h \in V_t, \qquad
-              V_{t+1} = \{h \in V_t : h(x_t) = y_t\}.
+    .. math:: p_t = h_{\min V_t}(x_t), \qquad V_{t+1} = \{h \in V_t : h(x_t) = y_t\}, \qquad V_1 = H.
 
-    The chosen hypothesis is the smallest-index expert still in :math:`V_t` (the book leaves the choice
-    free; with this rule the singleton class of UML Exercise 21.1 forces all :math:`|H| - 1` mistakes).
-    Corollary 21.2: at most :math:`|H| - 1` mistakes on a realizable stream
-    (:func:`jaxlearn.theory.consistent_bound`).
+    On a realizable stream at most :math:`|H| - 1` mistakes (Corollary 21.2,
+    :func:`jaxlearn.theory.consistent_bound`); with this choice the singletons of UML Exercise 21.1 force all
+    of them. A round that no expert of :math:`V_t` gets right sets ``Info.inconsistent`` and keeps
+    :math:`V_t`.
 
-    ``x_t`` is the experts' advice (for a class given as a label matrix ``H``, ``H[:, point]``), the
-    outcome ``y_t`` is in {0, 1}.
+    Returns:
+      A :class:`~jaxlearn.core.Learner` over binary advice ``x_t`` (``H[:, point]`` for a class given as a
+      label matrix ``H``) and outcomes in {0, 1}; ``Info`` is :class:`VersionSpaceInfo`.
+
+    Examples:
+      >>> import jax.numpy as jnp
+      >>> from jaxlearn import core, experts
+      >>> X = jnp.array([[1, 0, 1], [0, 0, 1], [1, 1, 0]])  # 3 experts' advice; expert 1 is right
+      >>> learner = experts.consistent()
+      >>> state, trace = core.run(learner, learner.init(X[0]), X, jnp.array([0, 0, 1]))
+      >>> trace.prediction.tolist(), state.alive.tolist()
+      ([1, 0, 1], [False, True, False])
+
+    References:
+      UML section 21.1, Corollary 21.2, Exercise 21.1.
     """
 
     def vote(alive, says_one):
@@ -82,13 +94,29 @@ def consistent() -> Learner:
 
 @learner_factory()
 def halving() -> Learner:
-    r"""Halving (UML section 21.1, Theorem 21.3; COMP0078 "A Solution: Halving Algorithm").
+    r"""Halving: predict with the majority of the version space (a tie predicts 1).
 
-    .. math:: p_t = \arg\max_{r \in \{0,1\}} |\{h \in V_t : h(x_t) = r\}| \text{ (a tie predicts 1)}, \qquad
-              V_{t+1} = \{h \in V_t : h(x_t) = y_t\}.
+    .. math:: p_t = 1\big[|\{h \in V_t : h(x_t) = 1\}| \ge |\{h \in V_t : h(x_t) = 0\}|\big], \qquad
+        V_{t+1} = \{h \in V_t : h(x_t) = y_t\}.
 
-    Each mistake at least halves :math:`V_t`, so on a realizable stream it makes at most
-    :math:`\log_2 |H|` mistakes (:func:`jaxlearn.theory.halving_bound`).
+    Each mistake at least halves :math:`V_t`: at most :math:`\log_2 |H|` mistakes on a realizable stream
+    (:func:`jaxlearn.theory.halving_bound`). Inputs and ``Info.inconsistent`` as for :func:`consistent`.
+
+    Returns:
+      A :class:`~jaxlearn.core.Learner` over binary advice and outcomes in {0, 1}; ``Info`` is
+      :class:`VersionSpaceInfo`.
+
+    Examples:
+      >>> import jax
+      >>> from jaxlearn import core, datasets, experts, theory
+      >>> X, y = datasets.expert_advice(jax.random.PRNGKey(0), 100, 16)  # expert 0 is never wrong
+      >>> learner = experts.halving()
+      >>> state, trace = core.run(learner, learner.init(X[0]), X, y)
+      >>> bool(trace.mistake.sum() <= theory.halving_bound(16)), bool(state.alive[0])
+      (True, True)
+
+    References:
+      UML section 21.1, Theorem 21.3; COMP0078 "A Solution: Halving Algorithm".
     """
 
     def vote(alive, says_one):

@@ -36,22 +36,33 @@ class HedgeInfo(NamedTuple):
 
 @learner_factory("eta")
 def hedge(eta: ArrayLike, *, sample: bool = False) -> Learner:
-    r"""Hedge (COMP0078 "HEDGE Algorithm", "The Hedge Algorithm (HA) - Summary"; Freund & Schapire).
+    r"""Hedge (HA-1, or HA-2 with ``sample``): exponential weights over :math:`n` actions.
 
-    .. math::
-        v_1 = (1/n, \dots, 1/n), \quad \text{loss}_t = v_t \cdot \ell_t, \quad
-        v_{t+1,i} = \frac{v_{t,i} e^{-\eta \ell_{t,i}}}{\sum_j v_{t,j} e^{-\eta \ell_{t,j}}}.
+    .. math:: \text{loss}_t = v_t \cdot \ell_t, \qquad v_{t+1,i} \propto v_{t,i}\, e^{-\eta \ell_{t,i}},
+        \qquad v_1 = \mathbf 1/n.
 
-    The allocation setting: ``update(state, None, loss_vector)`` with :math:`\ell_t \in [0,1]^n`, and
-    ``predict`` returns :math:`v_t`; ``run(h, h.init(jnp.zeros(n)), None, losses)`` runs a stream.
-    Theorem: with :math:`\eta = \sqrt{2\ln(n)/T}`, :math:`L_{HA} - \min_i L_i \le \sqrt{2T\ln n}`
-    (:func:`jaxlearn.theory.hedge_regret_bound`); for any :math:`\eta`, the regret is at most
-    :math:`\ln(n)/\eta + \eta T/2` (:func:`jaxlearn.theory.exponential_weights_bound`).
+    ``ys`` are loss vectors :math:`\ell_t \in [0,1]^n` (``xs=None``); ``predict`` is :math:`v_t`. Regret at
+    most :math:`\ln(n)/\eta + \eta T/2`, :math:`\sqrt{2T\ln n}` at :math:`\eta = \sqrt{2\ln(n)/T}`
+    (:func:`jaxlearn.theory.hedge_regret_bound`).
 
     Args:
       eta: the learning rate (traced).
-      sample: HA-2: also draw an action :math:`\hat y_t \sim v_t` with the state's key (``init``
-        then needs a ``key``).
+      sample: HA-2: also draw an action :math:`\hat y_t \sim v_t` (static); ``init`` then needs a ``key``.
+
+    Returns:
+      A :class:`~jaxlearn.core.Learner` (``init(jnp.zeros(n))``); ``Info`` is :class:`HedgeInfo`.
+
+    Examples:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlearn import core, experts, theory
+      >>> losses = jax.random.uniform(jax.random.PRNGKey(0), (100, 5))  # T = 100 rounds, n = 5 actions
+      >>> learner = experts.hedge(jnp.sqrt(2 * jnp.log(5) / 100))
+      >>> state, trace = core.run(learner, learner.init(jnp.zeros(5)), None, losses)
+      >>> bool(trace.loss.sum() - losses.sum(0).min() <= theory.hedge_regret_bound(100, 5))
+      True
+
+    References:
+      COMP0078 "HEDGE Algorithm", "The Hedge Algorithm (HA) - Summary"; Freund and Schapire (1997).
     """
 
     def init(example_x, key: Optional[Array] = None):

@@ -1,26 +1,8 @@
 r"""SOA, the Littlestone and VC dimensions of a finite class, shattered trees (UML section 21.1.1).
 
-A finite class is a {0, 1} label matrix ``H`` of shape ``(num_hypotheses, num_points)``: row ``i`` is
-hypothesis :math:`h_i`, column ``x`` its labels on point ``x``. An instance is a point index.
-
-The Littlestone dimension is computed exactly on the host by the recursion
-
-.. math::
-    \mathrm{Ldim}(\emptyset) = -1, \qquad
-    \mathrm{Ldim}(V) = \max\Big(0, \max_{x:\, V_x^0 \ne \emptyset \ne V_x^1}
-        1 + \min(\mathrm{Ldim}(V_x^0), \mathrm{Ldim}(V_x^1))\Big),
-    \quad V_x^r = \{h \in V : h(x) = r\},
-
-over a *version-space table*: every version space reachable from ``H`` by restricting to labelled
-points (the sets :math:`\{h \in H : h(x) = y \ \forall (x, y) \in S\}`) gets an id, its Ldim, and a
-transition ``next_id[id, x, y]``. SOA then scans with an int32 id as its state and reads the Ldim of
-both children from the table, so it runs inside ``lax.scan``/``vmap`` with two gathers per round.
-
-Limits: the number of reachable version spaces is at most :math:`\min(2^{|H|}, 3^{N})` and can reach
-it (the singletons :math:`1[x = j]` over ``d`` points reach all :math:`2^d` subsets), so the table is for
-small classes: building it takes about half a second per :math:`10^5` version spaces on one core
-(all :math:`2^{10}` functions on 10 points: :math:`3^{10}` version spaces, 0.5 s), and it is refused
-above ``max_version_spaces`` (default :data:`MAX_VERSION_SPACES` :math:`= 2^{17}`).
+A finite class is a {0, 1} label matrix ``H`` of shape ``(num_hypotheses, num_points)`` (row ``i`` is
+:math:`h_i`); an instance is a point index. The exact Ldim comes from a host-side table of the version
+spaces reachable from ``H`` (:func:`version_space_table`), so these are for small classes.
 """
 
 from __future__ import annotations
@@ -81,10 +63,21 @@ def check_class(H: ArrayLike) -> np.ndarray:
 
 
 def version_space_table(H: ArrayLike, max_version_spaces: int = MAX_VERSION_SPACES) -> VersionSpaceTable:
-    """Enumerate the version spaces reachable from ``H``, with their Ldim and transitions.
+    r"""Enumerate the version spaces reachable from ``H``, with their Ldim and transitions.
+
+    Every reachable :math:`\{h \in H : h(x) = y\ \forall (x, y) \in S\}` gets an id, its Ldim by the recursion
+
+    .. math:: \mathrm{Ldim}(V) = \max\Big(0, \max_{x:\, V_x^0 \ne \emptyset \ne V_x^1}
+        1 + \min(\mathrm{Ldim}(V_x^0), \mathrm{Ldim}(V_x^1))\Big), \qquad \mathrm{Ldim}(\emptyset) = -1,
+
+    with :math:`V_x^r = \{h \in V : h(x) = r\}`, and a transition ``next_id[id, x, y]``, so that SOA runs in
+    ``lax.scan`` with two gathers per round. There are at most :math:`\min(2^{|H|}, 3^N)` of them (the
+    singletons over :math:`d` points reach all :math:`2^d` subsets); building takes about 0.5 s per
+    :math:`10^5` on one core.
 
     Raises:
-      ValueError: on an invalid class, or when more than ``max_version_spaces`` are reachable.
+      ValueError: on an invalid class, or when more than ``max_version_spaces`` (default
+        :data:`MAX_VERSION_SPACES` :math:`= 2^{17}`) are reachable.
     """
     H = check_class(H)
     return _table(H.tobytes(), H.shape, int(max_version_spaces))
@@ -145,24 +138,25 @@ def _subclass(H: ArrayLike, mask) -> np.ndarray:
 def littlestone_dimension(H: ArrayLike, mask=None, *, max_version_spaces: int = MAX_VERSION_SPACES) -> int:
     r"""The Littlestone dimension of a finite class, exactly (UML Definitions 21.4-21.5).
 
-    :math:`\mathrm{Ldim}(H)` is the largest depth of a tree shattered by ``H``; it is computed by the
-    recursion of the module docstring over the version-space table (exponential in general, see
-    the limits there). Identical hypotheses count once. :math:`\mathrm{VCdim}(H) \le \mathrm{Ldim}(H)
-    \le \log_2 |H|` (UML Theorem 21.9, Example 21.2).
+    :math:`\mathrm{Ldim}(H)` is the largest depth of a tree shattered by ``H``, computed by the recursion of
+    :func:`version_space_table` (exponential in general: small classes only). Identical hypotheses count once.
+    :math:`\mathrm{VCdim}(H) \le \mathrm{Ldim}(H) \le \log_2 |H|` (UML Theorem 21.9, Example 21.2).
 
     Args:
       H: {0, 1} label matrix, shape (num_hypotheses, num_points).
-      mask: optional boolean mask over the rows: the Ldim of the version space ``H[mask]``
-        (-1 when it is empty, the convention of the recursion).
+      mask: optional boolean mask over the rows: the Ldim of the version space ``H[mask]`` (-1 when it is
+        empty, the convention of the recursion).
       max_version_spaces: refuse classes with more reachable version spaces than this.
 
     Returns:
       A Python int.
 
     Examples:
-      >>> littlestone_dimension(np.eye(5, dtype=int))  # UML Example 21.3
+      >>> import numpy as np
+      >>> from jaxlearn import experts
+      >>> experts.littlestone_dimension(np.eye(5, dtype=int))  # UML Example 21.3
       1
-      >>> littlestone_dimension(np.tril(np.ones((8, 7), int), -1))  # 8 thresholds on 7 points
+      >>> experts.littlestone_dimension(np.tril(np.ones((8, 7), int), -1))  # 8 thresholds on 7 points
       3
     """
     sub = _subclass(H, mask)
@@ -174,12 +168,14 @@ def littlestone_dimension(H: ArrayLike, mask=None, *, max_version_spaces: int = 
 def vc_dimension(H: ArrayLike) -> int:
     r"""The VC dimension of a finite class: the size of the largest set of points it shatters.
 
-    Brute force, level by level: a set of size :math:`k + 1` is shattered only if its first
-    :math:`k` points are, so each level extends the shattered sets of the previous one. By Pajor's
-    lemma a class shatters at most :math:`|H|` sets, so this takes :math:`O(|H|^2 N)` work.
+    Brute force, level by level: a set of size :math:`k + 1` is shattered only if its first :math:`k` points
+    are, so each level extends the shattered sets of the previous one. By Pajor's lemma a class shatters at
+    most :math:`|H|` sets, so this takes :math:`O(|H|^2 N)` work.
 
     Examples:
-      >>> vc_dimension(np.eye(5, dtype=int))
+      >>> import numpy as np
+      >>> from jaxlearn import experts
+      >>> experts.vc_dimension(np.eye(5, dtype=int))
       1
     """
     H = np.unique(check_class(H), axis=0).astype(np.int64)
@@ -276,34 +272,33 @@ def soa_prediction(next_id: Array, ldim: Array, node: Array, x: Array) -> Array:
 
 @learner_factory()
 def soa(H: ArrayLike, *, max_version_spaces: int = MAX_VERSION_SPACES) -> Learner:
-    r"""The Standard Optimal Algorithm (UML section 21.1.1, Lemma 21.7, Corollary 21.8).
+    r"""The Standard Optimal Algorithm: predict the label whose version space has the larger Ldim.
 
-    .. math::
-        V_t^{(r)} = \{h \in V_t : h(x_t) = r\}, \quad
-        p_t = \arg\max_{r \in \{0,1\}} \mathrm{Ldim}(V_t^{(r)}) \text{ (a tie predicts 1)}, \quad
-        V_{t+1} = V_t^{(y_t)}.
+    .. math:: p_t = \arg\max_{r \in \{0,1\}} \mathrm{Ldim}(V_t^{(r)}) \text{ (a tie predicts 1)}, \qquad
+        V_t^{(r)} = \{h \in V_t : h(x_t) = r\}, \qquad V_{t+1} = V_t^{(y_t)}.
 
-    On a mistake the revealed side had the smaller Ldim, and both sides cannot have
-    :math:`\mathrm{Ldim}(V_t)` (that would shatter a deeper tree), so
-    :math:`\mathrm{Ldim}(V_{t+1}) \le \mathrm{Ldim}(V_t) - 1`: on a realizable stream SOA makes at
-    most :math:`\mathrm{Ldim}(H)` mistakes, the optimum (Lemma 21.6). The Ldim oracle is the
-    precomputed version-space table (module docstring): the class is structural (closed over, not
-    vmappable), the data are not.
+    Each mistake lowers :math:`\mathrm{Ldim}(V_t)`: on a realizable stream at most :math:`\mathrm{Ldim}(H)`
+    mistakes (:func:`littlestone_dimension`), the optimum (Lemma 21.6). ``H`` is static (its Ldim table is
+    precomputed, :func:`version_space_table`); the data are traced.
 
     Args:
       H: {0, 1} label matrix, shape (num_hypotheses, num_points).
       max_version_spaces: refuse classes with more reachable version spaces than this.
 
     Returns:
-      A :class:`~jaxlearn.core.Learner` over point indices ``x`` (int scalars in [0, num_points))
-      and outcomes ``y`` in {0, 1}; ``init(example_x)`` takes any point index.
+      A :class:`~jaxlearn.core.Learner` over point indices ``x`` (int scalars in [0, num_points)) and outcomes
+      in {0, 1}; ``Info`` is :class:`SOAInfo`.
 
     Examples:
-      >>> from jaxlearn import core
-      >>> learner = soa(np.eye(4, dtype=int))
+      >>> import jax.numpy as jnp, numpy as np
+      >>> from jaxlearn import core, experts
+      >>> learner = experts.soa(np.eye(4, dtype=int))  # the singletons: Ldim 1
       >>> _, trace = core.run(learner, learner.init(0), jnp.array([0, 1, 2]), jnp.array([0, 0, 0]))
       >>> trace.prediction.tolist(), int(trace.mistake.sum())  # a tie at round 3 predicts 1
       ([0, 0, 1], 1)
+
+    References:
+      UML section 21.1.1, Lemmas 21.6-21.7, Corollary 21.8.
     """
     H = check_class(H)
     table = version_space_table(H, max_version_spaces)

@@ -35,26 +35,33 @@ class WeightedAverageInfo(NamedTuple):
 
 @learner_factory("eta")
 def weighted_average(eta: ArrayLike = 1.0, loss: str = "entropic") -> Learner:
-    r"""The Weighted Average algorithm (COMP0078 "The Weighted Average Algorithm").
+    r"""The Weighted Average algorithm (WA): predict the weighted mean of the experts' advice.
 
-    .. math::
-        \hat y_t = v_t \cdot x_t, \qquad
-        v_{t+1,i} = \frac{v_{t,i} e^{-\eta L(y_t, x_{t,i})}}{\sum_j v_{t,j} e^{-\eta L(y_t, x_{t,j})}},
-        \qquad v_1 = (1/n, \dots, 1/n).
+    .. math:: \hat y_t = v_t \cdot x_t, \qquad v_{t+1,i} \propto v_{t,i}\, e^{-\eta L(y_t, x_{t,i})},
+        \qquad v_1 = \mathbf 1/n.
 
-    Advice :math:`x_t \in [0,1]^n`, outcomes :math:`y_t \in [0,1]`. Theorem: the regret against the
-    best expert is at most :math:`(1/\eta)\ln n`: :math:`\ln n` for the entropic loss with
-    :math:`\eta = 1`, :math:`2 \ln n` for the square loss with :math:`\eta = 1/2`
-    (:func:`jaxlearn.theory.weighted_average_regret_bound`). For the entropic loss with
-    :math:`\eta = 1` and binary outcomes, every round satisfies the identity
-    :math:`L(y_t, \hat y_t) - \sum_i u_i L(y_t, x_{t,i}) = d(u, v_t) - d(u, v_{t+1})`.
-
-    An expert whose entropic loss is infinite (advice 0 or 1 contradicting the outcome) gets weight 0
-    (log-weight ``-inf``), exactly as the formula says.
+    Regret at most :math:`\ln(n)/\eta`, e.g. :math:`\ln n` for the entropic loss at :math:`\eta = 1`
+    (:func:`jaxlearn.theory.weighted_average_regret_bound`).
 
     Args:
       eta: the learning rate (traced).
-      loss: ``"entropic"`` or ``"square"`` (structural).
+      loss: ``"entropic"`` (an expert of infinite loss gets weight 0) or ``"square"`` (static).
+
+    Returns:
+      A :class:`~jaxlearn.core.Learner` (advice, outcomes in [0, 1]); ``Info``: :class:`WeightedAverageInfo`.
+
+    Examples:
+      >>> import jax
+      >>> from jaxlearn import core, experts, theory
+      >>> X = jax.random.uniform(jax.random.PRNGKey(0), (100, 4))  # the advice of 4 experts
+      >>> y = jax.random.bernoulli(jax.random.PRNGKey(1), 0.7, (100,)).astype(X.dtype)
+      >>> learner = experts.weighted_average()  # entropic loss, eta = 1
+      >>> state, trace = core.run(learner, learner.init(X[0]), X, y)
+      >>> bool(trace.loss.sum() - trace.expert_losses.sum(0).min() <= theory.weighted_average_regret_bound(4))
+      True
+
+    References:
+      COMP0078 "The Weighted Average Algorithm".
     """
     if loss not in LOSSES:
         raise ValueError(f"expected `loss` in {{'entropic', 'square'}}, got {loss!r}")

@@ -63,23 +63,33 @@ def _check_beta(beta) -> None:
 
 @learner_factory("beta")
 def weighted_majority(beta: ArrayLike = 1 / jnp.e) -> Learner:
-    r"""Deterministic Weighted Majority (COMP0078 "A Solution: Weighted Majority Algorithm").
+    r"""Deterministic Weighted Majority: a weighted vote of binary experts (a tie predicts 1).
 
-    .. math::
-        w_{t,i} = \beta^{M_{t,i}}, \quad
-        \hat y_t = 1\Big[\sum_{i: x_{t,i} = 1} w_{t,i} \ge \sum_{i: x_{t,i} = 0} w_{t,i}\Big], \quad
-        w_{t+1,i} = w_{t,i}\, \beta^{1[x_{t,i} \ne y_t]}.
+    .. math:: \hat y_t = 1\Big[\sum_{i: x_{t,i} = 1} w_{t,i} \ge \sum_{i: x_{t,i} = 0} w_{t,i}\Big], \qquad
+        w_{t+1,i} = w_{t,i}\, \beta^{1[x_{t,i} \ne y_t]}, \qquad w_1 = \mathbf 1.
 
-    Every wrong expert is multiplied by :math:`\beta`, whether or not the master erred; a tied vote
-    predicts 1 (the bound holds for any tie rule). For every expert :math:`i`,
-    :math:`M \le \frac{\ln(1/\beta)}{\ln(2/(1+\beta))} M_i + \frac{\ln n}{\ln(2/(1+\beta))}`
-    (:func:`jaxlearn.theory.weighted_majority_bound`; 2.63 for both constants at :math:`\beta = 1/e`).
-
-    The weights are stored as normalised logs and the vote compares two log-sum-exps, so millions of
-    rounds never underflow; :math:`\beta = 0` (Halving) gives ``-inf`` log-weights, never NaN.
+    Every wrong expert is penalised, even when the vote is right; :math:`\beta = 0` is Halving. For every
+    expert :math:`i`, :math:`M \le (\ln(1/\beta) M_i + \ln n) / \ln(2/(1+\beta))`, i.e.
+    :math:`2.63 (M_i + \ln n)` at :math:`\beta = 1/e` (:func:`jaxlearn.theory.weighted_majority_bound`).
 
     Args:
       beta: the penalty :math:`\beta \in [0, 1)` (traced; checked when concrete).
+
+    Returns:
+      A :class:`~jaxlearn.core.Learner` over binary advice and outcomes; ``Info`` is
+      :class:`WeightedMajorityInfo`.
+
+    Examples:
+      >>> import jax
+      >>> from jaxlearn import core, datasets, experts, theory
+      >>> X, y = datasets.expert_advice(jax.random.PRNGKey(0), 200, 8)  # expert 0 is never wrong
+      >>> learner = experts.weighted_majority(0.5)
+      >>> state, trace = core.run(learner, learner.init(X[0]), X, y)
+      >>> bool(trace.mistake.sum() <= theory.weighted_majority_bound(0.5, 0, 8))
+      True
+
+    References:
+      COMP0078 "A Solution: Weighted Majority Algorithm".
     """
     _check_beta(beta)
 
@@ -94,6 +104,7 @@ def weighted_majority(beta: ArrayLike = 1 / jnp.e) -> Learner:
         prediction = predict(state, x)
         y = jnp.asarray(y).astype(jnp.int32)
         wrong = (as_advice(state.log_w, x) > 0) != (y > 0)
+        # normalised log-weights never underflow; beta = 0 (Halving) gives -inf, never NaN
         log_beta = jnp.log(jnp.asarray(beta).astype(state.log_w.dtype))
         log_w = normalize(jnp.where(wrong, state.log_w + log_beta, state.log_w))
         mistake = prediction != y
@@ -105,23 +116,33 @@ def weighted_majority(beta: ArrayLike = 1 / jnp.e) -> Learner:
 
 @learner_factory("eta")
 def randomized_weighted_majority(eta: ArrayLike) -> Learner:
-    r"""Randomized Weighted Majority (UML section 21.2.1, Theorem 21.11 and Corollary 21.12).
+    r"""Randomized Weighted Majority: follow the advice of an expert drawn from the weights.
 
-    .. math::
-        w^{(t)} = \tilde w^{(t)} / Z_t, \quad i_t \sim w^{(t)}, \quad
-        v_{t,i} = |x_{t,i} - y_t|, \quad \tilde w^{(t+1)}_i = \tilde w^{(t)}_i e^{-\eta v_{t,i}}.
+    .. math:: i_t \sim w^{(t)}, \qquad v_{t,i} = |x_{t,i} - y_t|, \qquad
+        w^{(t+1)}_i \propto w^{(t)}_i e^{-\eta v_{t,i}}, \qquad w^{(1)} = \mathbf 1/n.
 
-    The learner predicts the advice of a randomly drawn expert (``Info.prediction``); its expected
-    loss :math:`\langle w^{(t)}, v_t\rangle` is what Theorem 21.11 bounds: with
-    :math:`\eta = \sqrt{2\ln(n)/T}` and :math:`T > 2\ln n`, the expected regret against the best expert
-    is at most :math:`\sqrt{2 \ln(n) T}` (:func:`jaxlearn.theory.rwm_regret_bound`). Its weights are
-    those of :func:`hedge` run on the cost vectors :math:`v_t`.
+    Hedge's weights on the costs :math:`v_t`. Theorem 21.11: with :math:`\eta = \sqrt{2\ln(n)/T}` and
+    :math:`T > 2\ln n`, the expected regret (``Info.expected_loss``) is at most :math:`\sqrt{2\ln(n) T}`
+    (:func:`jaxlearn.theory.rwm_regret_bound`).
 
     Args:
       eta: the learning rate (traced).
 
     Returns:
-      A learner whose ``init(example_x, key)`` needs a ``jax.random`` key; advice may be in [0, 1].
+      A :class:`~jaxlearn.core.Learner` over advice and outcomes in [0, 1] (``init(x, key)`` needs a key);
+      ``predict`` returns :math:`\langle w^{(t)}, x\rangle`, the probability of predicting 1.
+
+    Examples:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlearn import core, datasets, experts, theory
+      >>> X, y = datasets.expert_advice(jax.random.PRNGKey(0), 200, 8)  # expert 0 is never wrong
+      >>> learner = experts.randomized_weighted_majority(jnp.sqrt(2 * jnp.log(8) / 200))
+      >>> state, trace = core.run(learner, learner.init(X[0], jax.random.PRNGKey(1)), X, y)
+      >>> bool(trace.expected_loss.sum() <= theory.rwm_regret_bound(200, 8))
+      True
+
+    References:
+      UML section 21.2.1, Theorem 21.11 and Corollary 21.12.
     """
 
     def init(example_x, key: Optional[Array] = None):

@@ -9,7 +9,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlearn.core import BatchLearner, check_positive_int, check_sample, float_dtype, is_concrete, learner_factory
+from jaxlearn.core import (
+    BatchLearner,
+    check_positive_int,
+    check_sample,
+    float_dtype,
+    is_concrete,
+    learner_factory,
+)
 from jaxlearn.kernels import Kernel, as_tree, check_kernel, expansion
 
 Array = jax.Array
@@ -27,39 +34,28 @@ class KernelCentroidParams(NamedTuple):
 
 @learner_factory("kernel")
 def kernel_centroid(kernel: Kernel, *, batch_size: Optional[int] = None) -> BatchLearner:
-    r"""The closest-centroid rule in feature space, through the kernel only (UML Exercise 16.6).
+    r"""The closest-centroid classifier in a kernel's feature space (a tie is positive).
 
-    With :math:`c_y = \frac{1}{m_y}\sum_{i: y_i = y}\psi(x_i)`, the rule labels :math:`x` positive iff
-    :math:`\|\psi(x) - c_+\| \le \|\psi(x) - c_-\|` (a tie is positive). Expanding the squares,
+    .. math:: \tfrac12\big(\|\psi(x) - c_-\|^2 - \|\psi(x) - c_+\|^2\big) = \langle c_+ - c_-, \psi(x)\rangle
+        + \tfrac12(\|c_-\|^2 - \|c_+\|^2), \qquad c_y = \frac{1}{m_y}\sum_{i: y_i = y}\psi(x_i),
 
-    .. math::
-        \tfrac12\big(\|\psi(x) - c_-\|^2 - \|\psi(x) - c_+\|^2\big) = \langle w, \psi(x)\rangle + b,
-        \qquad w = c_+ - c_-, \quad b = \tfrac12(\|c_-\|^2 - \|c_+\|^2),
-
-    with :math:`\langle w, \psi(x)\rangle = \frac{1}{m_+}\sum_{y_i = +1} K(x_i, x) - \frac{1}{m_-}
-    \sum_{y_i = -1} K(x_i, x)` and :math:`\|c_y\|^2 = \frac{1}{m_y^2}\sum_{y_i = y_j = y} K(x_i, x_j)`.
-    ``decision_function`` is that half-difference of squared distances and ``predict`` is +1 iff it is
-    :math:`\ge 0`. Fitting costs :math:`m^2` kernel values (in ``batch_size`` rows at a time if given:
-    the Gram matrix is never stored), scoring :math:`m` per point. There is nothing to tune: ``key``
-    is unused.
+    all through the kernel (:math:`\langle c_y, \psi(x)\rangle` and :math:`\|c_y\|^2` are averages of
+    :math:`K`). ``decision_function`` is this half-difference, ``predict`` is +1 iff it is :math:`\ge 0`.
+    Fitting costs :math:`m^2` kernel values, never stored as a matrix; ``key`` is unused.
 
     Args:
       kernel: ``k(x, z) -> scalar`` (:mod:`jaxlearn.kernels`); its numeric parameters are traced.
-      batch_size: rows of kernel values computed at a time (``None``: all at once).
+      batch_size: rows of kernel values computed at a time (``None``: all at once; static).
 
     Returns:
-      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y)`` with labels in {-1, +1} (both present)
-      returns :class:`KernelCentroidParams`; ``predict`` the labels; ``decision_function`` the scores.
-
-    Raises:
-      ValueError: ``fit`` on shapes, NaN/inf values, labels outside {-1, +1}, a class with no example
-        (when ``y`` is concrete), or a kernel that does not return a scalar.
+      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y)`` with labels in {-1, +1}, both present,
+      returns :class:`KernelCentroidParams`.
 
     Examples:
       >>> import jax, jax.numpy as jnp
-      >>> from jaxlearn import kernels
+      >>> from jaxlearn import kernels, linear
       >>> X, y = jnp.array([[1.0], [3.0], [-1.0]]), jnp.array([1.0, 1.0, -1.0])  # c+ = 2, c- = -1
-      >>> learner = kernel_centroid(kernels.linear())
+      >>> learner = linear.kernel_centroid(kernels.linear())
       >>> params = learner.fit(jax.random.PRNGKey(0), X, y)
       >>> learner.predict(params, jnp.array([[0.4], [0.5], [0.6]])).tolist()  # 0.5 is a tie
       [-1.0, 1.0, 1.0]

@@ -1,4 +1,4 @@
-"""Pieces shared by the batch linear learners: the SGD index draw, labels and scores."""
+"""Pieces shared by the batch linear learners: their float dtype and linear scores."""
 
 from __future__ import annotations
 
@@ -6,19 +6,9 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from jaxlearn.core import (  # noqa: F401 - check_* re-exported while the SVM modules move to core
-    check_positive,
-    check_sample,
-    check_sample_shapes,
-    float_dtype,
-)
+from jaxlearn.core import float_dtype
 
 Array = jax.Array
-
-
-def sample_indices(key: Array, steps: int, m: int) -> Array:
-    """The examples SGD visits: ``jax.random.randint(key, (steps,), 0, m)`` (uniform, with replacement)."""
-    return jax.random.randint(key, (steps,), 0, m)
 
 
 def as_float(X: ArrayLike, y: ArrayLike) -> tuple[Array, Array]:
@@ -26,11 +16,6 @@ def as_float(X: ArrayLike, y: ArrayLike) -> tuple[Array, Array]:
     X = jnp.asarray(X)
     dtype = float_dtype(X)
     return X.astype(dtype), jnp.asarray(y).astype(dtype)
-
-
-def sign_label(score: Array) -> Array:
-    """+1 where the score is positive, -1 elsewhere (a zero score predicts -1, as the Perceptron does)."""
-    return jnp.where(score > 0, 1, -1).astype(score.dtype)
 
 
 def linear_score(params, X: ArrayLike) -> Array:

@@ -9,8 +9,15 @@ import jax.numpy as jnp
 from jax.typing import ArrayLike
 
 from jaxlearn import core, online
-from jaxlearn.core import BatchLearner, check_positive_int, check_sample, is_concrete, learner_factory
-from jaxlearn.linear._common import as_float, linear_score, sign_label
+from jaxlearn.core import (
+    BatchLearner,
+    check_positive_int,
+    check_sample,
+    is_concrete,
+    learner_factory,
+    sign_label,
+)
+from jaxlearn.linear._common import as_float, linear_score
 
 Array = jax.Array
 
@@ -39,20 +46,35 @@ class AugmentedPerceptronParams(NamedTuple):
 
 @learner_factory()
 def batch_perceptron(max_epochs: int = 1000, *, block_size: int = 256) -> BatchLearner:
-    r"""The batch Perceptron (SS10 L4 Algorithm 1; UML Remark 15.1).
+    r"""The batch Perceptron: cycle through the sample, updating on every mistake, until a pass makes none.
 
     .. math::
         w = 0; \quad \text{while } \exists i: y_i\langle w, x_i\rangle \le 0: \; w \leftarrow w + y_i x_i.
 
-    The violating example is the first one met in a cyclic scan of the sample, so a fit is a sequence
-    of passes of the online :func:`jaxlearn.online.perceptron` (each pass in its exact block mode),
-    stopped after the first pass without an update, or after ``max_epochs`` passes (``converged``
-    tells which). Theorem 3: if :math:`\gamma(S) > 0` and :math:`\|x_i\| \le \rho`, it stops after at
-    most :math:`(\rho/\gamma(S))^2` updates with zero training error.
+    The violating example is the first one of a cyclic scan: each pass is the online
+    :func:`jaxlearn.online.perceptron` in its exact block mode. If :math:`\gamma(S) > 0` and
+    :math:`\|x_i\| \le \rho`, at most :math:`(\rho/\gamma(S))^2` updates, then zero training error (Theorem 3;
+    :func:`jaxlearn.theory.perceptron_mistake_bound`).
 
     Args:
-      max_epochs: the most passes over the sample (structural: bounds the loop).
-      block_size: examples scored per matrix-vector product inside a pass.
+      max_epochs: the most passes over the sample (static; ``params.converged`` tells if it stopped earlier).
+      block_size: examples scored per matrix-vector product inside a pass (static).
+
+    Returns:
+      A :class:`~jaxlearn.core.BatchLearner`, labels in {-1, +1}; ``fit`` returns
+      :class:`BatchPerceptronParams`.
+
+    Examples:
+      >>> import jax
+      >>> from jaxlearn import datasets, linear
+      >>> X, y, _ = datasets.separable(jax.random.PRNGKey(0), 200, 5, margin=0.1)  # at most 100 updates
+      >>> learner = linear.batch_perceptron()
+      >>> params = learner.fit(jax.random.PRNGKey(0), X, y)
+      >>> bool(params.converged), bool((learner.predict(params, X) == y).all())
+      (True, True)
+
+    References:
+      SS10 L4 Algorithm 1, Theorem 3; UML Remark 15.1.
     """
     max_epochs = check_positive_int("max_epochs", max_epochs)
     learner = online.perceptron()
@@ -85,23 +107,36 @@ def _predict(params, X):
 
 @learner_factory("a")
 def augmented_perceptron(a: ArrayLike, max_epochs: int = 10_000) -> BatchLearner:
-    r"""The efficient Perceptron for non-separable data (SS10 L4 section 5, Algorithm 3, Lemma 2).
+    r"""The efficient Perceptron for non-separable data: the batch Perceptron on separable augmented data.
 
-    Each example is augmented to :math:`\tilde x_i = [a x_i;\ \sqrt{1-a^2}\, e^i] \in \mathbb R^{d+m}`,
-    a sample that is always separable; the batch Perceptron runs on it and the first :math:`d`
-    coordinates of its weights are returned. The augmented vectors are never built: with
-    :math:`\tilde w = [w; \xi]` the score is :math:`a\langle w, x_i\rangle + \sqrt{1-a^2}\,\xi_i`; an update
-    on example :math:`i` is :math:`w \mathrel{+}= a y_i x_i`, :math:`\xi_i \mathrel{+}= \sqrt{1-a^2}\, y_i`,
-    so memory stays :math:`O(d + m)`.
+    .. math:: \tilde x_i = [a x_i;\ \sqrt{1-a^2}\, e^i] \in \mathbb R^{d+m}, \qquad \tilde w = [w; \xi],
 
-    Lemma 2: for every unit :math:`w^*` and :math:`\gamma > 0`, with
-    :math:`\ell_i = \max\{0, \gamma - y_i\langle w^*, x_i\rangle\}`, the number of updates is at most
-    :math:`1/(a^2\gamma^2) + \frac{1}{1-a^2}\sum_i (\ell_i/\gamma)^2`; examples with :math:`\xi_i = 0`
-    are classified correctly by :math:`w`. Inputs should lie in the unit ball.
+    never built: an update on example :math:`i` is :math:`w \mathrel{+}= a y_i x_i`,
+    :math:`\xi_i \mathrel{+}= \sqrt{1-a^2}\, y_i` (memory :math:`O(d + m)`). Lemma 2: for every unit
+    :math:`w^*` and :math:`\gamma > 0`, at most
+    :math:`1/(a^2\gamma^2) + \frac{1}{1-a^2}\sum_i (\ell_i/\gamma)^2` updates, with the hinge losses
+    :math:`\ell_i = \max\{0, \gamma - y_i\langle w^*, x_i\rangle\}`; examples with :math:`\xi_i = 0` are
+    classified correctly by :math:`w`. Inputs should lie in the unit ball.
 
     Args:
       a: the trade-off :math:`a \in (0, 1)` (traced; checked when concrete).
-      max_epochs: the most passes over the sample.
+      max_epochs: the most passes over the sample (static).
+
+    Returns:
+      A :class:`~jaxlearn.core.BatchLearner`, labels in {-1, +1}; ``fit`` returns
+      :class:`AugmentedPerceptronParams` (``w`` is the predictor).
+
+    Examples:
+      >>> import jax
+      >>> from jaxlearn import datasets, linear
+      >>> X, y, _ = datasets.noisy_halfspace(jax.random.PRNGKey(0), 200, 5, flip=0.1)
+      >>> learner = linear.augmented_perceptron(0.5)
+      >>> params = learner.fit(jax.random.PRNGKey(0), X, y)
+      >>> bool(params.converged), bool((learner.predict(params, X) == y)[params.xi == 0].all())
+      (True, True)
+
+    References:
+      SS10 L4 section 5, Algorithm 3, Lemma 2.
     """
     max_epochs = check_positive_int("max_epochs", max_epochs)
     if is_concrete(a) and not 0 < float(a) < 1:

@@ -1,9 +1,7 @@
 """Ridge regression and kernel ridge regression in closed form (SPEC 10.9, 10.10; UML Exercise 16.3).
 
-Both are regressors: ``predict`` returns the real value :math:`\\langle w, \\psi(x)\\rangle`. Mind the two
-scalings, each the one its source uses: :func:`ridge` penalises a *sum* of squares (COMP0078),
-:func:`kernel_ridge` an *average* with a factor 1/2 (UML (16.8)); ``ridge(lam)`` is
-``kernel_ridge(kernels.linear(), lam / (2 m))`` on a sample of size ``m``.
+Mind the scalings: :func:`ridge` penalises a *sum* of squares (COMP0078), :func:`kernel_ridge` an
+*average* with a factor 1/2 (UML (16.8)); ``ridge(lam)`` is ``kernel_ridge(kernels.linear(), lam / (2 m))``.
 """
 
 from __future__ import annotations
@@ -16,7 +14,14 @@ import jax.numpy as jnp
 from jax.scipy.linalg import cho_factor, cho_solve
 from jax.typing import ArrayLike
 
-from jaxlearn.core import BatchLearner, check_positive_int, check_positive, check_sample, float_dtype, learner_factory
+from jaxlearn.core import (
+    BatchLearner,
+    check_positive,
+    check_positive_int,
+    check_sample,
+    float_dtype,
+    learner_factory,
+)
 from jaxlearn.kernels import Kernel, as_tree, check_kernel, expansion, gram
 from jaxlearn.linear._common import as_float
 
@@ -46,32 +51,27 @@ def _solve_pd(A: Array, b: Array) -> Array:
 
 @learner_factory("lam")
 def ridge(lam: ArrayLike) -> BatchLearner:
-    r"""Ridge regression, in closed form (SPEC 10.10; COMP0078 "Regret Bounds for Linear Separation").
+    r"""Ridge regression without intercept, in closed form (sum of squared errors, as COMP0078 writes it).
 
-    .. math::
-        w = \arg\min_{w \in \mathbb{R}^d} \sum_{i=1}^m (\langle w, x_i\rangle - y_i)^2 + \lambda\|w\|^2
-          = (X^\top X + \lambda I_d)^{-1} X^\top y = X^\top (X X^\top + \lambda I_m)^{-1} y,
+    .. math:: w = \arg\min_w \sum_{i=1}^m (\langle w, x_i\rangle - y_i)^2 + \lambda\|w\|^2
+        = (X^\top X + \lambda I_d)^{-1} X^\top y = X^\top (X X^\top + \lambda I_m)^{-1} y.
 
-    the sum (not the average) of squared errors, as the source writes it: this is scikit-learn's
-    ``Ridge(alpha=lam, fit_intercept=False)``, and UML's kernel-ridge objective (16.8) with
-    :math:`\lambda_{\text{UML}} = \lambda / (2m)` (:func:`kernel_ridge`). The system solved is the
-    smaller of the two (d x d or m x m, a static choice), by Cholesky. No intercept: append a constant
-    feature for one (it is then penalised too).
+    This is scikit-learn's ``Ridge(alpha=lam, fit_intercept=False)`` and :func:`kernel_ridge` with
+    :math:`\lambda_{\text{UML}} = \lambda / (2m)`. The smaller system (d x d or m x m, a static choice) is
+    solved by Cholesky; for an intercept append a constant feature (it is then penalised too).
 
     Args:
       lam: :math:`\lambda > 0` (traced: sweep it with ``jax.vmap``; checked when concrete).
 
     Returns:
       A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y)`` (``key`` unused, real ``y``) returns
-      :class:`RidgeParams`; ``predict(params, X)`` returns the real values :math:`\langle w, x\rangle`.
-
-    Raises:
-      ValueError: on a non-positive concrete ``lam``; ``fit`` on shapes or NaN/inf values.
+      :class:`RidgeParams`; ``predict`` returns the real values :math:`\langle w, x\rangle`.
 
     Examples:
       >>> import jax, jax.numpy as jnp
+      >>> from jaxlearn import linear
       >>> X, y = jnp.array([[1.0], [1.0]]), jnp.array([1.0, 3.0])
-      >>> learner = ridge(2.0)  # w = <x, y> / (||x||^2 + lam) = 4 / 4
+      >>> learner = linear.ridge(2.0)  # w = <x, y> / (||x||^2 + lam) = 4 / 4
       >>> learner.predict(learner.fit(jax.random.PRNGKey(0), X, y), jnp.array([[6.0]])).tolist()
       [6.0]
 
@@ -104,39 +104,28 @@ def _linear_predict(params, X):
 
 @learner_factory("kernel", "lam")
 def kernel_ridge(kernel: Kernel, lam: ArrayLike, *, batch_size: Optional[int] = None) -> BatchLearner:
-    r"""Kernel ridge regression, in closed form (UML Exercise 16.3; SPEC 10.9).
+    r"""Kernel ridge regression in closed form, with UML's scaling (an average loss with a factor 1/2).
 
-    UML (16.8) is :math:`\min_w f(w) = \lambda\|w\|^2 + \frac{1}{2m}\sum_{i=1}^m (\langle w,
-    \psi(x_i)\rangle - y_i)^2`. By the representer theorem :math:`w = \sum_i \alpha_i\psi(x_i)` with
-    :math:`\alpha` minimising UML (16.9), :math:`g(\alpha) = \lambda\alpha^\top G\alpha + \frac{1}{2m}
-    \sum_i (\langle\alpha, G_{\cdot,i}\rangle - y_i)^2`, whose gradient
-    :math:`\frac1m G[(G + 2\lambda m I)\alpha - y]` vanishes at
-
-    .. math::
+    .. math:: \min_w \lambda\|w\|^2 + \frac{1}{2m}\sum_{i=1}^m (\langle w, \psi(x_i)\rangle - y_i)^2: \qquad
         \alpha^* = (G + 2\lambda m I)^{-1} y, \qquad h(x) = \sum_i \alpha^*_i K(x_i, x),
 
-    equivalently :math:`w^* = (\Phi^\top\Phi + 2\lambda m I)^{-1}\Phi^\top y` in feature space. The
-    system is solved by Cholesky (:math:`G + 2\lambda m I` is positive definite for :math:`\lambda > 0`).
-    The Gram matrix takes :math:`m^2` entries; ``batch_size`` bounds the kernel's intermediates.
+    by the representer theorem (UML (16.8)-(16.9)); :math:`G + 2\lambda m I` is solved by Cholesky. The Gram
+    matrix has :math:`m^2` entries; ``batch_size`` bounds the kernel's intermediates.
 
     Args:
       kernel: ``k(x, z) -> scalar`` (:mod:`jaxlearn.kernels`); its numeric parameters are traced.
       lam: :math:`\lambda > 0`, UML's scaling (traced; checked when concrete).
-      batch_size: rows of kernel values computed at a time (``None``: all at once).
+      batch_size: rows of kernel values computed at a time (``None``: all at once; static).
 
     Returns:
       A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y)`` (``key`` unused, real ``y``) returns
-      :class:`KernelRidgeParams`; ``predict(params, X)`` the real values :math:`h(x)`.
-
-    Raises:
-      ValueError: on a non-positive concrete ``lam``; ``fit`` on shapes, NaN/inf values, or a kernel
-        that does not return a scalar.
+      :class:`KernelRidgeParams`; ``predict`` the real values :math:`h(x)`.
 
     Examples:
       >>> import jax, jax.numpy as jnp
-      >>> from jaxlearn import kernels
+      >>> from jaxlearn import kernels, linear
       >>> X, y = jnp.array([[1.0], [1.0]]), jnp.array([1.0, 3.0])
-      >>> learner = kernel_ridge(kernels.linear(), 0.5)  # = ridge(2 * 0.5 * m) = ridge(2.0)
+      >>> learner = linear.kernel_ridge(kernels.linear(), 0.5)  # = ridge(2 * 0.5 * m) = ridge(2.0)
       >>> learner.predict(learner.fit(jax.random.PRNGKey(0), X, y), jnp.array([[6.0]])).round(4).tolist()
       [6.0]
 

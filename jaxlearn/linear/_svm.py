@@ -16,19 +16,21 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn.core import BatchLearner, check_positive_int, is_concrete
-from jaxlearn.linear._common import (
-    as_float,
+from jaxlearn.core import (
+    BatchLearner,
     check_positive,
+    check_positive_int,
     check_sample,
-    linear_score,
+    check_variant,
+    is_concrete,
+    learner_factory,
+    regularized_sgd,
     sample_indices,
     sign_label,
 )
+from jaxlearn.linear._common import as_float, linear_score
 
 Array = jax.Array
-
-_VARIANTS = ("uml", "ss10")
 
 
 class SoftSVMParams(NamedTuple):
@@ -38,72 +40,44 @@ class SoftSVMParams(NamedTuple):
     b: Array
 
 
+@learner_factory("lam")
 def soft_svm(
     lam: ArrayLike, steps: int, *, fit_intercept: bool = False, variant: str = "uml"
 ) -> BatchLearner:
     r"""Soft-SVM by stochastic sub-gradient descent (UML section 15.5; SS10 Algorithm 7).
 
-    Minimises, in expectation, the Soft-SVM objective with the :math:`\frac\lambda2` scaling of
-    UML (15.12),
-
-    .. math:: f(w) = \frac\lambda2\|w\|^2 + \frac1m\sum_{i=1}^m \max\{0, 1 - y_i\langle w, x_i\rangle\}.
-
-    ``variant="uml"`` (default) is the book's :math:`\theta`/:math:`w` algorithm of UML section 15.5:
-
     .. math::
-        \theta^{(1)} = 0; \quad t = 1..T:\ w^{(t)} = \frac{\theta^{(t)}}{\lambda t},\ i \sim U[m],\
-        \theta^{(t+1)} = \theta^{(t)} + 1[y_i\langle w^{(t)}, x_i\rangle < 1]\, y_i x_i; \quad
-        \bar w = \frac1T\sum_{t=1}^T w^{(t)}.
+        \min_w \frac\lambda2\|w\|^2 + \frac1m\sum_i \max\{0, 1 - y_i\langle w, x_i\rangle\}, \quad
+        \theta^{(t+1)} = \theta^{(t)} + 1[y_i\langle w^{(t)}, x_i\rangle < 1]\, y_i x_i
 
-    ``variant="ss10"`` is SS10 Algorithm 7, :math:`w_1 = 0`,
-    :math:`w_{t+1} = (1 - \frac1t) w_t + \frac{1}{\lambda t} 1[y_i\langle w_t, x_i\rangle < 1]\, y_i x_i`,
-    computed in the same :math:`\theta` form, :math:`w_t = \theta_t / (\lambda (t-1))` for
-    :math:`t \ge 2` (algebraically the same recursion). It is exact SGD with
-    :math:`\eta_t = 1/(\lambda t)` on :math:`f` (``sgd(hinge, lam=lam)``). The two versions differ by
-    one in the divisor (:math:`\lambda t` against :math:`\lambda (t-1)`, SPEC 9.7), so their iterates,
-    and then their margin tests, differ: they are not interchangeable index for index. (SS10 writes the
-    objective with :math:`\lambda\|w\|^2`; the update it states minimises the :math:`\frac\lambda2`
-    form above, which is what both variants solve.)
-
-    With ``fit_intercept=True`` a constant feature 1 is appended to every :math:`x` and its weight is
-    returned as ``b``: the intercept is then regularised like the other weights (UML section 15.1.1
-    notes this is not the unregularised bias of (15.2)/(15.4)). Indices are
-    ``jax.random.randint(key, (steps,), 0, m)``, as in :func:`jaxlearn.linear.sgd`, so a kernel version
-    fed the same key visits the same examples.
+    by :func:`~jaxlearn.core.regularized_sgd` (:math:`w^{(t)} = \theta^{(t)}/(\lambda t)`, output their
+    mean); ``variant="ss10"`` divides by :math:`\lambda(t-1)`, not iterate-identical (SPEC 9.7).
 
     Args:
       lam: :math:`\lambda > 0` (traced: ``jax.vmap`` over it sweeps a grid in one program).
       steps: the number of rounds :math:`T` (static).
-      fit_intercept: learn a regularised intercept through a constant feature.
+      fit_intercept: append a constant feature; its (regularised) weight is ``b``.
       variant: ``"uml"`` (UML section 15.5) or ``"ss10"`` (SS10 Algorithm 7).
 
     Returns:
-      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y) -> SoftSVMParams``, ``predict`` +1 iff
-      :math:`\langle w, x\rangle + b > 0`, ``decision_function`` the score.
-
-    Raises:
-      ValueError: on a bad ``variant`` or ``steps``, a concrete ``lam <= 0``; ``fit`` on labels outside
-        {-1, +1}, NaN/inf, or ``X`` not of shape (m, d).
+      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y) -> SoftSVMParams`` (labels in {-1, +1}),
+      ``predict`` +1 iff :math:`\langle w, x\rangle + b > 0`, ``decision_function`` the score.
 
     Examples:
       >>> import jax, jax.numpy as jnp
-      >>> X = jnp.array([[2.0, 1.0], [1.0, 2.0], [-1.0, -2.0], [-2.0, -1.0]])
-      >>> y = jnp.array([1.0, 1.0, -1.0, -1.0])
+      >>> X, y = jnp.array([[2.0, 1.0], [1.0, 2.0], [-1.0, -2.0]]), jnp.array([1.0, 1.0, -1.0])
       >>> learner = soft_svm(0.1, 1000)
-      >>> params = learner.fit(jax.random.PRNGKey(0), X, y)
-      >>> learner.predict(params, X).tolist()
-      [1.0, 1.0, -1.0, -1.0]
+      >>> learner.predict(learner.fit(jax.random.PRNGKey(0), X, y), X).tolist()
+      [1.0, 1.0, -1.0]
 
     References:
-      UML section 15.5 ("SGD for Solving Soft-SVM"), (15.12); SS10 section 19, Algorithm 7; SPEC 9.7.
+      UML section 15.5, (15.12); SS10 section 19, Algorithm 7; SPEC 9.7.
     """
-    if variant not in _VARIANTS:
-        raise ValueError(f"expected `variant` in {_VARIANTS}, got {variant!r}")
+    check_variant(variant)
     steps = check_positive_int("steps", steps)
     check_positive("lam", lam)
 
     def fit(key, X, y):
-        check_sample(X, y)
         X, y = as_float(X, y)
         idx = sample_indices(key, steps, X.shape[0])
         return _soft_svm_fit(idx, X, y, lam, fit_intercept=fit_intercept, variant=variant)
@@ -111,35 +85,22 @@ def soft_svm(
     def predict(params, X):
         return sign_label(linear_score(params, X))
 
-    return BatchLearner(fit, predict, linear_score)
+    return BatchLearner(fit, predict, linear_score, check=check_sample)
 
 
 @functools.partial(jax.jit, static_argnames=("fit_intercept", "variant"))
 def _soft_svm_fit(idx, X, y, lam, *, fit_intercept, variant):
-    dtype, steps = X.dtype, idx.shape[0]
-    if fit_intercept:
-        X = jnp.concatenate([X, jnp.ones((X.shape[0], 1), dtype)], axis=1)
-    lam = jnp.asarray(lam).astype(dtype)
+    if fit_intercept:  # a constant feature, regularised like the others (UML section 15.1.1)
+        X = jnp.concatenate([X, jnp.ones((X.shape[0], 1), X.dtype)], axis=1)
 
-    ts = jnp.arange(1, steps + 1, dtype=jnp.int32).astype(dtype)
-    divisors = ts if variant == "uml" else jnp.maximum(ts - 1, 1)  # ss10: theta_1 = 0 gives w_1 = 0
-    scales = 1 / (lam * divisors)  # w_t = theta_t * scales[t]: one multiply a step, no division
-
-    def step(carry, it):
-        theta, total = carry
-        i, scale = it
-        w = theta * scale
+    def hinge_subgradient(w, i):  # -1[y <w, x> < 1] y x
         x, label = X[i], y[i]
-        violated = label * jnp.vdot(w, x) < 1
-        theta = theta + jnp.where(violated, label, jnp.zeros_like(label)) * x
-        return (theta, total + w), None
+        return -(jnp.where(label * jnp.vdot(w, x) < 1, label, jnp.zeros_like(label)) * x)
 
-    zeros = jnp.zeros(X.shape[1], dtype)
-    (_, total), _ = jax.lax.scan(step, (zeros, zeros), (idx, scales))
-    w = total / jnp.asarray(steps, dtype)
+    w = regularized_sgd(hinge_subgradient, idx, lam, jnp.zeros(X.shape[1], X.dtype), variant=variant)
     if fit_intercept:
         return SoftSVMParams(w=w[:-1], b=w[-1])
-    return SoftSVMParams(w=w, b=jnp.zeros([], dtype))
+    return SoftSVMParams(w=w, b=jnp.zeros([], X.dtype))
 
 
 # --------------------------------------------------------------------------------------------
@@ -174,54 +135,32 @@ class HardSVMParams(NamedTuple):
     num_steps: Array
 
 
+@learner_factory("tol")
 def hard_svm(*, max_steps: int = 10_000, tol: ArrayLike = 1e-6) -> BatchLearner:
     r"""Homogeneous Hard-SVM by dual coordinate ascent (UML sections 15.1-15.4; SS10 Lemma 8).
 
-    Solves the dual (15.11) of :math:`\min_w \frac12\|w\|^2` s.t.
-    :math:`y_i\langle w, x_i\rangle \ge 1` (15.3),
-
     .. math::
         \max_{\alpha \ge 0}\ \sum_i \alpha_i - \frac12\Big\|\sum_i \alpha_i y_i x_i\Big\|^2, \qquad
-        w_0 = \sum_i \alpha_i y_i x_i,
+        w_0 = \sum_i \alpha_i y_i x_i = \arg\min_{y_i\langle w, x_i\rangle \ge 1} \|w\|^2
 
-    exactly, one coordinate at a time (the maximiser over :math:`\alpha_i` with the others fixed,
-    clipped at 0): :math:`\alpha_i \leftarrow \max\{0, \alpha_i + (1 - y_i\langle w, x_i\rangle)/\|x_i\|^2\}`,
-    with :math:`w` updated alongside. Sweeps run in a bounded ``lax.while_loop`` until the KKT
-    conditions hold, :math:`|1 - y_i\langle w, x_i\rangle| \le` ``tol`` where :math:`\alpha_i > 0` and
-    :math:`y_i\langle w, x_i\rangle \ge 1 -` ``tol`` elsewhere (``tol`` floored at the rounding level
-    :math:`16\epsilon R\|w\|` of the dtype, so that float32 fits converge), or for ``max_steps`` sweeps.
-
-    A sample that no homogeneous halfspace separates makes the dual unbounded: :math:`\alpha` grows
-    while :math:`\|w\|/\sum_i\alpha_i` (an upper bound on the margin of the sample, for every
-    :math:`\alpha \ge 0`) tends to 0 (like 1/sweeps). The loop stops once that bound falls below
-    :math:`\tau R`, :math:`\tau = \max(\sqrt\epsilon, 10^{-5})` (:math:`3.5\cdot10^{-4}` in float32,
-    :math:`10^{-5}` in float64; :math:`R = \max_i\|x_i\|`), and ``fit`` returns ``separable=False``
-    (and ``margin=0``): a sample whose margin is below :math:`\tau R` is reported as not separable.
-    ``fit`` stays a pure function, vmappable and jittable: it flags, it does not raise. Call
-    :func:`check_separable` on the params to raise on a concrete non-separable result;
-    :func:`sample_margin` does.
-
-    A bias is not part of (15.3); append a constant feature to learn one (UML section 15.1.1: it is
-    then regularised, unlike the :math:`b` of (15.2)).
+    one coordinate at a time in a bounded ``lax.while_loop``, until the KKT conditions hold to ``tol``.
+    A sample no homogeneous halfspace separates (or with a margin below :math:`\max(\sqrt\epsilon,
+    10^{-5}) R`) is flagged ``separable=False``, not raised (:func:`check_separable` raises).
 
     Args:
       max_steps: the most sweeps over the sample (static).
-      tol: the KKT tolerance on the constraints :math:`y_i\langle w, x_i\rangle \ge 1` (traced).
+      tol: the KKT tolerance on :math:`y_i\langle w, x_i\rangle \ge 1` (traced).
 
     Returns:
-      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y) -> HardSVMParams`` (``key`` unused: the
-      sweeps are cyclic), ``predict`` +1 iff :math:`\langle w_0, x\rangle > 0`, ``decision_function``
-      the score :math:`\langle w_0, x\rangle` (:math:`\pm1` on the support vectors).
+      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y) -> HardSVMParams`` (``key`` unused),
+      ``predict`` +1 iff :math:`\langle w_0, x\rangle > 0`, ``decision_function`` the score.
 
     Examples:
-      >>> import jax, jax.numpy as jnp
+      >>> import jax.numpy as jnp
       >>> X = jnp.array([[2.0, 0.0], [0.0, 1.0], [-1.0, -1.0], [3.0, 3.0]])
-      >>> y = jnp.array([1.0, 1.0, -1.0, 1.0])
-      >>> params = hard_svm().fit(jax.random.PRNGKey(0), X, y)
-      >>> [round(v, 4) for v in params.w.tolist()], round(float(params.margin), 4)
-      ([0.5, 1.0], 0.8944)
-      >>> params.support.tolist(), bool(params.converged)
-      ([True, True, False, False], True)
+      >>> params = hard_svm().fit(None, X, jnp.array([1.0, 1.0, -1.0, 1.0]))
+      >>> [round(v, 4) for v in params.w.tolist()], round(float(params.margin), 4), bool(params.converged)
+      ([0.5, 1.0], 0.8944, True)
 
     References:
       UML (15.3), Lemma 15.2, section 15.4 (15.11), Theorem 15.8; SS10 Lemma 8, Corollary 5 (SPEC 9.2-9.3).
@@ -231,16 +170,20 @@ def hard_svm(*, max_steps: int = 10_000, tol: ArrayLike = 1e-6) -> BatchLearner:
 
     def fit(key, X, y):
         del key  # deterministic: cyclic sweeps
-        check_sample(X, y)
         X, y = as_float(X, y)
         return _hard_svm_fit(X, y, tol, max_steps=max_steps)
 
     def predict(params, X):
         return sign_label(linear_score(params, X))
 
-    return BatchLearner(fit, predict, linear_score)
+    return BatchLearner(fit, predict, linear_score, check=check_sample)
 
 
+# Coordinate step: alpha_i <- max(0, alpha_i + (1 - y_i <w, x_i>) / ||x_i||^2), w updated alongside. The
+# KKT tolerance is floored at the rounding level 16 eps R ||w|| (float32 fits converge). On a sample
+# that is not separable the dual is unbounded and ||w|| / sum(alpha), an upper bound on the margin for
+# every alpha >= 0, falls like 1/sweeps: the loop stops once it is below max(sqrt(eps), 1e-5) R.
+# A bias is not part of (15.3): append a constant feature (it is then regularised, UML 15.1.1).
 class _DualState(NamedTuple):
     alpha: Array
     w: Array

@@ -1,52 +1,15 @@
-"""Pieces shared by the multiclass learners: the label check, the sample check, scores and argmax."""
+"""Pieces shared by the multiclass learners: samples, feature maps, scores and argmax (checks: core)."""
 
 from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 from jax.tree_util import Partial
 from jax.typing import ArrayLike
 
-from jaxlearn.core import check_finite, check_positive_int, float_dtype, is_concrete
-from jaxlearn.linear._common import check_sample_shapes
+from jaxlearn.core import float_dtype
 
 Array = jax.Array
-
-
-def check_num_classes(num_classes) -> int:
-    """``num_classes`` as an int >= 2, or a ``ValueError``."""
-    k = check_positive_int("num_classes", num_classes)
-    if k < 2:
-        raise ValueError(f"expected `num_classes` >= 2, got {k}")
-    return k
-
-
-def check_class_labels(name: str, y, num_classes: int) -> None:
-    """Raise ``ValueError`` unless every value of concrete ``y`` is an integer in ``0..num_classes-1``."""
-    if not is_concrete(y):
-        return
-    values = np.asarray(y)
-    if values.dtype == np.bool_ or not np.issubdtype(values.dtype, np.number):
-        raise ValueError(
-            f"expected `{name}` with integer labels in 0..{num_classes - 1}, got dtype {values.dtype}"
-        )
-    with np.errstate(invalid="ignore"):
-        bad = (values != np.round(values)) | (values < 0) | (values >= num_classes) | ~np.isfinite(values)
-    if bad.any():
-        found = np.unique(values[bad])
-        shown = ", ".join(f"{v:g}" for v in found[:10].tolist()) + (", ..." if found.size > 10 else "")
-        raise ValueError(
-            f"expected `{name}` with labels in 0..{num_classes - 1} (num_classes={num_classes}), "
-            f"found {shown}"
-        )
-
-
-def check_multiclass_sample(X, y, num_classes: int) -> None:
-    """The input checks of a multiclass ``fit``: shapes always, values when ``X``/``y`` are concrete."""
-    check_sample_shapes(X, y)
-    check_finite("X", X)
-    check_class_labels("y", y, num_classes)
 
 
 def as_sample(X: ArrayLike, y: ArrayLike) -> tuple[Array, Array]:

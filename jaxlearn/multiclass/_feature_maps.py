@@ -12,8 +12,14 @@ import numpy as np
 from jax.tree_util import Partial
 from jax.typing import ArrayLike
 
-from jaxlearn.core import check_finite, check_ndim, float_dtype, is_concrete
-from jaxlearn.multiclass._common import check_class_labels, check_num_classes
+from jaxlearn.core import (
+    check_class_labels,
+    check_finite,
+    check_ndim,
+    check_num_classes,
+    float_dtype,
+    is_concrete,
+)
 
 Array = jax.Array
 

@@ -8,15 +8,14 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from jaxlearn.core import BatchLearner, check_positive_int
-from jaxlearn.multiclass._common import (
-    all_features,
-    argmax_label,
-    as_feature_map,
-    as_sample,
+from jaxlearn.core import (
+    BatchLearner,
     check_multiclass_sample,
     check_num_classes,
+    check_positive_int,
+    learner_factory,
 )
+from jaxlearn.multiclass._common import all_features, argmax_label, as_feature_map, as_sample
 from jaxlearn.multiclass._feature_maps import multivector
 from jaxlearn.multiclass._svm import linear_scores
 
@@ -35,44 +34,38 @@ class MulticlassPerceptronParams(NamedTuple):
     converged: Array
 
 
+@learner_factory("feature_map")
 def multiclass_perceptron(
     num_classes: int, *, max_epochs: int = 1000, feature_map=multivector
 ) -> BatchLearner:
-    r"""The multiclass batch Perceptron (UML Exercise 17.2).
+    r"""The multiclass batch Perceptron (UML Exercise 17.2, Theorem 17.5).
 
     .. math::
-        w^{(1)} = 0; \quad \text{while } \exists i, y \ne y_i:
-        \langle w, \Psi(x_i, y_i)\rangle \le \langle w, \Psi(x_i, y)\rangle:\;
-        w \leftarrow w + \Psi(x_i, y_i) - \Psi(x_i, y).
+        \text{while } \exists i, y \ne y_i:\ \langle w, \Psi(x_i, y_i)\rangle \le
+        \langle w, \Psi(x_i, y)\rangle:\quad w \leftarrow w + \Psi(x_i, y_i) - \Psi(x_i, y)
 
-    Examples are visited in a cyclic scan (one ``lax.scan`` per pass inside a bounded
-    ``lax.while_loop``); at a violated example the update uses the first :math:`y \ne y_i` of largest
-    score (ties count as violations, SPEC 4.11, which makes the final argmax strict). The fit stops after
-    the first pass without an update, or after ``max_epochs`` passes (``converged`` tells which).
-
-    Theorem 17.5: if some :math:`w^*` has :math:`\langle w^*, \Psi(x_i, y_i)\rangle \ge
-    \langle w^*, \Psi(x_i, y)\rangle + 1` for all :math:`i` and :math:`y \ne y_i`, and
-    :math:`R = \max_{i, y}\|\Psi(x_i, y_i) - \Psi(x_i, y)\|`, it stops after at most
-    :math:`(R\|w^*\|)^2` updates with :math:`y_i = \arg\max_y\langle w, \Psi(x_i, y)\rangle` for every
-    :math:`i` (see :func:`jaxlearn.theory.multiclass_perceptron_bound`).
+    from :math:`w = 0`, in cyclic passes until one makes no update (``converged``) or ``max_epochs``;
+    :math:`y` is the first other label of largest score (ties count as violations, SPEC 4.11).
 
     Args:
-      num_classes: :math:`k \ge 2` (static).
+      num_classes: :math:`k \ge 2`, labels ``0..k-1`` (static).
       max_epochs: the most passes over the sample (static).
       feature_map: ``psi(x, y, num_classes) -> (d,)``, the multivector map by default.
 
     Returns:
       A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y) -> MulticlassPerceptronParams`` (``key``
-      unused: the scan is cyclic), ``predict`` the labels (int32), ``decision_function`` the scores
-      ``(n, k)``.
+      unused), ``predict`` the labels (int32), ``decision_function`` the scores ``(n, k)``.
 
     Examples:
       >>> import jax.numpy as jnp
       >>> X = jnp.array([[2.0, 0.0], [0.0, 2.0], [-2.0, -2.0]])
-      >>> learner = multiclass_perceptron(3)
+      >>> learner = multiclass_perceptron(num_classes=3)
       >>> params = learner.fit(None, X, jnp.array([0, 1, 2]))
       >>> learner.predict(params, X).tolist(), bool(params.converged), int(params.num_updates)
       ([0, 1, 2], True, 3)
+
+    References:
+      UML section 17.8, Exercise 17.2, Theorem 17.5 (:func:`jaxlearn.theory.multiclass_perceptron_bound`).
     """
     k = check_num_classes(num_classes)
     max_epochs = check_positive_int("max_epochs", max_epochs)
@@ -81,7 +74,6 @@ def multiclass_perceptron(
 
     def fit(key, X, y):
         del key  # deterministic: cyclic passes
-        check_multiclass_sample(X, y, k)
         X, y = as_sample(X, y)
         return _fit(X, y, psi, num_classes=k, max_epochs=max_epochs)
 
@@ -91,7 +83,8 @@ def multiclass_perceptron(
     def predict(params, X):
         return argmax_label(decision_function(params, X))
 
-    return BatchLearner(fit, predict, decision_function)
+    check = functools.partial(check_multiclass_sample, num_classes=k)
+    return BatchLearner(fit, predict, decision_function, check)
 
 
 @functools.partial(jax.jit, static_argnames=("num_classes", "max_epochs"))

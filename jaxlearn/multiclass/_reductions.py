@@ -9,12 +9,20 @@ fit with inputs of the same shapes compiles nothing.
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlearn.core import BatchLearner, is_concrete
-from jaxlearn.multiclass._common import argmax_label, as_sample, check_multiclass_sample, check_num_classes
+from jaxlearn.core import (
+    BatchLearner,
+    check_multiclass_sample,
+    check_num_classes,
+    is_concrete,
+    learner_factory,
+)
+from jaxlearn.multiclass._common import argmax_label, as_sample
 
 Array = jax.Array
 
@@ -43,43 +51,39 @@ def _binary_outputs(fn, params, X) -> Array:
     return jax.vmap(fn, (0, None), 1)(params, X)
 
 
+@learner_factory("binary")
 def one_vs_all(binary: BatchLearner, num_classes: int) -> BatchLearner:
     r"""One-versus-All (UML section 17.1; SPEC 11.1).
 
-    For every class :math:`i`, the binary learner is trained on
-    :math:`S_i = ((x_1, (-1)^{1[y_1 \ne i]}), \dots, (x_m, (-1)^{1[y_m \ne i]}))` (label +1 iff
-    :math:`y = i`); the prediction is
+    .. math:: h(x) \in \arg\max_{i \in [k]} h_i(x), \qquad h_i \text{ trained on }
+        \big((x_j, (-1)^{1[y_j \ne i]})\big)_{j=1}^m
 
-    .. math:: h(x) \in \arg\max_{i \in [k]} h_i(x)
-
-    applied to real-valued confidences (the binary ``decision_function``, e.g. :math:`\langle w_i, x\rangle`)
-    where the binary learner has one, as the book recommends, else to its :math:`\pm1` predictions;
-    ties go to the minimal index. The :math:`k` fits are one ``jax.vmap`` of ``binary.fit``; problem
-    :math:`i` gets the key ``jax.random.split(key, k)[i]`` (so it equals
-    ``binary.fit(keys[i], X, where(y == i, 1, -1))``).
+    with :math:`h_i` the binary ``decision_function`` where there is one, else its :math:`\pm1` labels
+    (ties: minimal index); the :math:`k` fits are one ``jax.vmap`` over ``jax.random.split(key, k)``.
 
     Args:
-      binary: a binary :class:`~jaxlearn.core.BatchLearner` taking labels :math:`\pm1`.
-      num_classes: :math:`k \ge 2` (static).
+      binary: a binary :class:`~jaxlearn.core.BatchLearner` taking labels :math:`\pm1` (traced leaves).
+      num_classes: :math:`k \ge 2`, labels ``0..k-1`` (static).
 
     Returns:
-      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y)`` with labels in ``0..k-1`` returns the
-      binary learner's params stacked over a leading class axis of size :math:`k`; ``predict`` the labels
-      (int32); ``decision_function`` the scores, shape ``(n, k)``.
+      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y)`` returns the binary params stacked over a
+      leading class axis; ``predict`` the labels (int32); ``decision_function`` the scores ``(n, k)``.
 
     Examples:
       >>> import jax, jax.numpy as jnp
       >>> from jaxlearn import linear
       >>> X = jnp.array([[2.0, 0.0, 1.0], [0.0, 2.0, 1.0], [-2.0, -2.0, 1.0]])
-      >>> ova = one_vs_all(linear.soft_svm(0.1, 500), 3)
+      >>> ova = one_vs_all(linear.soft_svm(0.1, 500), num_classes=3)
       >>> ova.predict(ova.fit(jax.random.PRNGKey(0), X, jnp.array([0, 1, 2])), X).tolist()
       [0, 1, 2]
+
+    References:
+      UML section 17.1; SPEC 11.1.
     """
     _check_binary(binary)
     k = check_num_classes(num_classes)
 
     def fit(key, X, y):
-        check_multiclass_sample(X, y, k)
         X, y = as_sample(X, y)
         Y = jnp.where(y[None, :] == jnp.arange(k, dtype=jnp.int32)[:, None], 1, -1).astype(X.dtype)
         return _fit_all(binary, _keys(key, k), X, Y)
@@ -91,7 +95,8 @@ def one_vs_all(binary: BatchLearner, num_classes: int) -> BatchLearner:
     def predict(params, X):
         return argmax_label(decision_function(params, X))
 
-    return BatchLearner(fit, predict, decision_function)
+    check = functools.partial(check_multiclass_sample, num_classes=k)
+    return BatchLearner(fit, predict, decision_function, check)
 
 
 def pairs(num_classes: int) -> tuple[np.ndarray, np.ndarray]:
@@ -99,48 +104,39 @@ def pairs(num_classes: int) -> tuple[np.ndarray, np.ndarray]:
     return np.triu_indices(int(num_classes), 1)
 
 
+@learner_factory("binary")
 def all_pairs(binary: BatchLearner, num_classes: int, *, subsample: str = "mask") -> BatchLearner:
     r"""All-Pairs (UML section 17.1; SPEC 11.2).
 
-    For every pair :math:`i < j` the binary learner is trained on :math:`S_{i,j}`, the examples with
-    :math:`y \in \{i, j\}`, labelled +1 if :math:`y = i` and -1 if :math:`y = j`; the prediction is
-
     .. math::
-        h(x) \in \arg\max_{i \in [k]} \sum_{j \in [k]} \mathrm{sign}(j - i)\, h_{i,j}(x)
-        = \arg\max_i \Big(\sum_{j > i} h_{i,j}(x) - \sum_{j < i} h_{j,i}(x)\Big),
+        h(x) \in \arg\max_{i \in [k]} \sum_{j \in [k]} \mathrm{sign}(j - i)\, h_{i,j}(x), \qquad
+        h_{i,j} \text{ trained on } \{(x, +1): y = i\} \cup \{(x, -1): y = j\}
 
-    the book's vote count with :math:`h_{i,j}(x) \in \{\pm1\}` (``binary.predict``). The book leaves ties
-    open; here they go to the class whose confidences (the same signed sum over the binary
-    ``decision_function``), squashed into :math:`(-1/3, 1/3)` by :math:`c/(3(|c| + 1))` and added to the
-    votes, are largest (scikit-learn's ``OneVsOneClassifier`` does the same), then to the minimal index.
-
-    The :math:`S_{i,j}` have different sizes, and a vmapped fit needs one shape. ``subsample`` says how
-    every problem gets all :math:`m` examples:
-
-    * ``"mask"`` (default): examples outside :math:`S_{i,j}` get the label 0. For the SGD learners
-      (``soft_svm``, ``kernel_svm``, ``sgd`` with a margin loss) a label-0 example has a zero
-      sub-gradient, so the fit is SGD on :math:`\frac\lambda2\|w\|^2 + \frac1m\sum_{(x, y) \in S_{i,j}}
-      \ell(w, (x, y))`, the pair's problem with the same :math:`C = 1/(\lambda m)` for every pair
-      (as scikit-learn's ``OneVsOneClassifier(LinearSVC(C=C))``); only :math:`|S_{i,j}|/m` of the steps
-      move :math:`w`. Not for learners that need every example classified (``batch_perceptron``,
-      ``hard_svm``): use ``"cycle"``.
-    * ``"cycle"``: the pair's examples, in their order, repeated cyclically to fill :math:`m` slots. For
-      ``batch_perceptron`` this is the same cyclic scan of :math:`S_{i,j}` (the same ``w`` and number of
-      updates; epochs count :math:`m` slots), for ``hard_svm`` the same solution (repeated constraints);
-      SGD learners would see the examples with weights differing by up to one repetition. Needs every
-      pair to have an example (every class present in ``y``).
-
-    Problem :math:`p` (in the order of :func:`pairs`) gets the key ``jax.random.split(key, k(k-1)/2)[p]``.
+    over ``binary.predict``; ties go to the signed sum of the binary ``decision_function``, squashed into
+    :math:`(-1/3, 1/3)` (as ``OneVsOneClassifier``), then to the minimal index. The pairs of :func:`pairs`
+    are one ``jax.vmap`` of ``binary.fit`` over all :math:`m` examples.
 
     Args:
-      binary: a binary :class:`~jaxlearn.core.BatchLearner` taking labels :math:`\pm1`.
-      num_classes: :math:`k \ge 2` (static).
-      subsample: ``"mask"`` or ``"cycle"``.
+      binary: a binary :class:`~jaxlearn.core.BatchLearner` taking labels :math:`\pm1` (traced leaves).
+      num_classes: :math:`k \ge 2`, labels ``0..k-1`` (static).
+      subsample: ``"mask"``: other examples get label 0 (a zero sub-gradient for the SGD learners);
+        ``"cycle"``: the pair's examples repeated to fill :math:`m` slots (for ``batch_perceptron``,
+        ``hard_svm``).
 
     Returns:
-      A :class:`~jaxlearn.core.BatchLearner`: ``fit`` returns the binary params stacked over the
-      :math:`k(k-1)/2` pairs; ``predict`` the labels (int32); ``decision_function`` the scores ``(n, k)``
-      (votes plus the squashed confidences).
+      A :class:`~jaxlearn.core.BatchLearner`: ``fit`` returns the binary params stacked over the pairs;
+      ``predict`` the labels (int32); ``decision_function`` the votes plus confidences ``(n, k)``.
+
+    Examples:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlearn import linear
+      >>> X = jnp.array([[2.0, 0.0], [0.0, 2.0], [-2.0, -2.0]])
+      >>> ap = all_pairs(linear.soft_svm(0.1, 500), num_classes=3)
+      >>> ap.predict(ap.fit(jax.random.PRNGKey(0), X, jnp.array([0, 1, 2])), X).tolist()
+      [0, 1, 2]
+
+    References:
+      UML section 17.1; SPEC 11.2.
     """
     _check_binary(binary)
     if subsample not in _SUBSAMPLE:
@@ -153,22 +149,25 @@ def all_pairs(binary: BatchLearner, num_classes: int, *, subsample: str = "mask"
     signs[np.arange(num), first] = 1.0
     signs[np.arange(num), second] = -1.0
 
-    def fit(key, X, y):
+    def check(X, y):
         check_multiclass_sample(X, y, k)
-        if subsample == "cycle" and is_concrete(y):
-            missing = np.setdiff1d(np.arange(k), np.asarray(y))
-            if missing.size and num > 0:
-                counts = np.bincount(np.asarray(y).astype(np.int64), minlength=k)
-                empty = [(int(i), int(j)) for i, j in zip(first, second) if counts[i] + counts[j] == 0]
-                if empty:
-                    raise ValueError(
-                        f"expected every pair of classes to have examples for subsample='cycle', found none "
-                        f"of classes {empty[0]} in `y`"
-                    )
+        if subsample == "cycle" and is_concrete(y) and num > 0:
+            counts = np.bincount(np.asarray(y).astype(np.int64), minlength=k)
+            empty = [(int(i), int(j)) for i, j in zip(first, second) if counts[i] + counts[j] == 0]
+            if empty:
+                raise ValueError(
+                    f"expected every pair of classes to have examples for subsample='cycle', found none "
+                    f"of classes {empty[0]} in `y`"
+                )
+
+    def fit(key, X, y):
         X, y = as_sample(X, y)
         i, j = jnp.asarray(first, jnp.int32)[:, None], jnp.asarray(second, jnp.int32)[:, None]
         Y = jnp.where(y[None, :] == i, 1, jnp.where(y[None, :] == j, -1, 0)).astype(X.dtype)  # (num, m)
         keys = _keys(key, num)
+        # "mask": SGD on the pair's problem with the same C = 1/(lam m) for every pair (as
+        # OneVsOneClassifier(LinearSVC(C))), but only |S_ij|/m of the steps move w. "cycle": the same
+        # cyclic scan of S_ij for batch_perceptron (epochs count m slots), the same solution for hard_svm.
         if subsample == "mask":
             return _fit_all(binary, keys, X, Y)
         slots = jax.vmap(_cycle_slots)(Y != 0)  # (num, m) indices into the sample
@@ -187,7 +186,7 @@ def all_pairs(binary: BatchLearner, num_classes: int, *, subsample: str = "mask"
     def predict(params, X):
         return argmax_label(decision_function(params, X))
 
-    return BatchLearner(fit, predict, decision_function)
+    return BatchLearner(fit, predict, decision_function, check)
 
 
 def _cycle_slots(member: Array) -> Array:

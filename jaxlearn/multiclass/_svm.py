@@ -14,17 +14,18 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from jaxlearn.core import BatchLearner, check_positive_int
-from jaxlearn.linear._common import check_positive, sample_indices
-from jaxlearn.losses import check_cost_matrix, zero_one_cost
-from jaxlearn.multiclass._common import (
-    all_features,
-    argmax_label,
-    as_feature_map,
-    as_sample,
+from jaxlearn.core import (
+    BatchLearner,
     check_multiclass_sample,
     check_num_classes,
+    check_positive,
+    check_positive_int,
+    learner_factory,
+    regularized_sgd,
+    sample_indices,
 )
+from jaxlearn.losses import check_cost_matrix, zero_one_cost
+from jaxlearn.multiclass._common import all_features, argmax_label, as_feature_map, as_sample
 from jaxlearn.multiclass._feature_maps import multivector
 
 Array = jax.Array
@@ -53,6 +54,7 @@ def loss_augmented_argmax(scores: Array, costs: Array, y: Array) -> Array:
     return jnp.where(terms[best] > 0, best, y)
 
 
+@learner_factory("lam", "delta", "feature_map")
 def multiclass_svm(
     lam: ArrayLike,
     steps: int,
@@ -62,69 +64,36 @@ def multiclass_svm(
     feature_map=multivector,
     fit_intercept: bool = False,
 ) -> BatchLearner:
-    r"""Multiclass SVM by SGD (UML section 17.2.5, with the Soft-SVM SGD rule of UML section 15.5).
-
-    Minimises, in expectation, the multiclass SVM objective with the :math:`\frac\lambda2` scaling of
-    :func:`jaxlearn.linear.soft_svm` (the book writes :math:`\lambda\|w\|^2`: its :math:`\lambda` is half
-    of this one),
+    r"""Multiclass SVM by SGD with the loss-augmented argmax (UML section 17.2.5).
 
     .. math::
-        f(w) = \frac\lambda2\|w\|^2 + \frac1m\sum_{i=1}^m \max_{y'\in[k]}
-        \big(\Delta(y', y_i) + \langle w, \Psi(x_i, y') - \Psi(x_i, y_i)\rangle\big),
+        \min_w \frac\lambda2\|w\|^2 + \frac1m\sum_i \max_{y'}
+        \big(\Delta(y', y_i) + \langle w, \Psi(x_i, y') - \Psi(x_i, y_i)\rangle\big)
 
-    by the book's "SGD for Solving Soft-SVM" with the generalized hinge's sub-gradient
-    :math:`v_t = \Psi(x, \hat y) - \Psi(x, y)` (the update of "SGD for Multiclass Learning"):
-
-    .. math::
-        \theta^{(1)} = 0; \quad t = 1..T:\ w^{(t)} = \frac{\theta^{(t)}}{\lambda t},\ i \sim U[m],\
-        \hat y \in \arg\max_{y'} \big(\Delta(y', y_i)
-        + \langle w^{(t)}, \Psi(x_i, y') - \Psi(x_i, y_i)\rangle\big),\
-        \theta^{(t+1)} = \theta^{(t)} - (\Psi(x_i, \hat y) - \Psi(x_i, y_i)); \quad
-        \bar w = \frac1T\sum_{t=1}^T w^{(t)}.
-
-    This is SGD with :math:`\eta_t = 1/(\lambda t)` on the :math:`\lambda`-strongly convex :math:`f`
-    (SPEC 9.7); the book's unregularised version (fixed :math:`\eta`, Corollary 17.2) is the limit it
-    regularises. :math:`\hat y` is :func:`loss_augmented_argmax` (:math:`\hat y = y`, no update, when
-    every margin :math:`\langle w, \Psi(x, y) - \Psi(x, y')\rangle \ge \Delta(y', y)` holds). The scales
-    :math:`1/(\lambda t)` are computed before the scan (one multiply a step, no division). Prediction:
-    :math:`h_{\bar w}(x) = \arg\max_y \langle \bar w, \Psi(x, y)\rangle` (ties: minimal index).
-
-    With the multivector map (the default) the scan keeps :math:`\theta` as a ``(k, n)`` matrix and
-    touches only rows :math:`y_i` and :math:`\hat y`; any other map is evaluated for all :math:`k` labels
-    at every step. ``fit_intercept=True`` (multivector only) appends a constant feature 1 to every
-    :math:`x`, so each class gets an intercept that is regularised like the weights (as liblinear's
-    ``LinearSVC(multi_class="crammer_singer")`` does).
+    by :func:`~jaxlearn.core.regularized_sgd` with the sub-gradient :math:`\Psi(x_i, \hat y) - \Psi(x_i,
+    y_i)`, :math:`\hat y` from :func:`loss_augmented_argmax` (the book's :math:`\lambda` is half of this one).
 
     Args:
       lam: :math:`\lambda > 0` (traced: ``jax.vmap`` over it sweeps a grid in one program).
       steps: the number of SGD steps :math:`T` (static).
-      num_classes: :math:`k \ge 2` (static).
-      delta: the cost matrix, ``delta[y', y]`` = :math:`\Delta(y', y) \ge 0` with a zero diagonal, shape
-        ``(k, k)``; ``None``: zero-one.
-      feature_map: the class-sensitive map ``psi(x, y, num_classes) -> (d,)``:
-        :func:`~jaxlearn.multiclass.multivector` or :func:`~jaxlearn.multiclass.tfidf`'s result.
-      fit_intercept: learn per-class (regularised) intercepts (multivector only).
+      num_classes: :math:`k \ge 2`, labels ``0..k-1`` (static).
+      delta: the ``(k, k)`` cost matrix ``delta[y', y]`` (zero diagonal, >= 0; traced); ``None``: zero-one.
+      feature_map: ``psi(x, y, num_classes) -> (d,)``: :func:`multivector` (default) or :func:`tfidf`'s.
+      fit_intercept: per-class regularised intercepts ``b`` (a constant feature; multivector only).
 
     Returns:
-      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y) -> MulticlassSVMParams`` with labels in
-      ``0..k-1``; ``predict`` the labels (int32); ``decision_function`` the scores
-      :math:`\langle \bar w, \Psi(x, y)\rangle + b_y`, shape ``(n, k)``.
-
-    Raises:
-      ValueError: on bad ``steps``/``num_classes``, a concrete ``lam <= 0``, a ``delta`` of the wrong
-        shape, with a non-zero diagonal or a negative entry; ``fit`` on labels outside ``0..k-1``, NaN/inf
-        or ``X`` not of shape (m, d).
+      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y) -> MulticlassSVMParams``; ``predict`` the
+      argmax labels (int32, ties to the minimal index); ``decision_function`` the scores ``(n, k)``.
 
     Examples:
       >>> import jax, jax.numpy as jnp
       >>> X = jnp.array([[2.0, 0.0], [0.0, 2.0], [-2.0, -2.0], [1.5, 0.2]])
-      >>> svm = multiclass_svm(0.1, 500, 3)
+      >>> svm = multiclass_svm(0.1, 500, num_classes=3)
       >>> svm.predict(svm.fit(jax.random.PRNGKey(0), X, jnp.array([0, 1, 2, 0])), X).tolist()
       [0, 1, 2, 0]
 
     References:
-      UML sections 17.2.4-17.2.5 (generalized hinge, multiclass SVM, SGD for multiclass learning),
-      section 15.5; Crammer & Singer (2001); SPEC 11.4-11.5, 9.7.
+      UML sections 17.2.4-17.2.5, 15.5; Crammer & Singer (2001); SPEC 11.4-11.5, 9.7.
     """
     steps = check_positive_int("steps", steps)
     k = check_num_classes(num_classes)
@@ -137,7 +106,6 @@ def multiclass_svm(
     psi = as_feature_map(feature_map)
 
     def fit(key, X, y):
-        check_multiclass_sample(X, y, k)
         X, y = as_sample(X, y)
         cost = zero_one_cost(k, X.dtype) if delta is None else jnp.asarray(delta).astype(X.dtype)
         idx = sample_indices(key, steps, X.shape[0])
@@ -149,7 +117,8 @@ def multiclass_svm(
     def predict(params, X):
         return argmax_label(decision_function(params, X))
 
-    return BatchLearner(fit, predict, decision_function)
+    check = functools.partial(check_multiclass_sample, num_classes=k)
+    return BatchLearner(fit, predict, decision_function, check)
 
 
 def linear_scores(params, X: ArrayLike, psi, num_classes: int, blocks: bool) -> Array:
@@ -167,42 +136,31 @@ def linear_scores(params, X: ArrayLike, psi, num_classes: int, blocks: bool) -> 
 
 @functools.partial(jax.jit, static_argnames=("num_classes", "blocks", "fit_intercept"))
 def _fit(idx, X, y, lam, cost, psi, *, num_classes, blocks, fit_intercept):
-    dtype, steps = X.dtype, idx.shape[0]
+    dtype = X.dtype
     if fit_intercept:
         X = jnp.concatenate([X, jnp.ones((X.shape[0], 1), dtype)], axis=1)
-    lam = jnp.asarray(lam).astype(dtype)
-    scales = 1 / (lam * jnp.arange(1, steps + 1, dtype=jnp.int32).astype(dtype))
 
     if blocks:  # theta as a (k, n) matrix: Psi(x, y) is x in row y
 
-        def step(carry, it):
-            theta, total = carry
-            i, scale = it
-            W = theta * scale
+        def subgradient(W, i):
             x, label = X[i], y[i]
             y_hat = loss_augmented_argmax(W @ x, cost[:, label], label)
             move = jnp.where(y_hat != label, x, jnp.zeros_like(x))  # v = 0 exactly when y_hat = y
-            theta = theta.at[label].add(move).at[y_hat].add(-move)
-            return (theta, total + W), None
+            return jnp.zeros_like(W).at[label].add(-move).at[y_hat].add(move)
 
         zeros = jnp.zeros((num_classes, X.shape[1]), dtype)
     else:
 
-        def step(carry, it):
-            theta, total = carry
-            i, scale = it
-            w = theta * scale
+        def subgradient(w, i):
             x, label = X[i], y[i]
             features = all_features(psi, x, num_classes).astype(dtype)
             y_hat = loss_augmented_argmax(features @ w, cost[:, label], label)
-            v = jnp.where(y_hat != label, features[y_hat] - features[label], jnp.zeros_like(w))
-            return (theta - v, total + w), None
+            return jnp.where(y_hat != label, features[y_hat] - features[label], jnp.zeros_like(w))
 
         d = jax.eval_shape(lambda x: psi(x, 0, num_classes), X[0]).shape[0]
         zeros = jnp.zeros(d, dtype)
 
-    (_, total), _ = jax.lax.scan(step, (zeros, zeros), (idx, scales))
-    w_bar = total / jnp.asarray(steps, dtype)
+    w_bar = regularized_sgd(subgradient, idx, lam, zeros)
     if fit_intercept:
         return MulticlassSVMParams(w=w_bar[:, :-1].reshape(-1), b=w_bar[:, -1])
     return MulticlassSVMParams(w=w_bar.reshape(-1), b=jnp.zeros(num_classes, dtype))

@@ -1,9 +1,7 @@
 """Boolean functions as sign networks (SPEC 17.2; UML section 20.3, Claim 20.1 and Lemma 20.4).
 
-Every :math:`f : \\{\\pm1\\}^n \\to \\{\\pm1\\}` is computed by a depth-2 network of sign neurons: one hidden
-neuron per point of the cube fires exactly on that point, and the output neuron is a disjunction of
-the neurons of the points where :math:`f = 1`. The networks are ordinary params
-``[(W_0, b_0), (W_1, b_1)]``, evaluated by ``mlp_apply(params, x, activation=sign, output=sign)``.
+The networks are ordinary params ``[(W_0, b_0), (W_1, b_1)]``, evaluated by
+``mlp_apply(params, x, activation=sign, output=sign)``.
 """
 
 from __future__ import annotations
@@ -58,34 +56,29 @@ def _literal_neuron(k, negated, bias, dtype):
 def boolean_network(table: ArrayLike) -> tuple[Params, Callable[[Params, Array], Array]]:
     r"""The depth-2 sign network of Claim 20.1 computing a Boolean function given by its truth table.
 
-    For :math:`f : \{\pm1\}^n \to \{\pm1\}` with :math:`u_1, \dots, u_{2^n}` the points of the cube
-    (:func:`boolean_inputs`) and :math:`k = |\{i : f(u_i) = 1\}|`:
+    .. math:: g_i(x) = \mathrm{sign}(\langle x, u_i\rangle - n + 1), \qquad
+        f(x) = \mathrm{sign}\Big(\sum_{i : f(u_i) = 1} g_i(x) + k - 1\Big),
 
-    .. math::
-        g_i(x) = \mathrm{sign}(\langle x, u_i\rangle - n + 1), \qquad
-        f(x) = \mathrm{sign}\Big(\sum_{i : f(u_i) = 1} g_i(x) + k - 1\Big).
-
-    :math:`g_i(x) = 1` iff :math:`x = u_i` (else :math:`\langle x, u_i\rangle \le n - 2`): a conjunction
-    neuron. The output is a disjunction of the :math:`g_i` with :math:`f(u_i) = 1` (Lemma 20.4); with
-    :math:`k = 0` it is :math:`\mathrm{sign}(-1) = -1`. The hidden layer has one neuron per point of the
-    cube, :math:`2^n` (plus the constant neuron: :math:`|V_1| = 2^n + 1`); the output weights of the
-    points where :math:`f = -1` are 0 (absent edges), so the network's shapes depend on :math:`n` only
-    and the construction is jittable and vmappable over tables. No pre-activation is ever 0.
+    with :math:`u_1, \dots, u_{2^n}` the points of the cube (:func:`boolean_inputs`) and :math:`k` the number
+    of them where :math:`f = 1`: :math:`g_i` fires only on :math:`u_i` and the output is their disjunction
+    (Lemma 20.4). The points where :math:`f = -1` get output weight 0, so the shapes depend on :math:`n` only:
+    the construction is jittable and vmappable over tables.
 
     Args:
-      table: :math:`(f(u_1), \dots, f(u_{2^n}))` in :math:`\{\pm1\}`, shape ``(2**n,)``, in the order
-        of :func:`boolean_inputs`.
+      table: :math:`(f(u_1), \dots, f(u_{2^n}))` in :math:`\{\pm1\}`, shape ``(2**n,)``, in the order of
+        :func:`boolean_inputs`.
 
     Returns:
-      ``(params, apply)``: ``params = [(W_0, b_0), (W_1, b_1)]`` with ``W_0`` of shape
-      :math:`(2^n, n)`, ``W_1`` of shape :math:`(1, 2^n)`; ``apply(params, x)`` is the network's
-      :math:`\pm1` output on one ``x`` (shape ``(1,)``).
+      ``(params, apply)``: ``params = [(W_0, b_0), (W_1, b_1)]``, ``W_0`` of shape :math:`(2^n, n)` and
+      ``W_1`` of shape :math:`(1, 2^n)`; ``apply(params, x)`` is the :math:`\pm1` output on one ``x``, shape
+      ``(1,)``.
 
     Examples:
       >>> import jax, jax.numpy as jnp
+      >>> from jaxlearn import nn
       >>> xor = jnp.array([-1.0, 1.0, 1.0, -1.0])  # on (-1,-1), (-1,1), (1,-1), (1,1)
-      >>> params, apply = boolean_network(xor)
-      >>> jax.vmap(lambda x: apply(params, x))(boolean_inputs(2))[:, 0].tolist()
+      >>> params, apply = nn.boolean_network(xor)
+      >>> jax.vmap(lambda x: apply(params, x))(nn.boolean_inputs(2))[:, 0].tolist()
       [-1.0, 1.0, 1.0, -1.0]
 
     References:

@@ -1,11 +1,7 @@
 """A multilayer perceptron classifier as a ``BatchLearner`` (UML section 20.6 with a softmax output).
 
-``mlp_classifier(hidden, steps=...)`` plugs the networks of :mod:`jaxlearn.nn` into the rest of the
-library: ``fit(key, X, y)`` holds out a validation split, trains by :func:`jaxlearn.nn.train` (softmax
-cross-entropy, optax, weight decay) and returns the validation-best iterate. One module-level jitted
-program takes the learning rate and weight decay as arguments: a second fit with data of the same
-shapes, or a learner built with another learning rate, compiles nothing, and ``jax.vmap`` over the
-learning rate or the key trains many networks as one program.
+One module-level jitted program takes the step size and weight decay as arguments: refitting, or a new
+step size, compiles nothing, and ``jax.vmap`` over them or the key trains many networks as one program.
 """
 
 from __future__ import annotations
@@ -67,44 +63,34 @@ def mlp_classifier(
 ) -> BatchLearner:
     r"""A multilayer perceptron for labels ``0..k-1``, trained by SGD with validation selection.
 
-    The network :math:`x \mapsto W_T\,\sigma(\cdots\sigma(W_0 x + b_0)\cdots) + b_T` has hidden layers of
-    the sizes in ``hidden`` and ``k`` outputs (the logits); it is trained on the softmax cross-entropy
-    plus :math:`\frac\lambda2\|w\|^2` with ``optax.sgd``/``optax.adam`` at step size ``eta``, on
-    minibatches drawn with replacement, and the iterate with the smallest cross-entropy on a held-out
-    ``validation_fraction`` of the sample is returned (the validation loss, smoother than the 0-1
-    error on a small split, picks fewer premature iterates; UML section 20.6, :func:`jaxlearn.nn.train`).
-    ``predict`` is the arg-max class, ``decision_function`` the ``(m, k)`` logits (their softmax is the
-    class probabilities).
+    .. math:: h(x) = W_T\,\sigma(\cdots\sigma(W_0 x + b_0)\cdots) + b_T, \qquad
+        \min \frac1m \sum_i -\log \mathrm{softmax}(h(x_i))_{y_i} + \frac\lambda2\|w\|^2,
+
+    by ``optax.sgd``/``optax.adam`` on minibatches drawn with replacement (:func:`jaxlearn.nn.train`); the
+    iterate with the smallest cross-entropy on a held-out ``validation_fraction`` is returned.
 
     Args:
       hidden: the hidden layer sizes, e.g. ``128`` or ``(64, 64)`` (static).
       steps: optimiser steps (static); one epoch is about ``m / batch_size`` steps.
-      num_classes: ``k``; by default ``max(y) + 1`` of a concrete ``y`` (pass it to call ``fit``
-        under ``jax.jit``).
-      eta: the optimiser's step size (traced: ``jax.vmap`` over it sweeps a grid); the keyword
-        ``learning_rate`` is an alias.
+      num_classes: ``k``; default ``max(y) + 1`` of a concrete ``y`` (pass it to ``fit`` under ``jit``).
+      eta: the optimiser's step size (traced: vmap over it); the keyword ``learning_rate`` is an alias.
       optimizer: ``"adam"`` or ``"sgd"`` (plain SGD, the book's rule with ``weight_decay``).
       batch_size: examples per step (static).
       weight_decay: :math:`\lambda \ge 0` (traced).
       activation: :math:`\sigma` of the hidden layers (``relu``, ``tanh``, ``sigmoid``).
-      validation_fraction: the share of the sample held out (at random, from ``key``) to select the
-        iterate; ``0`` selects on the training sample.
+      validation_fraction: the share held out at random to select the iterate; ``0`` selects on the training
+        set.
       eval_every: steps between validation evaluations (default ``max(1, steps // 20)``).
 
     Returns:
-      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y) -> MLPParams``, ``predict(params, X)``
-      the labels, ``decision_function(params, X)`` the logits.
-
-    Raises:
-      ValueError: on bad ``hidden``/``steps``/``optimizer``/``eta``/``validation_fraction``;
-        ``fit`` on ``X`` not of shape (m, d), NaN/inf, labels outside ``0..k-1``, or a traced ``y``
-        without ``num_classes``.
+      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y) -> MLPParams``; ``predict`` the arg-max class
+      (ties to the smaller index); ``decision_function`` the ``(m, k)`` logits.
 
     Examples:
       >>> import jax
-      >>> from jaxlearn import datasets
+      >>> from jaxlearn import datasets, nn
       >>> X, y = datasets.load_digits()
-      >>> learner = mlp_classifier(64, steps=500)
+      >>> learner = nn.mlp_classifier(64, steps=500)
       >>> params = learner.fit(jax.random.PRNGKey(0), X[:1000] / 16, y[:1000])
       >>> float((learner.predict(params, X[1000:] / 16) == y[1000:]).mean()) > 0.9
       True

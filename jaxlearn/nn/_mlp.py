@@ -1,17 +1,8 @@
 """Layered feedforward networks as parameter pytrees (SPEC 17.1; UML sections 20.1-20.2).
 
-A network of depth :math:`T` with layers :math:`V_0, \\dots, V_T` of sizes :math:`k_0, \\dots, k_T` is a
-plain list of ``T`` pairs ``(W, b)``: ``params[t]`` maps the outputs :math:`o_t` of layer :math:`t` to
-the inputs :math:`a_{t+1}` of layer :math:`t+1`,
-
-.. math:: a_{t+1} = W_t\\, o_t + b_t, \\qquad o_{t+1} = \\sigma(a_{t+1}),
-
-with ``W`` of shape ``(k_{t+1}, k_t)`` in the book's orientation (:math:`W_{t,i,j}` is the weight of the
-edge :math:`v_{t,j} \\to v_{t+1,i}`, UML section 20.6) and ``b`` of shape ``(k_{t+1},)`` the weights of
-the edges leaving the constant neuron of layer :math:`t` (the book's :math:`o_{t,k_t+1} = 1`). The last
-layer applies ``output`` instead of :math:`\\sigma`: ``identity`` for the squared loss, ``softmax`` for
-the cross-entropy. :func:`mlp_apply` takes one example or a batch of rows (the layer is then the matrix
-product :math:`O_t W_t^\\top`, one dot per layer instead of a ``jax.vmap`` of matrix-vector products).
+A network of depth :math:`T` is a list of ``T`` pairs ``(W_t, b_t)``, ``W_t`` of shape
+``(k_{t+1}, k_t)`` in the book's orientation and ``b_t`` the weights of the constant neuron:
+:math:`a_{t+1} = W_t o_t + b_t`, :math:`o_{t+1} = \\sigma(a_{t+1})`, with ``output`` at the last layer.
 """
 
 from __future__ import annotations
@@ -98,10 +89,8 @@ def mlp_init(
 
     .. math:: W_t \sim \mathcal N(0, s_t^2)^{k_{t+1}\times k_t}, \qquad b_t = 0,
 
-    with :math:`s_t` = ``scale`` if given, else :math:`1/\sqrt{k_t}` (the scale at which each
-    :math:`a_{t+1,i}` has variance about 1 when the inputs have). The book asks for a random start
-    "close to 0": a zero start makes the neurons of a layer identical forever (their gradients are
-    equal), which the random :math:`W` prevents even with zero biases.
+    with :math:`s_t = 1/\sqrt{k_t}` by default. A zero start would keep the neurons of a layer identical
+    forever; the random :math:`W` prevents it even with zero biases.
 
     Args:
       key: a PRNG key.
@@ -114,7 +103,8 @@ def mlp_init(
 
     Examples:
       >>> import jax
-      >>> params = mlp_init(jax.random.PRNGKey(0), [4, 8, 3])
+      >>> from jaxlearn import nn
+      >>> params = nn.mlp_init(jax.random.PRNGKey(0), [4, 8, 3])
       >>> [(W.shape, b.shape) for W, b in params]
       [((8, 4), (8,)), ((3, 8), (3,))]
 
@@ -156,8 +146,9 @@ def mlp_apply(
 
     Examples:
       >>> import jax, jax.numpy as jnp
-      >>> params = mlp_init(jax.random.PRNGKey(0), [2, 5, 1])
-      >>> mlp_apply(params, jnp.ones(2)).shape
+      >>> from jaxlearn import nn
+      >>> params = nn.mlp_init(jax.random.PRNGKey(0), [2, 5, 1])
+      >>> nn.mlp_apply(params, jnp.ones(2)).shape
       (1,)
     """
     o = jnp.asarray(x)

@@ -1,12 +1,7 @@
 """SGD for neural networks with validation selection and weight decay (SPEC 17.4; UML section 20.6).
 
-The whole run is one compiled program: an outer ``lax.scan`` over evaluations, each an inner
-``lax.scan`` of ``eval_every`` optimiser steps followed by one pass over the validation set. The
-iterate that performs best on the validation set so far rides in the carry, so the run returns it
-without storing the others. The optimiser steps carry no per-step checks: finiteness is checked once per
-window (its minibatch losses and final parameters), and a window that is not finite is discarded, the run
-freezing at the iterate of the previous evaluation; ``history.nonfinite`` says so. ``train`` is
-vmappable over keys (16 seeds are one program).
+The whole run is one compiled program (a ``lax.scan`` over evaluation windows of ``eval_every`` steps),
+carrying the best iterate so far; it is vmappable over keys.
 """
 
 from __future__ import annotations
@@ -139,60 +134,35 @@ def train(
     error: Optional[Union[str, ExampleLoss]] = None,
     activation: Activation = sigmoid,
 ) -> tuple[Params, TrainHistory]:
-    r"""The book's SGD for neural networks, with any optax optimiser (UML section 20.6).
+    r"""The book's SGD for neural networks, with any optax optimiser, returning the validation-best iterate.
 
-    The objective is :math:`L_S(w) + \frac\lambda2\|w\|^2`. For :math:`i = 1..\tau` (``steps``), a
-    minibatch of ``batch_size`` examples is drawn uniformly with replacement from ``(X, y)``, its mean
-    loss gradient :math:`v_i` is taken by ``jax.grad``, and the optimiser is applied to
-    :math:`v_i + \lambda w^{(i)}` (``optax.chain(optax.add_decayed_weights(lam), optimizer)``). With
-    ``optimizer=optax.sgd(schedule)`` this is exactly the book's rule
+    .. math:: w^{(i+1)} = w^{(i)} - \eta_i\,(v_i + \lambda w^{(i)}), \qquad \eta_i = \text{schedule}(i - 1),
 
-    .. math:: w^{(i+1)} = w^{(i)} - \eta_i\,(v_i + \lambda w^{(i)}), \qquad \eta_i = \text{schedule}(i - 1)
-
-    (optax schedules count from 0; ``batch_size=1`` is the book's one example per step). Every
-    ``eval_every`` steps the current iterate is scored on the validation set, and the output is the
-    best iterate seen, :math:`w^{(1)}` (the initial ``params``) included: the one with the smallest
-    validation loss, or with ``error`` the smallest validation error, ties broken by the smaller
-    validation loss and then by the earlier step. (The book scores every iterate; scoring every
-    ``eval_every``-th is its pitfall note's "e.g. every K steps".)
-
-    Divergence is checked once per evaluation window, not at every step (a per-step check and select
-    of the parameters and optimiser state doubled the cost of a step): if a minibatch loss of the
-    window or the parameters at its end are not finite (a diverging learning rate), the whole window
-    is discarded, the run freezes at the iterate of the previous evaluation (the last one scored,
-    finite) and ``history.nonfinite`` turns True. The returned parameters are never NaN.
-
-    ``train`` is one jitted program of static ``steps``/``batch_size``/``eval_every``; ``loss``,
-    ``error``, ``optimizer`` and ``activation`` are part of its identity (build them once and reuse
-    them: a new ``optax.adam(1e-3)`` object per call compiles again). ``weight_decay`` is traced, and
-    ``jax.vmap`` over ``key`` (and ``params``) trains several seeds as one program.
+    the book's rule for ``optimizer=optax.sgd(schedule)``, with :math:`v_i` the mean loss gradient of a
+    minibatch drawn with replacement (any optimiser is applied to :math:`v_i + \lambda w^{(i)}`). Every
+    ``eval_every`` steps the iterate is scored on the validation set; the output is the best one,
+    :math:`w^{(1)}` included (smallest validation loss, or ``error``; ties: smaller loss, then earlier). A
+    window whose losses or parameters are not finite is discarded and the run freezes (``history.nonfinite``):
+    the returned parameters are never NaN. ``steps``, ``batch_size``, ``eval_every``, ``loss``, ``error``,
+    ``optimizer`` and ``activation`` are static (reuse the objects); ``weight_decay`` is traced.
 
     Args:
       key: PRNG key for the minibatches.
       params: the initial network, ``[(W_0, b_0), ...]`` (:func:`jaxlearn.nn.mlp_init`).
       X: inputs, shape ``(m, k_0)``.
-      y: targets, shape ``(m, k_T)`` for the squared loss, int labels ``(m,)`` in ``0..k_T-1`` for the
-        cross-entropy.
-      loss: ``"squared"``, ``"cross_entropy"`` (networks with an identity output through
-        ``activation``), or a function ``loss(params, x, y) -> scalar`` of one example.
+      y: targets ``(m, k_T)`` for the squared loss, int labels ``(m,)`` in ``0..k_T-1`` for the cross-entropy.
+      loss: ``"squared"``, ``"cross_entropy"`` (on the identity output) or ``loss(params, x, y) -> scalar``.
       optimizer: any ``optax.GradientTransformation``.
       steps: :math:`\tau`, the number of optimiser steps.
       batch_size: examples per step.
       weight_decay: :math:`\lambda \ge 0` (traced).
       validation: ``(X_valid, y_valid)``; ``None`` selects on the training sample itself.
-      eval_every: steps between evaluations (default ``max(1, steps // 20)``); the last window is
-        shortened to end at ``steps``.
-      error: ``"zero_one"`` (arg-max class against int labels) or a function of one example; selects
-        on the validation error instead of the validation loss.
+      eval_every: steps between evaluations (default ``max(1, steps // 20)``).
+      error: ``"zero_one"`` or a function of one example: select on it instead of the validation loss.
       activation: :math:`\sigma` of the hidden layers, for the named losses and errors.
 
     Returns:
       ``(best_params, history)``: the validation-best iterate and a :class:`TrainHistory`.
-
-    Raises:
-      ValueError: on ``X`` whose width is not the input width of ``params``, mismatched lengths,
-        NaN/inf in ``X``/``y``/``params``, labels outside ``0..k_T-1`` for the cross-entropy, a
-        negative ``weight_decay``, non-positive ``steps``/``batch_size``/``eval_every``.
 
     Examples:
       >>> import jax, jax.numpy as jnp, optax

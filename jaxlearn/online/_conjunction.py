@@ -80,29 +80,19 @@ def _boolean_stream_check(n: int, what: str):
 
 @learner_factory()
 def conjunction(n: int) -> Learner:
-    r"""The elimination algorithm for conjunctions of (possibly negated) literals (Balcan section 2.1).
+    r"""The elimination algorithm for conjunctions of (possibly negated) literals.
 
-    .. math::
-        h_1 = x_1 \bar x_1 x_2 \bar x_2 \cdots x_n \bar x_n, \qquad \hat y_t = h_t(x_t), \qquad
-        h_{t+1} = \begin{cases} h_t \setminus \{\ell \in h_t : \ell(x_t) = 0\}
-        & \text{if } \hat y_t = 0,\ y_t = 1 \\ h_t & \text{otherwise.} \end{cases}
+    .. math:: h_1 = x_1 \bar x_1 \cdots x_n \bar x_n, \qquad
+        h_{t+1} = h_t \setminus \{\ell \in h_t : \ell(x_t) = 0\} \text{ if } h_t(x_t) = 0,\ y_t = 1.
 
-    :math:`h_1` holds all :math:`2n` literals, so it is always False. A false negative deletes every
-    literal that is False in :math:`x_t`; so the first one leaves :math:`n` literals (on ``1001``:
-    :math:`x_1 \bar x_2 \bar x_3 x_4`) and each later one deletes at least one more. If a
-    conjunction :math:`c` labels the stream, the literals of :math:`c` stay among those of
-    :math:`h_t`, so :math:`h_t` never predicts 1 where :math:`c` says 0, and there are at most
-    :math:`n + 1` mistakes (:func:`jaxlearn.theory.conjunction_bound`); no deterministic learner
-    does better than :math:`n`. A false positive proves the stream is not a conjunction: where Balcan
-    stops with "no consistent conjunction", this learner flags ``Info.inconsistent`` and keeps
-    :math:`h` (errors cannot be raised from inside a scan).
+    At most :math:`n + 1` mistakes (:func:`jaxlearn.theory.conjunction_bound`) if a conjunction labels the
+    data; a false positive proves it does not and only sets ``Info.inconsistent``.
 
     Args:
-      n: the number of boolean variables (structural).
+      n: the number of boolean variables (static).
 
     Returns:
-      A :class:`~jaxlearn.core.Learner` over ``x`` in {0,1}^n with labels in {0, 1}; ``Info`` is
-      :class:`ConjunctionInfo`, ``State`` is :class:`ConjunctionState`.
+      A :class:`~jaxlearn.core.Learner` over {0,1}^n, labels in {0, 1}; ``Info`` is :class:`ConjunctionInfo`.
 
     Examples:
       >>> import jax.numpy as jnp
@@ -114,7 +104,7 @@ def conjunction(n: int) -> Learner:
       ([True, True, False], [[1, 0, 0, 0], [0, 1, 1, 0]])
 
     References:
-      Balcan, 8803 Machine Learning Theory, Lecture 3, section 2.1 (SPEC section 2.6).
+      Balcan, 8803 Machine Learning Theory, Lecture 3, section 2.1; SPEC 2.6.
     """
     n = _check_n(n)
 

@@ -45,52 +45,31 @@ def _consequents(n: int) -> Array:
 
 @learner_factory()
 def decision_list(n: int) -> Learner:
-    r"""Balcan's learner of decision lists, by levels of candidate rules (Balcan section 2.2).
+    r"""Balcan's decision-list learner: :math:`4n + 2` rules by levels (all 0 at first); a tie predicts 1.
 
-    The hypothesis is an ordered list of sets (levels) of the :math:`4n + 2` rules
-    :math:`\{x_i \Rightarrow b,\ \bar x_i \Rightarrow b : i \in [n], b \in \{0, 1\}\} \cup
-    \{T \Rightarrow 1, T \Rightarrow 0\}`, stored as one level per rule, all 0 at first. With
-    :math:`F_t` the rules whose antecedent :math:`x_t` satisfies and
-    :math:`k_t = \min_{r \in F_t} \mathrm{level}(r)`, the rules that decide are
-    :math:`A_t = \{r \in F_t : \mathrm{level}(r) = k_t\}` and
+    .. math:: \hat y_t = 1\big[|\{r \in A_t : b_r = 1\}| \ge |\{r \in A_t : b_r = 0\}|\big], \qquad
+        \mathrm{level}_{t+1}(r) = \mathrm{level}_t(r) + 1[\hat y_t \ne y_t,\ r \in A_t,\ b_r \ne y_t],
 
-    .. math::
-        \hat y_t = 1\big[\,|\{r \in A_t : b_r = 1\}| \ge |\{r \in A_t : b_r = 0\}|\,\big], \qquad
-        \mathrm{level}_{t+1}(r) = \mathrm{level}_t(r) + 1[\hat y_t \ne y_t,\ r \in A_t,\ b_r \ne y_t].
-
-    Balcan predicts with "some rule that fires" in the first level that has one, "breaking ties
-    arbitrarily"; here the choice is deterministic: the level votes, each firing rule for its
-    consequent :math:`b_r`, and a tie predicts 1 (the Halving convention). This is still the
-    prediction of one firing rule of :math:`A_t`, so the analysis is unchanged, and it reproduces
-    Balcan's worked example (on ``01`` a 3-3 tie predicts 1; on ``00`` one vote for 1 against three
-    predicts 0). On a mistake every rule of :math:`A_t` that predicted wrongly, at least the voted
-    one, moves down one level. If a decision list of length :math:`L` labels the stream, its
-    :math:`j`-th rule never goes below level :math:`j` (1-based), no rule below level :math:`L + 1`,
-    and there are at most :math:`(4n + 2)(L + 1)` mistakes
-    (:func:`jaxlearn.theory.decision_list_bound`). Since :math:`T \Rightarrow 1` and
-    :math:`T \Rightarrow 0` fire on every :math:`x`, :math:`A_t` is never empty; the hypothesis is
-    not itself a decision list.
+    :math:`A_t`: the rules firing on :math:`x_t` at the lowest level any does. If a list of length :math:`L`
+    labels the data, at most :math:`(4n + 2)(L + 1)` mistakes (:func:`jaxlearn.theory.decision_list_bound`).
 
     Args:
-      n: the number of boolean variables (structural).
+      n: the number of boolean variables (static).
 
     Returns:
-      A :class:`~jaxlearn.core.Learner` over ``x`` in {0,1}^n with labels in {0, 1}; ``Info`` is
-      :class:`DecisionListInfo`, ``State`` is :class:`DecisionListState`.
+      A :class:`~jaxlearn.core.Learner` over {0,1}^n, labels {0, 1}; ``State`` is :class:`DecisionListState`.
 
     Examples:
-      Balcan's example, target :math:`x_1 \Rightarrow 0`, else :math:`\bar x_2 \Rightarrow 1`, else 0:
-
       >>> import jax.numpy as jnp
       >>> from jaxlearn import core, online
-      >>> learner = online.decision_list(2)
+      >>> learner = online.decision_list(2)  # Balcan's example: x1 => 0, else ~x2 => 1, else 0
       >>> X, y = jnp.array([[0, 1], [0, 0]]), jnp.array([0, 1])
       >>> state, trace = core.run(learner, learner.init(X[0]), X, y)
       >>> trace.prediction.tolist(), state.level.tolist()
       ([1, 0], [0, 0, 1, 1, 1, 0, 0, 1, 1, 1])
 
     References:
-      Balcan, 8803 Machine Learning Theory, Lecture 3, section 2.2 (SPEC section 2.7).
+      Balcan, 8803 Machine Learning Theory, Lecture 3, section 2.2; SPEC 2.7.
     """
     n = _check_n(n)
     consequents = _consequents(n)

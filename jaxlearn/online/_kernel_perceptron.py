@@ -15,6 +15,7 @@ from jaxlearn.core import (
     check_width,
     float_dtype,
     learner_factory,
+    sign_label,
     zero_counter,
 )
 from jaxlearn.kernels import Kernel, expansion
@@ -43,23 +44,32 @@ class KernelPerceptronInfo(NamedTuple):
 
 @learner_factory("kernel")
 def kernel_perceptron(kernel: Kernel, budget: int) -> Learner:
-    r"""The online kernel Perceptron (SS10 L5 section 7, Algorithm 4, online form; UML Exercise 16.2).
+    r"""The online kernel Perceptron, storing at most ``budget`` mistakes.
 
-    .. math::
-        f_t(x) = \sum_{i \in I_t} \alpha_i K(x_i, x), \qquad
-        \text{if } y_t f_t(x_t) \le 0: \; I_{t+1} = I_t \cup \{t\},\ \alpha_t = y_t.
+    .. math:: f_t = \sum_{i \in I_t} y_i K(x_i, \cdot), \qquad
+        I_{t+1} = I_t \cup \{t\} \text{ if } y_t f_t(x_t) \le 0.
 
-    This is the Perceptron run on :math:`\psi(x)` with :math:`w_t = \sum_i \alpha_i \psi(x_i)`, so it
-    makes exactly the mistakes of :func:`perceptron` on the explicit feature map, and Novikoff's
-    :math:`(R/\gamma)^2` bound holds in feature space (:math:`R^2 = \max_t K(x_t, x_t)`).
-
-    Shapes are static: at most ``budget`` mistakes are stored. A mistake that arrives when the budget
-    is full is reported in ``Info.budget_full`` and the state is not changed (the learner then keeps
-    predicting with the stored examples); choose ``budget`` at least the mistake bound.
+    The Perceptron in feature space: at most :math:`(R/\gamma)^2` mistakes, :math:`R^2 = \max_t K(x_t, x_t)`
+    (:func:`jaxlearn.theory.perceptron_mistake_bound`); with the budget full, a mistake is only flagged.
 
     Args:
-      kernel: a kernel from :mod:`jaxlearn.kernels` (or any ``k(x, z) -> scalar``).
-      budget: the number of mistakes that can be stored (structural, a Python int).
+      kernel: a kernel from :mod:`jaxlearn.kernels` (or any ``k(x, z) -> scalar``); its parameters are traced.
+      budget: the most mistakes stored (static); choose at least the mistake bound.
+
+    Returns:
+      A :class:`~jaxlearn.core.Learner`, labels in {-1, +1}; ``Info`` is :class:`KernelPerceptronInfo`.
+
+    Examples:
+      >>> import jax.numpy as jnp
+      >>> from jaxlearn import core, kernels, online
+      >>> X = jnp.array([[1.0, 1.0], [1.0, -1.0], [-1.0, 1.0], [-1.0, -1.0]] * 3)
+      >>> learner = online.kernel_perceptron(kernels.polynomial(2), budget=8)
+      >>> state, trace = core.run(learner, learner.init(X[0]), X, X[:, 0] * X[:, 1])  # XOR
+      >>> trace.mistake.astype(int).tolist(), int(state.count)
+      ([1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0], 4)
+
+    References:
+      SS10 L5 section 7, Algorithm 4 (online form); UML Exercise 16.2; SPEC 4.8.
     """
     budget = check_positive_int("budget", budget)
 
@@ -90,7 +100,7 @@ def kernel_perceptron(kernel: Kernel, budget: int) -> Learner:
             count=state.count + store.astype(jnp.int32),
         )
         info = KernelPerceptronInfo(
-            prediction=jnp.where(score > 0, 1, -1).astype(score.dtype),
+            prediction=sign_label(score),
             loss=mistake.astype(score.dtype),
             mistake=mistake,
             budget_full=mistake & ~store,
@@ -100,7 +110,7 @@ def kernel_perceptron(kernel: Kernel, budget: int) -> Learner:
     def predict(state, x):
         check_width("x", x, state.support.shape[1])
         score = decision(state, jnp.asarray(x).astype(state.support.dtype))
-        return jnp.where(score > 0, 1, -1).astype(score.dtype)
+        return sign_label(score)
 
     return Learner(init, update, predict, check_binary_stream)
 

@@ -47,30 +47,32 @@ def online_gradient_descent(
     *,
     projection: Optional[Callable[[Array], Array]] = None,
 ) -> Learner:
-    r"""Online gradient descent (UML section 21.3; COMP0078 "Online Approach", "OGD with Hinge Loss").
+    r"""Online (sub-)gradient descent with a projection onto the hypothesis set.
 
-    .. math::
-        w^{(1)} = \Pi(0), \quad v_t \in \partial_w \ell(w^{(t)}, z_t), \quad
-        w^{(t+1)} = \Pi\big(w^{(t)} - \eta_t v_t\big),
+    .. math:: w_{t+1} = \Pi(w_t - \eta_t v_t), \quad v_t = \nabla_w \ell(w_t, z_t), \quad w_1 = \Pi(0).
 
-    with :math:`\Pi` the Euclidean projection onto the hypothesis set (identity by default). The
-    sub-gradient is ``jax.grad(loss)``, so the conventions of :mod:`jaxlearn.losses` apply: with
-    :func:`jaxlearn.losses.hinge` this is COMP0078's
-    :math:`w_{t+1} = w_t + 1[y_t \hat y_t < 1]\, \eta\, y_t x_t`.
-
-    Regret: for every :math:`u \in H` and any sequence,
-    :math:`\sum_t \ell(w^{(t)}, z_t) - \ell(u, z_t) \le \|u\|^2/(2\eta) + (\eta/2)\sum_t \|v_t\|^2`
-    (:func:`jaxlearn.theory.ogd_pathwise_bound`); for the hinge loss with
-    :math:`\eta = U/(R\sqrt T)` this is at most :math:`UR\sqrt T` (:func:`jaxlearn.theory.ogd_regret_bound`).
+    Regret against every :math:`u \in H`: at most :math:`\|u\|^2/(2\eta) + (\eta/2)\sum_t \|v_t\|^2`
+    (:func:`jaxlearn.theory.ogd_pathwise_bound`; :func:`jaxlearn.theory.ogd_regret_bound` for the hinge).
 
     Args:
-      loss: ``loss(w, x, y) -> scalar`` for one example, convex in ``w`` (see :mod:`jaxlearn.losses`).
-      eta: :math:`\eta_t`: a number, array or schedule of the round ``t`` (0-based); the keyword
-        ``learning_rate`` is an alias.
-      projection: a map onto the hypothesis set, e.g. :func:`l2_ball` or :func:`box`.
+      loss: ``loss(w, x, y)``, convex in ``w`` (:mod:`jaxlearn.losses`); ``jax.grad`` gives :math:`v_t`.
+      eta: :math:`\eta_t`: a number, array or schedule of the 0-based round (traced); alias ``learning_rate``.
+      projection: :math:`\Pi`, e.g. :func:`l2_ball` or :func:`box` (radius traced); identity by default.
 
     Returns:
-      A :class:`~jaxlearn.core.Learner` with labels in {-1, +1}; ``predict`` returns the real score.
+      A :class:`~jaxlearn.core.Learner`, labels in {-1, +1}; ``predict`` returns the real score.
+
+    Examples:
+      >>> import jax
+      >>> from jaxlearn import core, datasets, losses, online, theory
+      >>> X, y, _ = datasets.separable(jax.random.PRNGKey(0), 200, 5, margin=0.1)  # 10 w* has hinge loss 0
+      >>> learner = online.online_gradient_descent(losses.hinge, 0.1, projection=online.l2_ball(10.0))
+      >>> state, trace = core.run(learner, learner.init(X[0]), X, y)
+      >>> bool(trace.loss.sum() <= theory.ogd_pathwise_bound(10.0, 0.1, trace.grad_norm**2))
+      True
+
+    References:
+      UML section 21.3; COMP0078 "Online Approach", "OGD with Hinge Loss"; SPEC 5.2-5.3.
     """
     project = (lambda w: w) if projection is None else projection
 

@@ -1,11 +1,8 @@
 """The Perceptron and Balcan's margin Perceptron (SPEC sections 4.1, 4.2, 4.4).
 
-Both are mistake-driven: the weights change only on rounds the learner gets wrong (or, for the margin
-Perceptron, gets right by too small a margin). Besides the round-by-round ``update``, each exposes an
-exact block rule (``Learner.run_block``): one matrix-vector product scores a whole block, the learner
-jumps to the first round that needs an update, updates, rescores the rest of the block, and so on.
-Weights and mistakes are those of the sequential algorithm (bitwise, except where a score lies
-within float rounding of 0 and the two summation orders disagree); correct blocks cost one product.
+Both are mistake-driven and have an exact block rule (``Learner.run_block``): one matrix-vector product
+scores a block and the learner jumps from update to update, with the weights and mistakes of the
+sequential algorithm (bitwise, except for scores within float rounding of 0).
 """
 
 from __future__ import annotations
@@ -26,6 +23,7 @@ from jaxlearn.core import (
     float_dtype,
     learner_factory,
     schedule_value,
+    sign_label,
     zero_counter,
 )
 
@@ -57,11 +55,6 @@ class MarginPerceptronInfo(NamedTuple):
     mistake: Array
     margin_mistake: Array
     update: Array
-
-
-def _sign_label(score: Array) -> Array:
-    """+1 where the score is positive, -1 elsewhere (Balcan: a zero score predicts negative)."""
-    return jnp.where(score > 0, 1, -1).astype(score.dtype)
 
 
 def _half(gamma: ArrayLike, like: Array) -> Array:
@@ -136,40 +129,36 @@ BLOCK_SIZE = 64
 
 @learner_factory("eta", aliases={"learning_rate": "eta"})
 def perceptron(eta: ScalarOrSchedule = 1.0, *, normalize: bool = False) -> Learner:
-    r"""The online Perceptron (COMP0078 "The Perceptron learning algorithm"; Balcan section 1).
+    r"""The online Perceptron, updated on every mistake; a zero score predicts -1 and is a mistake.
 
-    .. math::
-        w_1 = 0, \qquad
-        w_{t+1} = \begin{cases} w_t + \eta_t\, y_t x_t & \text{if } y_t \langle w_t, x_t\rangle \le 0
-        \\ w_t & \text{otherwise.} \end{cases}
+    .. math:: w_1 = 0, \qquad w_{t+1} = w_t + \eta_t\, y_t x_t\, 1[y_t \langle w_t, x_t\rangle \le 0].
 
-    A zero score is a mistake, as the mistake-bound proofs need. Novikoff: if a unit :math:`v` has
-    :math:`y_t \langle v, x_t\rangle \ge \gamma` and :math:`\|x_t\| \le R`, the number of mistakes is at
-    most :math:`(R/\gamma)^2` (:func:`jaxlearn.theory.perceptron_mistake_bound`), for any
-    :math:`\eta > 0` (the mistakes do not depend on a constant step size).
+    Novikoff: if :math:`\|x_t\| \le R` and a unit :math:`v` has :math:`y_t\, v \cdot x_t \ge \gamma`, at most
+    :math:`(R/\gamma)^2` mistakes, any :math:`\eta > 0` (:func:`jaxlearn.theory.perceptron_mistake_bound`).
 
     Args:
-      eta: :math:`\eta_t`, a number, array or schedule of the round ``t`` (0-based); the keyword
-        ``learning_rate`` is an alias.
-      normalize: scale each ``x`` to unit length first (Balcan's version: then
-        :math:`M \le 1/\gamma^2`, and :math:`M \le 1/\gamma^2 + (2/\gamma) TD_\gamma` without separability).
+      eta: :math:`\eta_t`: a number, array or schedule of the 0-based round (traced); alias ``learning_rate``.
+      normalize: scale each ``x`` to unit length first (Balcan's version, :math:`M \le 1/\gamma^2`; static).
 
     Returns:
       A :class:`~jaxlearn.core.Learner` with labels in {-1, +1}; ``Info`` is :class:`PerceptronInfo`.
 
     Examples:
-      >>> import jax, jax.numpy as jnp
-      >>> from jaxlearn import core, datasets, online
-      >>> X, y, _ = datasets.separable(jax.random.PRNGKey(0), 500, 5, margin=0.1)
+      >>> import jax
+      >>> from jaxlearn import core, datasets, online, theory
+      >>> X, y, _ = datasets.separable(jax.random.PRNGKey(0), 500, 5, margin=0.1)  # ||x|| <= 1
       >>> learner = online.perceptron()
       >>> state, trace = core.run(learner, learner.init(X[0]), X, y)
-      >>> bool(trace.mistake.sum() <= (1 / 0.1) ** 2)
+      >>> bool(trace.mistake.sum() <= theory.perceptron_mistake_bound(1.0, 0.1))
       True
+
+    References:
+      COMP0078 "The Perceptron learning algorithm"; Balcan section 1, Theorem 1; SPEC 4.1-4.2.
     """
 
     def info(scores, ys):
         mistake = ys * scores <= 0
-        return PerceptronInfo(_sign_label(scores), mistake.astype(scores.dtype), mistake)
+        return PerceptronInfo(sign_label(scores), mistake.astype(scores.dtype), mistake)
 
     update, run_block = _mistake_driven(
         prepare=_unit_rows if normalize else jnp.asarray,
@@ -181,32 +170,38 @@ def perceptron(eta: ScalarOrSchedule = 1.0, *, normalize: bool = False) -> Learn
 
     def predict(state, x):
         check_width("x", x, state.w.shape[0])
-        return _sign_label(jnp.vdot(state.w, jnp.asarray(x)))
+        return sign_label(jnp.vdot(state.w, jnp.asarray(x)))
 
     return Learner(_init_weights, update, predict, check_binary_stream, run_block, BLOCK_SIZE)
 
 
 @learner_factory("gamma")
 def margin_perceptron(gamma: ArrayLike) -> Learner:
-    r"""Balcan's margin Perceptron (Balcan section 1.1, Theorem 2).
+    r"""Balcan's margin Perceptron: it updates on mistakes and on correct scores of too small a margin.
 
-    Every example is scaled to unit length. The first example initialises :math:`w_1 = y x`; then,
-    with :math:`s_t = \langle w_t, x_t\rangle / \|w_t\|`, the prediction is positive if
-    :math:`s_t \ge \gamma/2`, negative if :math:`s_t \le -\gamma/2`, and a *margin mistake* in between;
-    on a mistake or a margin mistake (i.e. :math:`y_t s_t < \gamma/2`),
-    :math:`w_{t+1} = w_t + y_t x_t`. (Starting from :math:`w = 0`, whose score is 0, the first example
-    is an update that sets :math:`w_1 = y x`: the initialisation counts as one update.)
+    .. math:: w_{t+1} = w_t + y_t \bar x_t\, 1[y_t s_t < \gamma/2], \qquad s_t = w_t \cdot \bar x_t / \|w_t\|,
 
-    Theorem 2: if a unit :math:`w^*` has :math:`|w^* \cdot x| / \|x\| \ge \gamma` and agrees with every
-    label, the number of updates (margin mistakes included) is at most :math:`12/\gamma^2`
-    (:func:`jaxlearn.theory.margin_perceptron_bound`). Cycling through a sample until a pass makes no
-    update leaves every example with :math:`y\, w\cdot x / (\|w\|\|x\|) \ge \gamma/2`.
+    with :math:`\bar x_t = x_t / \|x_t\|`, :math:`w_1 = 0`, :math:`s_1 = 0`; predicts +1 iff :math:`s_t > 0`.
+    Theorem 2: if a unit :math:`w^*` labels every example with :math:`|w^* \cdot \bar x| \ge \gamma`, at most
+    :math:`12/\gamma^2` updates (:func:`jaxlearn.theory.margin_perceptron_bound`).
 
     Args:
       gamma: the margin the data are assumed to have (traced: vmap over it freely).
 
     Returns:
-      A :class:`~jaxlearn.core.Learner`; ``Info`` is :class:`MarginPerceptronInfo`.
+      A :class:`~jaxlearn.core.Learner`, labels in {-1, +1}; ``Info`` is :class:`MarginPerceptronInfo`.
+
+    Examples:
+      >>> import jax
+      >>> from jaxlearn import core, datasets, online, theory
+      >>> X, y, _ = datasets.separable(jax.random.PRNGKey(0), 500, 5, margin=0.1)
+      >>> learner = online.margin_perceptron(0.1)
+      >>> state, trace = core.run(learner, learner.init(X[0]), X, y)
+      >>> bool(trace.update.sum() <= theory.margin_perceptron_bound(0.1))
+      True
+
+    References:
+      Balcan, 8803 Machine Learning Theory, section 1.1, Theorem 2; SPEC 4.4.
     """
 
     def score(w, X):
@@ -217,7 +212,7 @@ def margin_perceptron(gamma: ArrayLike) -> Learner:
         mistake = ys * scores <= 0
         update = ys * scores < _half(gamma, scores)
         return MarginPerceptronInfo(
-            _sign_label(scores), mistake.astype(scores.dtype), mistake, update & ~mistake, update
+            sign_label(scores), mistake.astype(scores.dtype), mistake, update & ~mistake, update
         )
 
     update, run_block = _mistake_driven(
@@ -230,6 +225,6 @@ def margin_perceptron(gamma: ArrayLike) -> Learner:
 
     def predict(state, x):
         check_width("x", x, state.w.shape[0])
-        return _sign_label(jnp.vdot(state.w, jnp.asarray(x)))
+        return sign_label(jnp.vdot(state.w, jnp.asarray(x)))
 
     return Learner(_init_weights, update, predict, check_binary_stream, run_block, BLOCK_SIZE)

@@ -43,28 +43,32 @@ def _check_boolean_stream(xs, ys):
 
 @learner_factory("eta", "threshold")
 def winnow(eta: ArrayLike = 2.0, threshold: Optional[ArrayLike] = None) -> Learner:
-    r"""Winnow (Littlestone 1988, "Winnow2"), the multiplicative Perceptron for sparse disjunctions.
+    r"""Winnow2, the multiplicative Perceptron: :math:`O(k \log n)` mistakes on k-of-n disjunctions.
 
-    .. math::
-        w_1 = \mathbf{1}, \quad \hat y_t = 1[\langle w_t, x_t\rangle \ge \theta], \quad
-        w_{t+1,i} = w_{t,i}\, \eta^{\,x_{t,i} (y_t - \hat y_t)}.
+    .. math:: \hat y_t = 1[\langle w_t, x_t\rangle \ge \theta], \qquad
+        w_{t+1,i} = w_{t,i}\, \eta^{x_{t,i} (y_t - \hat y_t)}, \qquad w_1 = \mathbf 1.
 
-    Weights of the active variables are multiplied by :math:`\eta` on a false negative (promotion) and
-    divided by :math:`\eta` on a false positive (demotion). On a monotone disjunction of :math:`k` of
-    :math:`n` variables, with :math:`\theta = n` and :math:`\eta = 2`, it makes at most
-    :math:`2 + 3k(1 + \log_2 n)` mistakes (:func:`jaxlearn.theory.winnow_mistake_bound`): logarithmic
-    in the number of irrelevant variables, where the Perceptron's bound grows linearly.
-
-    The weights are kept as logs and the test :math:`\langle w, x\rangle \ge \theta` is made as
-    :math:`\mathrm{logsumexp}_{i: x_i = 1} \log w_i \ge \log\theta`, so long noisy streams neither
-    underflow nor overflow.
+    On a monotone disjunction, with :math:`\theta = n`, :math:`\eta = 2`: at most :math:`2 + 3k(1 + \log_2 n)`
+    mistakes (:func:`jaxlearn.theory.winnow_mistake_bound`). The weights are kept as logs (no overflow).
 
     Args:
       eta: the promotion/demotion factor :math:`\eta > 1` (traced).
-      threshold: :math:`\theta`; ``None`` means the number of variables ``n``.
+      threshold: :math:`\theta` (traced); ``None`` means the number of variables ``n``.
 
     Returns:
-      A :class:`~jaxlearn.core.Learner` over ``x`` in {0,1}^n with labels in {0, 1}.
+      A :class:`~jaxlearn.core.Learner` over {0,1}^n, labels in {0, 1}; ``Info`` is :class:`WinnowInfo`.
+
+    Examples:
+      >>> import jax
+      >>> from jaxlearn import core, datasets, online, theory
+      >>> X, y, _ = datasets.disjunction(jax.random.PRNGKey(0), 500, 100, k=3)
+      >>> learner = online.winnow()
+      >>> state, trace = core.run(learner, learner.init(X[0]), X, y)
+      >>> bool(trace.mistake.sum() <= theory.winnow_mistake_bound(3, 100))
+      True
+
+    References:
+      Littlestone, "Learning quickly when irrelevant attributes abound" (Machine Learning, 1988).
     """
 
     def init(example_x, key=None):
@@ -77,6 +81,7 @@ def winnow(eta: ArrayLike = 2.0, threshold: Optional[ArrayLike] = None) -> Learn
         theta = n if threshold is None else threshold
         return jnp.log(jnp.asarray(theta).astype(state.log_w.dtype))
 
+    # <w, x> >= theta is tested as logsumexp_{i: x_i = 1} log w_i >= log theta: no under/overflow.
     def log_score(state, x):
         check_width("x", x, state.log_w.shape[0])
         active = jnp.asarray(x) > 0

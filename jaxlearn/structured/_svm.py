@@ -2,7 +2,7 @@ r"""Structured-output SVM over chains by SGD (UML sections 17.2.5 and 17.3; SPEC
 
 The multiclass SVM of UML section 17.2.5 with the OCR feature map and the normalised Hamming loss of
 section 17.3, solved by the book's SGD for regularised loss minimisation (the :math:`\theta`/:math:`w`
-rule of UML section 15.5, as :func:`jaxlearn.linear.soft_svm` runs it), with
+rule of UML section 15.5, :func:`jaxlearn.core.regularized_sgd`), with
 :func:`~jaxlearn.structured.loss_augmented_viterbi` as the loss-augmented argmax.
 """
 
@@ -16,8 +16,17 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn.core import BatchLearner, check_finite, check_positive_int, float_dtype, is_concrete
-from jaxlearn.linear._common import check_positive, sample_indices
+from jaxlearn.core import (
+    BatchLearner,
+    check_finite,
+    check_positive,
+    check_positive_int,
+    float_dtype,
+    is_concrete,
+    learner_factory,
+    regularized_sgd,
+    sample_indices,
+)
 from jaxlearn.structured._chain import PAD, chain_features, feature_size, loss_augmented_viterbi, viterbi
 
 Array = jax.Array
@@ -30,81 +39,57 @@ class StructuredSVMParams(NamedTuple):
     w: Array
 
 
-def structured_svm(lam: ArrayLike, steps: int, num_labels: int, *, transitions: bool = True) -> BatchLearner:
+@learner_factory("lam", aliases={"num_labels": "num_classes"})
+def structured_svm(lam: ArrayLike, steps: int, num_classes: int, *, transitions: bool = True) -> BatchLearner:
     r"""Structured-output SVM for letter sequences by SGD (UML sections 15.5, 17.2.5, 17.3).
 
-    Minimises, in expectation, the regularised generalised-hinge objective over words
-    :math:`(x_i, y_i)` with the OCR map :math:`\Psi` and the normalised Hamming loss :math:`\Delta`,
-
     .. math::
-        f(w) = \frac\lambda2\|w\|^2 + \frac1m\sum_{i=1}^m
-        \max_{y'}\big(\Delta(y', y_i) + \langle w, \Psi(x_i, y') - \Psi(x_i, y_i)\rangle\big),
+        \min_w \frac\lambda2\|w\|^2 + \frac1m\sum_i
+        \max_{y'}\big(\Delta(y', y_i) + \langle w, \Psi(x_i, y') - \Psi(x_i, y_i)\rangle\big)
 
-    by the :math:`\theta`/:math:`w` SGD of UML section 15.5 (the rule of
-    :func:`jaxlearn.linear.soft_svm`), with the sub-gradient :math:`v_t = \Psi(x, \hat y) - \Psi(x, y)` of
-    UML section 17.2.5 and :math:`\hat y` from :func:`~jaxlearn.structured.loss_augmented_viterbi`:
-
-    .. math::
-        \theta^{(1)} = 0;\quad t = 1..T:\ w^{(t)} = \frac{\theta^{(t)}}{\lambda t},\ i \sim U[m],\
-        \theta^{(t+1)} = \theta^{(t)} - (\Psi(x_i, \hat y) - \Psi(x_i, y_i));\quad
-        \bar w = \frac1T\sum_{t=1}^T w^{(t)}.
-
-    (:math:`\hat y = y_i` gives :math:`v_t = 0`: a word decoded with margin leaves :math:`\theta` alone.)
-    ``predict`` decodes with :func:`~jaxlearn.structured.viterbi`. With ``transitions=False`` the bigram
-    block is held at 0: the model is then a per-letter multiclass SVM (each letter decoded
-    independently), the baseline that shows what the transition features buy.
-
-    Unequal lengths: pad the words to a common ``r`` and pass ``mask`` (``(m, r)`` booleans, ``True`` on
-    each word's letters, a prefix of at least one letter) to ``fit`` and ``predict``; a word of length
-    :math:`\ell` then counts exactly as the length-:math:`\ell` word (features, :math:`1/\ell`, Hamming
-    loss; see :mod:`jaxlearn.structured._chain`). Predicted labels are ``-1`` on the padding.
+    (OCR map :math:`\Psi`, normalised Hamming :math:`\Delta`) by :func:`~jaxlearn.core.regularized_sgd`,
+    :math:`\hat y` from :func:`~jaxlearn.structured.loss_augmented_viterbi`; ``predict`` runs Viterbi.
+    Unequal lengths: pad to a common ``r`` and pass ``mask`` (``(m, r)``, a prefix of ``True``).
 
     Args:
       lam: :math:`\lambda > 0` (traced: ``jax.vmap`` over it sweeps a grid in one program).
       steps: the number of SGD rounds :math:`T` (static).
-      num_labels: :math:`q`, labels are ``0..q-1`` (static).
-      transitions: learn the letter-bigram block (static; ``False`` for the independent baseline).
+      num_classes: :math:`q`, labels ``0..q-1`` (static; alias ``num_labels``).
+      transitions: learn the letter-bigram block (``False``: per-letter multiclass SVM baseline).
 
     Returns:
-      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, Y, mask=None) -> StructuredSVMParams`` with
-      ``X`` of shape ``(m, n_pixels, r)`` (each word as in the book) and ``Y`` ``(m, r)`` int labels;
-      ``predict(params, X, mask=None)`` the Viterbi labels ``(m, r)``; ``decision_function(params, X,
-      mask=None)`` the value :math:`\max_y\langle\bar w, \Psi(x, y)\rangle` of each word ``(m,)``.
-
-    Raises:
-      ValueError: on a bad ``steps``/``num_labels`` or a concrete ``lam <= 0``; ``fit`` on words of
-        unequal length without a mask (a ragged list), labels outside ``0..q-1``, NaN/inf, a mask that
-        is not a non-empty prefix, or mismatched shapes.
+      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, Y, mask=None)``, ``X`` ``(m, n_pixels, r)``,
+      ``Y`` ``(m, r)``; ``predict(params, X, mask=None)`` the labels (``-1`` on padding);
+      ``decision_function`` :math:`\max_y\langle\bar w, \Psi(x, y)\rangle` per word.
 
     Examples:
       >>> import jax
       >>> from jaxlearn import datasets
       >>> X, Y = datasets.ocr_words(jax.random.PRNGKey(0), 50, 4, num_letters=3)
-      >>> learner = structured_svm(0.01, 500, 3)
-      >>> params = learner.fit(jax.random.PRNGKey(1), X, Y)
-      >>> learner.predict(params, X).shape
+      >>> learner = structured_svm(0.01, 500, num_classes=3)
+      >>> learner.predict(learner.fit(jax.random.PRNGKey(1), X, Y), X).shape
       (50, 4)
 
     References:
-      UML section 15.5 (SGD for Soft-SVM), section 17.2.5 (SGD for multiclass learning), section 17.3
-      and Exercise 17.3 (structured output, loss-augmented Viterbi); SPEC 9.7, 11.5, 12.
+      UML sections 15.5, 17.2.5, 17.3 and Exercise 17.3; SPEC 9.7, 11.5, 12.
     """
     steps = check_positive_int("steps", steps)
-    num_labels = check_positive_int("num_labels", num_labels)
+    q = check_positive_int("num_classes", num_classes)
     check_positive("lam", lam)
 
+    # fit takes a mask, which BatchLearner.check (X, y) cannot see: fit checks its inputs itself
     def fit(key, X, Y, mask=None):
-        X, Y, mask = check_sequences(X, Y, num_labels, mask)
+        X, Y, mask = check_sequences(X, Y, q, mask)
         idx = sample_indices(key, steps, X.shape[0])
-        return _fit(idx, X, Y, mask, lam, num_labels=num_labels, transitions=transitions)
+        return _fit(idx, X, Y, mask, lam, num_labels=q, transitions=transitions)
 
     def predict(params, X, mask=None):
-        X, _, mask = check_sequences(X, None, num_labels, mask)
-        return _decode(params.w, X, mask, num_labels=num_labels)[0]
+        X, _, mask = check_sequences(X, None, q, mask)
+        return _decode(params.w, X, mask, num_labels=q)[0]
 
     def decision_function(params, X, mask=None):
-        X, _, mask = check_sequences(X, None, num_labels, mask)
-        return _decode(params.w, X, mask, num_labels=num_labels)[1]
+        X, _, mask = check_sequences(X, None, q, mask)
+        return _decode(params.w, X, mask, num_labels=q)[1]
 
     return BatchLearner(fit, predict, decision_function)
 
@@ -172,25 +157,16 @@ def check_sequences(X, Y, num_labels: int, mask):
 
 @functools.partial(jax.jit, static_argnames=("num_labels", "transitions"))
 def _fit(idx, X, Y, mask, lam, *, num_labels, transitions):
-    dtype, steps = X.dtype, idx.shape[0]
     size = feature_size(X.shape[1], num_labels)
-    lam = jnp.asarray(lam).astype(dtype)
-    scales = 1 / (lam * jnp.arange(1, steps + 1, dtype=jnp.int32).astype(dtype))  # w_t = theta_t / (lam t)
     learn = jnp.arange(size) < (size if transitions else X.shape[1] * num_labels)
 
-    def step(carry, it):
-        theta, total = carry
-        i, scale = it
-        w = theta * scale
+    def subgradient(w, i):  # Psi(x, y_hat) - Psi(x, y): 0 when the word is decoded with margin
         x, y, mk = X[i], Y[i], mask[i]
         y_hat = loss_augmented_viterbi(w, x, y, num_labels, mask=mk)
         v = chain_features(x, y_hat, num_labels, mask=mk) - chain_features(x, y, num_labels, mask=mk)
-        theta = theta - jnp.where(learn, v, jnp.zeros_like(v))
-        return (theta, total + w), None
+        return jnp.where(learn, v, jnp.zeros_like(v))
 
-    zeros = jnp.zeros(size, dtype)
-    (_, total), _ = jax.lax.scan(step, (zeros, zeros), (idx, scales))
-    return StructuredSVMParams(w=total / jnp.asarray(steps, dtype))
+    return StructuredSVMParams(w=regularized_sgd(subgradient, idx, lam, jnp.zeros(size, X.dtype)))
 
 
 @functools.partial(jax.jit, static_argnames=("num_labels",))

@@ -1,19 +1,14 @@
 """Soft-SVM with kernels by SGD (SPEC 10.8; UML section 16.3, Lemma 16.3)."""
 
-import functools
-
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
 from jaxlearn import kernels
-from jaxlearn.linear._common import sample_indices
-from jaxlearn.linear._kernel_svm import _fit, kernel_svm
+from jaxlearn.core import sample_indices
+from jaxlearn.linear._kernel_svm import kernel_svm
 from jaxlearn.linear._svm import soft_svm
-from tests.batch_conformance import (
-    BatchCase,
-)
 
 KEY = jax.random.PRNGKey(0)
 
@@ -99,33 +94,20 @@ def test_substring_kernel_learns_a_signature():
 
 
 # --------------------------------------------------------------------------------------------
-# Conformance (tests/batch_conformance.py): jit == no jit, vmap over lam / sigma / keys == a loop,
-# no recompilation (also for a new sigma: the kernel's parameters are traced), dtypes, bad input
+# lam is traced (the conformance row in tests/test_conformance.py sweeps sigma)
 # --------------------------------------------------------------------------------------------
 
-GAUSS = kernels.gaussian(1.0)
-LAMS = tuple(np.geomspace(1e-3, 1.0, 32).tolist())
+
+@pytest.mark.parametrize("variant", ["uml", "ss10"])
+def test_vmap_over_lam_equals_separate_fits(variant):
+    X, y = _sample(5, m=40)
+    lams = jnp.asarray(np.geomspace(1e-3, 1.0, 4), jnp.float32)
+    make = lambda lam: kernel_svm(kernels.gaussian(1.0), lam, 300, variant=variant)
+    swept = jax.vmap(lambda lam: make(lam).fit(KEY, X, y))(lams)
+    for i, lam in enumerate(lams):
+        np.testing.assert_allclose(swept.alpha[i], make(lam).fit(KEY, X, y).alpha, rtol=1e-5, atol=1e-6)
 
 
-@functools.partial(jax.jit, static_argnums=(1, 2))
-def _data(key, n, dtype):
-    X = jax.random.normal(key, (n, 3), dtype)
-    return X, jnp.where(jnp.sum(X**2, axis=1) < 2.5, 1, -1).astype(dtype)
-
-
-def _row(name, factory, hparams):
-    """``factory(h, steps)``: the row uses 300 steps, its interpreted check 3."""
-    return BatchCase(name, lambda h: factory(h, 300), hparams, _data, _fit, small=lambda h: factory(h, 3))
-
-
-CASES = [
-    _row("gaussian_lam", lambda lam, T: kernel_svm(GAUSS, lam, T), LAMS),
-    _row(
-        "gaussian_sigma_ss10",
-        lambda s, T: kernel_svm(kernels.gaussian(s), 0.05, T, variant="ss10"),
-        tuple(np.geomspace(0.1, 10.0, 32).tolist()),
-    ),
-]
 # --------------------------------------------------------------------------------------------
 # Bad input
 # --------------------------------------------------------------------------------------------

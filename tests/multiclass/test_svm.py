@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from jaxlearn import linear, losses
-from jaxlearn.linear._common import sample_indices
+from jaxlearn.core import sample_indices
 from jaxlearn.multiclass import loss_augmented_argmax, multiclass_svm, multivector
 from tests.multiclass.data import blobs, digits_split
 
@@ -107,7 +107,7 @@ def test_digits_accuracy_within_2_points_of_crammer_singer():
 
 def test_bad_input():
     X, y = blobs(KEY, 20, jnp.float32)
-    with pytest.raises(ValueError, match=r"expected `y` with labels in 0..2 \(num_classes=3\), found 3, 7"):
+    with pytest.raises(ValueError, match=r"`y` with labels in 0..2 \(num_classes=3\), found \{3, 7\}"):
         multiclass_svm(0.1, 10, 3).fit(KEY, X, y.at[0].set(3).at[1].set(7))
     with pytest.raises(ValueError, match=r"expected `delta` of shape \(3, 3\)"):
         multiclass_svm(0.1, 10, 3, delta=jnp.ones((2, 2)) - jnp.eye(2))

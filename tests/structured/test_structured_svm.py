@@ -10,12 +10,8 @@ import numpy as np
 import pytest
 
 from jaxlearn import datasets
-from jaxlearn.linear._common import sample_indices
+from jaxlearn.core import sample_indices
 from jaxlearn.structured import _svm, hamming_loss, structured_svm
-from tests.batch_conformance import (
-    BatchCase,
-    BatchConformance,
-)
 
 KEY = jax.random.PRNGKey(0)
 
@@ -98,7 +94,7 @@ def test_unequal_lengths_through_a_mask():
     mask = jnp.arange(4)[None, :] < lengths[:, None]
     Y_pad = jnp.where(mask, Y, -1)
     X_junk = jnp.where(mask[:, None, :], X, 7.0)
-    learner = structured_svm(0.01, 200, 4)  # the shapes of the conformance row: nothing new to compile
+    learner = structured_svm(0.01, 200, 4)  # the shapes of tests/test_conformance.py's row
     params = learner.fit(KEY, X, Y_pad, mask)
     chex.assert_trees_all_close(learner.fit(KEY, X_junk, Y, mask), params, rtol=1e-6, atol=1e-7)
     pred = learner.predict(params, X_junk, mask)
@@ -144,24 +140,3 @@ def test_params_dtypes(dtype):
     assert set(np.unique(np.asarray(pred)).tolist()) <= {0, 1, 2, 3}
     value = learner.decision_function(params, X)
     assert value.shape == (16,) and value.dtype == dtype
-
-
-CASES = [
-    BatchCase(
-        "structured_svm",
-        lambda lam: structured_svm(lam, 200, 4),
-        tuple(np.geomspace(0.01, 1.0, 32).tolist()),
-        _words,
-        _svm._fit,
-        small=lambda lam: structured_svm(lam, 3, 4),
-        n=16,
-        labels=None,
-    )
-]
-
-
-class TestStructuredSVMConformance(BatchConformance):
-    CASES = CASES
-    # X holds sequences (m, r, d): dtypes and bad input have their own tests above
-    test_params_dtypes = None
-    test_rejects_bad_input = None

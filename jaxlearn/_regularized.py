@@ -1,0 +1,83 @@
+r"""The one SGD driver of the regularised learners (re-exported by :mod:`jaxlearn.core`).
+
+Soft-SVM, its kernel form, the multiclass, ranking and structured SVMs all run the book's SGD for
+regularised loss minimisation (UML section 15.5; SS10 Algorithm 7) and differ only in the sub-gradient
+of their loss: :func:`regularized_sgd` is that loop, once; each learner supplies ``(w, i) -> v``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import jax
+import jax.numpy as jnp
+from jax.typing import ArrayLike
+
+Array = jax.Array
+
+#: The divisor of :math:`\theta^{(t)}` (SPEC 9.7): :math:`\lambda t` (UML) or :math:`\lambda(t-1)` (SS10).
+VARIANTS = ("uml", "ss10")
+
+
+def check_variant(variant: str) -> str:
+    """``variant`` if it is one of :data:`VARIANTS`, else a ``ValueError``."""
+    if variant not in VARIANTS:
+        raise ValueError(f"expected `variant` in {VARIANTS}, got {variant!r}")
+    return variant
+
+
+def sample_indices(key: Array, steps: int, m: int) -> Array:
+    """The examples SGD visits: ``jax.random.randint(key, (steps,), 0, m)`` (uniform, with replacement)."""
+    return jax.random.randint(key, (steps,), 0, m)
+
+
+def regularized_sgd(
+    subgradient: Callable[[Any, Array], Any],
+    idx: Array,
+    lam: ArrayLike,
+    zeros: Any,
+    *,
+    variant: str = "uml",
+) -> Any:
+    r"""SGD for regularised loss minimisation, averaged (UML section 15.5; SS10 Algorithm 7).
+
+    .. math::
+        \theta^{(1)} = 0;\quad t = 1..T:\ w^{(t)} = \frac{\theta^{(t)}}{\lambda d_t},\
+        \theta^{(t+1)} = \theta^{(t)} - v_t;\quad \bar w = \frac1T\sum_{t=1}^T w^{(t)}
+
+    :math:`v_t` a sub-gradient of the loss at :math:`w^{(t)}` on example :math:`i_t`; :math:`d_t = t`
+    (``"uml"``) or :math:`\max(t - 1, 1)` (``"ss10"``). One ``lax.scan``, scales computed up front.
+
+    Args:
+      subgradient: ``(w, i) -> v``, the loss's sub-gradient at ``w`` on example ``i``.
+      idx: the visited examples :math:`i_1..i_T` (:func:`sample_indices`), shape ``(T,)``.
+      lam: :math:`\lambda > 0` (may be traced).
+      zeros: :math:`\theta^{(1)} = 0`, an array (or pytree of arrays) fixing the shape and dtype of ``w``.
+      variant: ``"uml"`` or ``"ss10"`` (static).
+
+    Returns:
+      :math:`\bar w`, shaped like ``zeros``.
+
+    Examples:
+      >>> import jax.numpy as jnp
+      >>> X, y = jnp.array([[1.0, 0.0], [0.0, -1.0]]), jnp.array([1.0, -1.0])
+      >>> hinge = lambda w, i: -jnp.where(y[i] * (X[i] @ w) < 1, y[i], 0.0) * X[i]
+      >>> regularized_sgd(hinge, jnp.array([0, 1]), 1.0, jnp.zeros(2)).tolist()  # (0 + (1/2, 0)) / 2
+      [0.25, 0.0]
+    """
+    check_variant(variant)
+    dtype = jax.tree_util.tree_leaves(zeros)[0].dtype
+    steps = idx.shape[0]
+    t = jnp.arange(1, steps + 1, dtype=jnp.int32).astype(dtype)
+    divisors = t if variant == "uml" else jnp.maximum(t - 1, 1)
+    scales = 1 / (jnp.asarray(lam).astype(dtype) * divisors)
+
+    def step(carry, it):
+        theta, total = carry
+        i, scale = it
+        w = jax.tree_util.tree_map(lambda a: a * scale, theta)
+        theta = jax.tree_util.tree_map(jnp.subtract, theta, subgradient(w, i))
+        return (theta, jax.tree_util.tree_map(jnp.add, total, w)), None
+
+    (_, total), _ = jax.lax.scan(step, (zeros, zeros), (idx, scales))
+    return jax.tree_util.tree_map(lambda a: a / jnp.asarray(steps, a.dtype), total)
