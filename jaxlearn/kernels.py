@@ -1,12 +1,8 @@
 """Kernels ``k(x, z) -> scalar`` on single examples, and Gram matrices (UML chapter 16).
 
-A kernel is a function of two examples; ``gram`` vmaps it. The kernels built here are
-``jax.tree_util.Partial`` pytrees whose leaves are their numeric parameters (``sigma``): a learner
-passes the kernel into its compiled ``fit`` as an argument, so a new ``sigma`` reuses the program and
-``jax.vmap(lambda s: gram(gaussian(s), X))(sigmas)`` is one program. Structural parameters
-(``degree``, ``pad``) are part of the function, and building the same kernel twice gives an equal
-tree structure. Any plain ``k(x, z) -> scalar`` works too (it is then structural as a whole). Strings
-enter the :func:`substring` kernel as padded integer arrays (:func:`encode_strings`).
+The kernels built here are ``jax.tree_util.Partial`` pytrees whose leaves are their numeric parameters
+(``sigma``: traced, so a new value reuses the compiled program); structural ones (``degree``, ``pad``) are
+part of the function. Any plain ``k(x, z) -> scalar`` works too (then static as a whole).
 """
 
 from __future__ import annotations
@@ -137,34 +133,28 @@ def _common_prefix_lengths(a: Array, b: Array, valid_a: Array, valid_b: Array) -
 def substring(*, pad: int = PAD, include_empty: bool = False) -> Kernel:
     r"""The substring kernel: the number of distinct common substrings (UML section 16.2.1, Exercise 16.1).
 
-    .. math::
-        K(x, x') = \sum_{v} 1[v \text{ is a substring of } x] \, 1[v \text{ is a substring of } x']
-                 = \langle \psi(x), \psi(x') \rangle, \qquad \psi_v(x) = 1[v \sqsubseteq x],
+    .. math:: K(x, x') = \sum_{v} 1[v \sqsubseteq x] 1[v \sqsubseteq x'] = \langle \psi(x), \psi(x') \rangle,
 
-    the inner product of the indicator features :math:`\psi(x) \in \{0, 1\}^{|X_d|}` over strings
-    :math:`v` of length at most :math:`d`: each distinct common substring counts once, whatever its
-    number of occurrences. The empty string is excluded unless ``include_empty`` (it is a substring of
-    everything and adds 1, a constant feature that can serve as the bias of Exercise 16.1).
-
-    Strings are 1-D integer arrays (symbols are nonnegative ints, e.g. code points from
-    :func:`encode_strings`) padded to a static length with ``pad``; pad entries belong to no substring.
-    With :math:`L` the padded length, one evaluation costs O(L^2) time: with
-    :math:`C_{ij}` the longest common prefix of :math:`x_{i:}` and :math:`x'_{j:}` and
-    :math:`D_{i'i}` that of :math:`x_{i':}` and :math:`x_{i:}`, the substrings starting at :math:`i`
-    that first occur there and also occur in :math:`x'` are those of lengths
-    :math:`\max_{i' < i} D_{i'i} < l \le \max_j C_{ij}`, so
-    :math:`K = \sum_i (\max_j C_{ij} - \max_{i' < i} D_{i'i})_+`. The value has the default float
-    dtype (counts are exact in float32 up to :math:`2^{24}`).
+    over the non-empty strings :math:`v`: each common substring counts once, whatever its number of
+    occurrences. Strings are 1-D arrays of nonnegative ints (e.g. code points, :func:`encode_strings`) padded
+    to a static length :math:`L` with ``pad`` (in no substring); one evaluation costs :math:`O(L^2)` and
+    returns the default float dtype (exact in float32 up to :math:`2^{24}`).
 
     Args:
-      pad: the pad value (structural; negative).
-      include_empty: count the empty string as a common substring.
+      pad: the pad value (static; negative).
+      include_empty: count the empty string too (a constant feature: the bias of Exercise 16.1).
+
+    Returns:
+      A kernel, a ``jax.tree_util.Partial``.
 
     Examples:
       >>> from jaxlearn import kernels
       >>> x, z = kernels.encode_strings(["abab", "bab"])
       >>> int(kernels.substring()(x, z))  # a, b, ab, ba, bab
       5
+
+    References:
+      UML section 16.2.1, Exercise 16.1.
     """
     pad = int(pad)
     if pad >= 0:
@@ -174,6 +164,9 @@ def substring(*, pad: int = PAD, include_empty: bool = False) -> Kernel:
 
 @functools.lru_cache(maxsize=None)
 def _substring(pad: int, include_empty: bool) -> Callable:
+    # O(L^2): with C[i, j] the longest common prefix of x[i:] and z[j:] and D[i', i] that of x[i':] and
+    # x[i:], the substrings first occurring in x at i that also occur in z have the lengths
+    # max_{i' < i} D[i', i] < l <= max_j C[i, j], so K = sum_i (max_j C[i, j] - max_{i' < i} D[i', i])_+.
     def k(x, z):
         x, z = jnp.asarray(x), jnp.asarray(z)
         if x.ndim != 1 or z.ndim != 1:

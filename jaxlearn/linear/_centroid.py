@@ -39,17 +39,15 @@ def kernel_centroid(kernel: Kernel, *, batch_size: Optional[int] = None) -> Batc
     .. math:: \tfrac12\big(\|\psi(x) - c_-\|^2 - \|\psi(x) - c_+\|^2\big) = \langle c_+ - c_-, \psi(x)\rangle
         + \tfrac12(\|c_-\|^2 - \|c_+\|^2), \qquad c_y = \frac{1}{m_y}\sum_{i: y_i = y}\psi(x_i),
 
-    all through the kernel (:math:`\langle c_y, \psi(x)\rangle` and :math:`\|c_y\|^2` are averages of
-    :math:`K`). ``decision_function`` is this half-difference, ``predict`` is +1 iff it is :math:`\ge 0`.
-    Fitting costs :math:`m^2` kernel values, never stored as a matrix; ``key`` is unused.
+    All through the kernel (:math:`m^2` values to fit, never stored); ``decision_function`` is this
+    half-difference, ``predict`` +1 iff it is :math:`\ge 0`; ``key`` is unused.
 
     Args:
       kernel: ``k(x, z) -> scalar`` (:mod:`jaxlearn.kernels`); its numeric parameters are traced.
       batch_size: rows of kernel values computed at a time (``None``: all at once; static).
 
     Returns:
-      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y)`` with labels in {-1, +1}, both present,
-      returns :class:`KernelCentroidParams`.
+      A :class:`~jaxlearn.core.BatchLearner`; ``fit`` (both labels) gives :class:`KernelCentroidParams`.
 
     Examples:
       >>> import jax, jax.numpy as jnp

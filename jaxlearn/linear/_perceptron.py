@@ -51,17 +51,16 @@ def batch_perceptron(max_epochs: int = 1000, *, block_size: int = 256) -> BatchL
     .. math::
         w = 0; \quad \text{while } \exists i: y_i\langle w, x_i\rangle \le 0: \; w \leftarrow w + y_i x_i.
 
-    The violating example is the first one of a cyclic scan: each pass is the online
-    :func:`jaxlearn.online.perceptron` in its exact block mode. If :math:`\gamma(S) > 0` and
-    :math:`\|x_i\| \le \rho`, at most :math:`(\rho/\gamma(S))^2` updates, then zero training error (Theorem 3;
-    :func:`jaxlearn.theory.perceptron_mistake_bound`).
+    Each pass is the online :func:`jaxlearn.online.perceptron` in its exact block mode. If
+    :math:`\gamma(S) > 0` and :math:`\|x_i\| \le \rho`, at most :math:`(\rho/\gamma(S))^2` updates, then zero
+    training error (Theorem 3; :func:`jaxlearn.theory.perceptron_mistake_bound`).
 
     Args:
       max_epochs: the most passes over the sample (static; ``params.converged`` tells if it stopped earlier).
       block_size: examples scored per matrix-vector product inside a pass (static).
 
     Returns:
-      A :class:`~jaxlearn.core.BatchLearner`, labels in {-1, +1}; ``fit`` returns
+      A :class:`~jaxlearn.core.BatchLearner` (labels :math:`\pm1`); ``fit`` gives
       :class:`BatchPerceptronParams`.
 
     Examples:
@@ -111,20 +110,19 @@ def augmented_perceptron(a: ArrayLike, max_epochs: int = 10_000) -> BatchLearner
 
     .. math:: \tilde x_i = [a x_i;\ \sqrt{1-a^2}\, e^i] \in \mathbb R^{d+m}, \qquad \tilde w = [w; \xi],
 
-    never built: an update on example :math:`i` is :math:`w \mathrel{+}= a y_i x_i`,
-    :math:`\xi_i \mathrel{+}= \sqrt{1-a^2}\, y_i` (memory :math:`O(d + m)`). Lemma 2: for every unit
-    :math:`w^*` and :math:`\gamma > 0`, at most
-    :math:`1/(a^2\gamma^2) + \frac{1}{1-a^2}\sum_i (\ell_i/\gamma)^2` updates, with the hinge losses
+    never built: an update on example :math:`i` adds :math:`a y_i x_i` to :math:`w` and
+    :math:`\sqrt{1-a^2}\, y_i` to :math:`\xi_i` (memory :math:`O(d + m)`). Lemma 2: for every unit :math:`w^*`
+    and :math:`\gamma > 0`, at most :math:`1/(a^2\gamma^2) + \sum_i (\ell_i/\gamma)^2/(1-a^2)` updates,
     :math:`\ell_i = \max\{0, \gamma - y_i\langle w^*, x_i\rangle\}`; examples with :math:`\xi_i = 0` are
-    classified correctly by :math:`w`. Inputs should lie in the unit ball.
+    classified correctly. Inputs should lie in the unit ball.
 
     Args:
       a: the trade-off :math:`a \in (0, 1)` (traced; checked when concrete).
       max_epochs: the most passes over the sample (static).
 
     Returns:
-      A :class:`~jaxlearn.core.BatchLearner`, labels in {-1, +1}; ``fit`` returns
-      :class:`AugmentedPerceptronParams` (``w`` is the predictor).
+      A :class:`~jaxlearn.core.BatchLearner` (labels :math:`\pm1`); ``fit`` gives
+      :class:`AugmentedPerceptronParams`.
 
     Examples:
       >>> import jax

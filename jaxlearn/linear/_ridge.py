@@ -118,8 +118,7 @@ def kernel_ridge(kernel: Kernel, lam: ArrayLike, *, batch_size: Optional[int] = 
       batch_size: rows of kernel values computed at a time (``None``: all at once; static).
 
     Returns:
-      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y)`` (``key`` unused, real ``y``) returns
-      :class:`KernelRidgeParams`; ``predict`` the real values :math:`h(x)`.
+      A :class:`~jaxlearn.core.BatchLearner`: ``fit`` (real ``y``) gives :class:`KernelRidgeParams`.
 
     Examples:
       >>> import jax, jax.numpy as jnp

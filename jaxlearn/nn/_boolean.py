@@ -59,19 +59,18 @@ def boolean_network(table: ArrayLike) -> tuple[Params, Callable[[Params, Array],
     .. math:: g_i(x) = \mathrm{sign}(\langle x, u_i\rangle - n + 1), \qquad
         f(x) = \mathrm{sign}\Big(\sum_{i : f(u_i) = 1} g_i(x) + k - 1\Big),
 
-    with :math:`u_1, \dots, u_{2^n}` the points of the cube (:func:`boolean_inputs`) and :math:`k` the number
-    of them where :math:`f = 1`: :math:`g_i` fires only on :math:`u_i` and the output is their disjunction
-    (Lemma 20.4). The points where :math:`f = -1` get output weight 0, so the shapes depend on :math:`n` only:
-    the construction is jittable and vmappable over tables.
+    with :math:`u_1, \dots, u_{2^n}` the points of the cube (:func:`boolean_inputs`), :math:`k` of them with
+    :math:`f = 1`: :math:`g_i` fires only on :math:`u_i`, the output is their disjunction (Lemma 20.4). Points
+    where :math:`f = -1` get output weight 0, so shapes depend on :math:`n` only (jittable, vmappable over
+    tables).
 
     Args:
       table: :math:`(f(u_1), \dots, f(u_{2^n}))` in :math:`\{\pm1\}`, shape ``(2**n,)``, in the order of
         :func:`boolean_inputs`.
 
     Returns:
-      ``(params, apply)``: ``params = [(W_0, b_0), (W_1, b_1)]``, ``W_0`` of shape :math:`(2^n, n)` and
-      ``W_1`` of shape :math:`(1, 2^n)`; ``apply(params, x)`` is the :math:`\pm1` output on one ``x``, shape
-      ``(1,)``.
+      ``(params, apply)``: ``params = [(W_0, b_0), (W_1, b_1)]`` (``W_0`` is :math:`2^n \times n`, ``W_1`` is
+      :math:`1 \times 2^n`); ``apply(params, x)`` is the :math:`\pm1` output on one ``x``, shape ``(1,)``.
 
     Examples:
       >>> import jax, jax.numpy as jnp
