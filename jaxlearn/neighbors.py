@@ -21,12 +21,13 @@ from jaxlearn.core import (
     check_finite,
     check_ndim,
     check_positive_int,
+    check_sample,
     check_width,
     float_dtype,
     is_concrete,
+    learner_factory,
+    num_classes_of,
 )
-from jaxlearn.linear._common import check_sample
-from jaxlearn.trees._common import check_class_labels, labels_as_int
 
 Array = jax.Array
 
@@ -48,20 +49,18 @@ class KNNParams(NamedTuple):
     sq_norms: Array
 
 
+@learner_factory()
 def knn(k: int, *, query_chunk: int = 256, num_classes: Optional[int] = None) -> BatchLearner:
     r"""The k-NN rule (UML section 19.1): the majority label of the :math:`k` nearest training points.
 
-    With :math:`\pi_1(x), \dots, \pi_m(x)` the training indices sorted by
-    :math:`\|x - x_i\|` (ties: lower index first),
+    With :math:`\pi_1(x), \dots, \pi_m(x)` the training indices sorted by :math:`\|x - x_i\|`
+    (ties: lower index first), and a tie of votes going to the smallest label (as scikit-learn's
+    ``KNeighborsClassifier`` with uniform weights); :math:`k = 1` is the 1-NN rule :math:`y_{\pi_1(x)}`:
 
-    .. math:: h_S(x) = \arg\max_c\ \big|\{i \le k : y_{\pi_i(x)} = c\}\big|,
-
-    a tie of votes going to the smallest label (as scikit-learn's ``KNeighborsClassifier`` with
-    uniform weights does: it takes the argmax of the class frequencies). :math:`k = 1` is the 1-NN
-    rule :math:`h_S(x) = y_{\pi_1(x)}`.
+    .. math:: h_S(x) = \arg\max_c\ \big|\{i \le k : y_{\pi_i(x)} = c\}\big|.
 
     Args:
-      k: the number of neighbours (structural).
+      k: the number of neighbours (structural; at most the sample size).
       query_chunk: queries processed at once (static; memory is ``query_chunk * m`` distances).
       num_classes: the number of classes (labels ``0..num_classes-1``), or ``None`` to read it off
         concrete labels as ``max(y) + 1`` (at least 2).
@@ -70,43 +69,44 @@ def knn(k: int, *, query_chunk: int = 256, num_classes: Optional[int] = None) ->
       A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y) -> KNNParams`` (stores the sample;
       ``key`` unused), ``predict(params, X)`` the int32 labels.
 
-    Raises:
-      ValueError: ``k`` not a positive int; ``fit`` with ``k`` larger than the sample, NaN/inf or bad
-        shapes, labels outside ``0..k-1``; ``predict`` on a query of another width.
-
     Examples:
       >>> import jax, jax.numpy as jnp
-      >>> X = jnp.array([[0.0], [1.0], [2.0], [10.0], [11.0]])
-      >>> y = jnp.array([0, 0, 1, 1, 1])
+      >>> X, y = jnp.array([[0.0], [1.0], [2.0], [10.0], [11.0]]), jnp.array([0, 0, 1, 1, 1])
       >>> rule = knn(3)
-      >>> params = rule.fit(jax.random.PRNGKey(0), X, y)
-      >>> rule.predict(params, jnp.array([[0.4], [9.0]])).tolist()
+      >>> rule.predict(rule.fit(jax.random.PRNGKey(0), X, y), jnp.array([[0.4], [9.0]])).tolist()
       [0, 1]
 
     References:
       UML sections 19.1 (the rules), 19.3 (brute-force implementation); SPEC 16.1-16.2.
     """
     k, query_chunk = check_positive_int("k", k), check_positive_int("query_chunk", query_chunk)
+    if num_classes is not None:
+        num_classes = check_positive_int("num_classes", num_classes)
+
+    def check(X, y):
+        _check_sample(X, y, k)
+        num_classes_of(y, num_classes)  # labels in 0..num_classes-1 (raises on a traced `y` without it)
 
     def fit(key, X, y):
-        _check_fit(X, y, k)
-        check_class_labels(y, num_classes)
         X = jnp.asarray(X)
-        return _store(X.astype(float_dtype(X)), labels_as_int(y))
+        return _store(X.astype(float_dtype(X)), jnp.asarray(y).astype(jnp.int32))
 
     def predict(params, X):
         Xq = _check_query(params, X)
         classes = num_classes if num_classes is not None else _classes_of(params.y)
         return _predict_classes(params, Xq, k=k, chunk=query_chunk, num_classes=classes)
 
-    return BatchLearner(fit, predict)
+    return BatchLearner(fit, predict, check=check)
 
 
+@learner_factory()
 def knn_regressor(k: int, *, query_chunk: int = 256) -> BatchLearner:
-    r"""k-NN regression (UML section 19.1): :math:`h_S(x) = \frac1k\sum_{i=1}^k y_{\pi_i(x)}`.
+    r"""k-NN regression (UML section 19.1): the mean target of the :math:`k` nearest training points.
+
+    .. math:: h_S(x) = \frac1k\sum_{i=1}^k y_{\pi_i(x)}.
 
     Args:
-      k: the number of neighbours (structural).
+      k: the number of neighbours (structural; at most the sample size).
       query_chunk: queries processed at once (static).
 
     Returns:
@@ -127,7 +127,6 @@ def knn_regressor(k: int, *, query_chunk: int = 256) -> BatchLearner:
     k, query_chunk = check_positive_int("k", k), check_positive_int("query_chunk", query_chunk)
 
     def fit(key, X, y):
-        _check_fit(X, y, k)
         X = jnp.asarray(X)
         dtype = float_dtype(X)
         return _store(X.astype(dtype), jnp.asarray(y).astype(dtype))
@@ -136,7 +135,7 @@ def knn_regressor(k: int, *, query_chunk: int = 256) -> BatchLearner:
         Xq = _check_query(params, X)
         return _predict_mean(params, Xq, k=k, chunk=query_chunk)
 
-    return BatchLearner(fit, predict)
+    return BatchLearner(fit, predict, check=lambda X, y: _check_sample(X, y, k))
 
 
 def neighbors(params: KNNParams, X: ArrayLike, k: int, *, query_chunk: int = 256) -> tuple[Array, Array]:
@@ -155,7 +154,7 @@ def _store(X, y):
     return KNNParams(X, y, center, jnp.sum(centred * centred, axis=1))
 
 
-def _check_fit(X, y, k):
+def _check_sample(X, y, k):
     check_sample(X, y, labels=None)
     m = jnp.shape(X)[0]
     if k > m:

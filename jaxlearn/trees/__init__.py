@@ -4,11 +4,11 @@ from jaxlearn.trees._forest import RandomForestParams
 from jaxlearn.trees._forest import random_forest
 from jaxlearn.trees._prune import num_nodes
 from jaxlearn.trees._prune import prune
-from jaxlearn.trees._tree import DecisionTreeParams
+from jaxlearn.trees._criteria import gain
+from jaxlearn.trees._criteria import impurity
+from jaxlearn.trees._params import DecisionTreeParams
 from jaxlearn.trees._tree import apply
 from jaxlearn.trees._tree import decision_tree
-from jaxlearn.trees._tree import gain
-from jaxlearn.trees._tree import impurity
 from jaxlearn.trees._tree import predict_proba
 
 __all__ = [

@@ -12,19 +12,14 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn.core import BatchLearner, check_positive_int
-from jaxlearn.trees._tree import (
-    DecisionTreeParams,
-    _check_bins,
-    _check_criterion,
-    bin_features,
-    check_depth,
-    check_tree_sample,
-    grow,
-    grow_binned,
-    predict,
-    presort,
-)
+from jaxlearn.core import BatchLearner, check_positive_int, learner_factory
+from jaxlearn.trees._common import as_tree_sample, classes_of, tree_sample_check
+from jaxlearn.trees._criteria import check_criterion
+from jaxlearn.trees._features import bin_features, presort
+from jaxlearn.trees._histogram import grow_binned
+from jaxlearn.trees._params import DecisionTreeParams
+from jaxlearn.trees._sweep import grow
+from jaxlearn.trees._tree import check_bins, check_depth, predict
 
 Array = jax.Array
 
@@ -35,6 +30,7 @@ class RandomForestParams(NamedTuple):
     trees: DecisionTreeParams
 
 
+@learner_factory()
 def random_forest(
     num_trees: int,
     max_depth: int,
@@ -48,71 +44,56 @@ def random_forest(
 ) -> BatchLearner:
     r"""A random forest: ``num_trees`` trees voting by majority (UML section 18.3).
 
-    Tree :math:`t` is grown by :func:`~jaxlearn.trees.decision_tree`'s rule on its own random
-    vector :math:`\theta_t` (UML 18.3): (i) a bootstrap sample :math:`S'` of size :math:`m` drawn
-    uniformly with replacement from :math:`S` (``bootstrap=True``; it enters as integer multiplicities
-    of the examples), and (ii) at every node a subset :math:`I` of ``max_features`` features drawn
-    uniformly without replacement, the node splitting on the best feature of :math:`I` (per node,
-    as scikit-learn does; features constant in the node are not drawn). All trees are one program:
-    :func:`jax.vmap` of the tree growth over the trees' keys.
+    Tree :math:`t` is :func:`~jaxlearn.trees.decision_tree` on its random vector :math:`\theta_t`:
+    a bootstrap sample, and per node a subset of ``max_features`` features to split on:
 
-    Algorithm (``max_bins=B``, the default 256): every feature is quantised once, at the start of
-    ``fit``, to at most :math:`B` quantile bins (:func:`~jaxlearn.trees._tree.bin_features`); the
-    binned sample is shared by all trees, since a bootstrap sample only reweights the examples. Each
-    level of each tree is then grown by class histograms (as LightGBM and scikit-learn's
-    ``HistGradientBoosting``): one scatter-add of the examples' weighted one-hot labels into the
-    histograms of every (node, drawn feature, bin), cumulative sums over the bins for the left
-    counts of the split "bin :math:`\le b`", the gains and arg-maxes. A level costs
-    :math:`O(m\,r\,k + w\,r\,B\,k)` for the :math:`r` drawn features, :math:`w` nodes and
-    :math:`k` classes: no sorting, and only the drawn features are touched (the sorted-order
-    sweep of :func:`~jaxlearn.trees.decision_tree` costs :math:`O(m\,d\,k)` plus the partition of
-    all :math:`d` sorted orders a level). The trees are exactly the single trees of
-    ``decision_tree(max_depth, max_bins=B)`` grown on the same weighted sample (tested); split
-    thresholds are mid-points between bin edges. ``max_bins=None`` grows the trees on exact
-    mid-point thresholds by the sorted sweep instead (slower: every feature's sorted order is
-    partitioned at every level).
-
-    The forest predicts the majority vote of its trees' labels; a tie goes to the smallest class.
-    (scikit-learn's ``RandomForestClassifier`` averages the trees' class probabilities instead.)
-    With ``bootstrap=False`` and ``max_features=None`` every tree is the single tree
-    ``decision_tree(max_depth, max_bins=max_bins)`` (tested, binned and exact).
+    .. math:: h(x) = \arg\max_c\ \big|\{t : h_{\theta_t}(x) = c\}\big| \quad \text{(ties: smallest } c).
 
     Args:
-      num_trees: the number of trees (structural).
-      max_depth: the depth of every tree (structural).
-      max_features: the size :math:`k` of the per-node feature subsets: ``"sqrt"``
-        (:math:`\lfloor\sqrt d\rfloor`), ``"log2"`` (:math:`\lfloor\log_2 d\rfloor`), an int, a fraction of
-        :math:`d` in (0, 1], or ``None`` (all :math:`d` features); at least 1.
+      num_trees, max_depth: the number of trees and the depth of every tree (structural).
+      max_features: per-node subset size: ``"sqrt"``, ``"log2"``, an int, a fraction of :math:`d`, ``None``.
       bootstrap: grow each tree on a bootstrap sample (else on :math:`S`).
       criterion, min_samples_leaf, num_classes: as for :func:`~jaxlearn.trees.decision_tree`.
-      max_bins: the number of quantile bins per feature (default 256, the histogram algorithm
-        above), or ``None`` for exact mid-point thresholds (the sorted sweep).
+      max_bins: quantile bins per feature (histogram growth), or ``None`` for exact thresholds.
 
     Returns:
-      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y) -> RandomForestParams`` and
+      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y) -> RandomForestParams``,
       ``predict(params, X)`` the int32 majority vote.
 
     Examples:
       >>> import jax, jax.numpy as jnp
-      >>> X = jnp.array([[0.0, 1.0], [1.0, 1.0], [2.0, 0.0], [3.0, 0.0]] * 5)
-      >>> y = jnp.array([0, 0, 1, 1] * 5)
+      >>> X, y = jnp.array([[0.0, 1.0], [1.0, 1.0], [2.0, 0.0], [3.0, 0.0]] * 5), jnp.array([0, 0, 1, 1] * 5)
       >>> forest = random_forest(8, 2)
-      >>> params = forest.fit(jax.random.PRNGKey(0), X, y)
-      >>> forest.predict(params, X[:4]).tolist()
+      >>> forest.predict(forest.fit(jax.random.PRNGKey(0), X, y), X[:4]).tolist()
       [0, 0, 1, 1]
 
     References:
       UML section 18.3; Breiman (2001), "Random forests"; SPEC 15.6.
     """
+    # The algorithm. All trees are one program: `jax.vmap` of the growth over the trees' keys; the
+    # bootstrap sample enters as integer multiplicities of the examples, and the per-node feature
+    # subsets are drawn uniformly without replacement among the features not constant in the node
+    # (as scikit-learn does). With `max_bins=B` (default 256) every feature is quantised once, at the
+    # start of `fit`, to at most B quantile bins, shared by all trees (a bootstrap sample only
+    # reweights the examples); each level of each tree is then grown by class histograms
+    # (`_histogram.grow_binned`: O(m r k + w r B k) a level for r drawn features, w nodes and k
+    # classes, no sorting, only the drawn features touched). The trees are exactly the single trees
+    # of `decision_tree(max_depth, max_bins=B)` grown on the same weighted sample (tested).
+    # `max_bins=None` grows the trees by the exact sorted sweep (`_sweep.grow`; slower: every
+    # feature's sorted order is partitioned at every level). The forest predicts the majority vote
+    # of its trees' labels (scikit-learn's `RandomForestClassifier` averages the trees' class
+    # probabilities instead). With `bootstrap=False` and `max_features=None` every tree is the single
+    # tree `decision_tree(max_depth, max_bins=max_bins)` (tested, binned and exact).
     num_trees = check_positive_int("num_trees", num_trees)
     max_depth = check_depth(max_depth)
-    _check_criterion(criterion)
+    check_criterion(criterion)
     min_samples_leaf = check_positive_int("min_samples_leaf", min_samples_leaf)
-    max_bins = None if max_bins is None else _check_bins(max_bins)
+    max_bins = check_bins(max_bins)
     _feature_count(max_features, 1)  # validates the option
 
     def fit(key, X, y):
-        X, y, k = check_tree_sample(X, y, num_classes)
+        k = classes_of(y, num_classes)
+        X, y = as_tree_sample(X, y)
         size = _feature_count(max_features, X.shape[1])
         return _fit(
             key,
@@ -128,10 +109,7 @@ def random_forest(
             max_bins=max_bins,
         )
 
-    def predict_fn(params, X):
-        return forest_predict(params, X)
-
-    return BatchLearner(fit, predict_fn)
+    return BatchLearner(fit, forest_predict, check=tree_sample_check(num_classes))
 
 
 def _feature_count(max_features, d) -> int:

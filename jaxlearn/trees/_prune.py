@@ -14,9 +14,9 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from jaxlearn.core import check_finite, check_ndim, is_concrete
-from jaxlearn.trees._common import check_class_labels, labels_as_int
-from jaxlearn.trees._tree import DecisionTreeParams, tree_depth
+from jaxlearn.core import check_class_labels, check_finite, check_ndim
+from jaxlearn.trees._common import labels_as_int
+from jaxlearn.trees._params import DecisionTreeParams, tree_depth
 
 Array = jax.Array
 
@@ -33,40 +33,38 @@ def prune(
 ) -> DecisionTreeParams:
     r"""Prune a tree bottom-up: by validation error, or by a generalisation bound (UML 18.2.2).
 
-    With a validation set, ``prune(params, X_val, y_val)`` is reduced-error pruning: at each
-    internal node, in a bottom-up walk, the subtree is replaced by a leaf (labelled with the
-    node's training majority) when that does not increase the number of validation mistakes.
+    Walking the internal nodes :math:`j` bottom-up, :math:`T` becomes :math:`T` with :math:`j` a leaf
+    (its training majority) when that does not increase (ties prune) the validation mistakes, with
+    ``X_val, y_val`` (reduced-error pruning), or, with ``bound``, the Generic Tree Pruning objective
 
-    With ``bound``, ``prune(params, bound=theory.tree_mdl_bound, m=m, d=d)`` is the book's Generic
-    Tree Pruning Procedure with
-
-    .. math:: f(T, m) = L_S(T) + \mathrm{bound}(n(T), d, m, \delta),
-
-    :math:`n(T)` the number of nodes of :math:`T` and :math:`L_S` its training error (read off the
-    node counts): at each node :math:`j` bottom-up, :math:`T` becomes :math:`T` with :math:`j`
-    replaced by a leaf when that does not increase :math:`f` (ties prune). Of the book's candidates
-    only "leaf 0 / leaf 1" (here: a leaf with the majority class, the best leaf) are considered: the
-    "replace :math:`j` by one of its subtrees" candidates change which training examples reach
-    that subtree, which the params alone cannot tell.
+    .. math:: f(T, m) = L_S(T) + \mathrm{bound}(n(T), d, m, \delta)\quad (n(T) \text{ nodes}).
 
     Args:
       params: a fitted tree (from :func:`~jaxlearn.trees.decision_tree`).
-      X_val, y_val: a validation sample (reduced-error pruning).
+      X_val, y_val: a validation sample (reduced-error pruning), or ``bound``, not both.
       bound: ``bound(n_nodes, d, m, delta)``, e.g. :func:`jaxlearn.theory.tree_mdl_bound`.
-      m: the training sample size (default: the total count at the root).
-      d: the number of features in the bound's description language (required with ``bound``).
-      delta: the confidence parameter of the bound.
+      m, d, delta: the training sample size (default: the count at the root), the number of
+        features of the bound's description language (required with ``bound``), the confidence.
 
     Returns:
       The pruned params, same shapes: pruned nodes become leaves (nodes below them unreachable).
 
-    Raises:
-      ValueError: when neither or both of a validation set and ``bound`` are given, ``d`` is missing,
-        or the validation sample is malformed.
+    Examples:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlearn.trees import decision_tree, num_nodes
+      >>> X, y = jnp.array([[0.0], [1.0], [2.0], [3.0]]), jnp.array([0, 1, 0, 0])
+      >>> params = decision_tree(2).fit(jax.random.PRNGKey(0), X, y)
+      >>> int(num_nodes(params)), int(num_nodes(prune(params, X, jnp.zeros(4, jnp.int32))))
+      (5, 1)
 
     References:
       UML section 18.2.2 (Generic Tree Pruning Procedure), (18.1); SPEC 15.4.
     """
+    # L_S(T) is the training error read off the node counts. Of the book's candidates at a node only
+    # "leaf 0 / leaf 1" (here: a leaf with the majority class, the best leaf) are considered: the
+    # "replace j by one of its subtrees" candidates change which training examples reach that
+    # subtree, which the params alone cannot tell. Raises ValueError when neither or both of a
+    # validation set and `bound` are given, `d` is missing, or the validation sample is malformed.
     if (bound is None) == (X_val is None):
         raise ValueError("expected either a validation set `X_val, y_val` or `bound=`, not both or neither")
     k = params.counts.shape[-1]
@@ -86,8 +84,7 @@ def prune(
                 f"expected `X_val` and `y_val` of the same length, got {jnp.shape(X_val)[0]} and "
                 f"{jnp.shape(y_val)[0]}"
             )
-        if is_concrete(y_val):
-            check_class_labels(y_val, int(k))
+        check_class_labels("y_val", y_val, int(k))
         val_counts = _node_counts(
             params, jnp.asarray(X_val).astype(params.threshold.dtype), labels_as_int(y_val)
         )

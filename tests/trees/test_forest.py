@@ -50,19 +50,19 @@ def test_forest_without_bootstrap_and_with_all_features_is_the_tree(max_bins, mi
 def test_binned_forest_on_bootstrap_weights_is_the_tree_on_the_resample():
     """Bootstrap enters the histograms as integer weights: a tree of the forest equals the single tree
     grown on the bootstrap sample with those multiplicities (here: the weighted tree on the same bins)."""
-    from jaxlearn.trees import _tree
+    from jaxlearn.trees import _features, _sweep
 
     X, y = _sample_with_ties(seed=1)
     forest = random_forest(1, 3, max_features=None, max_bins=16).fit(KEY, X, y)
     weights = np.asarray(forest.trees.counts[0, 0].sum()).astype(int)
     assert weights == 200
-    bins, edges = _tree.bin_features(jnp.asarray(X), 16)
+    bins, edges = _features.bin_features(jnp.asarray(X), 16)
     draw_key, _ = jax.random.split(jax.random.split(KEY, 1)[0])
     draws = jax.random.randint(draw_key, (200,), 0, 200)
     w = jax.ops.segment_sum(jnp.ones(200, jnp.int32), draws, num_segments=200)
     Xq = jnp.take_along_axis(edges, bins, axis=0)
-    exact = _tree.grow(
-        KEY, Xq, jnp.asarray(y, jnp.int32), w, _tree.presort(Xq),
+    exact = _sweep.grow(
+        KEY, Xq, jnp.asarray(y, jnp.int32), w, _features.presort(Xq),
         max_depth=3, num_classes=2, criterion="gini", min_samples_leaf=1, max_features=None,
     )  # fmt: skip
     chex.assert_trees_all_equal(jax.tree_util.tree_map(lambda a: a[0], forest.trees), exact)

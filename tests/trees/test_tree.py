@@ -207,9 +207,9 @@ def test_bad_input():
     tree = decision_tree(2)
     with pytest.raises(ValueError, match="`X` to be finite"):
         tree.fit(KEY, np.where(np.arange(40)[:, None] == 3, np.nan, X), y)
-    with pytest.raises(ValueError, match=r"labels in 0..2, found values \{-1, 0, 1, 2\}"):
+    with pytest.raises(ValueError, match=r"expected `y` with labels in 0..2 \(num_classes=3\), found \{-1\}"):
         decision_tree(2, num_classes=3).fit(KEY, X, np.where(np.arange(40) == 0, -1, y))
-    with pytest.raises(ValueError, match=r"labels in 0..1, found values \{0, 0.5, 1\}"):
+    with pytest.raises(ValueError, match=r"`y` with labels in 0..1 \(num_classes=2\), found \{0.5\}"):
         tree.fit(KEY, X[:3], np.array([0.0, 0.5, 1.0]))
     with pytest.raises(ValueError, match="num_classes"):
         jax.jit(tree.fit)(KEY, X, y)

@@ -1,0 +1,219 @@
+"""The demo's rows for the batch learners: linear, multiclass, structured, ranking, nets, trees, k-NN."""
+
+from __future__ import annotations
+
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxlearn import (
+    datasets,
+    kernels,
+    linear,
+    losses,
+    metrics,
+    multiclass,
+    neighbors,
+    nn,
+    ranking,
+    structured,
+    theory,
+    trees,
+)
+
+
+def _fit_timed(learner, X, y):
+    """Fit once to compile, then time a second fit; return (params, seconds)."""
+    fit = jax.jit(learner.fit)
+    key = jax.random.PRNGKey(0)
+    jax.block_until_ready(fit(key, X, y))
+    start = time.perf_counter()
+    params = jax.block_until_ready(fit(key, X, y))
+    return params, time.perf_counter() - start
+
+
+def linear_rows(key):
+    """Rows for the batch convex learners: training accuracy against the theorems' quantities."""
+    try:
+        Xc, yc = datasets.load_breast_cancer()
+    except ImportError:
+        return
+    Xc = datasets.standardize(Xc)
+    steps, lam = 50_000, 0.01
+    for name, learner, loss in [
+        (f"soft-SVM (UML 15.5), lam={lam}", linear.soft_svm(lam, steps), losses.hinge),
+        (
+            f"logistic regression, sgd lam={lam}",
+            linear.sgd(losses.logistic, steps=steps, lam=lam),
+            losses.logistic,
+        ),
+    ]:
+        params, seconds = _fit_timed(learner, Xc, yc)
+        acc = metrics.accuracy(yc, learner.predict(params, Xc))
+        risk = jnp.mean(jax.vmap(loss, (None, 0, 0))(params.w, Xc, yc))
+        objective = lam / 2 * jnp.vdot(params.w, params.w) + risk
+        yield name, "breast cancer", f"objective {float(objective):.3f}", "-", acc, steps / seconds
+
+    X, y, w_star = datasets.separable(key, 500, 10, margin=0.1)
+    learner = linear.hard_svm()
+    params, seconds = _fit_timed(learner, X, y)
+    acc = metrics.accuracy(y, learner.predict(params, X))
+    data = "separable n=500 d=10 gamma>=0.1"
+    margin = f"margin {float(params.margin):.4f}"
+    yield "hard-SVM (dual ascent)", data, margin, ">= 0.1 (generator)", acc, 500 / seconds
+    learner = linear.batch_perceptron()
+    params, seconds = _fit_timed(learner, X, y)
+    bound = theory.perceptron_mistake_bound(theory.radius(X), linear.hard_svm().fit(key, X, y).margin)
+    updates, bound = f"{int(params.num_updates)} updates", f"(R/g(S))^2 = {float(bound):.0f}"
+    acc = metrics.accuracy(y, learner.predict(params, X))
+    yield "batch perceptron", data, updates, bound, acc, 500 / seconds
+
+    Xk = jax.random.uniform(key, (1000, 2), minval=-1.0, maxval=1.0)
+    yk = jnp.where(jnp.sum(Xk**2, axis=1) > 0.5, 1.0, -1.0)
+    learner = linear.kernel_svm(kernels.gaussian(0.1), 1e-3, 20_000)
+    params, seconds = _fit_timed(learner, Xk, yk)
+    acc = metrics.accuracy(yk, learner.predict(params, Xk))
+    yield "kernel SVM, gaussian(0.1)", "circle n=1000 d=2", "-", "-", acc, 20_000 / seconds
+
+
+def _digits_split(key):
+    """The digits, a random 70/30 split, standardised with the training statistics."""
+    X, y = datasets.load_digits()
+    perm = np.asarray(jax.random.permutation(key, y.size))
+    train, test = perm[: int(0.7 * y.size)], perm[int(0.7 * y.size) :]
+    mean, std = X[train].mean(0), X[train].std(0) + 1e-6
+    scale = lambda A: jnp.asarray((A - mean) / std)  # noqa: E731
+    return scale(X[train]), jnp.asarray(y[train]), scale(X[test]), jnp.asarray(y[test])
+
+
+def multiclass_rows(key):
+    """Rows for multiclass, structured output and ranking (UML chapter 17): test accuracy or loss."""
+    k_split, k_clusters, k_words, k_queries = jax.random.split(key, 4)
+    try:
+        X_train, y_train, X_test, y_test = _digits_split(k_split)
+    except ImportError:
+        return
+    data = "digits, 70/30 split (test)"
+    steps = 20_000
+    binary = linear.soft_svm(0.01, steps, fit_intercept=True)
+    for name, learner in [
+        ("one-vs-all soft-SVM (UML 17.1)", multiclass.one_vs_all(binary, 10)),
+        ("multiclass SVM (UML 17.2.5)", multiclass.multiclass_svm(1e-3, steps, 10, fit_intercept=True)),
+    ]:
+        params, seconds = _fit_timed(learner, X_train, y_train)
+        acc = metrics.accuracy(y_test, learner.predict(params, X_test))
+        yield name, data, "-", "-", acc, steps / seconds
+
+    # Exercise 17.1: clusters of radius 1 whose centres are 5 apart; w_i = [mu_i, -|mu_i|^2/2] has margin 1
+    mu = 5.0 * jnp.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0], [0, 0, 1]], jnp.float32)
+    y = jax.random.randint(k_clusters, (1000,), 0, 5)
+    z = jax.random.normal(jax.random.fold_in(k_clusters, 1), (1000, 3))
+    X = mu[y] + z / jnp.maximum(1.0, jnp.linalg.norm(z, axis=1, keepdims=True))
+    X = jnp.concatenate([X, jnp.ones((1000, 1))], axis=1)
+    w_star = jnp.concatenate([mu, -jnp.sum(mu**2, axis=1, keepdims=True) / 2], axis=1)
+    R = jnp.sqrt(2.0) * jnp.max(jnp.linalg.norm(X, axis=1))  # |Psi(x, y) - Psi(x, y')| = sqrt(2) |x|
+    learner = multiclass.multiclass_perceptron(5)
+    params, seconds = _fit_timed(learner, X, y)
+    bound = theory.multiclass_perceptron_bound(R, jnp.linalg.norm(w_star))
+    acc = metrics.accuracy(y, learner.predict(params, X))
+    yield (
+        "multiclass perceptron",
+        "5 clusters (Ex. 17.1) n=1000",
+        f"{int(params.num_updates)} updates",
+        f"(R|w*|)^2 = {float(bound):.0f}",
+        acc,
+        1000 * int(params.num_epochs) / seconds,
+    )
+
+    k_tr, k_te = jax.random.split(k_words)
+    X_train, Y_train = datasets.ocr_words(k_tr, 300, 6, noise=0.8, split="train")
+    X_test, Y_test = datasets.ocr_words(k_te, 300, 6, noise=0.8, split="test")
+    for name, transitions in (("structured SVM, Viterbi (17.3)", True), ("  same, no bigrams", False)):
+        learner = structured.structured_svm(0.003, 3000, 10, transitions=transitions)
+        params, seconds = _fit_timed(learner, X_train, Y_train)
+        acc = jnp.mean(learner.predict(params, X_test) == Y_test)
+        yield name, "ocr_words 300 x 6 letters, noisy (test)", "-", "-", acc, 3000 / seconds
+
+    X, Y, _ = datasets.ranking_queries(k_queries, 600, 10, 8, noise=0.3)
+    learner = ranking.ranking_svm(0.01, 4000)
+    params, seconds = _fit_timed(learner, X[:400], Y[:400])
+    tau = jnp.mean(jax.vmap(ranking.kendall_tau_loss)(learner.predict(params, X[400:]), Y[400:]))
+    yield (
+        "ranking SVM, Kendall (17.4)",
+        "200 test queries x 10 items",
+        f"Kendall-tau loss {float(tau):.3f}",
+        "-",
+        "-",
+        4000 / seconds,
+    )
+
+
+def nn_rows(key):
+    """Rows for neural networks (UML chapter 20): the book's backpropagation against autodiff, an MLP."""
+    k_init, k_x, k_fit = jax.random.split(key, 3)
+    params = nn.mlp_init(k_init, [8, 16, 16, 3])
+    x, y = jax.random.normal(k_x, (8,)), jnp.array([0.5, -1.0, 2.0])
+    by_hand = nn.backprop(params, x, y)
+    by_grad = jax.grad(lambda p: nn.squared_loss(nn.mlp_apply(p, x), y))(params)
+    gap = max(
+        float(jnp.max(jnp.abs(a - b)))
+        for a, b in zip(jax.tree_util.tree_leaves(by_hand), jax.tree_util.tree_leaves(by_grad))
+    )
+    yield "backprop (UML 20.6) vs jax.grad", "8-16-16-3 sigmoid net", f"max |diff| {gap:.1e}", "-", "-", "-"
+    try:
+        X_train, y_train, X_test, y_test = _digits_split(k_fit)
+    except ImportError:
+        return
+    steps = 800
+    learner = nn.mlp_classifier(128, steps=steps, num_classes=10)
+    params, seconds = _fit_timed(learner, X_train, y_train)
+    acc = metrics.accuracy(y_test, learner.predict(params, X_test))
+    yield "MLP 64-128-10, Adam (nn.train)", "digits, 70/30 split (test)", "-", "-", acc, 32 * steps / seconds
+
+
+def tree_rows(key):
+    """Rows for decision trees, random forests and k-NN (UML chapters 18-19): test accuracy."""
+    k_split = jax.random.split(key)[0]
+    # UML Exercise 18.2: ID3 to depth 2 errs on a quarter of this sample; the best depth-2 tree is perfect
+    X = jnp.array([[1, 1, 1], [1, 0, 0], [1, 1, 0], [0, 0, 1]], jnp.float32)
+    y = jnp.array([1, 1, 0, 0], jnp.int32)
+    learner = trees.decision_tree(2, criterion="entropy", num_classes=2)
+    params, seconds = _fit_timed(learner, X, y)
+    errors = int(jnp.sum(learner.predict(params, X) != y))
+    yield (
+        "ID3, depth 2 (Exercise 18.2)",
+        "the book's 4 examples",
+        f"{errors} of 4",
+        "best depth-2 tree: 0",
+        "-",
+        "-",
+    )
+    try:
+        X_train, y_train, X_test, y_test = _digits_split(k_split)
+    except ImportError:
+        return
+    data, m = "digits, 70/30 split (test)", X_train.shape[0]
+    for name, learner in [
+        ("decision tree, gini, depth 10", trees.decision_tree(10, num_classes=10)),
+        ("random forest, 16 trees, depth 8", trees.random_forest(16, 8, num_classes=10)),
+    ]:
+        params, seconds = _fit_timed(learner, X_train, y_train)
+        acc = metrics.accuracy(y_test, learner.predict(params, X_test))
+        yield name, data, "-", "-", acc, m / seconds
+    for k in (1, 5):
+        learner = neighbors.knn(k, num_classes=10)
+        params = learner.fit(key, X_train, y_train)
+        predict = jax.jit(learner.predict)
+        jax.block_until_ready(predict(params, X_test))
+        start = time.perf_counter()
+        acc = metrics.accuracy(y_test, jax.block_until_ready(predict(params, X_test)))
+        yield (
+            f"{k}-NN (brute force, lax.top_k)",
+            data,
+            "-",
+            "-",
+            acc,
+            X_test.shape[0] / (time.perf_counter() - start),
+        )

@@ -1,0 +1,151 @@
+r"""The level-by-level growth of a tree, shared by the exact and the binned (histogram) split search.
+
+A tree of static depth :math:`D` is grown level by level: at each level the split search finds, for
+every node of the level at once, its best split (feature, and the two neighbouring values the
+threshold goes between); this module then does what does not depend on how splits are found:
+
+* the class counts and sizes of the nodes (from the examples' local node ids, one segment sum);
+* the threshold, the mid-point between the two values (rounded down to the lower one when the
+  mid-point rounds up to the upper one, so the split is always between them);
+* the decision: a node splits when it is impure and has a valid split (even of gain 0, as ID3 and
+  scikit-learn do); else it is a leaf, and its examples are dropped from the levels below;
+* writing the level's params, routing each example to its node's child, and the leaves' counts.
+
+The search decides which side of the threshold an example falls on (by value or by bin) and may
+carry state from one level to the next (the exact search partitions its sorted orders).
+
+Tie rules, shared: among splits of equal score the lowest feature wins (:func:`best_of_rows`), then
+the lowest threshold (the search's own rule).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from jaxlearn.trees._params import DecisionTreeParams
+
+Array = jax.Array
+
+
+class LevelSplits(NamedTuple):
+    """The best split of each of the ``w`` nodes of a level, as a split search found it.
+
+    Attributes:
+      score: (w,) the best split score of each node, ``-inf`` where the node has no valid split.
+      feature: (w,) int32 the feature of the best split.
+      lo, hi: (w,) the values the threshold goes between: the largest value on the left side and
+        the smallest on the right side (in the node).
+      goes_right: ``goes_right(threshold, node_c) -> (m,) bool``: the side each example falls on
+        in its node's best split (``threshold`` (w,), ``node_c`` (m,) the examples' clipped ids).
+      advance: ``advance(goes_on, right, split) -> state``: the search's state for the next level
+        (``goes_on`` (m,): the example goes on to a child; ``right`` (m,); ``split`` (w,)).
+    """
+
+    score: Array
+    feature: Array
+    lo: Array
+    hi: Array
+    goes_right: Callable[[Array, Array], Array]
+    advance: Callable[[Array, Array, Array], Any]
+
+
+def class_counts(y, weights, num_classes):
+    """(m, k) int32: each example's one-hot label times its multiplicity."""
+    return jax.nn.one_hot(y, num_classes, dtype=jnp.int32) * weights[:, None]
+
+
+def best_of_rows(best, chosen=None):
+    """Per node the best of its candidate features: ``(score, row, feature)``, each (w,).
+
+    ``best`` (w, r): the best score of each node on each of its ``r`` candidate rows; ``chosen``
+    (w, r): the feature of each row (``None``: row ``j`` is feature ``j``). A tie goes to the lowest row.
+    """
+    row = jnp.argmax(best, axis=1).astype(jnp.int32)
+    feature = row if chosen is None else jnp.take_along_axis(chosen, row[:, None], axis=1)[:, 0]
+    return jnp.max(best, axis=1), row, feature
+
+
+def draw_subsets(u, candidates, size):
+    """(w, size) int32: per row the ``size`` candidates (``candidates`` (w, d) bool) of largest
+    uniform ``u`` (w, d), in increasing order; non-candidates only when there are too few."""
+    u = jnp.where(candidates, u, -1.0)
+    return jnp.sort(jax.lax.top_k(u, size)[1], axis=1).astype(jnp.int32)
+
+
+def midpoint(lo, hi):
+    """The threshold between ``lo < hi``: their mid-point, or ``lo`` if the mid-point rounds to ``hi``."""
+    thr = lo + (hi - lo) / 2
+    return jnp.where(thr < hi, thr, lo)
+
+
+def grow_levels(search, state, onehot, alive, *, max_depth, dtype, unroll):
+    r"""Grow a tree of depth ``max_depth`` level by level with the split search ``search``.
+
+    Args:
+      search: ``search(level, w, node, totals, sizes, state) -> LevelSplits`` for the ``w`` nodes
+        of ``level``: ``node`` (m,) the examples' local ids in the level (``>= w``: dropped),
+        ``totals`` (w, k) int32 the nodes' weighted class counts, ``sizes`` (w,) their examples.
+      state: the search's state at the root (passed on by :attr:`LevelSplits.advance`).
+      onehot: (m, k) int32 the weighted one-hot labels (:func:`class_counts`).
+      alive: (m,) bool, the examples of positive weight (the others take no part).
+      dtype: the float dtype of the params.
+      unroll: ``True``: a Python loop over the levels, level :math:`l` working on arrays of its
+        :math:`2^l` nodes (cheap shallow levels; ``level`` and ``w`` static). ``False``: one
+        ``lax.fori_loop`` (one compiled level; ``level`` traced, ``w`` the widest level's
+        :math:`2^D` nodes throughout).
+
+    Returns:
+      The :class:`DecisionTreeParams` (class counts in ``dtype``).
+    """
+    depth = max_depth
+    width = 2**depth  # nodes of the widest level; local node id `width` marks dropped examples
+    num_nodes = 2 ** (depth + 1) - 1
+    k = onehot.shape[1]
+    node = jnp.where(alive, 0, width).astype(jnp.int32)
+    params = DecisionTreeParams(
+        jnp.zeros(num_nodes, jnp.int32),
+        jnp.zeros(num_nodes, dtype),
+        jnp.ones(num_nodes, bool),
+        jnp.zeros((num_nodes, k), dtype),
+    )
+
+    def write(params, level, w, values):
+        if unroll:  # static level, w == 2**level: the level's nodes are one slice of the heap
+            heap, mode = slice(2**level - 1, 2 ** (level + 1) - 1), None
+        else:  # local ids 0..w-1 of `level` -> heap ids (out of range: dropped)
+            local = jnp.arange(w, dtype=jnp.int32)
+            first = jnp.left_shift(jnp.int32(1), jnp.asarray(level, jnp.int32))
+            heap, mode = jnp.where(local < first, first - 1 + local, num_nodes), "drop"
+        return DecisionTreeParams(*(p.at[heap].set(v, mode=mode) for p, v in zip(params, values)))
+
+    def level_step(level, w, node, state, params):
+        totals = jax.ops.segment_sum(onehot, node, num_segments=w)  # (w, k)
+        sizes = jax.ops.segment_sum(alive.astype(jnp.int32), node, num_segments=w)
+        found = search(level, w, node, totals, sizes, state)
+        thr = midpoint(found.lo, found.hi)
+        split = (jnp.sum(totals > 0, axis=-1) > 1) & jnp.isfinite(found.score)
+        node_c = jnp.minimum(node, w - 1)
+        goes_on = (node < w) & split[node_c]
+        right = found.goes_right(thr, node_c)
+        child = jnp.where(goes_on, 2 * node + right.astype(jnp.int32), width)
+        values = (
+            jnp.where(split, found.feature, 0),
+            jnp.where(split, thr, 0).astype(dtype),
+            ~split,
+            totals.astype(dtype),
+        )
+        return child, found.advance(goes_on, right, split), write(params, level, w, values)
+
+    if unroll:
+        for level in range(depth):
+            node, state, params = level_step(level, 2**level, node, state, params)
+    else:
+        carry = (node, state, params)
+        node, state, params = jax.lax.fori_loop(
+            0, depth, lambda level, carry: level_step(level, width, *carry), carry
+        )
+    leaves = jax.ops.segment_sum(onehot, node, num_segments=width).astype(dtype)
+    return params._replace(counts=params.counts.at[width - 1 :].set(leaves))

@@ -1,0 +1,157 @@
+r"""The exact split search: the sorted sweep of UML section 18.2.3, at every node of a level at once.
+
+Each feature is sorted once (:func:`~jaxlearn.trees._features.presort`); the sorted orders are kept
+grouped by node, each node a contiguous segment. A level then runs, for all nodes at once, the
+sweep of UML 18.2.3: running class counts along each feature's sorted order (one cumulative sum,
+less the counts before the node's segment) are the left counts of every threshold "the mid-point
+between consecutive distinct values"; the best score of each node is a segment max. The orders are
+then partitioned among the children with a stable counting pass (cumulative sums and one scatter,
+no sort). The cost is :math:`O(d\,m\,k)` a level for :math:`m` examples, :math:`d` features and
+:math:`k` classes.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from jaxlearn.trees._criteria import valid_split_score
+from jaxlearn.trees._grow import LevelSplits, best_of_rows, class_counts, draw_subsets, grow_levels
+
+Array = jax.Array
+
+
+def grow(key, X, y, weights, order, *, max_depth, num_classes, criterion, min_samples_leaf, max_features):
+    r"""Grow one tree on exact mid-point thresholds (traceable; vmap it over ``key``/``weights``).
+
+    Args:
+      key: draws the per-node feature subsets when ``max_features`` is set (else unused).
+      X: (m, d) floats; y: (m,) int32 labels in ``0..k-1``.
+      weights: (m,) int32 multiplicities (1 for a plain fit, bootstrap counts in a forest); examples
+        of weight 0 take no part (they do not even define thresholds, as in scikit-learn).
+      order: :func:`~jaxlearn.trees._features.presort` of ``X``.
+      max_features: ``None`` (all features at every node) or the size of the uniformly random
+        subset of features (without replacement) a node may split on, drawn per node.
+    """
+    m, d = X.shape
+    width = 2**max_depth  # the search works on the widest level's nodes (a fori_loop over levels)
+    dtype = X.dtype
+    alive = weights > 0
+    positions = jnp.arange(m, dtype=jnp.int32)
+
+    # The sorted orders, examples of weight 0 moved (stably) to the end: the root's segment is [0, m_alive).
+    a = alive[order].astype(jnp.int32)
+    num_alive = jnp.sum(alive, dtype=jnp.int32)
+    new_pos = jnp.where(a > 0, _exclusive_cumsum(a), num_alive + _exclusive_cumsum(1 - a))
+    order = _scatter_rows(order, new_pos)
+    onehot = class_counts(y, weights, num_classes)  # (m, k) weighted
+    Xt = X.T  # (d, m)
+
+    def segment_max(values, segments):
+        return jax.vmap(lambda v: jax.ops.segment_max(v, segments, num_segments=width + 1))(values)
+
+    def search(level, w, node, totals, sizes, order):
+        level = jnp.asarray(level, jnp.int32)
+        starts = _exclusive_cumsum(sizes)
+        # Every row of `order` is grouped by node with the same segments: position p belongs to one node.
+        nodes = node[order[0]]  # (m,)
+        in_tree = nodes < width
+        nodes_c = jnp.minimum(nodes, width - 1)
+        n_left = positions - starts[nodes_c] + 1
+        n_right = sizes[nodes_c] - n_left
+        fits = in_tree & (n_left >= min_samples_leaf) & (n_right >= min_samples_leaf)
+        segments = jnp.where(in_tree, nodes, width)
+        xs = jnp.take_along_axis(Xt, order, axis=1)  # (d, m) sorted values
+        if max_features is None:
+            rows, chosen = order, None
+        else:  # per node, a random subset of the features it can split on: only their rows are scored
+            candidates = segment_max(fits & (_next(xs) > xs), segments)
+            chosen = _feature_subsets(jax.random.fold_in(key, level), candidates[:, :width], max_features)
+            row_feature = chosen[nodes_c].T  # (max_features, m): the feature each row scores at p
+            rows = jnp.take_along_axis(order, row_feature, axis=0)
+            xs = jnp.take_along_axis(xs, row_feature, axis=0)
+        cum = _cumsum(onehot[rows], axis=1)  # (r, m, k) running counts
+        base_idx = jnp.maximum(starts[nodes_c] - 1, 0)
+        base = jnp.take_along_axis(
+            cum, jnp.broadcast_to(base_idx[None, :, None], (cum.shape[0], m, 1)), axis=1
+        )
+        base = jnp.where((starts[nodes_c] > 0)[None, :, None], base, 0)
+        left = cum - base  # counts of positions start..p of the node
+        right = totals[nodes_c] - left
+        valid = fits & (_next(xs) > xs)
+        score = valid_split_score(left, right, valid, criterion, dtype)
+
+        best = segment_max(score, segments)
+        at_best = valid & (
+            score == jnp.take_along_axis(best, jnp.broadcast_to(segments, score.shape), axis=1)
+        )
+        first = jax.vmap(lambda p: jax.ops.segment_min(p, segments, num_segments=width + 1))(
+            jnp.where(at_best, positions, m)
+        )
+        best, first = best[:, :width], first[:, :width]  # (r, width)
+        node_score, best_row, best_feature = best_of_rows(best.T, chosen)
+        best_pos = jnp.clip(jnp.take_along_axis(first, best_row[None], axis=0)[0], 0, m - 2)
+
+        def goes_right(thr, node_c):
+            x_split = jnp.take_along_axis(X, best_feature[node_c][:, None], axis=1)[:, 0]
+            return x_split > thr[node_c]
+
+        def advance(goes_on, right, split):
+            """Partition the sorted orders stably among the children (the leaves' examples last)."""
+            kept = jnp.where(split, sizes, 0)
+            new_starts = _exclusive_cumsum(kept)  # parents' segments after dropping leaves' examples
+            n_left_node = jax.ops.segment_sum(
+                (goes_on & ~right).astype(jnp.int32), jnp.minimum(node, width - 1), num_segments=width
+            )
+            on = goes_on[order]
+            to_right = right[order] & on
+            to_left = on & ~to_right
+            both = jnp.stack([to_left, to_right], axis=-1).astype(jnp.int32)
+            cum_both = _exclusive_cumsum(both, axis=1)
+            cum_left, cum_right = cum_both[..., 0], cum_both[..., 1]
+            cum_off = positions - cum_left - cum_right
+            seg_start = jnp.broadcast_to(jnp.minimum(starts[nodes_c], m - 1), (d, m))
+            seg0 = jnp.take_along_axis(cum_left, seg_start, axis=1)
+            seg1 = jnp.take_along_axis(cum_right, seg_start, axis=1)
+            dest = jnp.where(
+                to_left,
+                new_starts[nodes_c] + cum_left - seg0,
+                new_starts[nodes_c] + n_left_node[nodes_c] + cum_right - seg1,
+            )
+            dest = jnp.where(on, dest, jnp.sum(kept, dtype=jnp.int32) + cum_off)
+            return _scatter_rows(order, dest)
+
+        lo, hi = xs[best_row, best_pos], xs[best_row, best_pos + 1]
+        return LevelSplits(node_score, best_feature, lo, hi, goes_right, advance)
+
+    return grow_levels(search, order, onehot, alive, max_depth=max_depth, dtype=dtype, unroll=False)
+
+
+def _cumsum(a, axis=-1):
+    """Inclusive cumulative sum: for long axes a parallel prefix scan (several times faster than
+    ``jnp.cumsum`` on CPU, but slower to compile), else ``jnp.cumsum``."""
+    if a.shape[axis] >= 4096:
+        return jax.lax.associative_scan(jnp.add, a, axis=axis)
+    return jnp.cumsum(a, axis=axis)
+
+
+def _exclusive_cumsum(a, axis=-1):
+    return _cumsum(a, axis=axis) - a
+
+
+def _scatter_rows(order, dest):
+    """``new[f, dest[f, p]] = order[f, p]`` for every row ``f`` (``dest`` a permutation per row)."""
+    return jax.vmap(lambda o, p: jnp.zeros_like(o).at[p].set(o, unique_indices=True))(order, dest)
+
+
+def _next(xs):
+    """Each row shifted left by one, padded with +inf: the value at the next position."""
+    return jnp.concatenate([xs[:, 1:], jnp.full((xs.shape[0], 1), jnp.inf, xs.dtype)], axis=1)
+
+
+def _feature_subsets(key, candidates, size):
+    """(width, size) int32: per node ``size`` distinct features drawn uniformly without replacement
+    among its ``candidates`` ((d, width) bool: the features with a valid split there), in increasing
+    order; a node with fewer candidates gets them all (plus features it cannot split on). Like
+    scikit-learn, features that are constant in the node do not count towards ``size``."""
+    return draw_subsets(jax.random.uniform(key, candidates.shape).T, candidates.T, size)
