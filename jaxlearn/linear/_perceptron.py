@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 import jax
@@ -76,26 +77,10 @@ def batch_perceptron(max_epochs: int = 1000, *, block_size: int = 256) -> BatchL
       SS10 L4 Algorithm 1, Theorem 3; UML Remark 15.1.
     """
     max_epochs = check_positive_int("max_epochs", max_epochs)
-    learner = online.perceptron()
 
     def fit(key, X, y):
         X, y = as_float(X, y)
-        size = min(block_size, X.shape[0])
-
-        def one_pass(carry):
-            state, updates, epochs, _ = carry
-            state, trace = core.run(learner, state, X, y, block_size=size, trace_fn=lambda i: i.mistake)
-            made = jnp.sum(trace).astype(jnp.int32)
-            return state, updates + made, epochs + 1, made == 0
-
-        def keep_going(carry):
-            return (~carry[3]) & (carry[2] < max_epochs)
-
-        zero = jnp.zeros([], jnp.int32)
-        state, updates, epochs, converged = jax.lax.while_loop(
-            keep_going, one_pass, (learner.init(X[0]), zero, zero, jnp.array(False))
-        )
-        return BatchPerceptronParams(state.w, updates, epochs, converged)
+        return _batch_fit(X, y, max_epochs=max_epochs, block_size=min(block_size, X.shape[0]))
 
     return BatchLearner(fit, _predict, linear_score, check_sample)
 
@@ -142,27 +127,54 @@ def augmented_perceptron(a: ArrayLike, max_epochs: int = 10_000) -> BatchLearner
 
     def fit(key, X, y):
         X, y = as_float(X, y)
-        a_ = jnp.asarray(a).astype(X.dtype)
-        b_ = jnp.sqrt(1 - a_**2)
-
-        def visit(carry, i):
-            w, xi, updates = carry
-            violated = y[i] * (a_ * jnp.vdot(w, X[i]) + b_ * xi[i]) <= 0
-            w = jnp.where(violated, w + a_ * y[i] * X[i], w)
-            xi = xi.at[i].add(jnp.where(violated, b_ * y[i], 0))
-            return (w, xi, updates + violated.astype(jnp.int32)), None
-
-        def one_pass(carry):
-            w, xi, updates, epochs, _ = carry
-            (w, xi, new_updates), _ = jax.lax.scan(visit, (w, xi, updates), jnp.arange(X.shape[0]))
-            return w, xi, new_updates, epochs + 1, new_updates == updates
-
-        def keep_going(carry):
-            return (~carry[4]) & (carry[3] < max_epochs)
-
-        zero = jnp.zeros([], jnp.int32)
-        init = (jnp.zeros(X.shape[1], X.dtype), jnp.zeros(X.shape[0], X.dtype), zero, zero, jnp.array(False))
-        w, xi, updates, epochs, converged = jax.lax.while_loop(keep_going, one_pass, init)
-        return AugmentedPerceptronParams(w, xi, updates, epochs, converged)
+        return _augmented_fit(X, y, a, max_epochs=max_epochs)
 
     return BatchLearner(fit, _predict, linear_score, check_sample)
+
+
+# One compiled program per (shapes, max_epochs, block_size): a second fit, or a learner with another
+# `a`, compiles nothing.
+@functools.partial(jax.jit, static_argnames=("max_epochs", "block_size"))
+def _batch_fit(X, y, *, max_epochs, block_size):
+    learner = online.perceptron()
+
+    def one_pass(carry):
+        state, updates, epochs, _ = carry
+        state, trace = core.run(learner, state, X, y, block_size=block_size, trace_fn=lambda i: i.mistake)
+        made = jnp.sum(trace).astype(jnp.int32)
+        return state, updates + made, epochs + 1, made == 0
+
+    def keep_going(carry):
+        return (~carry[3]) & (carry[2] < max_epochs)
+
+    zero = jnp.zeros([], jnp.int32)
+    state, updates, epochs, converged = jax.lax.while_loop(
+        keep_going, one_pass, (learner.init(X[0]), zero, zero, jnp.array(False))
+    )
+    return BatchPerceptronParams(state.w, updates, epochs, converged)
+
+
+@functools.partial(jax.jit, static_argnames=("max_epochs",))
+def _augmented_fit(X, y, a, *, max_epochs):
+    a_ = jnp.asarray(a).astype(X.dtype)
+    b_ = jnp.sqrt(1 - a_**2)
+
+    def visit(carry, i):
+        w, xi, updates = carry
+        violated = y[i] * (a_ * jnp.vdot(w, X[i]) + b_ * xi[i]) <= 0
+        w = jnp.where(violated, w + a_ * y[i] * X[i], w)
+        xi = xi.at[i].add(jnp.where(violated, b_ * y[i], 0))
+        return (w, xi, updates + violated.astype(jnp.int32)), None
+
+    def one_pass(carry):
+        w, xi, updates, epochs, _ = carry
+        (w, xi, new_updates), _ = jax.lax.scan(visit, (w, xi, updates), jnp.arange(X.shape[0]))
+        return w, xi, new_updates, epochs + 1, new_updates == updates
+
+    def keep_going(carry):
+        return (~carry[4]) & (carry[3] < max_epochs)
+
+    zero = jnp.zeros([], jnp.int32)
+    init = (jnp.zeros(X.shape[1], X.dtype), jnp.zeros(X.shape[0], X.dtype), zero, zero, jnp.array(False))
+    w, xi, updates, epochs, converged = jax.lax.while_loop(keep_going, one_pass, init)
+    return AugmentedPerceptronParams(w, xi, updates, epochs, converged)

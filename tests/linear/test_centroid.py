@@ -1,6 +1,5 @@
 """The closest-centroid classifier with kernels (SPEC 10.11; UML Exercise 16.6)."""
 
-import functools
 
 import chex
 import jax
@@ -9,10 +8,7 @@ import numpy as np
 import pytest
 
 from jaxlearn import kernels
-from jaxlearn.linear._centroid import _fit, kernel_centroid
-from tests.batch_conformance import (
-    BatchCase,
-)
+from jaxlearn.linear import kernel_centroid
 
 KEY = jax.random.PRNGKey(0)
 
@@ -82,28 +78,6 @@ def test_batch_size_gives_the_same_rule(x64):
     pa, pb = a.fit(KEY, X, y), b.fit(KEY, X, y)
     chex.assert_trees_all_close(pa, pb, rtol=1e-12)
     np.testing.assert_allclose(b.decision_function(pb, X), a.decision_function(pa, X), rtol=1e-12, atol=1e-14)
-
-
-# --------------------------------------------------------------------------------------------
-# Conformance (tests/batch_conformance.py) over sigma: jit == no jit, vmap over sigma / keys == a
-# loop, no recompilation (also for a new sigma), dtypes, bad input
-# --------------------------------------------------------------------------------------------
-
-
-@functools.partial(jax.jit, static_argnums=(1, 2))
-def _data(key, n, dtype):
-    return _sample(key, n, dtype=dtype)
-
-
-CASES = [
-    BatchCase(
-        "gaussian_sigma",
-        lambda s: kernel_centroid(kernels.gaussian(s)),
-        tuple(np.geomspace(0.1, 10.0, 32).tolist()),
-        _data,
-        _fit,
-    ),
-]
 
 
 def test_strings_through_the_substring_kernel():

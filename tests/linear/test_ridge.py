@@ -1,6 +1,5 @@
 """Ridge and kernel ridge regression in closed form (SPEC 10.9, 10.10; UML Exercise 16.3)."""
 
-import functools
 
 import jax
 import jax.numpy as jnp
@@ -11,10 +10,7 @@ from sklearn.kernel_ridge import KernelRidge
 from sklearn.linear_model import Ridge
 
 from jaxlearn import kernels
-from jaxlearn.linear._ridge import _kernel_ridge_fit, _ridge_fit, kernel_ridge, ridge
-from tests.batch_conformance import (
-    BatchCase,
-)
+from jaxlearn.linear import kernel_ridge, ridge
 
 KEY = jax.random.PRNGKey(0)
 
@@ -99,47 +95,9 @@ def test_regressors_predict_real_values():
         assert float(jnp.mean((prediction - y) ** 2)) < float(jnp.var(y))
 
 
-# --------------------------------------------------------------------------------------------
-# Conformance (tests/batch_conformance.py): jit == no jit, vmap over lam / sigma / keys == a loop,
-# no recompilation (also for a new sigma), dtypes, bad input
-# --------------------------------------------------------------------------------------------
-
 POLY = kernels.polynomial(2)
-LAMS = tuple(np.geomspace(1e-3, 10.0, 32).tolist())
 
 
-@functools.partial(jax.jit, static_argnums=(1, 2))
-def _data(key, n, dtype):
-    X = jax.random.normal(key, (n, 3), dtype)
-    return X, (X[:, 0] - 2 * X[:, 1] * X[:, 2]).astype(dtype)
-
-
-@functools.partial(jax.jit, static_argnums=(1, 2))
-def _wide(key, n, dtype):  # more features than examples: ridge solves the m x m system
-    X = jax.random.normal(key, (n, 2 * n), dtype)
-    return X, X[:, 0] - X[:, 1]
-
-
-def _row(name, make, hparams, compiled, data=_data, n=40):
-    return BatchCase(name, make, hparams, data, compiled, n=n, labels=None, rtol=2e-5)
-
-
-CASES = [
-    _row("ridge", ridge, LAMS, _ridge_fit),
-    _row("ridge_wide", ridge, LAMS, _ridge_fit, data=_wide, n=8),
-    _row(  # rank(G) <= 10 < m: small lam makes the float32 solve ill-conditioned (cond ~ 1 / lam)
-        "kernel_ridge_poly",
-        lambda lam: kernel_ridge(POLY, lam),
-        tuple(np.geomspace(0.05, 10.0, 32).tolist()),
-        _kernel_ridge_fit,
-    ),
-    _row(
-        "kernel_ridge_sigma",
-        lambda s: kernel_ridge(kernels.gaussian(s), 0.01, batch_size=16),
-        tuple(np.geomspace(0.3, 10.0, 32).tolist()),
-        _kernel_ridge_fit,
-    ),
-]
 # --------------------------------------------------------------------------------------------
 # Bad input
 # --------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""``mlp_classifier``: the conformance matrix of batch learners, digits against scikit-learn, bad input."""
+"""``mlp_classifier``: digits against scikit-learn, divergence, bad input (conformance: test_conformance)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,6 @@ import numpy as np
 import pytest
 
 from jaxlearn import datasets, nn
-from jaxlearn.nn import _classifier
-from tests.batch_conformance import BatchCase, BatchConformance, check_params_dtypes
 
 K = 3
 
@@ -24,43 +22,6 @@ def _blobs(key, n, dtype):
     y = jax.random.randint(key_y, (n,), 0, K)
     centers = 4.0 * jnp.eye(K, 4, dtype=dtype)
     return centers[y] + jax.random.normal(key_x, (n, 4), dtype), y
-
-
-def _row(name, factory, hparams, **kwargs):
-    """``factory(h, steps)``: the row trains 60 steps, its interpreted check 3."""
-    return BatchCase(
-        name, lambda h: factory(h, 60), hparams, _blobs, _classifier._fit, small=lambda h: factory(h, 3),
-        labels=tuple(range(K)), rtol=1e-4, atol=1e-5, **kwargs,
-    )  # fmt: skip
-
-
-CASES = [
-    _row(
-        "mlp_classifier_adam",
-        # a float32 rate (not a weak Python float): the sweep's separate fits reuse the row's program
-        lambda lr, T: nn.mlp_classifier(
-            8, steps=T, num_classes=K, learning_rate=jnp.asarray(lr, jnp.float32), batch_size=8,
-            eval_every=min(T, 20),
-        ),
-        tuple(np.geomspace(3e-2, 1e-3, 32).tolist()),  # the first is the default
-    ),
-]
-
-
-class TestMLPClassifierConformance(BatchConformance):
-    CASES = CASES
-
-    def test_rejects_bad_input(self, case):
-        super().test_rejects_bad_input(case)
-        X, y = case.sample()
-        with pytest.raises(ValueError, match=r"expected `y` in \{0, 1, 2\}, found values \{0, 1, 2, 3\}"):
-            case.learner().fit(jax.random.PRNGKey(0), X, y.at[0].set(3))
-
-    def test_params_dtypes(self, case, dtype):
-        params, labels = check_params_dtypes(case, dtype)
-        assert isinstance(params, nn.MLPParams)
-        y = case.sample(dtype=dtype)[1]
-        assert float(np.mean(np.asarray(labels) == np.asarray(y))) > 0.8  # the blobs are easy
 
 
 def test_digits_accuracy_within_one_point_of_sklearn():
@@ -89,9 +50,9 @@ def test_digits_accuracy_within_one_point_of_sklearn():
 
 
 def test_diverging_learning_rate_is_flagged():
-    case = CASES[0]
-    X, y = case.sample()
-    params = case.make(1e30).fit(jax.random.PRNGKey(0), X, y)  # the row's program: the rate is traced
+    X, y = _blobs(jax.random.PRNGKey(0), 40, jnp.float32)
+    learner = nn.mlp_classifier(8, steps=60, num_classes=K, eta=1e30, batch_size=8, eval_every=20)
+    params = learner.fit(jax.random.PRNGKey(0), X, y)
     assert bool(params.diverged)
     assert all(np.isfinite(np.asarray(leaf)).all() for leaf in jax.tree_util.tree_leaves(params))
 
@@ -100,7 +61,8 @@ def test_factory_and_fit_errors():
     X, y = _blobs(jax.random.PRNGKey(0), 20, jnp.float32)
     for kwargs, match in (
         (dict(optimizer="rmsprop"), "`optimizer` in"),
-        (dict(learning_rate=0.0), "`learning_rate` > 0"),
+        (dict(learning_rate=0.0), "`eta` > 0"),
+        (dict(eta=-1.0), "`eta` > 0"),
         (dict(validation_fraction=1.0), r"`validation_fraction` in \[0, 1\)"),
         (dict(weight_decay=-1.0), "`weight_decay` >= 0"),
         (dict(batch_size=0), "`batch_size` a positive int"),
@@ -110,9 +72,9 @@ def test_factory_and_fit_errors():
     with pytest.raises(ValueError, match="`hidden` a positive int"):
         nn.mlp_classifier((4, 0), steps=10)
     learner = nn.mlp_classifier(4, steps=10)
-    with pytest.raises(ValueError, match="expected `num_classes` when `y` is traced"):
+    with pytest.raises(ValueError, match="cannot infer the number of classes from a traced `y`"):
         jax.jit(learner.fit)(jax.random.PRNGKey(0), X, y)
     with pytest.raises(ValueError, match="expected `X` to be finite"):
         learner.fit(jax.random.PRNGKey(0), X.at[1, 1].set(jnp.nan), y)
-    with pytest.raises(ValueError, match=r"expected `y` in \{0, 1, 2\}, found values \{-1, 0, 1, 2\}"):
+    with pytest.raises(ValueError, match=r"expected `y` with labels in 0..2 \(num_classes=3\), found \{-1\}"):
         nn.mlp_classifier(4, steps=10, num_classes=3).fit(jax.random.PRNGKey(0), X, y.at[0].set(-1))

@@ -12,6 +12,7 @@ import optax
 import pytest
 
 from jaxlearn import nn
+from tests.harness import count_compilations
 
 # Optimisers and schedules are part of train's compiled program: build them once.
 SCHEDULE = lambda t: 0.5 / (1.0 + 0.05 * t)  # noqa: E731 - eta_i = schedule(i - 1)
@@ -133,10 +134,11 @@ def test_no_recompilation_and_traced_weight_decay():
     run = functools.partial(nn.train, loss="squared", optimizer=ADAM, steps=20, batch_size=4, eval_every=10)
     lams = jnp.array([0.0, 0.1, 1.0], jnp.float32)  # strongly typed: the sweep's single runs share a program
     run(jax.random.PRNGKey(0), params, X, y, weight_decay=lams[1])
-    size = nn._train._train._cache_size()
     X2, y2 = _regression(7, 24, 3, np.float32)
-    run(jax.random.PRNGKey(1), params, X2, y2, weight_decay=lams[2])
-    assert nn._train._train._cache_size() == size
+    key = jax.random.PRNGKey(1)
+    with count_compilations() as compiled:
+        run(key, params, X2, y2, weight_decay=lams[2])
+    assert compiled[0] == 0
     swept, _ = jax.vmap(lambda lam: run(jax.random.PRNGKey(0), params, X, y, weight_decay=lam))(lams)
     for i, lam in enumerate(lams):
         one, _ = run(jax.random.PRNGKey(0), params, X, y, weight_decay=lam)

@@ -1,4 +1,5 @@
-"""ranking_svm and bipartite_svm: sub-gradients, learning, conformance, bad input (SPEC 13.3, 14.2)."""
+"""ranking_svm and bipartite_svm: sub-gradients, learning, bad input (SPEC 13.3, 14.2); conformance in
+``tests/test_conformance.py``."""
 
 import functools
 
@@ -19,10 +20,6 @@ from jaxlearn.ranking import (
     ndcg_loss_augmented,
     ndcg_surrogate_value,
     ranking_svm,
-)
-from tests.batch_conformance import (
-    BatchCase,
-    BatchConformance,
 )
 
 KEY = jax.random.PRNGKey(0)
@@ -122,32 +119,3 @@ def test_params_dtypes(make, data, dtype):
     assert learner.decision_function(params, X).dtype == dtype
     assert learner.predict(params, X).shape == (8, 5)
 
-
-LAMS = tuple(np.geomspace(0.01, 1.0, 32).tolist())
-
-
-def _case(name, factory, data):
-    return BatchCase(
-        name,
-        lambda lam: factory(lam, 100),
-        LAMS,
-        data,
-        _svm._fit,
-        small=lambda lam: factory(lam, 3),
-        n=12,
-        labels=None,
-    )
-
-
-CASES = [
-    _case("ranking_svm_kendall", lambda lam, T: ranking_svm(lam, T), _graded),
-    _case("ranking_svm_ndcg", lambda lam, T: ranking_svm(lam, T, loss="ndcg"), _graded),
-    _case("bipartite_svm_f1", lambda lam, T: bipartite_svm("f1", lam, T), _binary),
-]
-
-
-class TestRankingConformance(BatchConformance):
-    CASES = CASES
-    # X holds sequences (m, r, d): dtypes and bad input have their own tests above
-    test_params_dtypes = None
-    test_rejects_bad_input = None
