@@ -4,7 +4,12 @@ An online learner is a :class:`Learner`, a ``NamedTuple`` of pure functions in t
 ``GradientTransformation``: ``init`` builds a state from one example, ``update`` plays one round of the
 online protocol (predict on ``x``, see ``y``, suffer a loss, update) and ``predict`` labels one example.
 :func:`run` plays a whole stream as one ``lax.scan``. A batch learner is a :class:`BatchLearner`,
-``fit(key, X, y) -> params`` and ``predict(params, X)``.
+``fit(key, X, y) -> params`` and ``predict(params, X)``. Factories decorated with
+:func:`learner_factory` return learners that are pytrees (numeric hyperparameters are the leaves).
+
+The core also re-exports the one validation layer (``jaxlearn._checks``: sample, label-set,
+finiteness, range and integer checks) and the regularised-SGD driver of the SVMs
+(``jaxlearn._regularized``); families import them from here.
 """
 
 from __future__ import annotations
