@@ -38,6 +38,7 @@ def regularized_sgd(
     zeros: Any,
     *,
     variant: str = "uml",
+    sparse: bool = False,
 ) -> Any:
     r"""SGD for regularised loss minimisation, averaged (UML section 15.5; SS10 Algorithm 7).
 
@@ -54,6 +55,10 @@ def regularized_sgd(
       lam: :math:`\lambda > 0` (may be traced).
       zeros: :math:`\theta^{(1)} = 0`, an array (or pytree of arrays) fixing the shape and dtype of ``w``.
       variant: ``"uml"`` or ``"ss10"`` (static).
+      sparse: the sub-gradient has one non-zero coordinate (the kernel SVM's :math:`-y_i e_i`): then
+        ``subgradient(theta, scale, i) -> (j, v_j)`` with :math:`w^{(t)} = scale \cdot \theta^{(t)}`,
+        a step costs the learner's score only, and :math:`\bar w` is formed after the loop from the
+        increments (each weighted by :math:`\sum_{t > u} 1/(\lambda d_t)`).
 
     Returns:
       :math:`\bar w`, shaped like ``zeros``.
@@ -72,6 +77,9 @@ def regularized_sgd(
     divisors = t if variant == "uml" else jnp.maximum(t - 1, 1)
     scales = 1 / (jnp.asarray(lam).astype(dtype) * divisors)
 
+    if sparse:
+        return _sparse_sgd(subgradient, idx, scales, zeros)
+
     def step(carry, it):
         theta, total = carry
         i, scale = it
@@ -81,3 +89,17 @@ def regularized_sgd(
 
     (_, total), _ = jax.lax.scan(step, (zeros, zeros), (idx, scales))
     return jax.tree_util.tree_map(lambda a: a / jnp.asarray(steps, a.dtype), total)
+
+
+def _sparse_sgd(subgradient, idx, scales, zeros):
+    def step(theta, it):
+        i, scale = it
+        j, v = subgradient(theta, scale, i)
+        return theta.at[j].add(-v), (j, v)
+
+    _, (coordinates, values) = jax.lax.scan(step, zeros, (idx, scales))
+    # sum_t w^(t) = sum_t scale_t theta^(t): the increment of step u is in every theta^(t), t > u.
+    tail = jnp.cumsum(scales[::-1])[::-1]  # sum over t = u..T, smallest terms first
+    later = jnp.concatenate([tail[1:], jnp.zeros((1,), scales.dtype)])
+    total = zeros.at[coordinates].add(-values * later)
+    return total / jnp.asarray(idx.shape[0], total.dtype)

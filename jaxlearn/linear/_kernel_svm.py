@@ -122,12 +122,13 @@ def _fit(kernel, key, X, y, lam, *, steps, variant, precompute, batch_size):
     else:
         row = lambda i: jax.vmap(kernel, in_axes=(0, None))(X, X[i]).astype(dtype)
 
-    def hinge_subgradient(alpha, i):  # in beta's coordinates: -y_i e_i on a margin violation
-        violated = y[i] * jnp.vdot(row(i), alpha) < 1
-        return jnp.zeros((m,), dtype).at[i].set(-jnp.where(violated, y[i], jnp.zeros((), dtype)))
+    def hinge_subgradient(beta, scale, i):  # -y_i e_i on a margin violation, alpha = scale * beta
+        violated = y[i] * (jnp.vdot(row(i), beta) * scale) < 1
+        return i, -jnp.where(violated, y[i], jnp.zeros((), dtype))
 
     idx = sample_indices(key, steps, m)
-    alpha = regularized_sgd(hinge_subgradient, idx, lam, jnp.zeros((m,), dtype), variant=variant)
+    zeros = jnp.zeros((m,), dtype)
+    alpha = regularized_sgd(hinge_subgradient, idx, lam, zeros, variant=variant, sparse=True)
     return KernelSVMParams(support=X, alpha=alpha, num_steps=jnp.asarray(steps, jnp.int32))
 
 
