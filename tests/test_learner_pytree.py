@@ -153,3 +153,15 @@ def test_predicted_label_dtype_rule(learner, xs, ys, dtype):
     state, trace = core.run(learner, learner.init(xs[0]), xs, ys)
     assert trace.prediction.dtype == dtype
     assert learner.predict(state, xs[0]).dtype == dtype
+
+
+def test_factory_called_under_jit_with_concrete_data_closed_over():
+    # Factories validate numbers on the host, so building a learner inside jit(vmap(...)) works; the
+    # class count is read off the concrete labels with NumPy, not staged into the trace.
+    from jaxlearn import nn
+
+    X = jax.random.normal(jax.random.PRNGKey(0), (40, 3))
+    y = (X[:, 0] > 0).astype(jnp.int32)
+    keys = jax.random.split(jax.random.PRNGKey(1), 2)
+    fits = jax.jit(jax.vmap(lambda k: nn.mlp_classifier(4, steps=5, batch_size=8).fit(k, X, y)))(keys)
+    assert fits.best_step.shape == (2,)

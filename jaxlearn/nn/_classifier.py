@@ -11,6 +11,7 @@ from typing import NamedTuple, Optional, Sequence, Union
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import optax
 from jax.typing import ArrayLike
 
@@ -111,7 +112,7 @@ def mlp_classifier(
     if not 0 <= validation_fraction < 1:
         raise ValueError(f"expected `validation_fraction` in [0, 1), got {validation_fraction!r}")
     check_positive("eta", eta)
-    if is_concrete(weight_decay) and jnp.any(jnp.asarray(weight_decay) < 0):
+    if is_concrete(weight_decay) and np.any(np.asarray(weight_decay) < 0):  # host-side: also under jit
         raise ValueError(f"expected `weight_decay` >= 0, got {weight_decay!r}")
     structure = dict(
         hidden=hidden, optimizer=optimizer, activation=activation, steps=steps,
