@@ -165,3 +165,35 @@ def test_factory_called_under_jit_with_concrete_data_closed_over():
     keys = jax.random.split(jax.random.PRNGKey(1), 2)
     fits = jax.jit(jax.vmap(lambda k: nn.mlp_classifier(4, steps=5, batch_size=8).fit(k, X, y)))(keys)
     assert fits.best_step.shape == (2,)
+
+
+def _batch_dtype_rows():
+    from jaxlearn import multiclass, neighbors, nn, trees
+
+    signs, classes = ("signs", jnp.float32), ("classes", jnp.int32)
+    return [
+        (linear.soft_svm(0.1, 50), *signs),
+        (linear.hard_svm(), *signs),
+        (linear.sgd(losses.hinge, steps=50, lam=0.1), *signs),
+        (linear.kernel_svm(kernels.gaussian(1.0), 0.1, 50), *signs),
+        (linear.kernel_centroid(kernels.linear()), *signs),
+        (linear.batch_perceptron(), *signs),
+        (linear.augmented_perceptron(0.5), *signs),
+        (multiclass.one_vs_all(linear.soft_svm(0.1, 50), num_classes=3), *classes),
+        (multiclass.multiclass_svm(0.1, 50, num_classes=3), *classes),
+        (multiclass.multiclass_perceptron(num_classes=3), *classes),
+        (trees.decision_tree(2), *classes),
+        (trees.random_forest(2, 2), *classes),
+        (neighbors.knn(3), *classes),
+        (nn.mlp_classifier(4, steps=5, batch_size=8), *classes),
+    ]
+
+
+@pytest.mark.parametrize("row", range(14))
+def test_predicted_label_dtype_rule_batch(row):
+    learner, labels, dtype = _batch_dtype_rows()[row]
+    X = jax.random.normal(jax.random.PRNGKey(0), (30, 3))
+    classes = (X[:, 0] > 0).astype(jnp.int32) + (X[:, 1] > 1).astype(jnp.int32)
+    y = jnp.where(X[:, 0] > 0, 1.0, -1.0) if labels == "signs" else classes
+    params = learner.fit(jax.random.PRNGKey(1), X, y)
+    assert learner.predict(params, X).dtype == dtype, repr(learner)
