@@ -25,7 +25,9 @@ def test_quickstart_runs(tmp_path, monkeypatch, capsys):
 def test_every_python_block_runs(tmp_path, monkeypatch):
     blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
     monkeypatch.chdir(tmp_path)
-    for block in blocks[1:]:
-        namespace = {}
+    namespace = {}
+    for block in blocks[1:]:  # later blocks may use the names of earlier ones, as a reader would
         exec(compile(block, "README.md", "exec"), namespace)
     assert namespace["traces"].mistake.shape == (3, 1_000)
+    assert repr(namespace["learner"]) == "averaged_perceptron(eta=0.5)"
+    assert namespace["trace"].loss.shape == (1_000,)
