@@ -68,20 +68,16 @@ def agnostic_experts(
     r"""Agnostic online learning: randomized weighted majority over experts that simulate SOA (UML Thm 21.10).
 
     .. math:: \hat y_t = \arg\max_r \mathrm{Ldim}(V_t^{(r)}) \oplus 1[t \in \{i_1..i_L\}], \qquad
-        V_{t+1} = V_t^{(\hat y_t)}, \qquad V_1 = H,
+        V_{t+1} = V_t^{(\hat y_t)}, \quad V_1 = H, \quad L \le \mathrm{Ldim}(H), \quad d = \sum_L \binom{T}{L}
 
-    the prediction of :math:`\mathrm{Expert}(i_1 < \dots < i_L)`, :math:`L \le \mathrm{Ldim}(H)`; one of the
-    :math:`d = \sum_{L} \binom{T}{L}` experts predicts like each :math:`h \in H` (Lemma 21.13). For
-    :math:`T > 2\ln d` the expected regret is at most :math:`\sqrt{2\, \mathrm{Ldim}(H) \ln(eT)\, T}`
-    (:func:`jaxlearn.theory.agnostic_regret_bound`). Ties predict 1, in SOA and in the experts (SPEC 3.6);
-    rounds after ``horizon`` get no flips.
+    predicted by :math:`\mathrm{Expert}(i_1 < \dots < i_L)`; an expert mimics each :math:`h \in H`, so
+    for :math:`T > 2\ln d` the expected regret is at most :math:`\sqrt{2\, \mathrm{Ldim}(H) \ln(eT)\, T}`
+    (:func:`jaxlearn.theory.agnostic_regret_bound`). Ties predict 1; rounds after ``horizon`` get no flips.
 
     Args:
-      H: {0, 1} label matrix, shape (num_hypotheses, num_points); instances are point indices.
-      horizon: :math:`T`, the number of rounds (static: it fixes the experts).
+      H, horizon: {0, 1} labels ``(num_hypotheses, num_points)`` (``x``: a point index); :math:`T` (static).
       eta: the weighted-majority rate (traced); ``None`` for :math:`\sqrt{2 \ln(d) / T}`.
-      max_version_spaces: limit of the Ldim table (see :func:`soa`).
-      max_experts: refuse more experts than this.
+      max_version_spaces, max_experts: limits of the Ldim table (see :func:`soa`) and the number of experts.
 
     Returns:
       A :class:`~jaxlearn.core.Learner`; ``init(x, key)`` needs a key; ``Info`` is :class:`AgnosticInfo`.

@@ -55,21 +55,17 @@ def kernel_svm(
 ) -> BatchLearner:
     r"""Soft-SVM with a kernel, by SGD on the coefficients (UML section 16.3).
 
-    .. math::
-        \alpha^{(t)} = \frac{\beta^{(t)}}{\lambda t},\quad \beta^{(t+1)}_i = \beta^{(t)}_i
-        + y_i 1\Big[y_i \sum_j \alpha^{(t)}_j K(x_j, x_i) < 1\Big],\quad
-        \bar\alpha = \frac1T\sum_t \alpha^{(t)}
+    .. math:: \alpha^{(t)} = \frac{\beta^{(t)}}{\lambda t},\quad \beta^{(t+1)}_i = \beta^{(t)}_i
+        + y_i 1[y_i \sum_j \alpha^{(t)}_j K(x_j, x_i) < 1],\quad \bar\alpha = \frac1T\sum_t \alpha^{(t)}
 
     (:func:`~jaxlearn.core.regularized_sgd` with :math:`\theta = \beta`): by Lemma 16.3,
     :math:`\sum_j \bar\alpha_j \psi(x_j)` is the :math:`\bar w` of :func:`~jaxlearn.linear.soft_svm`.
 
     Args:
-      kernel: ``k(x, z) -> scalar`` (:mod:`jaxlearn.kernels`; its numeric parameters are traced).
-      lam: :math:`\lambda > 0` (traced: sweep it with ``jax.vmap``).
-      steps: :math:`T`, the number of SGD steps (static).
-      variant: ``"uml"`` (UML section 16.3) or ``"ss10"`` (divide by :math:`\lambda(t-1)`).
-      precompute: the Gram matrix once (:math:`m^2` memory) or a row per step (O(m)); same result.
-      batch_size: rows of kernel values computed at a time (``None``: all at once).
+      kernel, lam: ``k(x, z)`` (:mod:`jaxlearn.kernels`; parameters traced); :math:`\lambda > 0` (traced).
+      steps, variant: :math:`T` (static); ``"uml"`` or ``"ss10"`` (divide by :math:`\lambda(t-1)`).
+      precompute, batch_size: the Gram matrix once (:math:`m^2` memory) or a row per step (O(m)); rows of
+        kernel values computed at a time (``None``: all at once).
 
     Returns:
       A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y) -> KernelSVMParams`` (labels in {-1, +1}),
@@ -79,9 +75,8 @@ def kernel_svm(
       >>> import jax, jax.numpy as jnp
       >>> from jaxlearn import kernels
       >>> X = jnp.array([[0.0, 0.0], [0.1, -0.1], [2.0, 0.0], [0.0, -2.0], [-2.0, 0.1], [0.1, 2.0]])
-      >>> y = jnp.array([1.0, 1.0, -1.0, -1.0, -1.0, -1.0])  # inside vs outside a circle
-      >>> learner = kernel_svm(kernels.gaussian(0.5), lam=0.01, steps=500)
-      >>> learner.predict(learner.fit(jax.random.PRNGKey(0), X, y), X).tolist()
+      >>> learner = kernel_svm(kernels.gaussian(0.5), lam=0.01, steps=500)  # +1 inside the unit circle
+      >>> learner.predict(learner.fit(jax.random.PRNGKey(0), X, jnp.sign(1 - (X ** 2).sum(1))), X).tolist()
       [1.0, 1.0, -1.0, -1.0, -1.0, -1.0]
 
     References:

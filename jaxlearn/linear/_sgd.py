@@ -58,37 +58,28 @@ def sgd(
 ) -> BatchLearner:
     r"""SGD on the empirical risk, optionally regularised, with the step sizes of SS10 Algorithms 5 and 6.
 
-    .. math:: w_{t+1} = \Pi_A\big(w_t - \eta_t (\nabla_w \ell(w_t, z_{i_t}) + \lambda w_t)\big), \qquad
-        i_t \sim U[m], \qquad \bar w = \frac1T \sum_{t=1}^T w_t, \qquad w_1 = \Pi_A(0),
+    .. math:: w_{t+1} = \Pi_A(w_t - \eta_t (\nabla \ell(w_t, z_{i_t}) + \lambda w_t)), \; i_t \sim U[m], \;
+        w_1 = \Pi_A(0), \; \eta_t = \eta/\sqrt t \text{ or } 1/(\lambda t), \; \bar w = \frac1T \sum_t w_t
 
-    with :math:`\eta_t = \eta/\sqrt t` (Algorithm 5) or, if ``eta`` is ``None``, :math:`1/(\lambda t)`
-    (Algorithm 6; with the hinge, SS10 Algorithm 7). :math:`E f(\bar w) - \min_A f` is at most
-    :math:`U\rho\sqrt{2/T}` at the best :math:`\eta` (:func:`jaxlearn.theory.sgd_convex_bound`),
-    :math:`\frac{\rho^2}{2\lambda T}(1 + \ln T)` for Algorithm 6
-    (:func:`jaxlearn.theory.sgd_strongly_convex_bound`). ``loss``, ``projection``, a schedule and
-    ``optimizer`` are static: reuse the same objects to avoid recompiling.
+    (Algorithm 5; 6 if ``eta`` is ``None``, 7 with the hinge). :math:`E f(\bar w) - \min_A f` is at most
+    :func:`jaxlearn.theory.sgd_convex_bound` (:math:`U\rho\sqrt{2/T}`, best :math:`\eta`) or, for Algorithm 6,
+    :func:`jaxlearn.theory.sgd_strongly_convex_bound` (:math:`\frac{\rho^2}{2\lambda T}(1 + \ln T)`).
 
     Args:
       loss: ``loss(w, x, y)``, convex in ``w`` (:mod:`jaxlearn.losses`); ``jax.grad`` gives the sub-gradient.
-      steps: the number of rounds :math:`T` (static).
-      eta: :math:`\eta` (traced) or a schedule of the 0-based step, :math:`\eta_t` = ``eta(t - 1)``.
-      lam: :math:`\lambda > 0` (traced).
-      projection: :math:`\Pi_A`, e.g. :func:`jaxlearn.online.l2_ball` (radius traced); identity by default.
-      average: return :math:`\bar w` (the book's output); ``False`` returns :math:`w_{T+1}`.
-      optimizer: an optax transformation used instead of the book's steps (``eta`` must be ``None``).
+      steps, lam: the number of rounds :math:`T` (static); :math:`\lambda > 0` (traced).
+      eta, optimizer: :math:`\eta` (traced) or a schedule ``eta(t - 1)``; optax steps instead (``eta=None``).
+      projection, average: :math:`\Pi_A` (identity, or e.g. ``online.l2_ball``); ``False``: :math:`w_{T+1}`.
       labels: checked by ``fit``, returned by ``predict``; ``None`` for regression (real scores).
 
     Returns:
-      A :class:`~jaxlearn.core.BatchLearner`; ``fit(key, X, y)`` returns :class:`SGDParams`; ``predict`` is +1
-      iff :math:`\langle \bar w, x\rangle > 0`.
+      A :class:`~jaxlearn.core.BatchLearner` (``fit -> SGDParams``); ``predict`` is +1 iff ``x @ w > 0``.
 
     Examples:
-      >>> import jax, jax.numpy as jnp
-      >>> from jaxlearn import linear, losses
+      >>> import jax, jax.numpy as jnp, jaxlearn
       >>> X = jnp.array([[1.0, 0.5], [-1.0, -0.2], [0.8, -0.1], [-0.5, -1.0]])
-      >>> y = jnp.array([1.0, -1.0, 1.0, -1.0])
-      >>> learner = linear.sgd(losses.logistic, steps=2000, lam=0.1)  # logistic regression, Algorithm 6
-      >>> learner.predict(learner.fit(jax.random.PRNGKey(0), X, y), X).tolist()
+      >>> learner = jaxlearn.linear.sgd(jaxlearn.losses.logistic, steps=2000, lam=0.1)  # Algorithm 6
+      >>> learner.predict(learner.fit(jax.random.PRNGKey(0), X, jnp.sign(X[:, 0])), X).tolist()
       [1.0, -1.0, 1.0, -1.0]
 
     References:

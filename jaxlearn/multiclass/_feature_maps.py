@@ -66,29 +66,19 @@ def tfidf(
 
     .. math:: \Psi_j(x, y) = \mathrm{TF}(j, x)\, \log\frac{m}{\mathrm{DF}(j, y) + s}
 
-    :math:`\mathrm{TF}(j, x)` is the number of times word :math:`j` appears in document :math:`x`
-    (``x`` is its vector of word counts, shape ``(d,)``), :math:`m` the number of training documents and
-    :math:`\mathrm{DF}(j, y)` the number of times word :math:`j` appears in the training documents
-    *not* about topic :math:`y` (``df="occurrences"``, the book's wording, the default) or the number
-    of such documents that contain it (``df="documents"``). The dimension :math:`d` does not depend on
-    the number of topics.
-
-    Smoothing: the book's :math:`\log(m/\mathrm{DF})` is infinite when a word never appears outside a
-    topic (:math:`\mathrm{DF} = 0`); :math:`s` = ``smoothing`` (default 1, "DF + 1") is added to
-    :math:`\mathrm{DF}`. ``smoothing=0`` is the book's formula and raises ``ValueError`` on a corpus with
-    :math:`\mathrm{DF}(j, y) = 0`. Words that appear everywhere get weights near or below 0.
+    with :math:`\mathrm{TF}(j, x)` the count of word :math:`j` in document :math:`x` (count vector ``(d,)``),
+    :math:`m` the number of training documents, :math:`\mathrm{DF}(j, y)` the occurrences of :math:`j` in the
+    training documents *not* about topic :math:`y`. Words common to all topics get weights near or below 0.
 
     Args:
-      counts: the training corpus as a term-count matrix, shape ``(m, d)``, entries >= 0.
-      labels: the topics of the training documents, in ``0..num_classes-1``, shape ``(m,)``.
+      counts, labels: the training term counts ``(m, d)``, entries >= 0; their topics ``(m,)`` in ``0..k-1``.
       num_classes: the number of topics :math:`k`.
-      smoothing: :math:`s \ge 0` added to the DF counts.
-      df: ``"occurrences"`` or ``"documents"``.
+      smoothing: :math:`s \ge 0` (default 1); ``0``, the book's formula, raises ``ValueError`` if a DF is 0.
+      df: ``"occurrences"`` (default, the book's wording) or ``"documents"`` (documents containing :math:`j`).
 
     Returns:
-      The feature map ``psi(x, y, num_classes=None) -> (d,)``, a ``jax.tree_util.Partial`` whose leaf
-      is the table :math:`\log(m/(\mathrm{DF}(j, y) + s))` of shape ``(k, d)`` (pass it as
-      ``feature_map=`` to :func:`~jaxlearn.multiclass.multiclass_svm`).
+      ``psi(x, y, num_classes=None) -> (d,)``, a ``jax.tree_util.Partial`` holding the ``(k, d)`` table
+      :math:`\log(m/(\mathrm{DF} + s))`, the ``feature_map=`` of :func:`~jaxlearn.multiclass.multiclass_svm`.
 
     Examples:
       >>> import jax.numpy as jnp
@@ -96,6 +86,9 @@ def tfidf(
       >>> psi = tfidf(counts, jnp.array([0, 1, 1]), 2)
       >>> [round(v, 4) for v in psi(jnp.array([1.0, 3.0]), 0).tolist()]  # DF(., 0) = (1, 2)
       [0.4055, 0.0]
+
+    References:
+      UML section 17.2.1.
     """
     if df not in _DF_MODES:
         raise ValueError(f"expected `df` in {_DF_MODES}, got {df!r}")

@@ -108,20 +108,17 @@ def pairs(num_classes: int) -> tuple[np.ndarray, np.ndarray]:
 def all_pairs(binary: BatchLearner, num_classes: int, *, subsample: str = "mask") -> BatchLearner:
     r"""All-Pairs (UML section 17.1; SPEC 11.2).
 
-    .. math::
-        h(x) \in \arg\max_{i \in [k]} \sum_{j \in [k]} \mathrm{sign}(j - i)\, h_{i,j}(x), \qquad
+    .. math:: h(x) \in \arg\max_{i \in [k]} \sum_{j \in [k]} \mathrm{sign}(j - i)\, h_{i,j}(x), \qquad
         h_{i,j} \text{ trained on } \{(x, +1): y = i\} \cup \{(x, -1): y = j\}
 
     over ``binary.predict``; ties go to the signed sum of the binary ``decision_function``, squashed into
-    :math:`(-1/3, 1/3)` (as ``OneVsOneClassifier``), then to the minimal index. The pairs of :func:`pairs`
-    are one ``jax.vmap`` of ``binary.fit`` over all :math:`m` examples.
+    :math:`(-1/3, 1/3)` (as ``OneVsOneClassifier``), then to the minimal index; one ``vmap`` fits all pairs.
 
     Args:
       binary: a binary :class:`~jaxlearn.core.BatchLearner` taking labels :math:`\pm1` (traced leaves).
       num_classes: :math:`k \ge 2`, labels ``0..k-1`` (static).
-      subsample: ``"mask"``: other examples get label 0 (a zero sub-gradient for the SGD learners);
-        ``"cycle"``: the pair's examples repeated to fill :math:`m` slots (for ``batch_perceptron``,
-        ``hard_svm``).
+      subsample: ``"mask"``: other examples get label 0 (zero sub-gradient for the SGD learners); ``"cycle"``:
+        the pair's examples repeated to fill :math:`m` slots (for ``batch_perceptron``, ``hard_svm``).
 
     Returns:
       A :class:`~jaxlearn.core.BatchLearner`: ``fit`` returns the binary params stacked over the pairs;

@@ -66,16 +66,14 @@ def multiclass_svm(
 ) -> BatchLearner:
     r"""Multiclass SVM by SGD with the loss-augmented argmax (UML section 17.2.5).
 
-    .. math::
-        \min_w \frac\lambda2\|w\|^2 + \frac1m\sum_i \max_{y'}
+    .. math:: \min_w \frac\lambda2\|w\|^2 + \frac1m\sum_i \max_{y'}
         \big(\Delta(y', y_i) + \langle w, \Psi(x_i, y') - \Psi(x_i, y_i)\rangle\big)
 
     by :func:`~jaxlearn.core.regularized_sgd` with the sub-gradient :math:`\Psi(x_i, \hat y) - \Psi(x_i,
     y_i)`, :math:`\hat y` from :func:`loss_augmented_argmax` (the book's :math:`\lambda` is half of this one).
 
     Args:
-      lam: :math:`\lambda > 0` (traced: ``jax.vmap`` over it sweeps a grid in one program).
-      steps: the number of SGD steps :math:`T` (static).
+      lam, steps: :math:`\lambda > 0` (traced: vmap sweeps a grid); the SGD steps :math:`T` (static).
       num_classes: :math:`k \ge 2`, labels ``0..k-1`` (static).
       delta: the ``(k, k)`` cost matrix ``delta[y', y]`` (zero diagonal, >= 0; traced); ``None``: zero-one.
       feature_map: ``psi(x, y, num_classes) -> (d,)``: :func:`multivector` (default) or :func:`tfidf`'s.

@@ -26,22 +26,17 @@ def backprop(
 ) -> Params:
     r"""The book's backpropagation: the gradient of :math:`\frac12\|h_w(x) - y\|^2 + \frac\lambda2\|w\|^2`.
 
-    .. math::
-        \delta_T = o_T - y, \qquad \delta_{t,i} = \sum_j W_{t,j,i} \delta_{t+1,j} \sigma'(a_{t+1,j}), \qquad
-        \frac{\partial}{\partial W_{t-1,i,j}} = \delta_{t,i} \sigma'(a_{t,i}) o_{t-1,j} + \lambda W_{t-1,i,j},
+    .. math:: \delta_T = o_T - y, \qquad \delta_{t,i} = \sum_j W_{t,j,i} \delta_{t+1,j} \sigma'(a_{t+1,j}),
+        \qquad \partial_{W_{t-1,i,j}} = \delta_{t,i} \sigma'(a_{t,i}) o_{t-1,j} + \lambda W_{t-1,i,j},
 
     after the forward pass :math:`o_0 = x`, :math:`a_t = W_{t-1} o_{t-1} + b_{t-1}`, :math:`o_t = \sigma(a_t)`
-    (``output`` at :math:`t = T`); the bias gradient drops :math:`o_{t-1,j}`. :math:`\sigma'` of the current
-    layer is applied once (SPEC 17.5's double-counting pitfall).
+    (``output`` at :math:`t = T`); the bias gradient drops :math:`o_{t-1,j}`.
 
     Args:
-      params: ``[(W_0, b_0), ...]`` as from :func:`jaxlearn.nn.mlp_init` (``W_t`` of shape
-        :math:`k_{t+1}\times k_t`).
-      x: one input, shape ``(k_0,)``.
-      y: its target, shape ``(k_T,)``.
-      activation: the element-wise :math:`\sigma` of the hidden layers.
-      output: the element-wise output function: ``identity`` (as :func:`~jaxlearn.nn.mlp_apply`) or
-        ``activation`` (the book's network); ``softmax`` raises ``ValueError``.
+      params: ``[(W_0, b_0), ...]`` from :func:`~jaxlearn.nn.mlp_init`; ``W_t`` is :math:`k_{t+1}\times k_t`.
+      x, y: one input, shape ``(k_0,)``, and its target, shape ``(k_T,)``.
+      activation, output: the element-wise :math:`\sigma` of the hidden layers; the output function:
+        ``identity`` (as :func:`~jaxlearn.nn.mlp_apply`) or ``activation`` (the book's); ``softmax`` raises.
       weight_decay: :math:`\lambda` (traced).
 
     Returns:
@@ -50,11 +45,9 @@ def backprop(
     Examples:
       >>> import jax, jax.numpy as jnp
       >>> from jaxlearn import nn
-      >>> params = nn.mlp_init(jax.random.PRNGKey(0), [3, 4, 2])
-      >>> x, y = jnp.ones(3), jnp.zeros(2)
+      >>> params, x, y = nn.mlp_init(jax.random.PRNGKey(0), [3, 4, 2]), jnp.ones(3), jnp.zeros(2)
       >>> auto = jax.grad(lambda p: 0.5 * jnp.sum((nn.mlp_apply(p, x) - y) ** 2))(params)
-      >>> hand = nn.backprop(params, x, y)
-      >>> bool(jnp.allclose(hand[0][0], auto[0][0], atol=1e-6))
+      >>> bool(jnp.allclose(nn.backprop(params, x, y)[0][0], auto[0][0], atol=1e-6))
       True
 
     References:

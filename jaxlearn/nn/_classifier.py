@@ -65,23 +65,15 @@ def mlp_classifier(
     r"""A multilayer perceptron for labels ``0..k-1``, trained by SGD with validation selection.
 
     .. math:: h(x) = W_T\,\sigma(\cdots\sigma(W_0 x + b_0)\cdots) + b_T, \qquad
-        \min \frac1m \sum_i -\log \mathrm{softmax}(h(x_i))_{y_i} + \frac\lambda2\|w\|^2,
-
-    by ``optax.sgd``/``optax.adam`` on minibatches drawn with replacement (:func:`jaxlearn.nn.train`); the
-    iterate with the smallest cross-entropy on a held-out ``validation_fraction`` is returned.
+        \min \frac1m \sum_i -\log \mathrm{softmax}(h(x_i))_{y_i} + \frac\lambda2\|w\|^2
 
     Args:
-      hidden: the hidden layer sizes, e.g. ``128`` or ``(64, 64)`` (static).
-      steps: optimiser steps (static); one epoch is about ``m / batch_size`` steps.
-      num_classes: ``k``; default ``max(y) + 1`` of a concrete ``y`` (pass it to ``fit`` under ``jit``).
-      eta: the optimiser's step size (traced: vmap over it); the keyword ``learning_rate`` is an alias.
-      optimizer: ``"adam"`` or ``"sgd"`` (plain SGD, the book's rule with ``weight_decay``).
-      batch_size: examples per step (static).
-      weight_decay: :math:`\lambda \ge 0` (traced).
-      activation: :math:`\sigma` of the hidden layers (``relu``, ``tanh``, ``sigmoid``).
-      validation_fraction: the share held out at random to select the iterate; ``0`` selects on the training
-        set.
-      eval_every: steps between validation evaluations (default ``max(1, steps // 20)``).
+      hidden, steps: hidden layer sizes (``128``, ``(64, 64)``); :func:`~jaxlearn.nn.train` steps (static).
+      num_classes: :math:`k`; default ``max(y) + 1`` of a concrete ``y`` (pass it to ``fit`` under ``jit``).
+      eta, optimizer: step size (traced; alias ``learning_rate``); ``"adam"`` or ``"sgd"`` (the book's rule).
+      batch_size, eval_every: examples per step (static); steps between validation scores (``steps // 20``).
+      weight_decay, activation: :math:`\lambda \ge 0` (traced); :math:`\sigma` of the hidden layers.
+      validation_fraction: the share held out to select the iterate by cross-entropy; ``0``: the training set.
 
     Returns:
       A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y) -> MLPParams``; ``predict`` the arg-max class

@@ -136,42 +136,27 @@ def train(
 ) -> tuple[Params, TrainHistory]:
     r"""The book's SGD for neural networks, with any optax optimiser, returning the validation-best iterate.
 
-    .. math:: w^{(i+1)} = w^{(i)} - \eta_i\,(v_i + \lambda w^{(i)}), \qquad \eta_i = \text{schedule}(i - 1),
-
-    the book's rule for ``optimizer=optax.sgd(schedule)``, with :math:`v_i` the mean loss gradient of a
-    minibatch drawn with replacement (any optimiser is applied to :math:`v_i + \lambda w^{(i)}`). Every
-    ``eval_every`` steps the iterate is scored on the validation set; the output is the best one,
-    :math:`w^{(1)}` included (smallest validation loss, or ``error``; ties: smaller loss, then earlier). A
-    window whose losses or parameters are not finite is discarded and the run freezes (``history.nonfinite``):
-    the returned parameters are never NaN. ``steps``, ``batch_size``, ``eval_every``, ``loss``, ``error``,
-    ``optimizer`` and ``activation`` are static (reuse the objects); ``weight_decay`` is traced.
+    .. math:: w^{(i+1)} = w^{(i)} - \eta_i\,(v_i + \lambda w^{(i)}), \qquad \eta_i = \text{schedule}(i - 1).
 
     Args:
-      key: PRNG key for the minibatches.
-      params: the initial network, ``[(W_0, b_0), ...]`` (:func:`jaxlearn.nn.mlp_init`).
-      X: inputs, shape ``(m, k_0)``.
-      y: targets ``(m, k_T)`` for the squared loss, int labels ``(m,)`` in ``0..k_T-1`` for the cross-entropy.
-      loss: ``"squared"``, ``"cross_entropy"`` (on the identity output) or ``loss(params, x, y) -> scalar``.
-      optimizer: any ``optax.GradientTransformation``.
-      steps: :math:`\tau`, the number of optimiser steps.
-      batch_size: examples per step.
-      weight_decay: :math:`\lambda \ge 0` (traced).
-      validation: ``(X_valid, y_valid)``; ``None`` selects on the training sample itself.
-      eval_every: steps between evaluations (default ``max(1, steps // 20)``).
-      error: ``"zero_one"`` or a function of one example: select on it instead of the validation loss.
-      activation: :math:`\sigma` of the hidden layers, for the named losses and errors.
+      key, params: PRNG key for the minibatches (drawn with replacement); the initial network (``mlp_init``).
+      X, y: inputs ``(m, k_0)``; targets ``(m, k_T)`` (squared loss) or int labels ``(m,)`` (cross-entropy).
+      loss, error: ``"squared"``, ``"cross_entropy"`` or ``f(params, x, y)``; ``"zero_one"``, f or ``None``.
+      optimizer: ``optax.sgd(schedule)`` for the book's rule; :math:`v_i` is the mean minibatch loss gradient.
+      steps, batch_size: :math:`\tau` and the examples per step (static).
+      weight_decay, activation: :math:`\lambda \ge 0` (traced); :math:`\sigma` of the hidden layers.
+      validation, eval_every: ``(X_valid, y_valid)`` (``None``: training set); score period (``steps // 20``).
 
     Returns:
-      ``(best_params, history)``: the validation-best iterate and a :class:`TrainHistory`.
+      ``(best_params, history)``: the iterate of least validation loss or ``error``, :math:`w^{(1)}` included
+      (ties: smaller loss, then earlier; a non-finite run freezes, never NaN) and a :class:`TrainHistory`.
 
     Examples:
-      >>> import jax, jax.numpy as jnp, optax
-      >>> from jaxlearn import nn
+      >>> import jax, optax, jaxlearn.nn as nn
       >>> X = jax.random.normal(jax.random.PRNGKey(0), (64, 2))
-      >>> y = (X[:, 0] * X[:, 1] > 0).astype(jnp.int32)
       >>> params = nn.mlp_init(jax.random.PRNGKey(1), [2, 16, 2])
-      >>> best, history = nn.train(jax.random.PRNGKey(2), params, X, y, loss="cross_entropy",
-      ...                          optimizer=optax.adam(0.05), steps=400, batch_size=16, activation=nn.tanh)
+      >>> best, history = nn.train(jax.random.PRNGKey(2), params, X, (X[:, 0] * X[:, 1] > 0).astype(int),
+      ...                          loss="cross_entropy", optimizer=optax.adam(0.05), steps=400, batch_size=16)
       >>> history.valid_loss.shape, bool(history.diverged)
       ((20,), False)
 

@@ -79,8 +79,7 @@ def ranking_svm(
 ) -> BatchLearner:
     r"""Linear ranking by SGD on the Kendall-tau or NDCG surrogate (UML section 17.4.1).
 
-    .. math::
-        \min_w \frac\lambda2\|w\|^2 + \frac1m\sum_i \ell(w, (\bar x_i, y_i)), \qquad
+    .. math:: \min_w \frac\lambda2\|w\|^2 + \frac1m\sum_i \ell(w, (\bar x_i, y_i)), \qquad
         h_w(\bar x) = (\langle w, x_1\rangle, \ldots, \langle w, x_r\rangle)
 
     by :func:`~jaxlearn.core.regularized_sgd`, :math:`\ell` the pairwise hinge (``"kendall"``) or the
@@ -88,10 +87,8 @@ def ranking_svm(
     solved on the host, one round trip per step; ``Y`` holds relevance >= 0).
 
     Args:
-      lam: :math:`\lambda > 0` (traced).
-      steps: SGD rounds :math:`T` (static).
-      loss: ``"kendall"`` or ``"ndcg"`` (static).
-      k: NDCG's top-``k`` (static; ``None``: all positions; ignored by Kendall).
+      lam, steps: :math:`\lambda > 0` (traced); SGD rounds :math:`T` (static).
+      loss, k: ``"kendall"`` or ``"ndcg"``; NDCG's top-``k`` (``None``: all positions), both static.
 
     Returns:
       A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, Y) -> RankingSVMParams``, ``X`` ``(m, r, d)``,

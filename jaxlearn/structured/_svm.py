@@ -43,24 +43,21 @@ class StructuredSVMParams(NamedTuple):
 def structured_svm(lam: ArrayLike, steps: int, num_classes: int, *, transitions: bool = True) -> BatchLearner:
     r"""Structured-output SVM for letter sequences by SGD (UML sections 15.5, 17.2.5, 17.3).
 
-    .. math::
-        \min_w \frac\lambda2\|w\|^2 + \frac1m\sum_i
+    .. math:: \min_w \frac\lambda2\|w\|^2 + \frac1m\sum_i
         \max_{y'}\big(\Delta(y', y_i) + \langle w, \Psi(x_i, y') - \Psi(x_i, y_i)\rangle\big)
 
-    (OCR map :math:`\Psi`, normalised Hamming :math:`\Delta`) by :func:`~jaxlearn.core.regularized_sgd`,
-    :math:`\hat y` from :func:`~jaxlearn.structured.loss_augmented_viterbi`; ``predict`` runs Viterbi.
-    Unequal lengths: pad to a common ``r`` and pass ``mask`` (``(m, r)``, a prefix of ``True``).
+    (OCR map :math:`\Psi`, normalised Hamming :math:`\Delta`) by :func:`~jaxlearn.core.regularized_sgd` with
+    :math:`\hat y` from :func:`~jaxlearn.structured.loss_augmented_viterbi`; pad unequal lengths (``mask``).
 
     Args:
-      lam: :math:`\lambda > 0` (traced: ``jax.vmap`` over it sweeps a grid in one program).
-      steps: the number of SGD rounds :math:`T` (static).
+      lam, steps: :math:`\lambda > 0` (traced: vmap sweeps a grid); the SGD rounds :math:`T` (static).
       num_classes: :math:`q`, labels ``0..q-1`` (static; alias ``num_labels``).
       transitions: learn the letter-bigram block (``False``: per-letter multiclass SVM baseline).
 
     Returns:
-      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, Y, mask=None)``, ``X`` ``(m, n_pixels, r)``,
-      ``Y`` ``(m, r)``; ``predict(params, X, mask=None)`` the labels (``-1`` on padding);
-      ``decision_function`` :math:`\max_y\langle\bar w, \Psi(x, y)\rangle` per word.
+      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, Y, mask=None)``, ``X`` ``(m, n_pixels, r)``, ``Y``
+      ``(m, r)``, ``mask`` ``(m, r)`` a ``True`` prefix; ``predict(params, X, mask=None)`` the Viterbi labels
+      (``-1`` on padding); ``decision_function`` :math:`\max_y\langle\bar w, \Psi(x, y)\rangle` per word.
 
     Examples:
       >>> import jax
