@@ -300,10 +300,6 @@ def expansion(
     return jax.lax.map(score, X, batch_size=check_positive_int("batch_size", batch_size))
 
 
-def _check_batch_size(batch_size) -> int:  # kept for callers not yet moved to core's check
-    return check_positive_int("batch_size", batch_size)
-
-
 def polynomial_features(x: ArrayLike, degree: int) -> Array:
     r"""The exact feature map of :func:`polynomial` (UML Example 16.1), for testing.
 
