@@ -157,12 +157,22 @@ def _is_traced_value(value) -> bool:
 
 
 class _Spec:
-    """A factory call: the factory, its static arguments and its traced ones (the leaves)."""
+    """A factory call: the factory, its static arguments and its traced ones (the leaves), the kind
+    of learner it returns and its ``layout``: per field, ``"call"`` (a function), ``None`` or a static
+    value (a block size)."""
 
-    __slots__ = ("factory", "static", "traced", "kind", "_built")
+    __slots__ = ("factory", "static", "traced", "kind", "layout", "_built", "_aux")
 
-    def __init__(self, factory, static: dict, traced: dict, kind, built=None):
-        self.factory, self.static, self.traced, self.kind, self._built = factory, static, traced, kind, built
+    def __init__(self, factory, static: dict, traced: dict, kind, layout: tuple, built=None):
+        self.factory, self.static, self.traced, self.kind = factory, static, traced, kind
+        self.layout, self._built, self._aux = layout, built, None
+
+    def aux(self) -> tuple:
+        """The tree definition's data, computed once (``run`` flattens the learner on every call)."""
+        if self._aux is None:
+            static = tuple((n, _Static(v)) for n, v in self.static.items())
+            self._aux = ("spec", self.factory, tuple(self.traced), static, self.layout)
+        return self._aux
 
     def build(self):
         if self._built is None:
@@ -202,19 +212,13 @@ def _checked(learner):
     return learner._replace(fit=checked_fit)
 
 
-def _from_spec(spec: _Spec, present: tuple):
-    fields = [_Field(spec, name) if isinstance(value, str) else value for name, value in present]
+def _from_spec(spec: _Spec):
+    fields = (_Field(spec, name) if isinstance(value, str) else value for name, value in spec.layout)
     return spec.kind(*fields)
 
 
-def _is_field(value) -> bool:
-    return isinstance(value, _Field)
-
-
-def _layout(learner, is_function) -> tuple:
-    """Which fields are functions (``"call"``), absent (``None``) or static values (a block size)."""
-    fields = zip(learner._fields, learner)
-    return tuple((n, "call" if f is not None and is_function(f) else f) for n, f in fields)
+def _layout(learner) -> tuple:
+    return tuple((n, "call" if callable(f) else f) for n, f in zip(learner._fields, learner))
 
 
 def _spec_of(learner) -> Optional[_Spec]:
@@ -254,8 +258,7 @@ def learner_factory(*traced: str, aliases: Optional[dict] = None):
             learner = _checked(factory(**bound.arguments))
             leaves = {n: v for n, v in bound.arguments.items() if n in traced and _is_traced_value(v)}
             static = {n: v for n, v in bound.arguments.items() if n not in leaves}
-            spec = _Spec(build, static, leaves, type(learner), learner)
-            return _from_spec(spec, _layout(learner, callable))
+            return _from_spec(_Spec(build, static, leaves, type(learner), _layout(learner), learner))
 
         build.traced_hyperparameters = tuple(traced)
         return build
@@ -266,9 +269,7 @@ def learner_factory(*traced: str, aliases: Optional[dict] = None):
 def _flatten(learner):
     spec = _spec_of(learner)
     if spec is not None:
-        static = tuple((n, _Static(v)) for n, v in spec.static.items())
-        aux = ("spec", spec.factory, tuple(spec.traced), static, _layout(learner, _is_field))
-        return tuple(spec.traced.values()), aux
+        return tuple(spec.traced.values()), spec.aux()
     dynamic = tuple(isinstance(f, Partial) for f in learner)
     children = tuple(f for f, d in zip(learner, dynamic) if d)
     static = tuple(None if d else _Static(f) for f, d in zip(learner, dynamic))
@@ -277,9 +278,10 @@ def _flatten(learner):
 
 def _unflatten(kind, aux, children):
     if aux[0] == "spec":
-        _, factory, names, static, present = aux
-        spec = _Spec(factory, {n: s.value for n, s in static}, dict(zip(names, children)), kind)
-        return _from_spec(spec, present)
+        _, factory, names, static, layout = aux
+        spec = _Spec(factory, {n: s.value for n, s in static}, dict(zip(names, children)), kind, layout)
+        spec._aux = aux  # the same tree definition
+        return _from_spec(spec)
     _, dynamic, static = aux
     children = iter(children)
     return kind(*(next(children) if d else s.value for d, s in zip(dynamic, static)))
