@@ -226,6 +226,13 @@ def float_dtype(x: ArrayLike):
     return dtype if jnp.issubdtype(dtype, jnp.floating) else jnp.result_type(float)
 
 
+def as_float(X: ArrayLike, y: ArrayLike) -> tuple[Array, Array]:
+    """``X`` and ``y`` as arrays of the floating dtype the learner computes in (``X``'s own if floating)."""
+    X = jnp.asarray(X)
+    dtype = float_dtype(X)
+    return X.astype(dtype), jnp.asarray(y).astype(dtype)
+
+
 def sign_label(score: Array) -> Array:
     """+1 where the score is positive, -1 elsewhere, in the score's dtype (a zero score predicts -1,
     as the Perceptron's mistake rule needs)."""

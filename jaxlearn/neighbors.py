@@ -18,6 +18,7 @@ from jax.typing import ArrayLike
 
 from jaxlearn.core import (
     BatchLearner,
+    as_float,
     check_finite,
     check_ndim,
     check_positive_int,
@@ -127,9 +128,7 @@ def knn_regressor(k: int, *, query_chunk: int = 256) -> BatchLearner:
     k, query_chunk = check_positive_int("k", k), check_positive_int("query_chunk", query_chunk)
 
     def fit(key, X, y):
-        X = jnp.asarray(X)
-        dtype = float_dtype(X)
-        return _store(X.astype(dtype), jnp.asarray(y).astype(dtype))
+        return _store(*as_float(X, y))
 
     def predict(params, X):
         Xq = _check_query(params, X)

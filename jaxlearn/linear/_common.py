@@ -1,4 +1,4 @@
-"""Pieces shared by the batch linear learners: their float dtype and linear scores."""
+"""The linear score shared by the batch linear learners."""
 
 from __future__ import annotations
 
@@ -6,16 +6,7 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from jaxlearn.core import float_dtype
-
 Array = jax.Array
-
-
-def as_float(X: ArrayLike, y: ArrayLike) -> tuple[Array, Array]:
-    """``X`` and ``y`` as arrays of the floating dtype the learner computes in (``X``'s own if floating)."""
-    X = jnp.asarray(X)
-    dtype = float_dtype(X)
-    return X.astype(dtype), jnp.asarray(y).astype(dtype)
 
 
 def linear_score(params, X: ArrayLike) -> Array:

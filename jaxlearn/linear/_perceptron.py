@@ -12,13 +12,14 @@ from jax.typing import ArrayLike
 from jaxlearn import core, online
 from jaxlearn.core import (
     BatchLearner,
+    as_float,
     check_positive_int,
     check_sample,
     is_concrete,
     learner_factory,
     sign_label,
 )
-from jaxlearn.linear._common import as_float, linear_score
+from jaxlearn.linear._common import linear_score
 
 Array = jax.Array
 

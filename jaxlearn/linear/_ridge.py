@@ -16,6 +16,7 @@ from jax.typing import ArrayLike
 
 from jaxlearn.core import (
     BatchLearner,
+    as_float,
     check_positive,
     check_positive_int,
     check_sample,
@@ -23,7 +24,6 @@ from jaxlearn.core import (
     learner_factory,
 )
 from jaxlearn.kernels import Kernel, as_tree, check_kernel, expansion, gram
-from jaxlearn.linear._common import as_float
 
 _check_regression_sample = functools.partial(check_sample, labels=None)
 

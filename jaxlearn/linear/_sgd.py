@@ -17,6 +17,7 @@ from jax.typing import ArrayLike
 from jaxlearn.core import (
     BatchLearner,
     ScalarOrSchedule,
+    as_float,
     check_positive,
     check_positive_int,
     check_sample,
@@ -24,7 +25,7 @@ from jaxlearn.core import (
     sample_indices,
     sign_label,
 )
-from jaxlearn.linear._common import as_float, linear_score
+from jaxlearn.linear._common import linear_score
 
 Array = jax.Array
 Loss = Callable[[Array, Array, Array], Array]

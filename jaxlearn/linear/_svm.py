@@ -18,6 +18,7 @@ from jax.typing import ArrayLike
 
 from jaxlearn.core import (
     BatchLearner,
+    as_float,
     check_positive,
     check_positive_int,
     check_sample,
@@ -28,7 +29,7 @@ from jaxlearn.core import (
     sample_indices,
     sign_label,
 )
-from jaxlearn.linear._common import as_float, linear_score
+from jaxlearn.linear._common import linear_score
 
 Array = jax.Array
 

@@ -11,6 +11,7 @@ import optax
 from jaxlearn.core import (
     Learner,
     ScalarOrSchedule,
+    as_float,
     check_binary_stream,
     check_ndim,
     check_width,
@@ -118,8 +119,8 @@ def best_fixed_predictor(
     about ``U / R``).
     """
     eta = eta if learning_rate is None else learning_rate
-    dtype = float_dtype(X)
-    X, y = jnp.asarray(X).astype(dtype), jnp.asarray(y).astype(dtype)
+    X, y = as_float(X, y)
+    dtype = X.dtype
     project = (lambda w: w) if projection is None else projection
     total = lambda u: jnp.mean(jax.vmap(loss, (None, 0, 0))(u, X, y))  # noqa: E731
     optimizer = optax.sgd(lambda k: (eta / jnp.sqrt(k + 1)).astype(dtype))

@@ -19,11 +19,11 @@ from jax.typing import ArrayLike
 from jaxlearn.core import (
     PLUS_MINUS_HINT,
     BatchLearner,
+    as_float,
     check_finite,
     check_labels,
     check_positive,
     check_positive_int,
-    float_dtype,
     is_concrete,
     learner_factory,
     regularized_sgd,
@@ -58,12 +58,6 @@ def check_queries(X, Y, *, labels: Optional[tuple] = None, nonnegative: bool = F
         check_labels("Y", Y, labels, PLUS_MINUS_HINT)
     if nonnegative and is_concrete(Y) and (np.asarray(Y) < 0).any():
         raise ValueError(f"expected `Y` relevance >= 0 (NDCG gains), found {float(np.min(Y)):g}")
-
-
-def _as_float(X, Y):
-    X = jnp.asarray(X)
-    dtype = float_dtype(X)
-    return X.astype(dtype), jnp.asarray(Y).astype(dtype)
 
 
 def _scores(params, X):
@@ -116,7 +110,7 @@ def ranking_svm(
             discount(jnp.shape(X)[1], k)  # validates k
 
     def fit(key, X, Y):
-        X, Y = _as_float(X, Y)
+        X, Y = as_float(X, Y)
         idx = sample_indices(key, steps, X.shape[0])
         return _fit(idx, X, Y, lam, jnp.ones([], X.dtype), kind=loss, k=k)
 
@@ -163,7 +157,7 @@ def bipartite_svm(
     k = None if k is None else int(k)
 
     def fit(key, X, Y):
-        X, Y = _as_float(X, Y)
+        X, Y = as_float(X, Y)
         idx = sample_indices(key, steps, X.shape[0])
         return _fit(idx, X, Y, lam, jnp.asarray(beta, X.dtype), kind=measure, k=k)
 
