@@ -46,16 +46,19 @@ data = functools.partial(jax.jit, static_argnums=(1, 2))
 # --- online rows ---------------------------------------------------------------------------------------
 
 
-@data
-def _noisy(key, n, dtype):
-    X, y, _ = datasets.noisy_halfspace(key, n, 6, 0.1, dtype=dtype)
-    return X, y
+def _halfspace(generator, d, parameter):
+    """A jitted `(key, n, dtype) -> (X, y)` from `datasets.noisy_halfspace` (flip) or `separable` (margin)."""
+
+    @data
+    def sample(key, n, dtype):
+        X, y, _ = generator(key, n, d, parameter, dtype=dtype)
+        return X, y
+
+    return sample
 
 
-@data
-def _separable(key, n, dtype):
-    X, y, _ = datasets.separable(key, n, 6, 0.1, dtype=dtype)
-    return X, y
+_noisy = _halfspace(datasets.noisy_halfspace, 6, 0.1)
+_separable = _halfspace(datasets.separable, 6, 0.1)
 
 
 @data
@@ -235,16 +238,8 @@ SEQUENCES = (
 MULTICLASS_LABEL = (K, rf"expected `y` with labels in 0..{K - 1} \(num_classes={K}\), found \{{{K}\}}")
 
 
-@data
-def _noisy5(key, n, dtype):
-    X, y, _ = datasets.noisy_halfspace(key, n, 5, 0.1, dtype=dtype)
-    return X, y
-
-
-@data
-def _separable4(key, n, dtype):
-    X, y, _ = datasets.separable(key, n, 4, 0.2, dtype=dtype)
-    return X, y
+_noisy5 = _halfspace(datasets.noisy_halfspace, 5, 0.1)
+_separable4 = _halfspace(datasets.separable, 4, 0.2)
 
 
 @data
