@@ -7,7 +7,9 @@ names the argument, what was expected and what was found.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+import math
+import warnings
+from typing import Any, NamedTuple, Optional
 
 import jax
 import jax.numpy as jnp
@@ -31,6 +33,33 @@ def is_concrete(*trees: Any) -> bool:
 
 def _shown(values: np.ndarray) -> str:
     return ", ".join(f"{v:g}" for v in values[:10].tolist()) + (", ..." if values.size > 10 else "")
+
+
+# --- containers and divergence ---
+
+
+def as_array(value: Any) -> Any:
+    """A Python list becomes a NumPy array (every entry point takes lists); anything else is kept."""
+    if isinstance(value, list):
+        try:
+            return np.asarray(value)
+        except ValueError:  # ragged: a list of sequences, for the learners that take one
+            return value
+    return value
+
+
+def warn_if_diverged(result: Any, what: str) -> None:
+    """Warn (``RuntimeWarning``) when a concrete result carries a set ``diverged`` flag."""
+    for part in (result, *(result if isinstance(result, tuple) else ())):
+        flag = getattr(part, "diverged", None)
+        if flag is not None and is_concrete(flag) and bool(np.any(np.asarray(flag))):
+            warnings.warn(
+                f"{what} diverged: a step produced a non-finite iterate, so the last finite one was "
+                "kept and `diverged` is set; use a smaller step size",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+            return
 
 
 # --- numbers -------------------------------------------------------------------------------------
@@ -72,6 +101,85 @@ def check_positive_int(name: str, value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise ValueError(f"expected `{name}` a positive int, got {value!r}")
     return int(value)
+
+
+class Interval(NamedTuple):
+    """The range a numeric hyperparameter must lie in, declared once per factory (``ranges=`` of
+    :func:`jaxlearn.core.learner_factory`) and checked whenever the value is a concrete number.
+
+    ``Interval(0.0)`` is (0, inf); closed ends and integer ranges are flags. NaN is in no interval,
+    and an infinite value only where an end is a closed infinite one (never here).
+    """
+
+    lo: float
+    hi: float = math.inf
+    lo_closed: bool = False
+    hi_closed: bool = False
+    integer: bool = False
+
+    def __str__(self) -> str:
+        kind = "an integer" if self.integer else "a number"
+        left, right = "[" if self.lo_closed else "(", "]" if self.hi_closed else ")"
+        return f"{kind} in {left}{self.lo:g}, {self.hi:g}{right}"
+
+    def contains(self, value: Any) -> np.ndarray:
+        """Elementwise membership of a concrete numeric ``value``."""
+        a = np.asarray(value, dtype=float)
+        with np.errstate(invalid="ignore"):
+            above = a >= self.lo if self.lo_closed else a > self.lo
+            below = a <= self.hi if self.hi_closed else a < self.hi
+            whole = (a == np.round(a)) if self.integer else True
+        return above & below & whole & ~np.isnan(a)
+
+    def check(self, name: str, value: Any) -> None:
+        """Raise unless a concrete ``value`` lies in the interval (``None``, schedules, kernels and
+        tracers pass: a traced value is checked by whoever made it concrete)."""
+        if value is None or callable(value) or not is_concrete(value):
+            return
+        array = np.asarray(value)
+        if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.number):
+            raise TypeError(f"expected `{name}` {self}, got {value!r} of type {type(value).__name__}")
+        if self.integer and not np.issubdtype(array.dtype, np.integer):
+            raise TypeError(f"expected `{name}` {self}, got {value!r} of type {type(value).__name__}")
+        if array.size and not self.contains(array).all():
+            shown = value if array.size == 1 else f"values in [{array.min():g}, {array.max():g}]"
+            raise ValueError(f"expected `{name}` {self}, got {shown!r}")
+
+    def outside(self) -> tuple:
+        """Concrete values outside the interval (what the bad-input suite tries)."""
+        values = [math.nan, -math.inf]
+        values.append(self.lo if not self.lo_closed else self.lo - (1 if self.integer else 0.5))
+        if math.isinf(self.hi):
+            if not self.integer:
+                values.append(math.inf)
+        else:
+            values.append(self.hi if not self.hi_closed else self.hi + (1 if self.integer else 0.5))
+        if self.integer:
+            values = [v for v in values if not math.isnan(v) and not math.isinf(v)]
+            values = [int(v) for v in values]
+        return tuple(values)
+
+
+#: (0, inf): step sizes, regularisation, kernel widths.
+POSITIVE = Interval(0.0)
+#: [0, inf): weight decay, margins, tolerances.
+NON_NEGATIVE = Interval(0.0, lo_closed=True)
+#: [0, 1]: probabilities and fractions.
+UNIT = Interval(0.0, 1.0, True, True)
+#: (0, 1): confidence parameters (delta).
+OPEN_UNIT = Interval(0.0, 1.0)
+#: [1, inf) integers: counts, steps, sizes.
+POSITIVE_INT = Interval(1, math.inf, True, False, integer=True)
+
+
+def at_least(lo: float, *, integer: bool = False) -> Interval:
+    """[lo, inf), e.g. ``at_least(2, integer=True)`` for a number of classes."""
+    return Interval(lo, math.inf, True, False, integer)
+
+
+def above(lo: float) -> Interval:
+    """(lo, inf), e.g. ``above(1.0)`` for Winnow's multiplicative factor."""
+    return Interval(lo)
 
 
 # --- shapes ----------------------------------------------------------------------------------------

@@ -19,6 +19,9 @@ import jax
 import numpy as np
 from jax.tree_util import Partial
 
+from jaxlearn._checks import Interval, is_concrete
+from jaxlearn._eager import checked as _checked
+
 Array = jax.Array
 State = Any
 Info = Any
@@ -199,19 +202,6 @@ class _Field:
         return f"{_repr_spec(self.spec)}.{self.name}"
 
 
-def _checked(learner):
-    """A batch learner whose ``fit`` applies its ``check`` first."""
-    if not isinstance(learner, BatchLearner) or learner.check is None:
-        return learner
-    fit, check = learner.fit, learner.check
-
-    def checked_fit(key, X, y, *args, **kwargs):
-        check(X, y, *args, **kwargs)
-        return fit(key, X, y, *args, **kwargs)
-
-    return learner._replace(fit=checked_fit)
-
-
 def _from_spec(spec: _Spec):
     fields = (_Field(spec, name) if isinstance(value, str) else value for name, value in spec.layout)
     return spec.kind(*fields)
@@ -232,19 +222,23 @@ def _spec_of(learner) -> Optional[_Spec]:
     return spec
 
 
-def learner_factory(*traced: str, aliases: Optional[dict] = None):
+def learner_factory(*traced: str, aliases: Optional[dict] = None, ranges: Optional[dict] = None):
     """Make a factory's learners pytrees whose leaves are the hyperparameters named in ``traced``.
 
     The other arguments are structure. ``aliases`` maps old keyword names to current ones
-    (``{"learning_rate": "eta"}``) so old call sites keep working.
+    (``{"learning_rate": "eta"}``) so old call sites keep working. ``ranges`` maps every numeric
+    argument to its :class:`~jaxlearn.core.Interval`; a concrete value outside it is a ``ValueError``
+    naming the argument when the factory is called (a traced value is not checked).
     """
-    aliases = dict(aliases or {})
+    aliases, ranges = dict(aliases or {}), dict(ranges or {})
 
     def decorate(factory):
         signature = inspect.signature(factory)
-        unknown = set(traced) - set(signature.parameters)
+        unknown = (set(traced) | set(ranges)) - set(signature.parameters)
         if unknown:
             raise TypeError(f"{factory.__name__} has no parameters {sorted(unknown)}")
+        if not all(isinstance(r, Interval) for r in ranges.values()):
+            raise TypeError(f"{factory.__name__}: `ranges` maps argument names to core.Interval values")
 
         @functools.wraps(factory)
         def build(*args, **kwargs):
@@ -255,15 +249,47 @@ def learner_factory(*traced: str, aliases: Optional[dict] = None):
                     kwargs[new] = kwargs.pop(old)
             bound = signature.bind(*args, **kwargs)
             bound.apply_defaults()
+            for name, interval in ranges.items():
+                interval.check(name, bound.arguments[name])
             learner = _checked(factory(**bound.arguments))
             leaves = {n: v for n, v in bound.arguments.items() if n in traced and _is_traced_value(v)}
             static = {n: v for n, v in bound.arguments.items() if n not in leaves}
             return _from_spec(_Spec(build, static, leaves, type(learner), _layout(learner), learner))
 
         build.traced_hyperparameters = tuple(traced)
+        build.ranges = ranges
         return build
 
     return decorate
+
+
+def hyperparameters(learner) -> dict:
+    """The arguments a factory-built learner was made with (numeric leaves and structure alike).
+
+    >>> from jaxlearn import core, online
+    >>> core.hyperparameters(online.perceptron(0.5))
+    {'eta': 0.5, 'normalize': False}
+    """
+    spec = _spec_of(learner) if isinstance(learner, (Learner, BatchLearner)) else None
+    if spec is None:
+        raise TypeError(f"expected `learner` built by a jaxlearn factory, got {learner!r}")
+    order = inspect.signature(spec.factory).parameters
+    values = {**spec.static, **spec.traced}
+    return {n: values[n] for n in order if n in values}
+
+
+def replace(learner, **changes):
+    """The same factory called again with some arguments changed (checked as a new call is).
+
+    >>> from jaxlearn import core, online
+    >>> core.replace(online.perceptron(0.5), eta=2.0)
+    perceptron(eta=2.0, normalize=False)
+    """
+    arguments = hyperparameters(learner)
+    unknown = set(changes) - set(arguments)
+    if unknown:
+        raise TypeError(f"{_spec_of(learner).factory.__name__}() has no arguments {sorted(unknown)}")
+    return _spec_of(learner).factory(**{**arguments, **changes})
 
 
 def _flatten(learner):

@@ -22,7 +22,16 @@ import jax.numpy as jnp
 from jax.typing import ArrayLike
 
 from jaxlearn._checks import (  # noqa: F401 - the validation layer, re-exported
+    NON_NEGATIVE,
     NUM_CLASSES_HINT,
+    OPEN_UNIT,
+    POSITIVE,
+    POSITIVE_INT,
+    UNIT,
+    Interval,
+    above,
+    as_array,
+    at_least,
     PLUS_MINUS_HINT,
     ZERO_ONE_HINT,
     check_binary_stream,
@@ -41,6 +50,7 @@ from jaxlearn._checks import (  # noqa: F401 - the validation layer, re-exported
     check_width,
     is_concrete,
     num_classes_of,
+    warn_if_diverged,
 )
 from jaxlearn._learner import (  # noqa: F401 - the protocols, re-exported
     BatchLearner,
@@ -51,7 +61,9 @@ from jaxlearn._learner import (  # noqa: F401 - the protocols, re-exported
     PredictFn,
     RunBlockFn,
     UpdateFn,
+    hyperparameters,
     learner_factory,
+    replace,
 )
 from jaxlearn._regularized import check_variant, regularized_sgd, sample_indices  # noqa: F401
 
@@ -62,6 +74,8 @@ Info = Any
 Params = Any
 #: A numeric hyperparameter: a number, an array, or a schedule ``t -> value`` (as in optax).
 ScalarOrSchedule = Union[float, ArrayLike, Callable[[Array], Array]]
+#: [0, inf) integers (``block_size``: 0 is the round-by-round scan).
+NON_NEGATIVE_INT = Interval(0, float("inf"), True, False, integer=True)
 
 
 def _check_stream(learner: Learner, xs: Any, ys: Any) -> int:
@@ -135,15 +149,22 @@ def run(
       ValueError: on mismatched lengths, an empty stream, NaN/inf inputs, or inputs the learner's
         ``check`` rejects (checked only when the inputs are concrete, i.e. outside ``jit``/``vmap``).
     """
+    if not isinstance(learner, Learner):
+        raise TypeError(f"expected `learner` a core.Learner, got {type(learner).__name__}")
+    xs, ys = as_array(xs), as_array(ys)
     if is_concrete(xs, ys):
         _check_stream(learner, xs, ys)
     if block_size is None:
         block_size = learner.block_size
+    NON_NEGATIVE_INT.check("block_size", block_size)
+    POSITIVE_INT.check("unroll", unroll)
     if block_size and learner.run_block is not None:
-        if int(block_size) < 1:
-            raise ValueError(f"expected `block_size` >= 0, got {block_size}")
-        return _run_blocked(learner, state, xs, ys, trace_fn, progress, int(block_size))
-    return _run_scan(learner, state, xs, ys, trace_fn, progress, int(unroll))
+        result = _run_blocked(learner, state, xs, ys, trace_fn, progress, int(block_size))
+    else:
+        result = _run_scan(learner, state, xs, ys, trace_fn, progress, int(unroll))
+    warn_if_diverged(result[0], "run")
+    return result
+
 
 
 # The learner is a pytree argument: a new value of a numeric hyperparameter compiles nothing new.
@@ -201,7 +222,16 @@ def _with_progress(step, n):
 
 
 def predict_batch(learner: Learner, state: State, X: ArrayLike) -> Array:
-    """Predict a batch: ``jax.vmap(learner.predict, (None, 0))(state, X)``."""
+    """Predict a batch: ``jax.vmap(learner.predict, (None, 0))(state, X)``.
+
+    Raises:
+      ValueError: when ``X`` has no batch axis, or is concrete and holds NaN/inf (the learner's
+        ``predict`` checks the width of each row).
+    """
+    X = as_array(X)
+    if not jax.tree_util.tree_leaves(X) or any(jnp.ndim(a) == 0 for a in jax.tree_util.tree_leaves(X)):
+        raise ValueError(f"expected `X` with a leading batch axis, got {jnp.shape(X) if X is not None else None}")
+    check_finite("X", X)
     return jax.vmap(learner.predict, in_axes=(None, 0))(state, X)
 
 

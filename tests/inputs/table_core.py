@@ -1,0 +1,60 @@
+"""Bad input to the core entry points: ``run``, ``predict_batch``, ``hyperparameters``, ``replace``."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxlearn import core, online
+from tests.inputs.rows import Bad, Holds, Same
+
+_X = np.array([[1.0, 2.0], [-1.0, 0.5], [0.5, -2.0], [2.0, 1.0]], np.float32)
+_Y = np.array([1.0, -1.0, -1.0, 1.0], np.float32)
+_P = online.perceptron(0.5)
+_S = _P.init(_X[0])
+
+
+def _run(*args, **kwargs):
+    return lambda: core.run(*args, **kwargs)
+
+
+def _weights(result):
+    return result[0].w
+
+
+ROWS = [
+    Same(core.run, "lists", lambda: _weights(core.run(_P, _S, _X.tolist(), _Y.tolist())),
+         lambda: _weights(core.run(_P, _S, _X, _Y))),
+    Same(core.run, "int labels", lambda: _weights(core.run(_P, _S, _X, _Y.astype(np.int32))),
+         lambda: _weights(core.run(_P, _S, _X, _Y))),
+    Same(core.run, "int instances", lambda: _weights(core.run(_P, _S, _X.astype(np.int32), _Y)),
+         lambda: _weights(core.run(_P, _S, _X.astype(np.int32).astype(np.float32), _Y))),
+    Same(core.run, "one round", lambda: _weights(core.run(_P, _S, _X[:1], _Y[:1])),
+         lambda: _P.update(_S, _X[0], _Y[0])[0].w),
+    Bad(core.run, "scalar xs", _run(_P, _S, 1.0, _Y), "xs"),
+    Bad(core.run, "lengths differ", _run(_P, _S, _X, _Y[:3]), ("xs", "ys")),
+    Bad(core.run, "empty stream", _run(_P, _S, _X[:0], _Y[:0]), ("xs", "ys")),
+    Bad(core.run, "NaN label", _run(_P, _S, _X, np.where(np.arange(4) == 0, np.nan, _Y)), "ys"),
+    Bad(core.run, "label 0", _run(_P, _S, _X, np.where(_Y > 0, 1.0, 0.0)), "ys"),
+    Bad(core.run, "negative block_size", _run(_P, _S, _X, _Y, block_size=-1), "block_size"),
+    Bad(core.run, "float block_size", _run(_P, _S, _X, _Y, block_size=2.5), "block_size", TypeError),
+    Bad(core.run, "unroll 0", _run(_P, _S, _X, _Y, unroll=0), "unroll"),
+    Bad(core.run, "not a learner", _run((1, 2), _S, _X, _Y), "learner", TypeError),
+    Holds(core.run, "under jit (shape checks only)",
+          lambda: jax.jit(lambda x, y: core.run(_P, _S, x, y)[0].w)(_X, _Y),
+          lambda w: np.testing.assert_array_equal(w, core.run(_P, _S, _X, _Y)[0].w)),
+    Bad(core.predict_batch, "NaN row", lambda: core.predict_batch(_P, _S, np.where(_X > 1.5, np.nan, _X)),
+        "X"),
+    Bad(core.predict_batch, "one feature too wide", lambda: core.predict_batch(_P, _S, np.ones((3, 3))),
+        "x"),
+    Same(core.predict_batch, "list", lambda: core.predict_batch(_P, _S, _X.tolist()),
+         lambda: core.predict_batch(_P, _S, _X)),
+    Bad(core.hyperparameters, "not a learner", lambda: core.hyperparameters(lambda: 0), "learner", TypeError),
+    Holds(core.hyperparameters, "perceptron", lambda: core.hyperparameters(_P),
+          lambda h: (h == {"eta": 0.5, "normalize": False}) or (_ for _ in ()).throw(AssertionError(h))),
+    Bad(core.replace, "unknown argument", lambda: core.replace(_P, lam=1.0), "lam", TypeError),
+    Bad(core.replace, "out of range", lambda: core.replace(_P, eta=-1.0), "eta"),
+    Same(core.replace, "new eta", lambda: core.replace(_P, eta=2.0).update(_S, _X[0], -1.0)[0].w,
+         lambda: online.perceptron(2.0).update(_S, _X[0], -1.0)[0].w),
+    Holds(core.predict_batch, "jnp input", lambda: core.predict_batch(_P, _S, jnp.asarray(_X)),
+          lambda labels: np.testing.assert_array_equal(labels.shape, (4,))),
+]
