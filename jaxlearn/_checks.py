@@ -12,7 +12,6 @@ import warnings
 from typing import Any, NamedTuple, Optional
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 #: Hint shown when binary labels are not in {-1, +1}.
@@ -48,16 +47,25 @@ def as_array(value: Any) -> Any:
     return value
 
 
-def warn_if_diverged(result: Any, what: str) -> None:
+def as_labels(value: Any) -> Any:
+    """Labels as :func:`as_array` takes them; concrete boolean labels become int32 0/1 (so ``y > 0``
+    from a comparison is a {0, 1} label vector, never a mask)."""
+    value = as_array(value)
+    if hasattr(value, "dtype") and value.dtype == np.bool_ and is_concrete(value):
+        return np.asarray(value, np.int32)
+    return value
+
+
+def warn_if_diverged(result: Any, what: str, stacklevel: int = 3) -> None:
     """Warn (``RuntimeWarning``) when a concrete result carries a set ``diverged`` flag."""
     for part in (result, *(result if isinstance(result, tuple) else ())):
         flag = getattr(part, "diverged", None)
         if flag is not None and is_concrete(flag) and bool(np.any(np.asarray(flag))):
             warnings.warn(
-                f"{what} diverged: a step produced a non-finite iterate, so the last finite one was "
-                "kept and `diverged` is set; use a smaller step size",
+                f"{what} diverged (its iterates became non-finite or exploded): the last finite "
+                "iterate was kept and `diverged` is set; use a smaller step size",
                 RuntimeWarning,
-                stacklevel=3,
+                stacklevel=stacklevel,
             )
             return
 
@@ -187,18 +195,18 @@ def above(lo: float) -> Interval:
 
 def check_ndim(name: str, value: Any, ndim: int, what: str) -> None:
     """Raise ``ValueError`` unless ``value`` has ``ndim`` dimensions (runs on tracers too)."""
-    shape = jnp.shape(value)
+    shape = np.shape(value)
     if len(shape) != ndim:
         raise ValueError(f"expected `{name}` of shape {what}, got {shape}")
 
 
 def check_width(name: str, x: Any, width: int) -> None:
     """Raise ``ValueError`` unless the last axis of ``x`` has the width the state was built for."""
-    shape = jnp.shape(x)
+    shape = np.shape(x)
     if not shape or shape[-1] != width:
         raise ValueError(
-            f"expected `{name}` with {width} features (the width of the example the state was "
-            f"initialised from), got {shape[-1] if shape else 'a scalar'}"
+            f"expected `{name}` with {width} features (the width the state or params were built "
+            f"for), got {shape[-1] if shape else 'a scalar'}"
         )
 
 
@@ -206,7 +214,7 @@ def check_sample_shapes(X: Any, y: Any) -> None:
     """``X`` of shape (m, d) and ``y`` of shape (m,) with m >= 1 (shapes only, so also under a trace)."""
     check_ndim("X", X, 2, "(m, d)")
     check_ndim("y", y, 1, "(m,)")
-    m, n = jnp.shape(X)[0], jnp.shape(y)[0]
+    m, n = np.shape(X)[0], np.shape(y)[0]
     if m != n:
         raise ValueError(f"expected `X` and `y` with the same number of examples, got {m} and {n}")
     if m == 0:
@@ -243,7 +251,9 @@ def check_class_labels(name: str, y: Any, num_classes: int) -> None:
     if not is_concrete(y):
         return
     values = np.asarray(y)
-    if values.dtype == np.bool_ or not np.issubdtype(values.dtype, np.number):
+    if values.dtype == np.bool_:
+        values = values.astype(np.int32)  # {False, True} are the labels {0, 1}
+    if not np.issubdtype(values.dtype, np.number):
         raise ValueError(
             f"expected `{name}` with integer labels in 0..{num_classes - 1}, got dtype {values.dtype}"
         )

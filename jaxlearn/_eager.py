@@ -13,7 +13,7 @@ import functools
 import jax
 import numpy as np
 
-from jaxlearn._checks import as_array, check_finite, is_concrete, warn_if_diverged
+from jaxlearn._checks import as_array, as_labels, check_finite, is_concrete, warn_if_diverged
 
 
 def _check_finite_if_concrete(*named):
@@ -48,7 +48,7 @@ def checked(learner):
         return init(as_array(example_x), *args, **kwargs)
 
     def checked_update(state, x, y):
-        x, y = as_array(x), as_array(y)
+        x, y = as_array(x), as_labels(y)
         if is_concrete(x, y):
             _check_finite_if_concrete(("x", x), ("y", y))
             if check is not None:
@@ -59,7 +59,7 @@ def checked(learner):
                     raise _renamed(error, {"xs": "x", "ys": "y"}) from None
         return update(state, x, y)
 
-    def checked_predict(state, x):
+    def checked_predict(state, x=None):  # x=None: Hedge's allocation takes no instance
         x = as_array(x)
         _check_finite_if_concrete(("x", x))
         return predict(state, x)
@@ -71,11 +71,11 @@ def _checked_batch(learner):
     fit, predict, decision, check = learner.fit, learner.predict, learner.decision_function, learner.check
 
     def checked_fit(key, X, y, *args, **kwargs):
-        X, y = as_array(X), as_array(y)
+        X, y = as_array(X), as_labels(y)
         if check is not None:
             check(X, y, *args, **kwargs)
         params = fit(key, X, y, *args, **kwargs)
-        warn_if_diverged(params, "fit")
+        warn_if_diverged(params, "fit", stacklevel=4)  # the caller of the learner's `fit` field
         return params
 
     def with_finite_X(function):

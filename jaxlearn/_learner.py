@@ -19,7 +19,7 @@ import jax
 import numpy as np
 from jax.tree_util import Partial
 
-from jaxlearn._checks import Interval, is_concrete
+from jaxlearn._checks import Interval
 from jaxlearn._eager import checked as _checked
 
 Array = jax.Array
@@ -288,7 +288,8 @@ def replace(learner, **changes):
     arguments = hyperparameters(learner)
     unknown = set(changes) - set(arguments)
     if unknown:
-        raise TypeError(f"{_spec_of(learner).factory.__name__}() has no arguments {sorted(unknown)}")
+        names = ", ".join(f"`{n}`" for n in sorted(unknown))
+        raise TypeError(f"{_spec_of(learner).factory.__name__}() has no argument {names}")
     return _spec_of(learner).factory(**{**arguments, **changes})
 
 

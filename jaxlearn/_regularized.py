@@ -27,8 +27,9 @@ def check_variant(variant: str) -> str:
 
 
 def sample_indices(key: Array, steps: int, m: int) -> Array:
-    """The examples SGD visits: ``jax.random.randint(key, (steps,), 0, m)`` (uniform, with replacement)."""
-    return jax.random.randint(key, (steps,), 0, m)
+    """The examples SGD visits: ``jax.random.randint(key, (steps,), 0, m)`` (uniform, with replacement),
+    int32 whether or not x64 is on, so float32 and float64 fits visit the same examples."""
+    return jax.random.randint(key, (steps,), 0, m, dtype=jnp.int32)
 
 
 def regularized_sgd(

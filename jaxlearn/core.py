@@ -19,21 +19,23 @@ from typing import Any, Callable, Optional, Union
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.typing import ArrayLike
 
 from jaxlearn._checks import (  # noqa: F401 - the validation layer, re-exported
     NON_NEGATIVE,
     NUM_CLASSES_HINT,
     OPEN_UNIT,
+    PLUS_MINUS_HINT,
     POSITIVE,
     POSITIVE_INT,
     UNIT,
+    ZERO_ONE_HINT,
     Interval,
     above,
     as_array,
+    as_labels,
     at_least,
-    PLUS_MINUS_HINT,
-    ZERO_ONE_HINT,
     check_binary_stream,
     check_boolean_values,
     check_class_labels,
@@ -86,9 +88,9 @@ def _check_stream(learner: Learner, xs: Any, ys: Any) -> int:
     lengths = {}
     for name, value in (("xs", xs), ("ys", ys)):
         for leaf in jax.tree_util.tree_leaves(value):
-            if jnp.ndim(leaf) == 0:
+            if np.ndim(leaf) == 0:
                 raise ValueError(f"expected `{name}` with a leading time axis, got a scalar")
-            lengths.setdefault(name, jnp.shape(leaf)[0])
+            lengths.setdefault(name, np.shape(leaf)[0])
     if len(set(lengths.values())) > 1:
         raise ValueError(
             f"expected `xs` and `ys` of the same length, got {lengths['xs']} and {lengths['ys']}"
@@ -151,7 +153,7 @@ def run(
     """
     if not isinstance(learner, Learner):
         raise TypeError(f"expected `learner` a core.Learner, got {type(learner).__name__}")
-    xs, ys = as_array(xs), as_array(ys)
+    xs, ys = as_array(xs), as_labels(ys)
     if is_concrete(xs, ys):
         _check_stream(learner, xs, ys)
     if block_size is None:
@@ -229,8 +231,9 @@ def predict_batch(learner: Learner, state: State, X: ArrayLike) -> Array:
         ``predict`` checks the width of each row).
     """
     X = as_array(X)
-    if not jax.tree_util.tree_leaves(X) or any(jnp.ndim(a) == 0 for a in jax.tree_util.tree_leaves(X)):
-        raise ValueError(f"expected `X` with a leading batch axis, got {jnp.shape(X) if X is not None else None}")
+    leaves = jax.tree_util.tree_leaves(X)
+    if not leaves or any(np.ndim(a) == 0 for a in leaves):
+        raise ValueError(f"expected `X` with a leading batch axis, got {None if X is None else np.shape(X)}")
     check_finite("X", X)
     return jax.vmap(learner.predict, in_axes=(None, 0))(state, X)
 

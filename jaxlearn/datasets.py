@@ -13,12 +13,58 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
+from jaxlearn import core
+
+# fmt: off
+__all__ = [
+    "disjunction", "expert_advice", "load_breast_cancer", "load_digits", "noisy_halfspace", "ocr_words",
+    "ranking_queries", "separable", "standardize",
+]
+# fmt: on
+
 Array = jax.Array
 
 
-def _check_size(n: int, d: int) -> None:
-    if int(n) < 1 or int(d) < 1:
-        raise ValueError(f"expected `n` >= 1 and `d` >= 1, got n={n}, d={d}")
+def _check_size(**sizes) -> tuple:
+    """Positive int sizes (``TypeError`` for a non-integer, ``ValueError`` below 1), as ints."""
+    for name, value in sizes.items():
+        if value is None:
+            raise TypeError(f"expected `{name}` {core.POSITIVE_INT}, got None")
+        core.POSITIVE_INT.check(name, value)
+    return tuple(int(v) for v in sizes.values())
+
+
+def _check_key(key) -> None:
+    """A single ``jax.random`` key: a typed key of shape () or a raw uint32 key of shape (2,)."""
+    dtype = getattr(key, "dtype", None)
+    if dtype is None or not (jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key) or dtype == np.uint32):
+        raise TypeError(
+            "expected `key` a jax.random key (jax.random.key(0) or jax.random.PRNGKey(0)), got "
+            + (f"dtype {dtype}" if dtype is not None else type(key).__name__)
+        )
+    typed = jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key)
+    if jnp.ndim(key) != (0 if typed else 1):
+        raise ValueError(f"expected `key` a single key (vmap for a batch of keys), got shape {key.shape}")
+
+
+def _float_dtype(dtype):
+    """``dtype`` as a float dtype (``None``: the default float dtype)."""
+    if dtype is None:
+        return jnp.result_type(float)
+    try:
+        dtype = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"expected `dtype` a float dtype, got {dtype!r}") from None
+    if not np.issubdtype(dtype, np.floating):
+        raise ValueError(f"expected `dtype` a float dtype, got {dtype}")
+    return dtype
+
+
+def _check_scalar(name: str, value, interval) -> None:
+    """A parameter that may be traced: a scalar in ``interval`` (checked when concrete)."""
+    if value is not None and np.ndim(value) != 0:
+        raise ValueError(f"expected `{name}` a scalar, {interval}, got shape {np.shape(value)}")
+    interval.check(name, value)
 
 
 def _unit_ball(key: Array, n: int, d: int, dtype) -> Array:
@@ -43,10 +89,13 @@ def separable(key: Array, n: int, d: int, margin: ArrayLike, *, dtype=None) -> t
 
     Returns:
       ``(X, y, w_star)`` with ``||x_i|| <= 1``, ``y_i <w_star, x_i> >= margin``, ``||w_star|| = 1``,
-      ``y`` in {-1, +1} (same float dtype as ``X``).
+      ``y`` in {-1, +1} (same float dtype as ``X``); ``margin`` in [0, 1].
     """
-    _check_size(n, d)
-    dtype = dtype or jnp.result_type(float)
+    _check_key(key)
+    n, d = _check_size(n=n, d=d)
+    _check_scalar("margin", margin, core.UNIT)
+    dtype = _float_dtype(dtype)
+    margin = jnp.asarray(margin).astype(dtype)
     k_w, k_x = jax.random.split(key)
     w_star = _unit_vector(k_w, d, dtype)
     X = _unit_ball(k_x, n, d, dtype)
@@ -61,35 +110,40 @@ def separable(key: Array, n: int, d: int, margin: ArrayLike, *, dtype=None) -> t
 
 def noisy_halfspace(key: Array, n: int, d: int, flip: ArrayLike, *, dtype=None) -> tuple[Array, Array, Array]:
     """Points uniform in the unit ball labelled by a random unit halfspace, each label flipped with
-    probability ``flip``.
+    probability ``flip`` in [0, 1].
 
     Returns:
       ``(X, y, w_star)``, ``y`` in {-1, +1}.
     """
-    _check_size(n, d)
-    dtype = dtype or jnp.result_type(float)
+    _check_key(key)
+    n, d = _check_size(n=n, d=d)
+    _check_scalar("flip", flip, core.UNIT)
+    dtype = _float_dtype(dtype)
     k_w, k_x, k_f = jax.random.split(key, 3)
     w_star = _unit_vector(k_w, d, dtype)
     X = _unit_ball(k_x, n, d, dtype)
     y = jnp.where(X @ w_star >= 0, 1.0, -1.0).astype(dtype)
-    y = jnp.where(jax.random.bernoulli(k_f, flip, (n,)), -y, y)
+    y = jnp.where(jax.random.bernoulli(k_f, jnp.asarray(flip).astype(dtype), (n,)), -y, y)
     return X, y, w_star
 
 
 def disjunction(key: Array, n: int, d: int, k: int, *, p: float | None = None) -> tuple[Array, Array, Array]:
     """Boolean examples in {0,1}^d labelled by a monotone disjunction of ``k`` of the ``d`` variables.
 
-    Each bit is 1 with probability ``p`` (default ``1 - 2 ** (-1 / k)``, so about half the examples are
-    positive). Returns ``(X, y, relevant)``: ``X`` float {0,1}, ``y`` in {0, 1}, ``relevant`` the
-    indices of the disjunction's variables.
+    Each bit is 1 with probability ``p`` in [0, 1] (default ``1 - 2 ** (-1 / k)``, so about half the
+    examples are positive); 1 <= ``k`` <= ``d``. Returns ``(X, y, relevant)``: ``X`` float {0,1},
+    ``y`` in {0, 1}, ``relevant`` the indices of the disjunction's variables.
     """
-    _check_size(n, d)
-    if not 1 <= int(k) <= int(d):
+    _check_key(key)
+    n, d, k = _check_size(n=n, d=d, k=k)
+    if k > d:
         raise ValueError(f"expected 1 <= `k` <= d={d}, got {k}")
+    _check_scalar("p", p, core.UNIT)
     p = 1 - 2 ** (-1 / k) if p is None else p
     k_rel, k_x = jax.random.split(key)
     relevant = jax.random.permutation(k_rel, d)[:k]
-    X = jax.random.bernoulli(k_x, p, (n, d)).astype(jnp.result_type(float))
+    X = jax.random.bernoulli(k_x, jnp.asarray(p).astype(jnp.result_type(float)), (n, d))
+    X = X.astype(jnp.result_type(float))
     y = (X[:, relevant].sum(axis=1) > 0).astype(jnp.int32)
     return X, y, relevant
 
@@ -97,12 +151,18 @@ def disjunction(key: Array, n: int, d: int, k: int, *, p: float | None = None) -
 def expert_advice(key: Array, T: int, n: int, error_rates: ArrayLike | None = None) -> tuple[Array, Array]:
     """Binary outcomes and the advice of ``n`` experts; expert ``i`` errs with probability ``error_rates[i]``.
 
-    Outcomes are fair coins. The default error rates go linearly from 0 (expert 0 is perfect: the stream
-    is realizable) to 1/2 (the last expert is a coin). Returns ``(X, y)``: advice of shape (T, n) and
-    outcomes of shape (T,), both int32 in {0, 1}.
+    Outcomes are fair coins; ``error_rates`` in [0, 1], of shape () or (n,). The default error rates go
+    linearly from 0 (expert 0 is perfect: the stream is realizable) to 1/2 (the last expert is a coin).
+    Returns ``(X, y)``: advice of shape (T, n) and outcomes of shape (T,), both int32 in {0, 1}.
     """
-    _check_size(T, n)
-    rates = jnp.linspace(0.0, 0.5, n) if error_rates is None else jnp.asarray(error_rates)
+    _check_key(key)
+    T, n = _check_size(T=T, n=n)
+    if error_rates is not None:
+        error_rates = jnp.asarray(np.asarray(error_rates) if isinstance(error_rates, list) else error_rates)
+        if error_rates.shape not in ((), (n,)):
+            raise ValueError(f"expected `error_rates` of shape () or ({n},), got {error_rates.shape}")
+        core.UNIT.check("error_rates", error_rates)
+    rates = jnp.linspace(0.0, 0.5, n) if error_rates is None else error_rates.astype(jnp.result_type(float))
     k_y, k_flip = jax.random.split(key)
     y = jax.random.bernoulli(k_y, 0.5, (T,)).astype(jnp.int32)
     wrong = jax.random.bernoulli(k_flip, rates, (T, n)).astype(jnp.int32)
@@ -110,8 +170,16 @@ def expert_advice(key: Array, T: int, n: int, error_rates: ArrayLike | None = No
 
 
 def standardize(X: ArrayLike) -> Array:
-    """Scale every column to zero mean and unit variance (constant columns are left centred)."""
-    X = jnp.asarray(X)
+    """Scale every column of a finite ``X`` of shape (m, d), m >= 1, to zero mean and unit variance
+    (constant columns are left centred); bool/int columns are promoted to the default float dtype."""
+    if X is None or isinstance(X, (str, bytes)):
+        raise TypeError(f"expected `X` a numeric array of shape (m, d), got {type(X).__name__}")
+    X = jnp.asarray(np.asarray(X) if isinstance(X, list) else X)
+    core.check_ndim("X", X, 2, "(m, d)")
+    if X.shape[0] == 0:
+        raise ValueError(f"expected `X` with m >= 1 rows, got shape {X.shape}")
+    core.check_finite("X", X)
+    X = X.astype(core.float_dtype(X))
     std = jnp.std(X, axis=0)
     return (X - jnp.mean(X, axis=0)) / jnp.where(std > 0, std, 1.0)
 
@@ -133,14 +201,16 @@ def _sklearn_datasets(name: str):
 def load_breast_cancer(*, dtype=np.float32) -> tuple[np.ndarray, np.ndarray]:
     """Wisconsin breast cancer (569 x 30), labels mapped to {-1, +1} (+1 = benign, sklearn's 1).
 
-    Features are returned as they are (not scaled); see :func:`standardize`.
+    Features are returned as they are (not scaled); see :func:`standardize`. ``dtype``: a float dtype.
     """
+    dtype = _float_dtype(dtype)
     data = _sklearn_datasets("load_breast_cancer").load_breast_cancer()
     return data.data.astype(dtype), (2 * data.target - 1).astype(dtype)
 
 
 def load_digits(*, dtype=np.float32) -> tuple[np.ndarray, np.ndarray]:
-    """The 8x8 handwritten digits (1797 x 64, pixel values 0..16), labels 0..9 (int32)."""
+    """The 8x8 handwritten digits (1797 x 64, pixels 0..16 in a float ``dtype``), labels 0..9 (int32)."""
+    dtype = _float_dtype(dtype)
     data = _sklearn_datasets("load_digits").load_digits()
     return data.data.astype(dtype), data.target.astype(np.int32)
 
@@ -200,8 +270,8 @@ def ocr_words(
       num_words: ``m``, the number of words.
       length: ``r``, the letters per word.
       num_letters: ``q``, the alphabet size (at most 10).
-      follow: probability that a letter is the successor of the previous one (traced).
-      noise: standard deviation of the pixel noise (traced).
+      follow: probability in [0, 1] that a letter is the successor of the previous one (traced).
+      noise: standard deviation of the pixel noise, >= 0 (traced).
       split: ``None`` (all images), ``"train"`` or ``"test"`` (disjoint halves of the digit images, so
         that a test set shows unseen images).
       dtype: the float dtype of ``X`` (default float32, float64 under x64).
@@ -210,13 +280,16 @@ def ocr_words(
       ``(X, Y)``: ``X`` of shape ``(m, 64, r)`` (each word ``(n_pixels, r)`` as in the book), ``Y`` of
       shape ``(m, r)`` int32 labels in ``0..q-1``.
     """
-    _check_size(num_words, length)
-    if not 2 <= int(num_letters) <= 10:
+    _check_key(key)
+    num_words, length, q = _check_size(num_words=num_words, length=length, num_letters=num_letters)
+    if not 2 <= q <= 10:
         raise ValueError(f"expected `num_letters` in 2..10 (the digit classes), got {num_letters}")
-    q = int(num_letters)
-    dtype = dtype or jnp.result_type(float)
+    _check_scalar("follow", follow, core.UNIT)
+    _check_scalar("noise", noise, core.NON_NEGATIVE)
+    dtype = _float_dtype(dtype)
     images, table, counts = _digit_images(split)
-    return _ocr_words(key, images, table, counts, follow, noise, int(num_words), int(length), q, dtype)
+    follow, noise = jnp.asarray(follow).astype(dtype), jnp.asarray(noise).astype(dtype)
+    return _ocr_words(key, images, table, counts, follow, noise, num_words, length, q, dtype)
 
 
 @functools.partial(jax.jit, static_argnums=(6, 7, 8, 9))
@@ -254,15 +327,21 @@ def ranking_queries(
 
     Items are standard Gaussian vectors; item :math:`i`'s relevance is its noisy score
     :math:`\langle w^*, x_i\rangle + \text{noise}\cdot z_i` binned by the quantiles of the standard normal
-    into ``levels`` grades ``0..levels-1`` (``levels=2`` gives relevant / not relevant).
+    into ``levels`` >= 2 grades ``0..levels-1`` (``levels=2`` gives relevant / not relevant);
+    ``noise`` >= 0.
 
     Returns:
       ``(X, Y, w_star)``: ``X`` of shape ``(m, r, d)``, ``Y`` of shape ``(m, r)`` grades in ``X``'s float
       dtype, ``w_star`` of shape ``(d,)``.
     """
-    _check_size(num_queries, d)
-    _check_size(num_items, levels)
-    dtype = dtype or jnp.result_type(float)
+    _check_key(key)
+    num_queries, num_items, d, levels = _check_size(
+        num_queries=num_queries, num_items=num_items, d=d, levels=levels
+    )
+    if levels < 2:
+        raise ValueError(f"expected `levels` >= 2 grades, got {levels}")
+    _check_scalar("noise", noise, core.NON_NEGATIVE)
+    dtype = _float_dtype(dtype)
     k_w, k_x, k_z = jax.random.split(key, 3)
     w_star = _unit_vector(k_w, d, dtype)
     X = jax.random.normal(k_x, (num_queries, num_items, d), dtype)

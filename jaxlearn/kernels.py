@@ -16,14 +16,48 @@ import numpy as np
 from jax.tree_util import Partial
 from jax.typing import ArrayLike
 
-from jaxlearn.core import check_positive_int, float_dtype
+from jaxlearn import core
+from jaxlearn.core import check_finite, check_positive_int, float_dtype
+
+# fmt: off
+__all__ = [  # PAD is the pad value; the rest are functions
+    "PAD", "as_tree", "check_kernel", "encode_strings", "expansion", "gaussian", "gram", "is_psd",
+    "linear", "min_kernel", "polynomial", "polynomial_features", "substring",
+]
+# fmt: on
 
 Array = jax.Array
 Kernel = Callable[[ArrayLike, ArrayLike], Array]
 
 
+def _pair(x, z):
+    """``x`` and ``z`` of one shape, promoted to their (widest) float dtype before any arithmetic."""
+    x, z = jnp.asarray(x), jnp.asarray(z)
+    if x.shape != z.shape:
+        raise ValueError(f"expected examples `x` and `z` of the same shape, got {x.shape} and {z.shape}")
+    check_finite("x", x)
+    check_finite("z", z)
+    floats = [a.dtype for a in (x, z) if jnp.issubdtype(a.dtype, jnp.floating)]
+    dtype = max(floats, key=lambda t: t.itemsize) if floats else jnp.result_type(float)
+    return x.astype(dtype), z.astype(dtype)
+
+
+def _array(name: str, value, ndim: int, what: str) -> Array:
+    """``value`` as an array of ``ndim`` dimensions (lists go through NumPy), finite when concrete."""
+    if isinstance(value, (str, bytes)) or value is None:
+        raise TypeError(f"expected `{name}` an array of shape {what}, got {type(value).__name__}")
+    value = jnp.asarray(np.asarray(value) if isinstance(value, (list, tuple)) else value)
+    core.check_ndim(name, value, ndim, what)
+    check_finite(name, value)
+    return value
+
+
+def _batch_size(batch_size):
+    return None if batch_size is None else check_positive_int("batch_size", batch_size)
+
+
 def _linear(x, z):
-    return jnp.vdot(jnp.asarray(x), jnp.asarray(z))
+    return jnp.vdot(*_pair(x, z))
 
 
 def linear() -> Kernel:
@@ -44,7 +78,7 @@ def polynomial(degree: int) -> Kernel:
 @functools.lru_cache(maxsize=None)
 def _polynomial(degree: int) -> Callable:  # one function per degree: equal tree structures
     def k(x, z):
-        return (1 + jnp.vdot(jnp.asarray(x), jnp.asarray(z))) ** degree
+        return (1 + jnp.vdot(*_pair(x, z))) ** degree
 
     return k
 
@@ -54,12 +88,17 @@ def gaussian(sigma: ArrayLike) -> Kernel:
 
     Note the book's parameterisation: :math:`2\sigma`, not :math:`2\sigma^2`. ``sigma`` is a leaf of
     the returned pytree: traced inside the learners, so sweeping it does not recompile.
+    ``sigma`` is a number in (0, inf).
     """
+    core.POSITIVE.check("sigma", sigma)
+    if jnp.ndim(sigma) != 0:
+        raise ValueError(f"expected `sigma` a scalar, got shape {jnp.shape(sigma)}")
     return Partial(_gaussian, sigma)
 
 
 def _gaussian(sigma, x, z):
-    diff = jnp.asarray(x) - jnp.asarray(z)
+    x, z = _pair(x, z)
+    diff = x - z
     return jnp.exp(-jnp.vdot(diff, diff) / (2 * jnp.asarray(sigma).astype(diff.dtype)))
 
 
@@ -81,7 +120,7 @@ def min_kernel() -> Kernel:
 
 
 def _min(x, z):
-    return jnp.sum(jnp.minimum(jnp.asarray(x), jnp.asarray(z)))
+    return jnp.sum(jnp.minimum(*_pair(x, z)))
 
 
 #: The pad value of :func:`encode_strings` and the default of :func:`substring`.
@@ -101,13 +140,21 @@ def encode_strings(strings: Sequence[str], length: Optional[int] = None, *, pad:
       >>> kernels.encode_strings(["ab", "c"]).tolist()
       [[97, 98], [99, -1]]
     """
+    if isinstance(strings, (str, bytes)) or not isinstance(strings, Sequence):
+        raise TypeError(f"expected `strings` a sequence of str, got {type(strings).__name__}")
     strings = list(strings)
+    odd = [type(s).__name__ for s in strings if not isinstance(s, str)]
+    if odd:
+        raise TypeError(f"expected `strings` a sequence of str, found an item of type {odd[0]}")
+    core.NON_NEGATIVE_INT.check("length", length)
+    _check_pad(pad)
     longest = max((len(s) for s in strings), default=0)
     length = longest if length is None else int(length)
     if longest > length:
-        raise ValueError(f"expected strings of length <= {length}, got one of length {longest}")
-    if pad >= 0:
-        raise ValueError(f"expected a negative `pad` (code points are >= 0), got {pad}")
+        raise ValueError(
+            f"expected strings of length <= {length}, got one of length {longest} "
+            "(`strings` longer than `length`)"
+        )
     out = np.full((len(strings), max(length, 1)), pad, np.int32)
     for row, s in enumerate(strings):
         out[row, : len(s)] = [ord(c) for c in s]
@@ -156,10 +203,17 @@ def substring(*, pad: int = PAD, include_empty: bool = False) -> Kernel:
     References:
       UML section 16.2.1, Exercise 16.1.
     """
-    pad = int(pad)
+    _check_pad(pad)
+    if not isinstance(include_empty, (bool, np.bool_)):
+        raise TypeError(f"expected `include_empty` a bool, got {type(include_empty).__name__}")
+    return Partial(_substring(int(pad), bool(include_empty)))
+
+
+def _check_pad(pad) -> None:
+    if isinstance(pad, (bool, np.bool_)) or not isinstance(pad, (int, np.integer)):
+        raise TypeError(f"expected a negative int `pad`, got {pad!r} of type {type(pad).__name__}")
     if pad >= 0:
         raise ValueError(f"expected a negative `pad` (symbols are >= 0), got {pad}")
-    return Partial(_substring(pad, bool(include_empty)))
 
 
 @functools.lru_cache(maxsize=None)
@@ -198,9 +252,10 @@ def is_psd(G: ArrayLike, tol: Optional[ArrayLike] = None) -> Array:
       >>> bool(kernels.is_psd(jnp.array([[2.0, 1.0], [1.0, 2.0]]))), bool(kernels.is_psd(-jnp.eye(2)))
       (True, False)
     """
-    G = jnp.asarray(G)
-    if G.ndim != 2 or G.shape[0] != G.shape[1]:
+    G = _array("G", G, 2, "(n, n)")
+    if G.shape[0] != G.shape[1]:
         raise ValueError(f"expected `G` of shape (n, n), got {G.shape}")
+    core.NON_NEGATIVE.check("tol", tol)
     G = G.astype(float_dtype(G))
     tau = G.shape[0] * float(jnp.finfo(G.dtype).eps) if tol is None else jnp.asarray(tol).astype(G.dtype)
     eigenvalues = jnp.linalg.eigvalsh((G + G.T) / 2)
@@ -215,9 +270,13 @@ def as_tree(kernel: Kernel) -> Partial:
     The kernels of this module already are (their numeric parameters are the leaves); a plain function
     becomes a leafless ``Partial``, identified by the function object itself.
     """
+    _check_callable(kernel)
+    return kernel if isinstance(kernel, Partial) else Partial(kernel)
+
+
+def _check_callable(kernel) -> None:
     if not callable(kernel):
         raise ValueError(f"expected `kernel` a function k(x, z) -> scalar, got {type(kernel).__name__}")
-    return kernel if isinstance(kernel, Partial) else Partial(kernel)
 
 
 def check_kernel(kernel: Kernel, X: ArrayLike, Z: Optional[ArrayLike] = None) -> None:
@@ -225,7 +284,9 @@ def check_kernel(kernel: Kernel, X: ArrayLike, Z: Optional[ArrayLike] = None) ->
 
     A shape check at trace time: ``jax.eval_shape`` on one pair, so no kernel value is computed.
     """
-    Z = X if Z is None else Z
+    _check_callable(kernel)
+    X = np.asarray(X) if isinstance(X, list) else X
+    Z = X if Z is None else (np.asarray(Z) if isinstance(Z, list) else Z)
     x = jax.ShapeDtypeStruct(jnp.shape(X)[1:], jnp.result_type(X))
     z = jax.ShapeDtypeStruct(jnp.shape(Z)[1:], jnp.result_type(Z))
     out = jax.eval_shape(kernel, x, z)
@@ -251,12 +312,14 @@ def gram(
         take ``batch_size * m`` rather than ``n * m`` entries; ``None`` vmaps over all rows at once.
 
     Returns:
-      The (n, m) matrix, in the kernel's output dtype.
+      The (n, m) matrix, in the kernel's output dtype (the kernels of this module promote bool/int
+      examples to the default float dtype).
     """
-    X = jnp.asarray(X)
-    Z = X if Z is None else jnp.asarray(Z)
-    if X.ndim != 2 or Z.ndim != 2 or X.shape[1] != Z.shape[1]:
+    X = _array("X", X, 2, "(n, d)")
+    Z = X if Z is None else _array("Z", Z, 2, f"(m, {X.shape[1]})")
+    if X.shape[1] != Z.shape[1]:
         raise ValueError(f"expected `X` of shape (n, d) and `Z` of shape (m, d), got {X.shape} and {Z.shape}")
+    batch_size = _batch_size(batch_size)
     check_kernel(kernel, X, Z)
 
     def row(x):
@@ -264,7 +327,7 @@ def gram(
 
     if batch_size is None:
         return jax.vmap(row)(X)
-    return jax.lax.map(row, X, batch_size=check_positive_int("batch_size", batch_size))
+    return jax.lax.map(row, X, batch_size=batch_size)
 
 
 def expansion(
@@ -278,18 +341,28 @@ def expansion(
     Args:
       kernel: ``k(x, z) -> scalar``.
       support: (m, d) the examples :math:`x_j`.
-      alpha: (m,) or (m, k) coefficients (k expansions at once); their dtype is the output's.
+      alpha: (m,) or (m, k) coefficients (k expansions at once); their float dtype is the output's
+        (bool/int coefficients are promoted to the default float dtype).
       X: (n, d) the points to score.
       batch_size: rows of ``X`` scored at a time (memory ``batch_size * m``); ``None``: all at once.
 
     Returns:
       (n,) or (n, k) scores.
     """
-    support, alpha, X = jnp.asarray(support), jnp.asarray(alpha), jnp.asarray(X)
-    if X.ndim != 2 or support.ndim != 2 or X.shape[1] != support.shape[1]:
+    support = _array("support", support, 2, "(m, d)")
+    X = _array("X", X, 2, f"(n, {support.shape[1]})")
+    if X.shape[1] != support.shape[1]:
         raise ValueError(
             f"expected `X` of shape (n, {support.shape[-1]}) (the width of the support), got {X.shape}"
         )
+    alpha = _array("alpha", alpha, min(max(np.ndim(alpha), 1), 2), "(m,) or (m, k)")
+    if alpha.shape[0] != support.shape[0]:
+        raise ValueError(
+            f"expected `alpha` of shape ({support.shape[0]},) or ({support.shape[0]}, k), one row per "
+            f"`support` example, got {alpha.shape}"
+        )
+    alpha = alpha.astype(float_dtype(alpha))
+    batch_size = _batch_size(batch_size)
     check_kernel(kernel, support, X)
 
     def score(x):
@@ -297,7 +370,7 @@ def expansion(
 
     if batch_size is None:
         return jax.vmap(score)(X)
-    return jax.lax.map(score, X, batch_size=check_positive_int("batch_size", batch_size))
+    return jax.lax.map(score, X, batch_size=batch_size)
 
 
 def polynomial_features(x: ArrayLike, degree: int) -> Array:
@@ -308,9 +381,8 @@ def polynomial_features(x: ArrayLike, degree: int) -> Array:
     :math:`(n+1)^k`: use it only on small inputs. ``x`` has shape (n,); vmap for batches.
     """
     degree = check_positive_int("degree", degree)
-    x = jnp.asarray(x)
-    if x.ndim != 1:
-        raise ValueError(f"expected `x` of shape (n,), got {x.shape}")
+    x = _array("x", x, 1, "(n,)")
+    x = x.astype(float_dtype(x))
     x1 = jnp.concatenate([jnp.ones((1,), x.dtype), x])
     features = x1
     for _ in range(degree - 1):  # degree is a small static int: an outer product per factor

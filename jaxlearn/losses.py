@@ -15,21 +15,77 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn.core import is_concrete
+from jaxlearn import core
+from jaxlearn.core import check_finite, is_concrete
+
+# fmt: off
+__all__ = [
+    "absolute", "check_cost_matrix", "entropic", "generalized_hinge", "hinge", "logistic", "square",
+    "squared", "zero_one", "zero_one_cost",
+]
+# fmt: on
 
 Array = jax.Array
 
 
-def _score(w: ArrayLike, x: ArrayLike) -> Array:
-    return jnp.vdot(jnp.asarray(w), jnp.asarray(x))
+def _array(name: str, value) -> Array:
+    """``value`` as a numeric array (lists go through NumPy), or a ``TypeError`` naming it."""
+    if value is None or isinstance(value, (str, bytes)):
+        raise TypeError(f"expected `{name}` a numeric array, got {type(value).__name__}")
+    if not (hasattr(value, "shape") and hasattr(value, "dtype")):
+        try:
+            value = np.asarray(value)
+        except ValueError:
+            raise TypeError(f"expected `{name}` a numeric array, got a ragged sequence") from None
+    if not (value.dtype == np.bool_ or np.issubdtype(value.dtype, np.number)):
+        raise TypeError(f"expected `{name}` a numeric array, got dtype {value.dtype}")
+    check_finite(name, value)
+    return jnp.asarray(value)
+
+
+def _floats(named: dict) -> list:
+    """The arrays in one float dtype, the widest float among the arrays (Python numbers are weak:
+    they take the others' dtype), else the default: bool/int values are promoted before arithmetic."""
+    arrays = {name: _array(name, value) for name, value in named.items()}
+    floats = [
+        jnp.dtype(a.dtype)
+        for name, a in arrays.items()
+        if jnp.issubdtype(a.dtype, jnp.floating) and hasattr(named[name], "dtype")
+    ]
+    dtype = max(floats, key=lambda t: t.itemsize) if floats else jnp.result_type(float)
+    return [a.astype(dtype) for a in arrays.values()]
+
+
+def _example(w, x, y, labels: bool = True) -> tuple:
+    """``w``, ``x`` of one shape (d,) and a scalar ``y``, as floats; labels in {-1, +1} if ``labels``."""
+    w, x, y = _floats({"w": w, "x": x, "y": y})
+    if w.shape != x.shape:
+        raise ValueError(f"expected `w` and `x` of the same shape (d,), got {w.shape} and {x.shape}")
+    if y.ndim != 0:
+        raise ValueError(f"expected a scalar label `y` (one example; vmap for batches), got {y.shape}")
+    if labels:
+        core.check_labels("y", y, (-1, 1), core.PLUS_MINUS_HINT)
+    return w, x, y
+
+
+def _margin(w, x, y) -> Array:
+    w, x, y = _example(w, x, y)
+    return y * jnp.vdot(w, x)
+
+
+def _residual(w, x, y) -> Array:
+    w, x, y = _example(w, x, y, labels=False)
+    return jnp.vdot(w, x) - y
 
 
 def zero_one(w: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
     r"""Halfspace 0-1 loss :math:`1[y \langle w, x\rangle \le 0]` (SS10 section 10).
 
     A zero score counts as an error. Its gradient is zero everywhere (it is not a surrogate).
+    ``w``, ``x``: shape (d,) (bool/int promoted to float); ``y`` in {-1, +1}, as for every
+    classification loss here.
     """
-    margin = y * _score(w, x)
+    margin = _margin(w, x, y)
     return jnp.where(margin <= 0, 1.0, 0.0).astype(margin.dtype)
 
 
@@ -38,7 +94,7 @@ def hinge(w: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
 
     Sub-gradient: :math:`-y x` where :math:`y\langle w, x\rangle < 1`, else 0 (0 at the kink).
     """
-    margin = y * _score(w, x)
+    margin = _margin(w, x, y)
     return jnp.where(margin < 1, 1 - margin, jnp.zeros_like(margin))
 
 
@@ -47,13 +103,13 @@ def logistic(w: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
 
     Gradient: :math:`-y x / (1 + e^{y\langle w, x\rangle})`.
     """
-    margin = y * _score(w, x)
+    margin = _margin(w, x, y)
     return jnp.logaddexp(jnp.zeros_like(margin), -margin)
 
 
 def squared(w: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
     r"""Squared loss :math:`(\langle w, x\rangle - y)^2` (SS10 Example 3; no factor 1/2)."""
-    return (_score(w, x) - y) ** 2
+    return _residual(w, x, y) ** 2
 
 
 def absolute(w: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
@@ -61,7 +117,7 @@ def absolute(w: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
 
     Sub-gradient :math:`\mathrm{sign}(\langle w, x\rangle - y)\, x` (0 at the kink).
     """
-    return jnp.abs(_score(w, x) - y)
+    return jnp.abs(_residual(w, x, y))
 
 
 # Losses of a prediction in [0, 1] against an outcome in [0, 1] (prediction with expert advice).
@@ -73,37 +129,70 @@ def entropic(y: ArrayLike, y_hat: ArrayLike) -> Array:
     The relative entropy of :math:`(y, 1-y)` to :math:`(\hat y, 1 - \hat y)`, with :math:`0 \ln 0 = 0`;
     ``inf`` when :math:`\hat y \in \{0, 1\}` contradicts :math:`y`.
     """
-    y, y_hat = jnp.asarray(y), jnp.asarray(y_hat)
+    y, y_hat = _outcomes(y, y_hat)
     xlogy = jax.scipy.special.xlogy
     return xlogy(y, y) - xlogy(y, y_hat) + xlogy(1 - y, 1 - y) - xlogy(1 - y, 1 - y_hat)
 
 
 def square(y: ArrayLike, y_hat: ArrayLike) -> Array:
-    r"""Square loss of a prediction :math:`(y - \hat y)^2` (COMP0078, the WA algorithm)."""
-    return (jnp.asarray(y) - jnp.asarray(y_hat)) ** 2
+    r"""Square loss of a prediction :math:`(y - \hat y)^2` (COMP0078, the WA algorithm), on [0, 1]."""
+    y, y_hat = _outcomes(y, y_hat)
+    return (y - y_hat) ** 2
+
+
+def _outcomes(y, y_hat) -> list:
+    """``y`` and ``y_hat`` in [0, 1] (checked when concrete), of broadcastable shapes, as floats."""
+    y, y_hat = _floats({"y": y, "y_hat": y_hat})
+    try:
+        np.broadcast_shapes(y.shape, y_hat.shape)
+    except ValueError:
+        raise ValueError(
+            f"expected `y` and `y_hat` of broadcastable shapes, got {y.shape} and {y_hat.shape}"
+        ) from None
+    core.check_range("y", y, 0.0, 1.0)
+    core.check_range("y_hat", y_hat, 0.0, 1.0)
+    return y, y_hat
 
 
 # Multiclass: cost matrices and the generalized hinge loss (UML section 17.2; SPEC 11.4).
 
 
 def zero_one_cost(num_classes: int, dtype=None) -> Array:
-    r"""The zero-one cost matrix :math:`\Delta(y', y) = 1[y' \ne y]`, shape ``(k, k)`` (UML 17.2.2)."""
-    dtype = jnp.result_type(float) if dtype is None else dtype
-    return 1 - jnp.eye(int(num_classes), dtype=dtype)
+    r"""The zero-one cost matrix :math:`\Delta(y', y) = 1[y' \ne y]`, shape ``(k, k)`` (UML 17.2.2).
+
+    ``num_classes``: an int >= 2; ``dtype``: a float dtype (default: the default float dtype).
+    """
+    k = _num_classes(num_classes)
+    if dtype is None:
+        dtype = jnp.result_type(float)
+    else:
+        try:
+            dtype = jnp.dtype(dtype)
+        except TypeError:
+            raise TypeError(f"expected `dtype` a float dtype, got {dtype!r}") from None
+        if not jnp.issubdtype(dtype, jnp.floating):
+            raise ValueError(f"expected `dtype` a float dtype, got {dtype}")
+    return 1 - jnp.eye(k, dtype=dtype)
+
+
+def _num_classes(num_classes) -> int:
+    if num_classes is None:
+        raise TypeError("expected `num_classes` an integer in [2, inf), got None")
+    core.at_least(2, integer=True).check("num_classes", num_classes)
+    return int(num_classes)
 
 
 def check_cost_matrix(delta, num_classes: int) -> None:
     r"""Raise ``ValueError`` unless ``delta`` is a ``(k, k)`` cost matrix: :math:`\Delta(y', y) \ge 0`,
     :math:`\Delta(y, y) = 0`, finite (the shape is checked on tracers too; the values when concrete)."""
-    k = int(num_classes)
+    k = _num_classes(num_classes)
+    delta = _array("delta", delta)
     shape = jnp.shape(delta)
     if shape != (k, k):
         raise ValueError(f"expected `delta` of shape ({k}, {k}) (num_classes x num_classes), got {shape}")
     if not is_concrete(delta):
         return
     values = np.asarray(delta)
-    if not np.isfinite(values).all():
-        raise ValueError("expected `delta` to be finite, found NaN or inf values")
     diagonal = np.diag(values)
     if np.any(diagonal != 0):
         raise ValueError(
@@ -151,15 +240,30 @@ def generalized_hinge(
     if delta is None:
         if num_classes is None:
             raise ValueError("expected `num_classes` when `delta` is None (the zero-one cost needs k)")
-        k = int(num_classes)
+        k = _num_classes(num_classes)
     else:
-        k = jnp.shape(delta)[0]
-        check_cost_matrix(delta, k)
-    w = jnp.asarray(w)
+        delta = _array("delta", delta)
+        k = jnp.shape(delta)[0] if jnp.ndim(delta) else 0
+        if num_classes is not None and _num_classes(num_classes) != k:
+            raise ValueError(
+                f"expected `delta` of shape (k, k), k = `num_classes` = {num_classes}, got {delta.shape}"
+            )
+        check_cost_matrix(delta, max(k, 2))
+    if not callable(psi):
+        raise TypeError(f"expected `psi` a feature map psi(x, y') -> (d,), got {type(psi).__name__}")
+    w, y = _array("w", w), _array("y", y)
+    core.check_ndim("w", w, 1, "(d,)")
+    core.check_ndim("y", y, 0, "() (one label; vmap for batches)")
+    core.check_class_labels("y", y, k)
+    w = w.astype(core.float_dtype(w))
     labels = jnp.arange(k, dtype=jnp.int32)
     features = jax.vmap(lambda label: psi(x, label))(labels)  # (k, d)
+    if jnp.shape(features) != (k, w.shape[0]):
+        raise ValueError(
+            f"expected `psi` to return features of the shape of `w`, {w.shape}, got {jnp.shape(features)[1:]}"
+        )
     scores = features.astype(w.dtype) @ w
-    y = jnp.asarray(y).astype(jnp.int32)
+    y = y.astype(jnp.int32)
     costs = zero_one_cost(k, scores.dtype)[:, y] if delta is None else jnp.asarray(delta, scores.dtype)[:, y]
     terms = costs + scores - scores[y]
     # the y' = y term is 0; a tie with it keeps the zero sub-gradient (as the hinge's kink does)

@@ -6,49 +6,112 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.typing import ArrayLike
+
+from jaxlearn.core import check_finite, check_labels, is_concrete
+
+__all__ = ["accuracy", "cumulative_mistakes", "regret"]
 
 Array = jax.Array
 
 
+def _array(name: str, value: Any) -> Array:
+    """``value`` as a numeric array (lists go through NumPy), or a ``TypeError`` naming it."""
+    if value is None or isinstance(value, (str, bytes)):
+        raise TypeError(f"expected `{name}` a numeric array, got {type(value).__name__}")
+    if not (hasattr(value, "shape") and hasattr(value, "dtype")):
+        try:
+            value = np.asarray(value)
+        except ValueError:
+            raise TypeError(f"expected `{name}` a numeric array, got a ragged sequence") from None
+    if not (value.dtype == np.bool_ or np.issubdtype(value.dtype, np.number)):
+        raise TypeError(f"expected `{name}` a numeric array, got dtype {value.dtype}")
+    return jnp.asarray(value)
+
+
+def _as_floats(*arrays: Array) -> list:
+    """The arrays in one float dtype (the widest float among them, else the default): bool/int
+    values are promoted before any arithmetic."""
+    floats = [a.dtype for a in arrays if jnp.issubdtype(a.dtype, jnp.floating)]
+    dtype = max(floats, key=lambda t: t.itemsize) if floats else jnp.result_type(float)
+    return [a.astype(dtype) for a in arrays]
+
+
+def _non_empty(name: str, value: Array) -> None:
+    if value.ndim == 0:
+        raise ValueError(f"expected `{name}` with a leading axis of examples or rounds, got a scalar")
+    if value.shape[0] == 0:
+        raise ValueError(f"expected a non-empty `{name}`, got shape {value.shape}")
+
+
 def accuracy(y_true: ArrayLike, y_pred: ArrayLike) -> Array:
-    """Fraction of equal labels."""
-    y_true, y_pred = jnp.asarray(y_true), jnp.asarray(y_pred)
+    r"""Fraction of equal labels :math:`\frac1m \sum_i 1[y_i = \hat y_i]`.
+
+    ``y_true`` and ``y_pred`` have one shape (m, ...), m >= 1; labels of any numeric dtype are compared
+    as floats (``1 == 1.0``).
+    """
+    y_true, y_pred = _array("y_true", y_true), _array("y_pred", y_pred)
     if y_true.shape != y_pred.shape:
         raise ValueError(f"expected `y_pred` of shape {y_true.shape} like `y_true`, got {y_pred.shape}")
-    return jnp.mean((y_true == y_pred).astype(jnp.result_type(float)))
+    _non_empty("y_true", y_true)
+    check_finite("y_true", y_true)
+    check_finite("y_pred", y_pred)
+    y_true, y_pred = _as_floats(y_true, y_pred)
+    return jnp.mean((y_true == y_pred).astype(y_true.dtype))
 
 
 def cumulative_mistakes(trace: Any) -> Array:
     """Running count of mistakes, ``cumsum(trace.mistake)`` (``trace.loss`` if there is no flag).
 
     ``trace`` is the ``Info`` stacked over time returned by :func:`jaxlearn.core.run`, or an array
-    of 0/1 mistakes. The last entry is the total number of mistakes.
+    of 0/1 mistakes (bool, int or float), leading axis time. The last entry is the total number of
+    mistakes (int32).
     """
     flags = getattr(trace, "mistake", None)
     if flags is None:
         flags = getattr(trace, "loss", trace)
-    return jnp.cumsum(jnp.asarray(flags).astype(jnp.int32), axis=0)
+    if isinstance(flags, tuple) and not hasattr(flags, "shape"):
+        raise TypeError(
+            "expected `trace` an Info with a `mistake` or `loss` field, or an array of 0/1 mistakes, "
+            f"got {type(trace).__name__}"
+        )
+    flags = _array("trace", flags)
+    _non_empty("trace", flags)
+    if is_concrete(flags):
+        check_finite("trace", flags)
+        check_labels("trace", flags, (0, 1), "`trace` holds 0/1 mistakes (or a `mistake`/`loss` field)")
+    return jnp.cumsum(flags.astype(jnp.int32), axis=0)
 
 
 def regret(learner_losses: ArrayLike, comparator_losses: ArrayLike) -> Array:
     r"""Running regret :math:`\sum_{s \le t} \ell_s - \min_k \sum_{s \le t} c_{s,k}` (UML (21.5)).
 
     Args:
-      learner_losses: shape ``(T,)``, the learner's loss on each round.
-      comparator_losses: shape ``(T,)`` for one comparator, or ``(T, K)`` for K comparators (experts,
-        a grid of fixed predictors); regret is against the best of them in hindsight at every t.
+      learner_losses: shape ``(T,)``, T >= 1, the learner's loss on each round.
+      comparator_losses: shape ``(T,)`` for one comparator, or ``(T, K)`` for K >= 1 comparators
+        (experts, a grid of fixed predictors); regret is against the best of them in hindsight at
+        every t.
 
     Returns:
-      Shape ``(T,)``; the last entry is the regret after the whole stream.
+      Shape ``(T,)``, in the float dtype of the losses (bool/int losses are promoted); the last entry
+      is the regret after the whole stream.
     """
-    learner_losses = jnp.asarray(learner_losses)
-    comparator_losses = jnp.asarray(comparator_losses)
-    if learner_losses.ndim != 1 or comparator_losses.shape[:1] != learner_losses.shape:
+    learner_losses = _array("learner_losses", learner_losses)
+    comparator_losses = _array("comparator_losses", comparator_losses)
+    if (
+        learner_losses.ndim != 1
+        or comparator_losses.ndim not in (1, 2)
+        or comparator_losses.shape[:1] != learner_losses.shape
+        or 0 in comparator_losses.shape
+    ):
         raise ValueError(
             "expected `learner_losses` of shape (T,) and `comparator_losses` of shape (T,) or (T, K), "
-            f"got {learner_losses.shape} and {comparator_losses.shape}"
+            f"T, K >= 1, got {learner_losses.shape} and {comparator_losses.shape}"
         )
+    check_finite("learner_losses", learner_losses)
+    check_finite("comparator_losses", comparator_losses)
+    learner_losses, comparator_losses = _as_floats(learner_losses, comparator_losses)
     best = jnp.cumsum(comparator_losses, axis=0)
     if best.ndim == 2:
         best = jnp.min(best, axis=1)

@@ -17,11 +17,12 @@ import numpy as np
 from jax.typing import ArrayLike
 
 from jaxlearn.core import (
+    POSITIVE_INT,
     BatchLearner,
     as_float,
+    at_least,
     check_finite,
     check_ndim,
-    check_positive_int,
     check_sample,
     check_width,
     float_dtype,
@@ -30,7 +31,11 @@ from jaxlearn.core import (
     num_classes_of,
 )
 
+__all__ = ["KNNParams", "knn", "knn_regressor", "neighbors"]
+
 Array = jax.Array
+#: The ranges of the numeric arguments of the k-NN factories.
+RANGES = {"k": POSITIVE_INT, "query_chunk": POSITIVE_INT}
 
 #: Extra candidates shortlisted by the expanded distance before the exact re-ranking.
 EXTRA_CANDIDATES = 8
@@ -50,7 +55,7 @@ class KNNParams(NamedTuple):
     sq_norms: Array
 
 
-@learner_factory()
+@learner_factory(ranges={**RANGES, "num_classes": at_least(2, integer=True)})
 def knn(k: int, *, query_chunk: int = 256, num_classes: Optional[int] = None) -> BatchLearner:
     r"""The k-NN rule (UML section 19.1): the majority label of the :math:`k` nearest training points.
 
@@ -80,9 +85,8 @@ def knn(k: int, *, query_chunk: int = 256, num_classes: Optional[int] = None) ->
     References:
       UML sections 19.1 (the rules), 19.3 (brute-force implementation); SPEC 16.1-16.2.
     """
-    k, query_chunk = check_positive_int("k", k), check_positive_int("query_chunk", query_chunk)
-    if num_classes is not None:
-        num_classes = check_positive_int("num_classes", num_classes)
+    k, query_chunk = int(k), int(query_chunk)
+    num_classes = None if num_classes is None else int(num_classes)
 
     def check(X, y):
         _check_sample(X, y, k)
@@ -93,14 +97,14 @@ def knn(k: int, *, query_chunk: int = 256, num_classes: Optional[int] = None) ->
         return _store(X.astype(float_dtype(X)), jnp.asarray(y).astype(jnp.int32))
 
     def predict(params, X):
-        Xq = _check_query(params, X)
+        Xq = _check_query(params, X, k)
         classes = num_classes if num_classes is not None else _classes_of(params.y)
         return _predict_classes(params, Xq, k=k, chunk=query_chunk, num_classes=classes)
 
     return BatchLearner(fit, predict, check=check)
 
 
-@learner_factory()
+@learner_factory(ranges=RANGES)
 def knn_regressor(k: int, *, query_chunk: int = 256) -> BatchLearner:
     r"""k-NN regression (UML section 19.1): the mean target of the :math:`k` nearest training points.
 
@@ -125,13 +129,13 @@ def knn_regressor(k: int, *, query_chunk: int = 256) -> BatchLearner:
     References:
       UML section 19.1; SPEC 16.1.
     """
-    k, query_chunk = check_positive_int("k", k), check_positive_int("query_chunk", query_chunk)
+    k, query_chunk = int(k), int(query_chunk)
 
     def fit(key, X, y):
         return _store(*as_float(X, y))
 
     def predict(params, X):
-        Xq = _check_query(params, X)
+        Xq = _check_query(params, X, k)
         return _predict_mean(params, Xq, k=k, chunk=query_chunk)
 
     return BatchLearner(fit, predict, check=lambda X, y: _check_sample(X, y, k))
@@ -139,11 +143,21 @@ def knn_regressor(k: int, *, query_chunk: int = 256) -> BatchLearner:
 
 def neighbors(params: KNNParams, X: ArrayLike, k: int, *, query_chunk: int = 256) -> tuple[Array, Array]:
     r"""The :math:`k` nearest training points of each query: ``(indices, squared_distances)``, each
-    (n, k), nearest first (equal distances: lower index first)."""
-    k, query_chunk = check_positive_int("k", k), check_positive_int("query_chunk", query_chunk)
-    if k > params.X.shape[0]:
-        raise ValueError(f"expected `k` <= the number of training examples {params.X.shape[0]}, got {k}")
-    return _neighbors(params, _check_query(params, X), k=k, chunk=query_chunk)
+    (n, k), nearest first (equal distances: lower index first).
+
+    ``params`` from a k-NN ``fit``, ``X`` (n, d) finite queries of the training width,
+    :math:`1 \le k \le m` (as scikit-learn's ``kneighbors``, a larger ``k`` is refused, not clipped).
+
+    Examples:
+      >>> import jax, jax.numpy as jnp
+      >>> params = knn(1).fit(jax.random.PRNGKey(0), jnp.array([[0.0], [1.0], [3.0]]), jnp.array([0, 1, 1]))
+      >>> neighbors(params, jnp.array([[0.75]]), 2)[0].tolist()
+      [[1, 0]]
+    """
+    for name, value in (("k", k), ("query_chunk", query_chunk)):
+        POSITIVE_INT.check(name, value)
+    k, query_chunk = int(k), int(query_chunk)
+    return _neighbors(params, _check_query(params, X, k), k=k, chunk=query_chunk)
 
 
 @jax.jit
@@ -155,15 +169,26 @@ def _store(X, y):
 
 def _check_sample(X, y, k):
     check_sample(X, y, labels=None)
-    m = jnp.shape(X)[0]
+    _check_k(k, jnp.shape(X)[0])
+
+
+def _check_k(k, m):
+    """As scikit-learn, ``k`` neighbours need ``m >= k`` training examples (shapes: also under jit)."""
     if k > m:
-        raise ValueError(f"expected `k` <= the number of training examples m = {m}, got k = {k}")
+        raise ValueError(
+            f"expected `k` <= the number of training examples m = {m}, got k = {k} "
+            f"(`X` has too few rows for `k` neighbours)"
+        )
 
 
-def _check_query(params, X):
+def _check_query(params, X, k):
+    if not isinstance(params, KNNParams):
+        raise TypeError(f"expected `params` a KNNParams (from `fit`), got {type(params).__name__}")
+    X = np.asarray(X) if isinstance(X, list) else X
     check_ndim("X", X, 2, "(n, d)")
     check_width("X", X, params.X.shape[-1])
     check_finite("X", X)
+    _check_k(k, params.X.shape[0])
     return jnp.asarray(X).astype(params.X.dtype)
 
 

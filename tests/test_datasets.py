@@ -41,7 +41,7 @@ def test_disjunction_labels():
 
 
 def test_bad_sizes():
-    with pytest.raises(ValueError, match="`n` >= 1 and `d` >= 1"):
+    with pytest.raises(ValueError, match=r"`n` an integer in \[1, inf\)"):
         datasets.separable(jax.random.PRNGKey(0), 0, 3, 0.1)
 
 

@@ -11,8 +11,15 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn.core import Learner, check_ndim, learner_factory, zero_counter
-from jaxlearn.experts._soa import MAX_VERSION_SPACES, check_class, check_points, version_space_table
+from jaxlearn.core import POSITIVE, POSITIVE_INT, Learner, check_ndim, learner_factory, zero_counter
+from jaxlearn.experts._soa import (
+    LABELS,
+    MAX_VERSION_SPACES,
+    check_class,
+    check_point_indices,
+    check_points,
+    version_space_table,
+)
 from jaxlearn.experts._weighted_majority import (
     RandomizedWeightedMajorityState,
     randomized_weighted_majority,
@@ -56,7 +63,16 @@ def expert_index_sets(horizon: int, ldim: int) -> np.ndarray:
     return np.asarray(rows, np.int32).reshape(len(rows), ldim)
 
 
-@learner_factory("eta")
+@learner_factory(
+    "eta",
+    ranges={
+        "H": LABELS,
+        "horizon": POSITIVE_INT,
+        "eta": POSITIVE,
+        "max_version_spaces": POSITIVE_INT,
+        "max_experts": POSITIVE_INT,
+    },
+)
 def agnostic_experts(
     H: ArrayLike,
     horizon: int,
@@ -98,8 +114,6 @@ def agnostic_experts(
     table = version_space_table(H, max_version_spaces)
     ldim = int(table.ldim[table.root])
     horizon = int(horizon)
-    if horizon < 1:
-        raise ValueError(f"expected `horizon` >= 1, got {horizon}")
     num_experts = sum(math.comb(horizon, L) for L in range(ldim + 1))
     if num_experts > max_experts:
         raise ValueError(
@@ -124,6 +138,7 @@ def agnostic_experts(
     def advice(state, x):
         """Every expert's prediction on point ``x``: SOA's on its own version space, flipped at its rounds."""
         check_ndim("x", x, 0, "() (a point index)")
+        check_point_indices("x", x, H.shape[1])
         sides = ldims[next_id[state.experts, jnp.asarray(x).astype(jnp.int32)]]  # (d, 2)
         soa_says = (sides[:, 1] >= sides[:, 0]).astype(jnp.int32)
         flip = jnp.any(indices == state.step, axis=1)

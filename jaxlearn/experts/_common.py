@@ -42,10 +42,17 @@ def init_log_weights(example_x: ArrayLike) -> Array:
     return jnp.full((n,), -jnp.log(n), float_dtype(x))
 
 
-def normalize(log_w: Array) -> Array:
-    """Subtract the log-sum-exp so that ``exp(log_w)`` sums to 1 (left alone if every weight is 0)."""
+def normalize(log_w: Array, previous: Array | None = None) -> Array:
+    """Subtract the log-sum-exp so that ``exp(log_w)`` sums to 1.
+
+    If every weight is 0 (every expert of positive weight had an infinite loss, or :math:`\beta = 0`
+    and all were wrong), the round cannot rank the experts: ``previous`` is returned, so the weights
+    stay a distribution (as Halving keeps its version space on an inconsistent round); without
+    ``previous``, ``log_w`` is left alone.
+    """
     total = jax.nn.logsumexp(log_w)
-    return jnp.where(jnp.isfinite(total), log_w - total, log_w)
+    kept = log_w if previous is None else previous
+    return jnp.where(jnp.isfinite(total), log_w - jnp.where(jnp.isfinite(total), total, 0), kept)
 
 
 def log_mass(log_w: Array, where: Array) -> Array:
@@ -57,3 +64,9 @@ def as_advice(state_weights: Array, x: ArrayLike) -> Array:
     """Check the width of an advice vector against the state and cast it to the weights' dtype."""
     check_width("x", x, state_weights.shape[0])
     return jnp.asarray(x).astype(state_weights.dtype)
+
+
+def says_one(x: ArrayLike) -> Array:
+    """Binary advice or outcomes as booleans, ``x > 0`` (a bool ``x`` as it is: no bool/int promotion)."""
+    x = jnp.asarray(x)
+    return x if x.dtype == jnp.bool_ else x > 0

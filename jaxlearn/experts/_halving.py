@@ -9,7 +9,7 @@ import jax.numpy as jnp
 from jax.typing import ArrayLike
 
 from jaxlearn.core import Learner, check_ndim, check_width, learner_factory, zero_counter
-from jaxlearn.experts._common import check_advice_stream
+from jaxlearn.experts._common import check_advice_stream, says_one
 
 Array = jax.Array
 
@@ -44,11 +44,11 @@ def _version_space_learner(vote) -> Learner:
 
     def predict(state, x):
         check_width("x", x, state.alive.shape[0])
-        return vote(state.alive, jnp.asarray(x) > 0).astype(jnp.int32)
+        return vote(state.alive, says_one(x)).astype(jnp.int32)
 
     def update(state, x, y):
         prediction = predict(state, x)
-        right = state.alive & ((jnp.asarray(x) > 0) == (jnp.asarray(y) > 0))
+        right = state.alive & (says_one(x) == says_one(y))
         inconsistent = ~jnp.any(right)
         alive = jnp.where(inconsistent, state.alive, right)
         mistake = prediction != jnp.asarray(y).astype(jnp.int32)

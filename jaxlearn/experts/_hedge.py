@@ -8,7 +8,7 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from jaxlearn.core import Learner, check_width, learner_factory, zero_counter
+from jaxlearn.core import POSITIVE, Learner, check_width, learner_factory, zero_counter
 from jaxlearn.experts._common import check_loss_stream, init_log_weights, normalize
 
 Array = jax.Array
@@ -34,7 +34,7 @@ class HedgeInfo(NamedTuple):
     action_loss: Array
 
 
-@learner_factory("eta")
+@learner_factory("eta", ranges={"eta": POSITIVE})
 def hedge(eta: ArrayLike, *, sample: bool = False) -> Learner:
     r"""Hedge (HA-1, or HA-2 with ``sample``): exponential weights over :math:`n` actions.
 
@@ -46,7 +46,7 @@ def hedge(eta: ArrayLike, *, sample: bool = False) -> Learner:
     (:func:`jaxlearn.theory.hedge_regret_bound`).
 
     Args:
-      eta: the learning rate (traced).
+      eta: the learning rate :math:`\eta > 0` (traced).
       sample: HA-2: also draw an action :math:`\hat y_t \sim v_t` (static); ``init`` then needs a ``key``.
 
     Returns:
@@ -75,7 +75,7 @@ def hedge(eta: ArrayLike, *, sample: bool = False) -> Learner:
         return jnp.exp(state.log_v)
 
     def update(state, x, losses):
-        check_width("loss_vector", losses, state.log_v.shape[0])
+        check_width("y", losses, state.log_v.shape[0])
         losses = jnp.asarray(losses).astype(state.log_v.dtype)
         v = jnp.exp(state.log_v)
         loss = jnp.vdot(v, losses)
@@ -92,7 +92,7 @@ def hedge(eta: ArrayLike, *, sample: bool = False) -> Learner:
     def run_block(state, xs, losses):
         r"""A block of rounds at once: :math:`\log v_t \propto \log v_{t_0} - \eta \sum_{t_0 \le s < t}
         \ell_s` for every round of the block, the partial sums as one triangular matrix product."""
-        check_width("loss_vector", losses, state.log_v.shape[0])
+        check_width("ys", losses, state.log_v.shape[0])
         losses = jnp.asarray(losses).astype(state.log_v.dtype)
         eta_ = jnp.asarray(eta).astype(losses.dtype)
         B = losses.shape[0]

@@ -15,13 +15,38 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn.core import Learner, check_labels, check_ndim, is_concrete, learner_factory, zero_counter
+from jaxlearn.core import (
+    POSITIVE_INT,
+    Interval,
+    Learner,
+    check_labels,
+    check_ndim,
+    is_concrete,
+    learner_factory,
+    zero_counter,
+)
 from jaxlearn.experts._common import OUTCOME_HINT
 
 Array = jax.Array
 
 #: The most version spaces a table may hold (a (S, N, 2) int32 transition table of that many rows).
 MAX_VERSION_SPACES = 1 << 17
+
+
+class LabelRange(Interval):
+    """The range of the entries of a class ``H``: labels in [0, 1] (:func:`check_class` then asks for
+    {0, 1}); a boolean label matrix is accepted as it is."""
+
+    __slots__ = ()
+
+    def check(self, name, value) -> None:
+        if is_concrete(value) and np.ndim(value) >= 1 and np.asarray(value).dtype == np.bool_:
+            return
+        Interval.check(self, name, value)
+
+
+#: The declared range of a factory's ``H``.
+LABELS = LabelRange(0.0, 1.0, True, True)
 
 
 class VersionSpaceTable(NamedTuple):
@@ -80,6 +105,7 @@ def version_space_table(H: ArrayLike, max_version_spaces: int = MAX_VERSION_SPAC
         :data:`MAX_VERSION_SPACES` :math:`= 2^{17}`) are reachable.
     """
     H = check_class(H)
+    POSITIVE_INT.check("max_version_spaces", max_version_spaces)
     return _table(H.tobytes(), H.shape, int(max_version_spaces))
 
 
@@ -244,21 +270,27 @@ class SOAInfo(NamedTuple):
     inconsistent: Array
 
 
+def check_point_indices(name: str, xs, num_points: int) -> None:
+    """Concrete ``xs`` must be integer point indices in ``[0, num_points)`` (the columns of ``H``)."""
+    if not is_concrete(xs):
+        return
+    xs = np.asarray(xs)
+    if not np.issubdtype(xs.dtype, np.integer):
+        raise ValueError(f"expected `{name}` to hold integer point indices, got dtype {xs.dtype}")
+    if xs.size and (xs.min() < 0 or xs.max() >= num_points):
+        raise ValueError(
+            f"expected `{name}` in [0, {num_points}) (the columns of `H`), "
+            f"found values in [{xs.min()}, {xs.max()}]"
+        )
+
+
 def check_points(num_points: int):
     """The ``check`` of learners over point indices: ``xs`` int in [0, num_points), ``ys`` in {0, 1}."""
 
     def check(xs, ys):
         check_ndim("xs", xs, 1, "(T,) (point indices)")
         check_ndim("ys", ys, 1, "(T,)")
-        if is_concrete(xs):
-            xs = np.asarray(xs)
-            if not np.issubdtype(xs.dtype, np.integer):
-                raise ValueError(f"expected `xs` to hold integer point indices, got dtype {xs.dtype}")
-            if xs.min() < 0 or xs.max() >= num_points:
-                raise ValueError(
-                    f"expected `xs` in [0, {num_points}) (the columns of `H`), "
-                    f"found values in [{xs.min()}, {xs.max()}]"
-                )
+        check_point_indices("xs", xs, num_points)
         check_labels("ys", ys, (0, 1), OUTCOME_HINT)
 
     return check
@@ -270,7 +302,7 @@ def soa_prediction(next_id: Array, ldim: Array, node: Array, x: Array) -> Array:
     return (children[1] >= children[0]).astype(jnp.int32)
 
 
-@learner_factory()
+@learner_factory(ranges={"H": LABELS, "max_version_spaces": POSITIVE_INT})
 def soa(H: ArrayLike, *, max_version_spaces: int = MAX_VERSION_SPACES) -> Learner:
     r"""The Standard Optimal Algorithm: predict the label whose version space has the larger Ldim.
 
@@ -315,6 +347,7 @@ def soa(H: ArrayLike, *, max_version_spaces: int = MAX_VERSION_SPACES) -> Learne
 
     def predict(state, x):
         check_ndim("x", x, 0, "() (a point index)")
+        check_point_indices("x", x, H.shape[1])
         return soa_prediction(next_id, ldim, state.node, jnp.asarray(x).astype(jnp.int32))
 
     def update(state, x, y):

@@ -9,7 +9,7 @@ import jax.numpy as jnp
 from jax.typing import ArrayLike
 
 from jaxlearn import losses as _losses
-from jaxlearn.core import Learner, learner_factory, zero_counter
+from jaxlearn.core import POSITIVE, Learner, learner_factory, zero_counter
 from jaxlearn.experts._common import as_advice, check_soft_stream, init_log_weights, normalize
 
 Array = jax.Array
@@ -33,7 +33,7 @@ class WeightedAverageInfo(NamedTuple):
     expert_losses: Array
 
 
-@learner_factory("eta")
+@learner_factory("eta", ranges={"eta": POSITIVE})
 def weighted_average(eta: ArrayLike = 1.0, loss: str = "entropic") -> Learner:
     r"""The Weighted Average algorithm (WA): predict the weighted mean of the experts' advice.
 
@@ -41,10 +41,13 @@ def weighted_average(eta: ArrayLike = 1.0, loss: str = "entropic") -> Learner:
         \qquad v_1 = \mathbf 1/n.
 
     Regret at most :math:`\ln(n)/\eta`, e.g. :math:`\ln n` for the entropic loss at :math:`\eta = 1`
-    (:func:`jaxlearn.theory.weighted_average_regret_bound`).
+    (:func:`jaxlearn.theory.weighted_average_regret_bound`). The weights live in log space: an expert
+    whose advice 0 or 1 contradicts the outcome has an infinite entropic loss and gets weight 0; a
+    round in which every expert of positive weight does so keeps :math:`v_t` (SPEC 3.4), so
+    :math:`v_t` stays a distribution and :math:`\hat y_t` finite.
 
     Args:
-      eta: the learning rate (traced).
+      eta: the learning rate :math:`\eta > 0` (traced).
       loss: ``"entropic"`` (an expert of infinite loss gets weight 0) or ``"square"`` (static).
 
     Returns:
@@ -78,7 +81,7 @@ def weighted_average(eta: ArrayLike = 1.0, loss: str = "entropic") -> Learner:
         y = jnp.asarray(y).astype(x.dtype)
         y_hat = jnp.clip(jnp.vdot(jnp.exp(state.log_v), x), 0, 1)
         expert_losses = loss_fn(y, x)
-        log_v = normalize(state.log_v - jnp.asarray(eta).astype(x.dtype) * expert_losses)
+        log_v = normalize(state.log_v - jnp.asarray(eta).astype(x.dtype) * expert_losses, state.log_v)
         info = WeightedAverageInfo(y_hat, loss_fn(y, y_hat), expert_losses)
         return WeightedAverageState(log_v, state.step + 1), info
 

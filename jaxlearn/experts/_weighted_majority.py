@@ -8,7 +8,7 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from jaxlearn.core import Learner, is_concrete, learner_factory, zero_counter
+from jaxlearn.core import POSITIVE, Interval, Learner, learner_factory, zero_counter
 from jaxlearn.experts._common import (
     as_advice,
     check_advice_stream,
@@ -56,19 +56,19 @@ class RandomizedWeightedMajorityInfo(NamedTuple):
     probability: Array
 
 
-def _check_beta(beta) -> None:
-    if is_concrete(beta) and not 0 <= float(beta) < 1:
-        raise ValueError(f"expected `beta` in [0, 1), got {float(beta)}")
+#: Weighted Majority's penalty :math:`\beta \in [0, 1)`.
+PENALTY = Interval(0.0, 1.0, lo_closed=True)
 
 
-@learner_factory("beta")
+@learner_factory("beta", ranges={"beta": PENALTY})
 def weighted_majority(beta: ArrayLike = 1 / jnp.e) -> Learner:
     r"""Deterministic Weighted Majority: a weighted vote of binary experts (a tie predicts 1).
 
     .. math:: \hat y_t = 1\Big[\sum_{i: x_{t,i} = 1} w_{t,i} \ge \sum_{i: x_{t,i} = 0} w_{t,i}\Big], \qquad
         w_{t+1,i} = w_{t,i}\, \beta^{1[x_{t,i} \ne y_t]}, \qquad w_1 = \mathbf 1.
 
-    Every wrong expert is penalised, even when the vote is right; :math:`\beta = 0` is Halving. For every
+    Every wrong expert is penalised, even when the vote is right; :math:`\beta = 0` is Halving (a round
+    where every expert of positive weight errs then keeps the weights, as Halving does). For every
     expert :math:`i`, :math:`M \le (\ln(1/\beta) M_i + \ln n) / \ln(2/(1+\beta))`, i.e.
     :math:`2.63 (M_i + \ln n)` at :math:`\beta = 1/e` (:func:`jaxlearn.theory.weighted_majority_bound`).
 
@@ -91,7 +91,6 @@ def weighted_majority(beta: ArrayLike = 1 / jnp.e) -> Learner:
     References:
       COMP0078 "A Solution: Weighted Majority Algorithm".
     """
-    _check_beta(beta)
 
     def init(example_x, key=None):
         return WeightedMajorityState(init_log_weights(example_x), zero_counter())
@@ -106,7 +105,7 @@ def weighted_majority(beta: ArrayLike = 1 / jnp.e) -> Learner:
         wrong = (as_advice(state.log_w, x) > 0) != (y > 0)
         # normalised log-weights never underflow; beta = 0 (Halving) gives -inf, never NaN
         log_beta = jnp.log(jnp.asarray(beta).astype(state.log_w.dtype))
-        log_w = normalize(jnp.where(wrong, state.log_w + log_beta, state.log_w))
+        log_w = normalize(jnp.where(wrong, state.log_w + log_beta, state.log_w), state.log_w)
         mistake = prediction != y
         info = WeightedMajorityInfo(prediction, mistake.astype(state.log_w.dtype), mistake)
         return WeightedMajorityState(log_w, state.step + 1), info
@@ -114,7 +113,7 @@ def weighted_majority(beta: ArrayLike = 1 / jnp.e) -> Learner:
     return Learner(init, update, predict, check_advice_stream)
 
 
-@learner_factory("eta")
+@learner_factory("eta", ranges={"eta": POSITIVE})
 def randomized_weighted_majority(eta: ArrayLike) -> Learner:
     r"""Randomized Weighted Majority: follow the advice of an expert drawn from the weights.
 
@@ -126,7 +125,7 @@ def randomized_weighted_majority(eta: ArrayLike) -> Learner:
     (:func:`jaxlearn.theory.rwm_regret_bound`).
 
     Args:
-      eta: the learning rate (traced).
+      eta: the learning rate :math:`\eta > 0` (traced).
 
     Returns:
       A :class:`~jaxlearn.core.Learner` over advice and outcomes in [0, 1] (``init(x, key)`` needs a key);

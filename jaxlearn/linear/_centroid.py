@@ -10,7 +10,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxlearn.core import (
+    POSITIVE_INT,
     BatchLearner,
+    as_float,
     check_positive_int,
     check_sample,
     float_dtype,
@@ -18,6 +20,7 @@ from jaxlearn.core import (
     learner_factory,
 )
 from jaxlearn.kernels import Kernel, as_tree, check_kernel, expansion
+from jaxlearn.linear._common import as_support_dtype, kernel_example
 
 Array = jax.Array
 
@@ -32,7 +35,7 @@ class KernelCentroidParams(NamedTuple):
     b: Array
 
 
-@learner_factory("kernel")
+@learner_factory("kernel", ranges={"batch_size": POSITIVE_INT})
 def kernel_centroid(kernel: Kernel, *, batch_size: Optional[int] = None) -> BatchLearner:
     r"""The closest-centroid classifier in a kernel's feature space (a tie is positive).
 
@@ -68,11 +71,11 @@ def kernel_centroid(kernel: Kernel, *, batch_size: Optional[int] = None) -> Batc
     def fit(key, X, y):
         if is_concrete(y) and not ((np.asarray(y) > 0).any() and (np.asarray(y) < 0).any()):
             raise ValueError("expected `y` with examples of both classes -1 and +1, found one class only")
-        check_kernel(kernel, X)
-        return _fit(kernel, jnp.asarray(X), jnp.asarray(y), batch_size)
+        check_kernel(kernel, kernel_example(X))
+        return _fit(kernel, *as_float(X, y), batch_size)  # bool/int X promoted before the kernel
 
     def decision_function(params, X):
-        return _scores(kernel, params, X, batch_size)
+        return _scores(kernel, params, as_support_dtype(params, X), batch_size)
 
     def predict(params, X):
         score = decision_function(params, X)

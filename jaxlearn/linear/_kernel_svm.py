@@ -17,8 +17,10 @@ import jax.numpy as jnp
 from jax.typing import ArrayLike
 
 from jaxlearn.core import (
+    POSITIVE,
+    POSITIVE_INT,
     BatchLearner,
-    check_positive,
+    as_float,
     check_positive_int,
     check_sample,
     check_variant,
@@ -29,6 +31,7 @@ from jaxlearn.core import (
     sign_label,
 )
 from jaxlearn.kernels import Kernel, as_tree, check_kernel, expansion, gram
+from jaxlearn.linear._common import as_support_dtype, kernel_example
 
 Array = jax.Array
 
@@ -43,7 +46,7 @@ class KernelSVMParams(NamedTuple):
     num_steps: Array
 
 
-@learner_factory("kernel", "lam")
+@learner_factory("kernel", "lam", ranges={"lam": POSITIVE, "steps": POSITIVE_INT, "batch_size": POSITIVE_INT})
 def kernel_svm(
     kernel: Kernel,
     lam: ArrayLike,
@@ -84,7 +87,6 @@ def kernel_svm(
     """
     kernel = as_tree(kernel)
     steps = check_positive_int("steps", steps)
-    check_positive("lam", lam)
     check_variant(variant)
     if batch_size is not None:
         batch_size = check_positive_int("batch_size", batch_size)
@@ -92,13 +94,13 @@ def kernel_svm(
 
     def check(X, y):
         check_sample(X, y)
-        check_kernel(kernel, X)
+        check_kernel(kernel, kernel_example(X))
 
-    def fit(key, X, y):
-        return _fit(kernel, key, jnp.asarray(X), jnp.asarray(y), lam, **structure)
+    def fit(key, X, y):  # bool/int X promoted before the kernel sees it
+        return _fit(kernel, key, *as_float(X, y), lam, **structure)
 
     def decision_function(params, X):
-        return _scores(kernel, params.support, params.alpha, X, batch_size)
+        return _scores(kernel, params.support, params.alpha, as_support_dtype(params, X), batch_size)
 
     def predict(params, X):
         return sign_label(decision_function(params, X))
@@ -110,7 +112,6 @@ def kernel_svm(
 def _fit(kernel, key, X, y, lam, *, steps, variant, precompute, batch_size):
     dtype = float_dtype(X)
     m = X.shape[0]
-    y = y.astype(dtype)
     if precompute:
         G = gram(kernel, X, batch_size=batch_size).astype(dtype)
         row = lambda i: G[i]

@@ -11,11 +11,12 @@ from jax.typing import ArrayLike
 
 from jaxlearn import core, online
 from jaxlearn.core import (
+    OPEN_UNIT,
+    POSITIVE_INT,
     BatchLearner,
     as_float,
     check_positive_int,
     check_sample,
-    is_concrete,
     learner_factory,
     sign_label,
 )
@@ -46,7 +47,7 @@ class AugmentedPerceptronParams(NamedTuple):
     converged: Array
 
 
-@learner_factory()
+@learner_factory(ranges={"max_epochs": POSITIVE_INT, "block_size": POSITIVE_INT})
 def batch_perceptron(max_epochs: int = 1000, *, block_size: int = 256) -> BatchLearner:
     r"""The batch Perceptron: cycle through the sample, updating on every mistake, until a pass makes none.
 
@@ -78,6 +79,7 @@ def batch_perceptron(max_epochs: int = 1000, *, block_size: int = 256) -> BatchL
       SS10 L4 Algorithm 1, Theorem 3; UML Remark 15.1.
     """
     max_epochs = check_positive_int("max_epochs", max_epochs)
+    block_size = check_positive_int("block_size", block_size)
 
     def fit(key, X, y):
         X, y = as_float(X, y)
@@ -90,7 +92,7 @@ def _predict(params, X):
     return sign_label(linear_score(params, X))
 
 
-@learner_factory("a")
+@learner_factory("a", ranges={"a": OPEN_UNIT, "max_epochs": POSITIVE_INT})
 def augmented_perceptron(a: ArrayLike, max_epochs: int = 10_000) -> BatchLearner:
     r"""The efficient Perceptron for non-separable data: the batch Perceptron on separable augmented data.
 
@@ -123,8 +125,6 @@ def augmented_perceptron(a: ArrayLike, max_epochs: int = 10_000) -> BatchLearner
       SS10 L4 section 5, Algorithm 3, Lemma 2.
     """
     max_epochs = check_positive_int("max_epochs", max_epochs)
-    if is_concrete(a) and not 0 < float(a) < 1:
-        raise ValueError(f"expected `a` in (0, 1), got {float(a)}")
 
     def fit(key, X, y):
         X, y = as_float(X, y)

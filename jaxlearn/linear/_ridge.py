@@ -15,15 +15,17 @@ from jax.scipy.linalg import cho_factor, cho_solve
 from jax.typing import ArrayLike
 
 from jaxlearn.core import (
+    POSITIVE,
+    POSITIVE_INT,
     BatchLearner,
     as_float,
-    check_positive,
     check_positive_int,
     check_sample,
     float_dtype,
     learner_factory,
 )
 from jaxlearn.kernels import Kernel, as_tree, check_kernel, expansion, gram
+from jaxlearn.linear._common import as_support_dtype, check_instances, kernel_example
 
 _check_regression_sample = functools.partial(check_sample, labels=None)
 
@@ -49,7 +51,7 @@ def _solve_pd(A: Array, b: Array) -> Array:
     return cho_solve(cho_factor(A, lower=True), b)
 
 
-@learner_factory("lam")
+@learner_factory("lam", ranges={"lam": POSITIVE})
 def ridge(lam: ArrayLike) -> BatchLearner:
     r"""Ridge regression without intercept, in closed form (sum of squared errors, as COMP0078 writes it).
 
@@ -78,12 +80,15 @@ def ridge(lam: ArrayLike) -> BatchLearner:
     References:
       SPEC 10.10 (COMP0078; SS10 L7(c) header only); scaling against UML (16.8) in SPEC 9.5, 10.9.
     """
-    check_positive("lam", lam)
 
     def fit(key, X, y):
         return _ridge_fit(*as_float(X, y), lam)
 
-    return BatchLearner(fit, _linear_predict, check=_check_regression_sample)
+    def predict(params, X):
+        check_instances(X, params.w.shape[-1])
+        return _linear_predict(params, X)
+
+    return BatchLearner(fit, predict, check=_check_regression_sample)
 
 
 @jax.jit
@@ -102,7 +107,7 @@ def _linear_predict(params, X):
     return jnp.asarray(X).astype(params.w.dtype) @ params.w
 
 
-@learner_factory("kernel", "lam")
+@learner_factory("kernel", "lam", ranges={"lam": POSITIVE, "batch_size": POSITIVE_INT})
 def kernel_ridge(kernel: Kernel, lam: ArrayLike, *, batch_size: Optional[int] = None) -> BatchLearner:
     r"""Kernel ridge regression in closed form, with UML's scaling (an average loss with a factor 1/2).
 
@@ -132,16 +137,15 @@ def kernel_ridge(kernel: Kernel, lam: ArrayLike, *, batch_size: Optional[int] = 
       UML Exercise 16.3, (16.8)-(16.9), section 16.2 (representer theorem); SPEC 9.6, 10.9.
     """
     kernel = as_tree(kernel)
-    check_positive("lam", lam)
     if batch_size is not None:
         batch_size = check_positive_int("batch_size", batch_size)
 
     def fit(key, X, y):
-        check_kernel(kernel, X)
-        return _kernel_ridge_fit(kernel, jnp.asarray(X), jnp.asarray(y), lam, batch_size)
+        check_kernel(kernel, kernel_example(X))
+        return _kernel_ridge_fit(kernel, *as_float(X, y), lam, batch_size)  # promoted before the kernel
 
     def predict(params, X):
-        return _kernel_scores(kernel, params.support, params.alpha, X, batch_size)
+        return _kernel_scores(kernel, params.support, params.alpha, as_support_dtype(params, X), batch_size)
 
     return BatchLearner(fit, predict, check=_check_regression_sample)
 
@@ -152,7 +156,7 @@ def _kernel_ridge_fit(kernel, X, y, lam, batch_size):
     m = X.shape[0]
     G = gram(kernel, X, batch_size=batch_size).astype(dtype)
     ridge_term = 2 * jnp.asarray(lam).astype(dtype) * m
-    alpha = _solve_pd(G + ridge_term * jnp.eye(m, dtype=dtype), y.astype(dtype))
+    alpha = _solve_pd(G + ridge_term * jnp.eye(m, dtype=dtype), y)
     return KernelRidgeParams(support=X, alpha=alpha)
 
 

@@ -15,10 +15,11 @@ import optax
 from jax.typing import ArrayLike
 
 from jaxlearn.core import (
+    POSITIVE,
+    POSITIVE_INT,
     BatchLearner,
     ScalarOrSchedule,
     as_float,
-    check_positive,
     check_positive_int,
     check_sample,
     learner_factory,
@@ -33,11 +34,15 @@ Loss = Callable[[Array, Array, Array], Array]
 
 class SGDParams(NamedTuple):
     r"""``w``: the output, :math:`\bar w = \frac1T\sum_{t=1}^T w_t` (or :math:`w_{T+1}` when
-    ``average=False``); ``last``: the last iterate :math:`w_{T+1}`; ``num_steps``: :math:`T` (int32)."""
+    ``average=False``); ``last``: the last iterate :math:`w_{T+1}`; ``num_steps``: :math:`T` (int32);
+    ``diverged``: some :math:`w_t` (or the running sum) was not finite; then ``last`` is the last
+    finite iterate :math:`w_k` and ``w`` the mean of :math:`w_1..w_k` (of the terms that kept the sum
+    finite)."""
 
     w: Array
     last: Array
     num_steps: Array
+    diverged: Array = False
 
 
 # --------------------------------------------------------------------------------------------
@@ -45,7 +50,7 @@ class SGDParams(NamedTuple):
 # --------------------------------------------------------------------------------------------
 
 
-@learner_factory("eta", "lam", "projection")
+@learner_factory("eta", "lam", "projection", ranges={"steps": POSITIVE_INT, "eta": POSITIVE, "lam": POSITIVE})
 def sgd(
     loss: Loss,
     *,
@@ -75,6 +80,8 @@ def sgd(
 
     Returns:
       A :class:`~jaxlearn.core.BatchLearner` (``fit -> SGDParams``); ``predict`` is +1 iff ``x @ w > 0``.
+      A non-finite iterate (too large a step size) is never returned: the params keep the last finite
+      one and set ``diverged`` (an eager ``fit`` warns).
 
     Examples:
       >>> import jax, jax.numpy as jnp, jaxlearn
@@ -93,8 +100,6 @@ def sgd(
         raise ValueError(
             "expected `eta` (Algorithm 5, eta_t = eta / sqrt(t)) or `lam` (Algorithm 6, eta_t = 1 / (lam t))"
         )
-    check_positive("eta", eta)
-    check_positive("lam", lam)
     schedule = eta if callable(eta) else None
     eta_value = None if callable(eta) else eta
     structure = dict(
@@ -134,26 +139,52 @@ def _fit(idx, X, y, eta, lam, *, loss, projection, average, optimizer, schedule)
             return eta / jnp.sqrt(t)
         return 1 / (lam * t)  # Algorithm 6
 
-    def book_step(carry, it):
-        w, total = carry
-        i, t = it
-        w_next = project(w - step_size(t) * subgradient(w, i))
-        return (w_next, total + w), None
+    def book_step(state, i, t):
+        (w,) = state
+        return (project(w - step_size(t) * subgradient(w, i)),)
 
-    def optax_step(carry, it):
-        w, total, opt_state = carry
-        i, _ = it
+    def optax_step(state, i, t):
+        w, opt_state = state
         with jax.numpy_dtype_promotion("standard"):  # optax's internals are not strict-promotion clean
             updates, opt_state = optimizer.update(subgradient(w, i), opt_state, w)
-        w_next = project(optax.apply_updates(w, updates))
-        return (w_next, total + w, opt_state), None
+        return project(optax.apply_updates(w, updates)), opt_state
 
+    def step(carry, it):
+        state, total = carry
+        return (advance(state, *it), total + state[0]), None
+
+    advance = book_step if optimizer is None else optax_step
     w1 = project(jnp.zeros(X.shape[1], dtype))
+    start = (w1,) if optimizer is None else (w1, optimizer.init(w1))
     ts = jnp.arange(1, steps + 1, dtype=jnp.int32).astype(dtype)
-    if optimizer is None:
-        (last, total), _ = jax.lax.scan(book_step, (w1, jnp.zeros_like(w1)), (idx, ts))
-    else:
-        carry = (w1, jnp.zeros_like(w1), optimizer.init(w1))
-        (last, total, _), _ = jax.lax.scan(optax_step, carry, (idx, ts))
-    w = total / jnp.asarray(steps, dtype) if average else last
-    return SGDParams(w=w, last=last, num_steps=jnp.asarray(steps, jnp.int32))
+    (state, total), _ = jax.lax.scan(step, (start, jnp.zeros_like(w1)), (idx, ts))
+    # A non-finite iterate makes the sum non-finite for good: checked once, after the loop; only then
+    # are the steps replayed up to the last finite iterate (a while loop: zero trips otherwise).
+    diverged = ~(jnp.isfinite(state[0]).all() & jnp.isfinite(total).all())
+    finite_last, finite_total, count = _replay(advance, start, idx, ts, diverged)
+    last = jnp.where(diverged, finite_last, state[0])
+    finite_mean = finite_total / jnp.maximum(count, 1).astype(dtype)
+    w = jnp.where(diverged, finite_mean, total / jnp.asarray(steps, dtype)) if average else last
+    return SGDParams(w=w, last=last, num_steps=jnp.asarray(steps, jnp.int32), diverged=diverged)
+
+
+def _replay(advance, start, idx, ts, diverged):
+    """The steps again, from ``start``, while ``w_t`` and the sum of ``w_1..w_t`` stay finite: the last
+    finite iterate, that sum and the number of its terms (no step at all unless ``diverged``)."""
+
+    def keep_going(carry):
+        return ~carry[-1]
+
+    def one(carry):
+        t, state, total, _ = carry
+        total_next = total + state[0]
+        new = advance(state, idx[t], ts[t])
+        summed = jnp.isfinite(total_next).all()
+        moved = summed & jnp.isfinite(new[0]).all()
+        state = jax.tree_util.tree_map(lambda a, b: jnp.where(moved, a, b), new, state)
+        total = jnp.where(summed, total_next, total)
+        return t + summed.astype(jnp.int32), state, total, ~moved | (t + 1 >= idx.shape[0])
+
+    init = (jnp.zeros([], jnp.int32), start, jnp.zeros_like(start[0]), ~diverged)
+    count, state, total, _ = jax.lax.while_loop(keep_going, one, init)
+    return state[0], total, count

@@ -17,9 +17,10 @@ import numpy as np
 from jax.typing import ArrayLike
 
 from jaxlearn.core import (
+    POSITIVE,
+    POSITIVE_INT,
     BatchLearner,
     as_float,
-    check_positive,
     check_positive_int,
     check_sample,
     check_variant,
@@ -41,7 +42,7 @@ class SoftSVMParams(NamedTuple):
     b: Array
 
 
-@learner_factory("lam")
+@learner_factory("lam", ranges={"lam": POSITIVE, "steps": POSITIVE_INT})
 def soft_svm(
     lam: ArrayLike, steps: int, *, fit_intercept: bool = False, variant: str = "uml"
 ) -> BatchLearner:
@@ -76,7 +77,6 @@ def soft_svm(
     """
     check_variant(variant)
     steps = check_positive_int("steps", steps)
-    check_positive("lam", lam)
 
     def fit(key, X, y):
         X, y = as_float(X, y)
@@ -136,7 +136,7 @@ class HardSVMParams(NamedTuple):
     num_steps: Array
 
 
-@learner_factory("tol")
+@learner_factory("tol", ranges={"max_steps": POSITIVE_INT, "tol": POSITIVE})
 def hard_svm(*, max_steps: int = 10_000, tol: ArrayLike = 1e-6) -> BatchLearner:
     r"""Homogeneous Hard-SVM by dual coordinate ascent (UML sections 15.1-15.4; SS10 Lemma 8).
 
@@ -167,7 +167,6 @@ def hard_svm(*, max_steps: int = 10_000, tol: ArrayLike = 1e-6) -> BatchLearner:
       UML (15.3), Lemma 15.2, section 15.4 (15.11), Theorem 15.8; SS10 Lemma 8, Corollary 5 (SPEC 9.2-9.3).
     """
     max_steps = check_positive_int("max_steps", max_steps)
-    check_positive("tol", tol)
 
     def fit(key, X, y):
         del key  # deterministic: cyclic sweeps
@@ -250,13 +249,19 @@ def check_separable(params: HardSVMParams) -> None:
 
     Tracers pass silently (inside ``jit``/``vmap`` the flag is the report).
     """
+    _check_separable(params, "`params` of a sample")
+
+
+def _check_separable(params, what: str) -> None:
+    if not isinstance(params, HardSVMParams):
+        raise TypeError(f"expected `params` the HardSVMParams of a hard_svm fit, got {type(params).__name__}")
     if not is_concrete(params.separable):
         return
     separable = np.asarray(params.separable)
     if not separable.all():
         where = "" if separable.ndim == 0 else f" (fits {np.flatnonzero(~separable)[:10].tolist()})"
         raise ValueError(
-            "expected a sample that a homogeneous halfspace separates, but hard_svm found no "
+            f"expected {what} that a homogeneous halfspace separates, but hard_svm found no "
             f"separator{where}: the sample is not linearly separable (or its margin is below the "
             "resolution of max_steps sweeps); use soft_svm, or add a constant feature for a bias"
         )
@@ -273,7 +278,7 @@ def sample_margin(X: ArrayLike, y: ArrayLike, *, max_steps: int = 10_000, tol: A
         the result is 0 for a non-separable sample), and on the input errors of ``hard_svm().fit``.
     """
     params = hard_svm(max_steps=max_steps, tol=tol).fit(None, X, y)
-    check_separable(params)
+    _check_separable(params, "a sample `X`, `y`")
     if is_concrete(params.converged) and not np.asarray(params.converged).all():
         raise ValueError(
             f"hard_svm did not converge within max_steps={max_steps} sweeps (KKT violation above "

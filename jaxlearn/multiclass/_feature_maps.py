@@ -13,13 +13,15 @@ from jax.tree_util import Partial
 from jax.typing import ArrayLike
 
 from jaxlearn.core import (
+    NON_NEGATIVE,
     check_class_labels,
     check_finite,
     check_ndim,
-    check_num_classes,
+    check_width,
     float_dtype,
     is_concrete,
 )
+from jaxlearn.multiclass._common import NUM_CLASSES, as_array
 
 Array = jax.Array
 
@@ -38,24 +40,36 @@ def multivector(x: ArrayLike, y: ArrayLike, num_classes: int) -> Array:
     Args:
       x: one example, shape ``(n,)``.
       y: its label in ``0..num_classes-1`` (an int; traced is fine).
-      num_classes: :math:`k` (static).
+      num_classes: :math:`k \ge 2` (static).
 
     Returns:
-      :math:`\Psi(x, y)`, shape ``(n * num_classes,)``, in ``x``'s dtype.
+      :math:`\Psi(x, y)`, shape ``(n * num_classes,)``, in ``x``'s floating dtype.
 
     Examples:
       >>> import jax.numpy as jnp
       >>> multivector(jnp.array([1.0, 2.0]), 1, 3).tolist()
       [0.0, 0.0, 1.0, 2.0, 0.0, 0.0]
     """
+    NUM_CLASSES.check("num_classes", num_classes)
     x = jnp.asarray(x)
     check_ndim("x", x, 1, "(n,)")
+    y = as_array(y)
+    check_ndim("y", y, 0, "() (one label)")
+    check_finite("x", x)
+    check_class_labels("y", y, int(num_classes))
+    x = x.astype(float_dtype(x))
     onehot = jax.nn.one_hot(y, int(num_classes), dtype=x.dtype)
     return (onehot[:, None] * x[None, :]).reshape(-1)
 
 
 def _tfidf_map(log_idf: Array, x: ArrayLike, y: ArrayLike, num_classes=None) -> Array:
     x = jnp.asarray(x)
+    check_ndim("x", x, 1, "(d,) (a count vector)")
+    check_width("x", x, log_idf.shape[-1])
+    y = as_array(y)
+    check_ndim("y", y, 0, "() (one label)")
+    check_finite("x", x)
+    check_class_labels("y", y, log_idf.shape[0])
     return x.astype(log_idf.dtype) * log_idf[y]
 
 
@@ -92,20 +106,23 @@ def tfidf(
     """
     if df not in _DF_MODES:
         raise ValueError(f"expected `df` in {_DF_MODES}, got {df!r}")
-    k = check_num_classes(num_classes)
+    NUM_CLASSES.check("num_classes", num_classes)
+    NON_NEGATIVE.check("smoothing", smoothing)
+    k = int(num_classes)
+    counts, labels = as_array(counts), as_array(labels)
     check_ndim("counts", counts, 2, "(m, d)")
     check_ndim("labels", labels, 1, "(m,)")
-    if jnp.shape(counts)[0] != jnp.shape(labels)[0]:
+    if np.shape(counts)[0] != np.shape(labels)[0]:
         raise ValueError(
             f"expected `counts` and `labels` with the same number of documents, got "
-            f"{jnp.shape(counts)[0]} and {jnp.shape(labels)[0]}"
+            f"{np.shape(counts)[0]} and {np.shape(labels)[0]}"
         )
+    if np.shape(counts)[0] == 0:
+        raise ValueError("expected a non-empty corpus, got `counts` of shape (0, d)")
     check_finite("counts", counts)
     check_class_labels("labels", labels, k)
     if is_concrete(counts) and np.any(np.asarray(counts) < 0):
         raise ValueError("expected `counts` >= 0 (word counts)")
-    if is_concrete(smoothing) and not float(smoothing) >= 0:
-        raise ValueError(f"expected `smoothing` >= 0, got {smoothing!r}")
     counts = jnp.asarray(counts)
     counts = counts.astype(float_dtype(counts))
     labels = jnp.asarray(labels).astype(jnp.int32)

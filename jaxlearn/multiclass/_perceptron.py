@@ -8,14 +8,8 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from jaxlearn.core import (
-    BatchLearner,
-    check_multiclass_sample,
-    check_num_classes,
-    check_positive_int,
-    learner_factory,
-)
-from jaxlearn.multiclass._common import all_features, argmax_label, as_feature_map, as_sample
+from jaxlearn.core import POSITIVE_INT, BatchLearner, check_multiclass_sample, learner_factory
+from jaxlearn.multiclass._common import NUM_CLASSES, all_features, argmax_label, as_feature_map, as_sample
 from jaxlearn.multiclass._feature_maps import multivector
 from jaxlearn.multiclass._svm import linear_scores
 
@@ -34,7 +28,7 @@ class MulticlassPerceptronParams(NamedTuple):
     converged: Array
 
 
-@learner_factory("feature_map")
+@learner_factory("feature_map", ranges={"num_classes": NUM_CLASSES, "max_epochs": POSITIVE_INT})
 def multiclass_perceptron(
     num_classes: int, *, max_epochs: int = 1000, feature_map=multivector
 ) -> BatchLearner:
@@ -67,8 +61,7 @@ def multiclass_perceptron(
     References:
       UML section 17.8, Exercise 17.2, Theorem 17.5 (:func:`jaxlearn.theory.multiclass_perceptron_bound`).
     """
-    k = check_num_classes(num_classes)
-    max_epochs = check_positive_int("max_epochs", max_epochs)
+    k, max_epochs = int(num_classes), int(max_epochs)
     blocks = feature_map is multivector
     psi = as_feature_map(feature_map)
 

@@ -15,25 +15,19 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlearn.core import (
-    BatchLearner,
-    check_multiclass_sample,
-    check_num_classes,
-    is_concrete,
-    learner_factory,
+from jaxlearn.core import BatchLearner, check_multiclass_sample, is_concrete, learner_factory
+from jaxlearn.multiclass._common import (
+    NUM_CLASSES,
+    argmax_label,
+    as_sample,
+    batch_X,
+    check_binary,
+    check_outputs,
 )
-from jaxlearn.multiclass._common import argmax_label, as_sample
 
 Array = jax.Array
 
 _SUBSAMPLE = ("mask", "cycle")
-
-
-def _check_binary(binary) -> None:
-    if not isinstance(binary, BatchLearner):
-        raise ValueError(
-            f"expected `binary` a BatchLearner (e.g. linear.soft_svm(...)), got {type(binary).__name__}"
-        )
 
 
 def _keys(key, num: int):
@@ -51,7 +45,14 @@ def _binary_outputs(fn, params, X) -> Array:
     return jax.vmap(fn, (0, None), 1)(params, X)
 
 
-@learner_factory("binary")
+def _checked_X(fn, params, X) -> Array:
+    """``X`` (n, d) as floats, refused (naming ``X``) when one binary problem's ``fn`` cannot take it."""
+    X = batch_X(X)
+    check_outputs(fn, jax.tree_util.tree_map(lambda leaf: leaf[0], params), X)
+    return X
+
+
+@learner_factory("binary", ranges={"num_classes": NUM_CLASSES})
 def one_vs_all(binary: BatchLearner, num_classes: int) -> BatchLearner:
     r"""One-versus-All (UML section 17.1; SPEC 11.1).
 
@@ -80,8 +81,8 @@ def one_vs_all(binary: BatchLearner, num_classes: int) -> BatchLearner:
     References:
       UML section 17.1; SPEC 11.1.
     """
-    _check_binary(binary)
-    k = check_num_classes(num_classes)
+    check_binary(binary)
+    k = int(num_classes)
 
     def fit(key, X, y):
         X, y = as_sample(X, y)
@@ -90,7 +91,7 @@ def one_vs_all(binary: BatchLearner, num_classes: int) -> BatchLearner:
 
     def decision_function(params, X):
         fn = binary.predict if binary.decision_function is None else binary.decision_function
-        return _binary_outputs(fn, params, X)
+        return _binary_outputs(fn, params, _checked_X(fn, params, X))
 
     def predict(params, X):
         return argmax_label(decision_function(params, X))
@@ -100,11 +101,13 @@ def one_vs_all(binary: BatchLearner, num_classes: int) -> BatchLearner:
 
 
 def pairs(num_classes: int) -> tuple[np.ndarray, np.ndarray]:
-    """The pairs :math:`i < j` of All-Pairs, in the order of their params: ``np.triu_indices(k, 1)``."""
+    """The pairs :math:`i < j` of All-Pairs, in the order of their params: ``np.triu_indices(k, 1)``
+    (``num_classes`` an int >= 2)."""
+    NUM_CLASSES.check("num_classes", num_classes)
     return np.triu_indices(int(num_classes), 1)
 
 
-@learner_factory("binary")
+@learner_factory("binary", ranges={"num_classes": NUM_CLASSES})
 def all_pairs(binary: BatchLearner, num_classes: int, *, subsample: str = "mask") -> BatchLearner:
     r"""All-Pairs (UML section 17.1; SPEC 11.2).
 
@@ -135,10 +138,10 @@ def all_pairs(binary: BatchLearner, num_classes: int, *, subsample: str = "mask"
     References:
       UML section 17.1; SPEC 11.2.
     """
-    _check_binary(binary)
+    check_binary(binary)
     if subsample not in _SUBSAMPLE:
         raise ValueError(f"expected `subsample` in {_SUBSAMPLE}, got {subsample!r}")
-    k = check_num_classes(num_classes)
+    k = int(num_classes)
     first, second = pairs(k)
     num = first.size
     # votes = h @ A: +h_{i,j} for i, -h_{i,j} for j
@@ -172,6 +175,7 @@ def all_pairs(binary: BatchLearner, num_classes: int, *, subsample: str = "mask"
 
     def decision_function(params, X):
         A = jnp.asarray(signs)
+        X = _checked_X(binary.predict, params, X)
         votes = _binary_outputs(binary.predict, params, X)
         votes = votes @ A.astype(votes.dtype)
         if binary.decision_function is None:

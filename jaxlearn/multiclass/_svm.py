@@ -12,20 +12,34 @@ from typing import NamedTuple, Optional
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.typing import ArrayLike
 
 from jaxlearn.core import (
+    NON_NEGATIVE,
+    POSITIVE,
+    POSITIVE_INT,
     BatchLearner,
+    check_class_labels,
+    check_finite,
     check_multiclass_sample,
-    check_num_classes,
-    check_positive,
-    check_positive_int,
+    check_ndim,
+    float_dtype,
     learner_factory,
     regularized_sgd,
     sample_indices,
 )
 from jaxlearn.losses import check_cost_matrix, zero_one_cost
-from jaxlearn.multiclass._common import all_features, argmax_label, as_feature_map, as_sample
+from jaxlearn.multiclass._common import (
+    NUM_CLASSES,
+    all_features,
+    argmax_label,
+    as_array,
+    as_feature_map,
+    as_sample,
+    batch_X,
+    width_error,
+)
 from jaxlearn.multiclass._feature_maps import multivector
 
 Array = jax.Array
@@ -47,14 +61,35 @@ def loss_augmented_argmax(scores: Array, costs: Array, y: Array) -> Array:
     :math:`\Delta(\cdot, y)`. Ties among :math:`y' \ne y` go to the minimal index; :math:`\hat y = y`
     (a zero sub-gradient) unless some :math:`y' \ne y` makes the term strictly positive, the strict
     margin test of the binary hinge (:func:`jaxlearn.losses.hinge`).
+
+    Args: ``scores`` and ``costs`` of shape ``(k,)`` (finite, ``costs >= 0``), ``y`` a label in ``0..k-1``.
     """
+    scores, costs = jnp.asarray(scores), jnp.asarray(costs)
+    check_ndim("scores", scores, 1, "(k,)")
+    k = scores.shape[0]
+    if k == 0:
+        raise ValueError("expected `scores` of shape (k,) with k >= 1, got (0,)")
+    if np.shape(costs) != (k,):
+        raise ValueError(f"expected `costs` of shape ({k},) (the column Delta(., y)), got {np.shape(costs)}")
+    y = as_array(y)
+    check_ndim("y", y, 0, "() (one label)")
+    check_finite("scores", scores)
+    NON_NEGATIVE.check("costs", costs)
+    check_class_labels("y", y, k)
+    dtype = float_dtype(scores)
+    scores, costs, y = scores.astype(dtype), costs.astype(dtype), jnp.asarray(y).astype(jnp.int32)
     labels = jnp.arange(scores.shape[-1], dtype=jnp.int32)
     terms = jnp.where(labels == y, -jnp.inf, costs + scores - scores[y])
     best = jnp.argmax(terms).astype(jnp.int32)
     return jnp.where(terms[best] > 0, best, y)
 
 
-@learner_factory("lam", "delta", "feature_map")
+@learner_factory(
+    "lam",
+    "delta",
+    "feature_map",
+    ranges={"lam": POSITIVE, "steps": POSITIVE_INT, "num_classes": NUM_CLASSES, "delta": NON_NEGATIVE},
+)
 def multiclass_svm(
     lam: ArrayLike,
     steps: int,
@@ -93,9 +128,7 @@ def multiclass_svm(
     References:
       UML sections 17.2.4-17.2.5, 15.5; Crammer & Singer (2001); SPEC 11.4-11.5, 9.7.
     """
-    steps = check_positive_int("steps", steps)
-    k = check_num_classes(num_classes)
-    check_positive("lam", lam)
+    steps, k = int(steps), int(num_classes)
     if delta is not None:
         check_cost_matrix(delta, k)
     blocks = feature_map is multivector
@@ -123,10 +156,20 @@ def linear_scores(params, X: ArrayLike, psi, num_classes: int, blocks: bool) -> 
     r"""The scores :math:`\langle w, \Psi(x_i, y)\rangle` (+ ``params.b[y]`` where the params carry it),
     shape ``(n, k)``."""
     w = params.w
-    X = jnp.asarray(X).astype(w.dtype)
+    X = batch_X(X).astype(w.dtype)
     if blocks:
+        width = w.shape[-1] // num_classes
+        if X.shape[1] != width:
+            raise width_error(X, width)
         scores = X @ w.reshape(num_classes, -1).T
     else:
+        try:  # the map must take X's rows and give Psi of w's length
+            row = jax.ShapeDtypeStruct(X.shape[1:], X.dtype)
+            d = jax.eval_shape(lambda x: psi(x, 0, num_classes), row).shape
+        except (TypeError, ValueError) as error:
+            raise width_error(X, None, error) from None
+        if d != w.shape:
+            raise width_error(X, None, ValueError(f"Psi(x, y) of shape {d}, the params {w.shape}"))
         scores = jax.vmap(lambda x: all_features(psi, x, num_classes) @ w)(X)
     b = getattr(params, "b", None)
     return scores if b is None else scores + b

@@ -10,6 +10,8 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
+from jaxlearn.core import NON_NEGATIVE, check_finite
+from jaxlearn.nn._inputs import as_numbers, check_callable, check_width, network
 from jaxlearn.nn._mlp import Activation, Params, derivative, identity, sigmoid, softmax
 
 Array = jax.Array
@@ -34,10 +36,10 @@ def backprop(
 
     Args:
       params: ``[(W_0, b_0), ...]`` from :func:`~jaxlearn.nn.mlp_init`; ``W_t`` is :math:`k_{t+1}\times k_t`.
-      x, y: one input, shape ``(k_0,)``, and its target, shape ``(k_T,)``.
+      x, y: one input, shape ``(k_0,)``, and its target, shape ``(k_T,)`` (bool/int/float; finite).
       activation, output: the element-wise :math:`\sigma` of the hidden layers; the output function:
         ``identity`` (as :func:`~jaxlearn.nn.mlp_apply`) or ``activation`` (the book's); ``softmax`` raises.
-      weight_decay: :math:`\lambda` (traced).
+      weight_decay: :math:`\lambda \ge 0` (traced).
 
     Returns:
       A pytree shaped like ``params``: :math:`[(\partial W_0, \partial b_0), \dots]`.
@@ -58,6 +60,15 @@ def backprop(
             "expected an element-wise `output` (identity or an activation): backprop is the book's "
             "algorithm for the squared loss; use jax.grad for softmax cross-entropy"
         )
+    params = network(params)
+    check_callable("activation", activation)
+    check_callable("output", output)
+    NON_NEGATIVE.check("weight_decay", weight_decay)
+    x, y = as_numbers("x", x), as_numbers("y", y)
+    check_width("x", x, params[0][0].shape[1], {1: "(k_0,)"}, "the input width of `params`")
+    check_width("y", y, params[-1][0].shape[0], {1: "(k_T,)"}, "the output width of `params`")
+    check_finite("x", x)
+    check_finite("y", y)
     dtype = params[0][0].dtype
     T = len(params)
     sigma_prime = [derivative(activation)] * (T - 1) + [derivative(output)]

@@ -13,16 +13,23 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn.core import check_labels, check_ndim, is_concrete
+from jaxlearn.core import POSITIVE_INT, Interval, check_labels, check_ndim, is_concrete
+from jaxlearn.nn._inputs import check_dtype, static_int
 from jaxlearn.nn._mlp import Params, mlp_apply, sign
+
+#: The number of bits ``n`` of :func:`boolean_inputs`: the table has ``2**n`` rows (``2**24 * 24`` entries
+#: already take 1.6 GB in float32).
+BITS = Interval(1, 24, lo_closed=True, hi_closed=True, integer=True)
 
 Array = jax.Array
 
 
 def boolean_inputs(n: int, *, dtype=None) -> Array:
     """All of :math:`\\{\\pm1\\}^n`, shape ``(2**n, n)``, in the order of a truth table: row ``i`` has
-    :math:`x_j = +1` iff bit ``n - 1 - j`` of ``i`` is set (``itertools.product((-1, 1), repeat=n)``)."""
-    dtype = jnp.result_type(float) if dtype is None else dtype
+    :math:`x_j = +1` iff bit ``n - 1 - j`` of ``i`` is set (``itertools.product((-1, 1), repeat=n)``).
+    ``n`` in 1..24; ``dtype`` a float or signed int dtype."""
+    n = static_int("n", n, BITS)
+    dtype = check_dtype("dtype", dtype, signed_ints=True)
     bits = (np.arange(2**n)[:, None] >> np.arange(n - 1, -1, -1)[None, :]) & 1
     return jnp.asarray(2 * bits - 1, dtype)
 
@@ -34,23 +41,28 @@ def conjunction_neuron(k: int, *, negated: ArrayLike = None, dtype=None) -> tupl
 
     :math:`s_i = -1` for a negated literal (``negated[i]`` True), else +1. It is +1 iff every literal
     is +1 (the sum is :math:`k` then, at most :math:`k - 2` otherwise). Returns ``(w, b)``: evaluate as
-    ``sign(w @ x + b)``.
+    ``sign(w @ x + b)``. ``k >= 1``; ``negated`` of shape ``(k,)`` with values in {0, 1} (bools).
     """
-    return _literal_neuron(k, negated, 1.0 - k, dtype)
+    return _literal_neuron(k, negated, lambda k: 1.0 - k, dtype)
 
 
 def disjunction_neuron(k: int, *, negated: ArrayLike = None, dtype=None) -> tuple[Array, Array]:
     r"""A sign neuron computing the disjunction of :math:`k` literals (Lemma 20.4):
     :math:`f(x) = \mathrm{sign}(k - 1 + \sum_i s_i x_i)`, which is -1 iff every literal is -1."""
-    return _literal_neuron(k, negated, k - 1.0, dtype)
+    return _literal_neuron(k, negated, lambda k: k - 1.0, dtype)
 
 
 def _literal_neuron(k, negated, bias, dtype):
-    dtype = jnp.result_type(float) if dtype is None else dtype
-    signs = jnp.ones(k, dtype) if negated is None else jnp.where(jnp.asarray(negated), -1, 1).astype(dtype)
-    if signs.shape != (k,):
-        raise ValueError(f"expected `negated` of shape ({k},), got {signs.shape}")
-    return signs, jnp.asarray(bias, dtype)
+    k = static_int("k", k, POSITIVE_INT)
+    dtype = check_dtype("dtype", dtype, signed_ints=True)
+    if negated is None:
+        return jnp.ones(k, dtype), jnp.asarray(bias(k), dtype)
+    negated = np.asarray(negated) if isinstance(negated, (list, tuple)) else negated
+    if jnp.shape(negated) != (k,):
+        raise ValueError(f"expected `negated` of shape ({k},), got {jnp.shape(negated)}")
+    check_labels("negated", negated, (0, 1), "True marks a negated literal")
+    signs = jnp.where(jnp.asarray(negated).astype(bool), -1, 1).astype(dtype)
+    return signs, jnp.asarray(bias(k), dtype)
 
 
 def boolean_network(table: ArrayLike) -> tuple[Params, Callable[[Params, Array], Array]]:
@@ -83,6 +95,9 @@ def boolean_network(table: ArrayLike) -> tuple[Params, Callable[[Params, Array],
     References:
       UML section 20.3, Claim 20.1 and Lemma 20.4; SPEC 17.2.
     """
+    table = np.asarray(table) if isinstance(table, (list, tuple)) else table
+    if not isinstance(table, jax.core.Tracer) and np.asarray(table).dtype.kind not in "biuf":
+        raise TypeError(f"expected `table` of numbers in {{-1, +1}}, got dtype {np.asarray(table).dtype}")
     table = jnp.asarray(table)
     check_ndim("table", table, 1, "(2**n,)")
     size = table.shape[0]

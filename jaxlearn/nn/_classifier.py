@@ -16,14 +16,18 @@ import optax
 from jax.typing import ArrayLike
 
 from jaxlearn.core import (
+    NON_NEGATIVE,
+    POSITIVE,
+    POSITIVE_INT,
     BatchLearner,
-    check_positive,
-    check_positive_int,
+    Interval,
+    at_least,
     check_sample,
     is_concrete,
     learner_factory,
     num_classes_of,
 )
+from jaxlearn.nn._inputs import as_numbers, check_callable, check_key, check_width, static_int
 from jaxlearn.nn._mlp import Activation, identity, mlp_apply, mlp_init, relu
 from jaxlearn.nn._train import example_loss, train_loop
 
@@ -31,6 +35,13 @@ Array = jax.Array
 
 #: The optax optimisers ``mlp_classifier`` builds from a traced learning rate.
 OPTIMIZERS = {"sgd": optax.sgd, "adam": optax.adam}
+#: The number of classes: at least two.
+NUM_CLASSES = at_least(2, integer=True)
+RANGES = {
+    "hidden": POSITIVE_INT, "steps": POSITIVE_INT, "num_classes": NUM_CLASSES, "eta": POSITIVE,
+    "batch_size": POSITIVE_INT, "weight_decay": NON_NEGATIVE, "eval_every": POSITIVE_INT,
+    "validation_fraction": Interval(0.0, 1.0, lo_closed=True),  # [0, 1): some rows must be left to train on
+}  # fmt: skip
 
 
 class MLPParams(NamedTuple):
@@ -40,7 +51,8 @@ class MLPParams(NamedTuple):
       layers: the network ``[(W_0, b_0), ...]`` (``W_t`` of shape :math:`k_{t+1}\times k_t`), the
         iterate with the smallest validation cross-entropy (ties: the earlier).
       best_step: the optimiser step of that iterate (int32; 0 is the random initialisation).
-      diverged: True if training froze at a non-finite loss (a learning rate too large).
+      diverged: True if training froze at a non-finite loss, parameter or validation score (a learning
+        rate too large; see :func:`~jaxlearn.nn.train`); an eager ``fit`` then warns.
     """
 
     layers: list
@@ -48,7 +60,7 @@ class MLPParams(NamedTuple):
     diverged: Array
 
 
-@learner_factory("eta", "weight_decay", aliases={"learning_rate": "eta"})
+@learner_factory("eta", "weight_decay", aliases={"learning_rate": "eta"}, ranges=RANGES)
 def mlp_classifier(
     hidden: Union[int, Sequence[int]],
     *,
@@ -68,12 +80,16 @@ def mlp_classifier(
         \min \frac1m \sum_i -\log \mathrm{softmax}(h(x_i))_{y_i} + \frac\lambda2\|w\|^2
 
     Args:
-      hidden, steps: hidden layer sizes (``128``, ``(64, 64)``); :func:`~jaxlearn.nn.train` steps (static).
-      num_classes: :math:`k`; default ``max(y) + 1`` of a concrete ``y`` (pass it to ``fit`` under ``jit``).
-      eta, optimizer: step size (traced; alias ``learning_rate``); ``"adam"`` or ``"sgd"`` (the book's rule).
-      batch_size, eval_every: examples per step (static); steps between validation scores (``steps // 20``).
+      hidden, steps: hidden layer sizes, ints >= 1 (``128``, ``(64, 64)``); :func:`~jaxlearn.nn.train` steps.
+      num_classes: :math:`k \ge 2`; default ``max(y) + 1`` of a concrete ``y`` (give it to fit under ``jit``).
+      eta, optimizer: step size > 0 (traced; alias ``learning_rate``); ``"adam"`` or ``"sgd"`` (the book's).
+      batch_size, eval_every: examples per step; steps between validation scores (``steps // 20``); ints >= 1.
       weight_decay, activation: :math:`\lambda \ge 0` (traced); :math:`\sigma` of the hidden layers.
-      validation_fraction: the share held out to select the iterate by cross-entropy; ``0``: the training set.
+      validation_fraction: in [0, 1), the share held out to select the iterate by cross-entropy (0: the
+        training set).
+
+    ``hidden``, ``steps``, ``batch_size``, ``eval_every``, ``num_classes`` and ``validation_fraction`` are
+    structural (Python numbers); ``X`` of any bool/int/float dtype is fitted as floats.
 
     Returns:
       A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y) -> MLPParams``; ``predict`` the arg-max class
@@ -91,35 +107,40 @@ def mlp_classifier(
     References:
       UML section 20.6 ("SGD for Neural Networks"); SPEC 17.4.
     """
-    hidden = (hidden,) if isinstance(hidden, int) else tuple(hidden)
-    for h in hidden:
-        check_positive_int("hidden", h)
-    steps = check_positive_int("steps", steps)
-    batch_size = check_positive_int("batch_size", batch_size)
-    eval_every = max(1, steps // 20) if eval_every is None else check_positive_int("eval_every", eval_every)
+    hidden = tuple(static_int("hidden", h) for h in ((hidden,) if np.ndim(hidden) == 0 else hidden))
+    steps, batch_size = static_int("steps", steps), static_int("batch_size", batch_size)
+    eval_every = max(1, steps // 20) if eval_every is None else static_int("eval_every", eval_every)
     if num_classes is not None:
-        num_classes = check_positive_int("num_classes", num_classes)
+        num_classes = static_int("num_classes", num_classes, NUM_CLASSES)
+    if not isinstance(optimizer, str):
+        raise TypeError(f"expected `optimizer` one of {tuple(OPTIMIZERS)}, got {type(optimizer).__name__}")
     if optimizer not in OPTIMIZERS:
         raise ValueError(f"expected `optimizer` in {tuple(OPTIMIZERS)}, got {optimizer!r}")
-    if not 0 <= validation_fraction < 1:
-        raise ValueError(f"expected `validation_fraction` in [0, 1), got {validation_fraction!r}")
-    check_positive("eta", eta)
-    if is_concrete(weight_decay) and np.any(np.asarray(weight_decay) < 0):  # host-side: also under jit
-        raise ValueError(f"expected `weight_decay` >= 0, got {weight_decay!r}")
+    if np.ndim(validation_fraction) != 0 or not isinstance(validation_fraction, (int, float, np.number)):
+        raise TypeError(f"expected `validation_fraction` a number in [0, 1), got {validation_fraction!r}")
+    validation_fraction = float(validation_fraction)
+    check_callable("activation", activation)
     structure = dict(
         hidden=hidden, optimizer=optimizer, activation=activation, steps=steps,
         batch_size=batch_size, eval_every=eval_every, validation_fraction=validation_fraction,
     )  # fmt: skip
 
     def fit(key, X, y):
+        check_key(key)
+        if is_concrete(y) and np.asarray(y).dtype == np.bool_:  # on the host: no jnp before the class count
+            y = np.asarray(y, np.int32)
         k = num_classes_of(y, num_classes)
-        X = jnp.asarray(X)
-        X = X.astype(X.dtype if jnp.issubdtype(X.dtype, jnp.floating) else jnp.result_type(float))
-        return _fit(key, X, jnp.asarray(y).astype(jnp.int32), eta, weight_decay, k=k, **structure)
+        X = as_numbers("X", X)
+        rates = [jnp.asarray(v).astype(X.dtype) for v in (eta, weight_decay)]  # int or float: one program
+        return _fit(key, X, jnp.asarray(y).astype(jnp.int32), *rates, k=k, **structure)
 
     def decision_function(params: MLPParams, X: ArrayLike) -> Array:
         """The ``(m, k)`` logits (their softmax is the class probabilities)."""
-        return _logits(params.layers, jnp.asarray(X), activation=activation)
+        if not isinstance(params, MLPParams):
+            raise TypeError(f"expected `params` the MLPParams of a fit, got {type(params).__name__}")
+        X = as_numbers("X", X)
+        check_width("X", X, params.layers[0][0].shape[-1], {2: "(m, d)"}, "the width of the fitted sample")
+        return _logits(params.layers, X, activation=activation)
 
     def predict(params: MLPParams, X: ArrayLike) -> Array:
         """The arg-max class of the logits (int32; ties to the smaller class index)."""

@@ -11,7 +11,11 @@ from typing import Callable, Optional, Sequence
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.typing import ArrayLike
+
+from jaxlearn.core import POSITIVE, check_class_labels, check_finite
+from jaxlearn.nn._inputs import as_numbers, check_callable, check_dtype, check_key, check_width, network
 
 Array = jax.Array
 Params = list  # [(W_0, b_0), ..., (W_{T-1}, b_{T-1})]
@@ -25,7 +29,7 @@ Activation = Callable[[Array], Array]
 
 def sigmoid(a: ArrayLike) -> Array:
     r"""The book's sigmoid :math:`\sigma(a) = 1/(1 + e^{-a})` (UML section 20.1)."""
-    return jax.nn.sigmoid(a)
+    return jax.nn.sigmoid(as_numbers("a", a))
 
 
 def _sigmoid_derivative(a):
@@ -36,29 +40,32 @@ def _sigmoid_derivative(a):
 
 def tanh(a: ArrayLike) -> Array:
     r""":math:`\tanh(a)`, a sigmoid rescaled to (-1, 1): :math:`\tanh(a) = 2\sigma(2a) - 1`."""
-    return jnp.tanh(a)
+    return jnp.tanh(as_numbers("a", a))
 
 
 def relu(a: ArrayLike) -> Array:
     r""":math:`\max\{0, a\}` (derivative taken as 0 at 0, as ``jax.grad`` does)."""
-    return jax.nn.relu(a)
+    return jax.nn.relu(as_numbers("a", a))
 
 
 def identity(a: ArrayLike) -> Array:
     """The identity output (a network for the squared loss of UML section 20.6)."""
-    return jnp.asarray(a)
+    return as_numbers("a", a)
 
 
 def softmax(a: ArrayLike) -> Array:
     r"""The softmax output :math:`e^{a_i}/\sum_j e^{a_j}` (class probabilities; pairs with the
     cross-entropy). Not element-wise: :func:`backprop` does not take it."""
+    a = as_numbers("a", a)
+    if a.ndim == 0:
+        raise ValueError("expected `a` of shape (..., k) (softmax acts on the last axis), got a scalar")
     return jax.nn.softmax(a)
 
 
 def sign(a: ArrayLike) -> Array:
     r"""The sign activation of UML section 20.1 with values in :math:`\{\pm1\}`: +1 iff :math:`a > 0`
     (``sign(0) = -1``, the library's convention; the constructions of section 20.3 never reach 0)."""
-    a = jnp.asarray(a)
+    a = as_numbers("a", a)
     return jnp.where(a > 0, 1, -1).astype(a.dtype)
 
 
@@ -94,9 +101,9 @@ def mlp_init(
 
     Args:
       key: a PRNG key.
-      layer_sizes: :math:`(k_0, \dots, k_T)`, input width first, output width last (Python ints).
-      scale: the standard deviation of every weight (traced; default :math:`1/\sqrt{k_t}` per layer).
-      dtype: the float dtype (default: JAX's default float).
+      layer_sizes: :math:`(k_0, \dots, k_T)`, input width first, output width last (at least two ints >= 1).
+      scale: the standard deviation :math:`s > 0` of every weight (traced; default :math:`1/\sqrt{k_t}`).
+      dtype: a float dtype (default: JAX's default float).
 
     Returns:
       ``[(W_0, b_0), ..., (W_{T-1}, b_{T-1})]``, ``W_t`` of shape ``(k_{t+1}, k_t)``.
@@ -111,13 +118,17 @@ def mlp_init(
     References:
       UML sections 20.1 and 20.6 ("SGD for Neural Networks": initialise at random, close to 0).
     """
+    check_key(key)
+    expected = "at least two ints >= 1 (input width, ..., output width)"
+    if isinstance(layer_sizes, (str, bytes)) or not isinstance(layer_sizes, (list, tuple, np.ndarray)):
+        raise TypeError(f"expected `layer_sizes` {expected}, got {type(layer_sizes).__name__}")
+    if not all(isinstance(k, (int, np.integer)) and not isinstance(k, bool) for k in layer_sizes):
+        raise TypeError(f"expected `layer_sizes` {expected}, got {tuple(layer_sizes)!r}")
     sizes = [int(k) for k in layer_sizes]
-    if len(sizes) < 2 or min(sizes) < 1 or any(k != s for k, s in zip(sizes, layer_sizes)):
-        raise ValueError(
-            f"expected `layer_sizes` of at least two positive ints (input width, ..., output width), "
-            f"got {tuple(layer_sizes)!r}"
-        )
-    dtype = jnp.result_type(float) if dtype is None else dtype
+    if len(sizes) < 2 or min(sizes) < 1:
+        raise ValueError(f"expected `layer_sizes` {expected}, got {tuple(sizes)!r}")
+    POSITIVE.check("scale", scale)
+    dtype = check_dtype("dtype", dtype)
     params = []
     for k_in, k_out, layer_key in zip(sizes[:-1], sizes[1:], jax.random.split(key, len(sizes) - 1)):
         std = (1 / jnp.sqrt(jnp.asarray(k_in, dtype))) if scale is None else jnp.asarray(scale, dtype)
@@ -141,6 +152,8 @@ def mlp_apply(
         o_T = \mathrm{output}(W_{T-1} o_{T-1} + b_{T-1}).
 
     The book applies :math:`\sigma` at the output too: pass ``output=activation`` for that network.
+    ``x`` of any bool/int/float dtype is computed in the params' float dtype; a width other than
+    :math:`k_0`, and (eagerly) NaN/inf in ``x`` or ``params``, are refused.
     A batch of rows is computed as :math:`O_{t+1} = \sigma(O_t W_t^\top + b_t)`, the same function as
     ``jax.vmap(lambda x: mlp_apply(params, x))(X)`` (``softmax`` acts on the last axis).
 
@@ -151,7 +164,12 @@ def mlp_apply(
       >>> nn.mlp_apply(params, jnp.ones(2)).shape
       (1,)
     """
-    o = jnp.asarray(x)
+    params = network(params)
+    check_callable("activation", activation)
+    check_callable("output", output)
+    o = as_numbers("x", x)
+    check_width("x", o, params[0][0].shape[1], {1: "(k_0,)", 2: "(m, k_0)"}, "the input width of `params`")
+    check_finite("x", o)
     for t, (W, b) in enumerate(params):
         a = o.astype(W.dtype) @ W.T + b  # = W o + b for one example, row-wise for a batch
         o = output(a) if t == len(params) - 1 else activation(a)
@@ -164,12 +182,28 @@ def mlp_apply(
 
 
 def squared_loss(output: ArrayLike, y: ArrayLike) -> Array:
-    r"""The book's :math:`\Delta(h_w(x), y) = \frac12\|h_w(x) - y\|^2` (UML section 20.6)."""
-    diff = jnp.asarray(output) - jnp.asarray(y)
+    r"""The book's :math:`\Delta(h_w(x), y) = \frac12\|h_w(x) - y\|^2` (UML section 20.6); ``output`` and
+    ``y`` of the same shape (no broadcasting), computed in the wider of their float dtypes."""
+    output, y = as_numbers("output", output), as_numbers("y", y)
+    if output.shape != y.shape:
+        raise ValueError(f"expected `output` and `y` of the same shape, got {output.shape} and {y.shape}")
+    check_finite("output", output)
+    check_finite("y", y)
+    dtype = max(output.dtype, y.dtype, key=lambda d: d.itemsize)
+    diff = output.astype(dtype) - y.astype(dtype)
     return 0.5 * jnp.sum(diff * diff)
 
 
 def cross_entropy(logits: ArrayLike, label: ArrayLike) -> Array:
-    r"""The softmax cross-entropy :math:`-\log \mathrm{softmax}(a)_y` of logits ``a`` and an int label."""
-    logits = jnp.asarray(logits)
-    return -jax.nn.log_softmax(logits)[jnp.asarray(label).astype(jnp.int32)]
+    r"""The softmax cross-entropy :math:`-\log \mathrm{softmax}(a)_y` of logits ``a`` of shape ``(k,)`` and
+    one label ``y`` in ``0..k-1`` (int, bool or an integral float)."""
+    logits = as_numbers("logits", logits)
+    if logits.ndim != 1 or logits.shape[0] < 1:
+        raise ValueError(f"expected `logits` of shape (k,), got {logits.shape}")
+    label = jnp.asarray(label)
+    if label.ndim != 0:
+        raise ValueError(f"expected `label` a scalar class index, got shape {label.shape}")
+    label = label.astype(jnp.int32) if label.dtype == jnp.bool_ else label
+    check_finite("logits", logits)
+    check_class_labels("label", label, logits.shape[0])
+    return -jax.nn.log_softmax(logits)[label.astype(jnp.int32)]

@@ -11,11 +11,18 @@ from typing import Callable, NamedTuple, Optional, Union
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 import optax
 from jax.typing import ArrayLike
 
-from jaxlearn.core import check_finite, check_labels, check_ndim, check_positive_int, float_dtype, is_concrete
+from jaxlearn.core import NON_NEGATIVE, warn_if_diverged
+from jaxlearn.nn._inputs import (
+    as_numbers,
+    check_callable,
+    check_key,
+    check_network_sample,
+    network,
+    static_int,
+)
 from jaxlearn.nn._mlp import Activation, Params, cross_entropy, identity, mlp_apply, sigmoid, squared_loss
 
 Array = jax.Array
@@ -37,9 +44,11 @@ class TrainHistory(NamedTuple):
       valid_loss: the mean loss on the validation set.
       valid_error: the mean of ``error`` on the validation set (``None`` without an ``error``).
       nonfinite: True from the first window (the steps since the previous evaluation) in which a
-        minibatch loss or the parameters became non-finite (a diverging learning rate); that window
-        and all later ones are discarded, the parameters stay at the iterate of the evaluation before.
+        minibatch loss, the parameters or the validation score became non-finite (a diverging
+        learning rate); that window and all later ones are discarded, the parameters stay at the
+        iterate of the evaluation before (and so does the recorded validation score).
       best_step: scalar int32, the step of the returned iterate (0: the initial parameters).
+      start_loss: scalar, the validation loss of the initial parameters.
     """
 
     step: Array
@@ -48,11 +57,14 @@ class TrainHistory(NamedTuple):
     valid_error: Optional[Array]
     nonfinite: Array
     best_step: Array
+    start_loss: Array
 
     @property
     def diverged(self) -> Array:
-        """True if the run stopped updating because of a non-finite loss or parameters."""
-        return self.nonfinite[..., -1]
+        """True if the run stopped updating because of a non-finite loss, score or parameters, or if it
+        never beat its starting point and ended with a validation loss over 10x the one it started with."""
+        blew_up = (self.best_step == 0) & (self.valid_loss[..., -1] > 10 * self.start_loss)
+        return self.nonfinite[..., -1] | blew_up
 
 
 @functools.lru_cache(maxsize=None)
@@ -143,13 +155,19 @@ def train(
       X, y: inputs ``(m, k_0)``; targets ``(m, k_T)`` (squared loss) or int labels ``(m,)`` (cross-entropy).
       loss, error: ``"squared"``, ``"cross_entropy"`` or ``f(params, x, y)``; ``"zero_one"``, f or ``None``.
       optimizer: ``optax.sgd(schedule)`` for the book's rule; :math:`v_i` is the mean minibatch loss gradient.
-      steps, batch_size: :math:`\tau` and the examples per step (static).
+      steps, batch_size: :math:`\tau` and the examples per step (static ints >= 1).
       weight_decay, activation: :math:`\lambda \ge 0` (traced); :math:`\sigma` of the hidden layers.
       validation, eval_every: ``(X_valid, y_valid)`` (``None``: training set); score period (``steps // 20``).
 
     Returns:
       ``(best_params, history)``: the iterate of least validation loss or ``error``, :math:`w^{(1)}` included
-      (ties: smaller loss, then earlier; a non-finite run freezes, never NaN) and a :class:`TrainHistory`.
+      (ties: smaller loss, then earlier) and a :class:`TrainHistory`.
+
+    Divergence: a window whose minibatch losses, final parameters or validation score are non-finite is
+    discarded and the run freezes with ``history.diverged`` set (sticky; never a NaN iterate), so ``train``
+    never reports a never-improved run as healthy: one whose every evaluation after the start is non-finite
+    returns :math:`w^{(1)}` with ``diverged=True`` (an eager call warns), and so does a finite run that never
+    beat the start and ends with over 10x the validation loss it began with (a rate too large to learn).
 
     Examples:
       >>> import jax, optax, jaxlearn.nn as nn
@@ -163,10 +181,18 @@ def train(
     References:
       UML section 20.6, "SGD for Neural Networks" (validation selection, weight decay); SPEC 17.4.
     """
-    steps = check_positive_int("steps", steps)
-    batch_size = check_positive_int("batch_size", batch_size)
-    eval_every = max(1, steps // 20) if eval_every is None else check_positive_int("eval_every", eval_every)
-    cross = loss == "cross_entropy"
+    check_key(key)
+    params = network(params)
+    steps, batch_size = static_int("steps", steps), static_int("batch_size", batch_size)
+    eval_every = max(1, steps // 20) if eval_every is None else static_int("eval_every", eval_every)
+    NON_NEGATIVE.check("weight_decay", weight_decay)
+    weight_decay = as_numbers("weight_decay", weight_decay).astype(params[0][0].dtype)  # int: same program
+    if not (hasattr(optimizer, "init") and hasattr(optimizer, "update")):
+        found = type(optimizer).__name__
+        raise TypeError(f"expected `optimizer` an optax GradientTransformation, got {found}")
+    check_callable("activation", activation)
+    if not isinstance(loss, str) and not callable(loss):
+        raise TypeError(f"expected `loss` in {LOSSES} or a callable loss(params, x, y), got {loss!r}")
     loss_fn = example_loss(loss, activation) if isinstance(loss, str) else loss
     if error is None or callable(error):
         error_fn = error
@@ -174,45 +200,26 @@ def train(
         error_fn = zero_one_error(activation)
     else:
         raise ValueError(f"expected `error` 'zero_one', a callable or None, got {error!r}")
-    X, y = check_network_sample(params, X, y, "X", "y", cross)
+    kinds = dict(labels=loss == "cross_entropy" or error == "zero_one", targets=loss == "squared")
+    if kinds["labels"] and kinds["targets"]:
+        raise ValueError("expected `error`='zero_one' with int labels (cross-entropy), got loss='squared'")
+    X, y = check_network_sample(params, X, y, "X", "y", **kinds)
     if validation is None:
         Xv, yv = X, y
     else:
         if not isinstance(validation, (tuple, list)) or len(validation) != 2:
             raise ValueError("expected `validation` a pair (X_valid, y_valid)")
-        Xv, yv = check_network_sample(params, *validation, "validation[0]", "validation[1]", cross)
-    check_finite("params", params)
-    if is_concrete(weight_decay) and np.any(np.asarray(weight_decay) < 0):
-        raise ValueError(f"expected `weight_decay` >= 0, got {weight_decay!r}")
-    return _train(
+        Xv, yv = check_network_sample(params, *validation, "validation[0]", "validation[1]", **kinds)
+    if jnp.shape(yv)[1:] != jnp.shape(y)[1:]:
+        raise ValueError(f"expected `validation[1]` of shape (m', {', '.join(map(str, jnp.shape(y)[1:]))}) "
+                         f"as `y`, got {jnp.shape(yv)}")  # fmt: skip
+    result = _train(
         key, params, X, y, Xv, yv, weight_decay,
         loss=loss_fn, optimizer=optimizer, error=error_fn,
         steps=steps, batch_size=batch_size, eval_every=eval_every,
     )  # fmt: skip
-
-
-def check_network_sample(params, X, y, x_name, y_name, labels_from_output):
-    """Shape checks always, value checks on concrete inputs; returns ``X`` in a floating dtype."""
-    check_ndim(x_name, X, 2, "(m, k_0)")
-    m, width = jnp.shape(X)
-    k0, kT = params[0][0].shape[1], params[-1][0].shape[0]
-    if width != k0:
-        raise ValueError(
-            f"expected `{x_name}` with {k0} features (the input width k_0 of `params`), got {width}; "
-            f"layer sizes {(k0,) + tuple(W.shape[0] for W, _ in params)}"
-        )
-    if jnp.ndim(y) < 1 or jnp.shape(y)[0] != m:
-        raise ValueError(f"expected `{x_name}` and `{y_name}` with the same number of examples, got {m} and "
-                         f"{jnp.shape(y)[0] if jnp.ndim(y) else 'a scalar'}")  # fmt: skip
-    if m == 0:
-        raise ValueError(f"expected a non-empty sample, got `{x_name}` of shape (0, {width})")
-    check_finite(x_name, X)
-    check_finite(y_name, y)
-    if labels_from_output:
-        check_ndim(y_name, y, 1, "(m,) of int labels")
-        check_labels(y_name, y, tuple(range(kT)), f"the network has {kT} outputs (classes 0..{kT - 1})")
-    X = jnp.asarray(X)
-    return X.astype(float_dtype(X)), jnp.asarray(y)
+    warn_if_diverged(result[1], "train")
+    return result
 
 
 def minibatch_indices(key: Array, shape: tuple[int, ...], m: int) -> Array:
@@ -288,23 +295,25 @@ def train_loop(
         return (p, opt_state), value.astype(dtype)
 
     def window(carry, it):
-        p0, state0, frozen, best, best_score, best_step = carry
+        p0, state0, score0, frozen, best, best_score, best_step = carry
         done, batches = it
         (p, opt_state), values = jax.lax.scan(step, (p0, state0), batches)
-        # One check per window: a non-finite loss or parameter discards the whole window, and the
-        # run stays frozen at the last evaluated finite iterate (its later windows are discarded too).
-        frozen = frozen | ~(jnp.all(jnp.isfinite(values)) & _all_finite(p))
-        p, opt_state = _select(frozen, (p0, state0), (p, opt_state))
         score = evaluate(p)
-        improved = better(score, best_score)
+        # One check per window: a non-finite loss, parameter or validation score discards the whole
+        # window, and the run stays frozen at the last evaluated iterate (later windows are discarded).
+        frozen = frozen | ~(jnp.all(jnp.isfinite(values)) & _all_finite((p, score)))
+        p, opt_state, score = _select(frozen, (p0, state0, score0), (p, opt_state, score))
+        improved = better(score, best_score) & ~frozen
         best = _select(improved, p, best)
         best_score = _select(improved, score, best_score)
         best_step = jnp.where(improved, done, best_step)
         record = (done, jnp.mean(values), *score, frozen)
-        return (p, opt_state, frozen, best, best_score, best_step), record
+        return (p, opt_state, score, frozen, best, best_score, best_step), record
 
     start = jnp.asarray(0, jnp.int32)
-    carry = (params, opt.init(params), jnp.asarray(False), params, evaluate(params), start)
+    score = evaluate(params)
+    best_score = jax.tree_util.tree_map(lambda s: jnp.where(jnp.isfinite(s), s, jnp.inf), score)
+    carry = (params, opt.init(params), score, jnp.asarray(False), params, best_score, start)
     ends = jnp.minimum(eval_every * jnp.arange(1, num_evals + 1, dtype=jnp.int32), steps)
     records = []
     if num_full:
@@ -316,5 +325,5 @@ def train_loop(
     done, train_loss, valid_loss, valid_error, nonfinite = jax.tree_util.tree_map(
         lambda *parts: jnp.concatenate(parts), *records
     )
-    history = TrainHistory(done, train_loss, valid_loss, valid_error, nonfinite, best_step=carry[5])
-    return carry[3], history
+    history = TrainHistory(done, train_loss, valid_loss, valid_error, nonfinite, carry[6], score[0])
+    return carry[4], history

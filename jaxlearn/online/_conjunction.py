@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import operator
 from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 
 from jaxlearn.core import (
+    POSITIVE_INT,
     Learner,
     check_boolean_values,
     check_ndim,
@@ -40,15 +40,10 @@ class ConjunctionInfo(NamedTuple):
     inconsistent: Array
 
 
-def _check_n(n: Any) -> int:
-    """The structural ``n`` of a factory: a positive Python or NumPy integer."""
-    try:
-        size = operator.index(n)
-    except TypeError:
-        size = 0
-    if isinstance(n, bool) or size < 1:
-        raise ValueError(f"expected `n` (the number of boolean variables) a positive integer, got {n!r}")
-    return size
+def _bits(x: Any) -> Array:
+    """``x_i > 0`` as booleans (a bool ``x`` as it is: no bool/int comparison under strict promotion)."""
+    x = jnp.asarray(x)
+    return x if x.dtype == jnp.bool_ else x > 0
 
 
 def _check_example(example_x: Any, n: int) -> Array:
@@ -78,7 +73,7 @@ def _boolean_stream_check(n: int, what: str):
     return check
 
 
-@learner_factory()
+@learner_factory(ranges={"n": POSITIVE_INT})
 def conjunction(n: int) -> Learner:
     r"""The elimination algorithm for conjunctions of (possibly negated) literals.
 
@@ -89,7 +84,7 @@ def conjunction(n: int) -> Learner:
     data; a false positive proves it does not and only sets ``Info.inconsistent``.
 
     Args:
-      n: the number of boolean variables (static).
+      n: the number of boolean variables, a positive int (static).
 
     Returns:
       A :class:`~jaxlearn.core.Learner` over {0,1}^n, labels in {0, 1}; ``Info`` is :class:`ConjunctionInfo`.
@@ -106,7 +101,7 @@ def conjunction(n: int) -> Learner:
     References:
       Balcan, 8803 Machine Learning Theory, Lecture 3, section 2.1; SPEC 2.6.
     """
-    n = _check_n(n)
+    n = int(n)
 
     def init(example_x, key=None):
         _check_example(example_x, n)
@@ -114,7 +109,7 @@ def conjunction(n: int) -> Learner:
 
     def truth(x):
         _check_features("x", x, n)
-        x = jnp.asarray(x) > 0
+        x = _bits(x)
         return jnp.concatenate([x, ~x])  # the value of every literal on x
 
     def predict(state, x):

@@ -7,8 +7,8 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from jaxlearn.core import Learner, float_dtype, learner_factory, zero_counter
-from jaxlearn.online._conjunction import _boolean_stream_check, _check_example, _check_features, _check_n
+from jaxlearn.core import POSITIVE_INT, Learner, float_dtype, learner_factory, zero_counter
+from jaxlearn.online._conjunction import _bits, _boolean_stream_check, _check_example, _check_features
 
 Array = jax.Array
 
@@ -33,7 +33,7 @@ class DecisionListInfo(NamedTuple):
 
 def _fires(x: Array) -> Array:
     """Which of the 4n + 2 rules have their antecedent satisfied by ``x`` (bool, shape (4n + 2,))."""
-    x = jnp.asarray(x) > 0
+    x = _bits(x)
     literals = jnp.stack([x, x, ~x, ~x], axis=1).reshape(-1)
     return jnp.concatenate([literals, jnp.ones((2,), bool)])  # T fires on every x
 
@@ -43,7 +43,7 @@ def _consequents(n: int) -> Array:
     return jnp.tile(jnp.array([1, 0], jnp.int32), 2 * n + 1)
 
 
-@learner_factory()
+@learner_factory(ranges={"n": POSITIVE_INT})
 def decision_list(n: int) -> Learner:
     r"""Balcan's decision-list learner: :math:`4n + 2` rules by levels (all 0 at first); a tie predicts 1.
 
@@ -54,7 +54,7 @@ def decision_list(n: int) -> Learner:
     labels the data, at most :math:`(4n + 2)(L + 1)` mistakes (:func:`jaxlearn.theory.decision_list_bound`).
 
     Args:
-      n: the number of boolean variables (static).
+      n: the number of boolean variables, a positive int (static).
 
     Returns:
       A :class:`~jaxlearn.core.Learner` over {0,1}^n, labels {0, 1}; ``State`` is :class:`DecisionListState`.
@@ -71,7 +71,7 @@ def decision_list(n: int) -> Learner:
     References:
       Balcan, 8803 Machine Learning Theory, Lecture 3, section 2.2; SPEC 2.7.
     """
-    n = _check_n(n)
+    n = int(n)
     consequents = _consequents(n)
 
     def init(example_x, key=None):

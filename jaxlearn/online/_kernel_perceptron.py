@@ -8,10 +8,10 @@ import jax
 import jax.numpy as jnp
 
 from jaxlearn.core import (
+    POSITIVE_INT,
     Learner,
     check_binary_stream,
     check_ndim,
-    check_positive_int,
     check_width,
     float_dtype,
     learner_factory,
@@ -42,7 +42,7 @@ class KernelPerceptronInfo(NamedTuple):
     budget_full: Array
 
 
-@learner_factory("kernel")
+@learner_factory("kernel", ranges={"budget": POSITIVE_INT})
 def kernel_perceptron(kernel: Kernel, budget: int) -> Learner:
     r"""The online kernel Perceptron, storing at most ``budget`` mistakes.
 
@@ -71,7 +71,7 @@ def kernel_perceptron(kernel: Kernel, budget: int) -> Learner:
     References:
       SS10 L5 section 7, Algorithm 4 (online form); UML Exercise 16.2; SPEC 4.8.
     """
-    budget = check_positive_int("budget", budget)
+    budget = int(budget)
 
     def init(example_x, key=None):
         x = jnp.asarray(example_x)

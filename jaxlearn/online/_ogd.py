@@ -6,14 +6,19 @@ from typing import Callable, NamedTuple, Optional
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import optax
 
 from jaxlearn.core import (
+    POSITIVE,
+    POSITIVE_INT,
     Learner,
     ScalarOrSchedule,
     as_float,
     check_binary_stream,
+    check_finite,
     check_ndim,
+    check_sample_shapes,
     check_width,
     float_dtype,
     learner_factory,
@@ -26,10 +31,12 @@ Loss = Callable[[Array, Array, Array], Array]
 
 
 class OGDState(NamedTuple):
-    """``w``: the current iterate :math:`w^{(t)}`; ``step``: rounds played (int32)."""
+    """``w``: the current iterate :math:`w^{(t)}`; ``step``: rounds played (int32); ``diverged``: a
+    step produced a non-finite iterate, which was not kept (``w`` is the last finite one; sticky)."""
 
     w: Array
     step: Array
+    diverged: Array
 
 
 class OGDInfo(NamedTuple):
@@ -41,7 +48,7 @@ class OGDInfo(NamedTuple):
     grad_norm: Array
 
 
-@learner_factory("eta", "projection", aliases={"learning_rate": "eta"})
+@learner_factory("eta", "projection", aliases={"learning_rate": "eta"}, ranges={"eta": POSITIVE})
 def online_gradient_descent(
     loss: Loss,
     eta: ScalarOrSchedule,
@@ -54,10 +61,13 @@ def online_gradient_descent(
 
     Regret against every :math:`u \in H`: at most :math:`\|u\|^2/(2\eta) + (\eta/2)\sum_t \|v_t\|^2`
     (:func:`jaxlearn.theory.ogd_pathwise_bound`; :func:`jaxlearn.theory.ogd_regret_bound` for the hinge).
+    A step whose iterate is not finite (too large an :math:`\eta`) is not taken: ``w`` stays the last
+    finite iterate and ``OGDState.diverged`` is set (``core.run`` then warns).
 
     Args:
       loss: ``loss(w, x, y)``, convex in ``w`` (:mod:`jaxlearn.losses`); ``jax.grad`` gives :math:`v_t`.
-      eta: :math:`\eta_t`: a number, array or schedule of the 0-based round (traced); alias ``learning_rate``.
+      eta: :math:`\eta_t > 0`: a number, array or schedule of the 0-based round (traced); alias
+        ``learning_rate``.
       projection: :math:`\Pi`, e.g. :func:`l2_ball` or :func:`box` (radius traced); identity by default.
 
     Returns:
@@ -80,7 +90,8 @@ def online_gradient_descent(
     def init(example_x, key=None):
         x = jnp.asarray(example_x)
         check_ndim("example_x", x, 1, "(d,)")
-        return OGDState(w=project(jnp.zeros(x.shape, float_dtype(x))), step=zero_counter())
+        w = project(jnp.zeros(x.shape, float_dtype(x)))
+        return OGDState(w=w, step=zero_counter(), diverged=jnp.zeros([], bool))
 
     def predict(state, x):
         check_width("x", x, state.w.shape[0])
@@ -93,8 +104,9 @@ def online_gradient_descent(
         value, v = jax.value_and_grad(loss)(state.w, x, y)
         step_size = jnp.asarray(schedule_value(eta, state.step)).astype(state.w.dtype)
         w = project(state.w - step_size * v)
+        finite = jnp.all(jnp.isfinite(w))  # never keep a non-finite iterate: keep the last finite one
         info = OGDInfo(prediction=jnp.vdot(state.w, x), loss=value, grad_norm=jnp.linalg.norm(v))
-        return OGDState(w, state.step + 1), info
+        return OGDState(jnp.where(finite, w, state.w), state.step + 1, state.diverged | ~finite), info
 
     return Learner(init, update, predict, check_binary_stream)
 
@@ -116,14 +128,21 @@ def best_fixed_predictor(
     hindsight: ``regret(trace.loss, vmap(loss, (None, 0, 0))(u, X, y))``. ``eta`` (alias
     ``learning_rate``) should be
     of the order of the comparator's norm divided by the data radius (for the ball of radius ``U``:
-    about ``U / R``).
+    about ``U / R``). ``X`` of shape (m, d) and ``y`` of shape (m,) must be finite.
     """
     eta = eta if learning_rate is None else learning_rate
+    POSITIVE.check("learning_rate" if learning_rate is not None else "eta", eta)
+    POSITIVE_INT.check("steps", steps)
+    X, y = (np.asarray(a) if isinstance(a, list) else a for a in (X, y))
+    check_sample_shapes(X, y)
+    check_finite("X", X)
+    check_finite("y", y)
     X, y = as_float(X, y)
     dtype = X.dtype
     project = (lambda w: w) if projection is None else projection
     total = lambda u: jnp.mean(jax.vmap(loss, (None, 0, 0))(u, X, y))  # noqa: E731
-    optimizer = optax.sgd(lambda k: (eta / jnp.sqrt(k + 1)).astype(dtype))
+    rate = jnp.asarray(eta).astype(dtype)
+    optimizer = optax.sgd(lambda k: rate / jnp.sqrt(jnp.asarray(k + 1).astype(dtype)))
 
     def step(carry, _):
         u, opt_state, best, best_value = carry

@@ -14,6 +14,8 @@ import jax.numpy as jnp
 from jax.typing import ArrayLike
 
 from jaxlearn.core import (
+    POSITIVE,
+    Interval,
     Learner,
     ScalarOrSchedule,
     check_binary_stream,
@@ -67,6 +69,16 @@ def _unit_rows(X: Array) -> Array:
     return X / jnp.where(norms > 0, norms, 1)
 
 
+def _as_weights_dtype(state: PerceptronState, x: ArrayLike) -> Array:
+    """``x`` in the (float) dtype of the weights: a bool/int ``x`` never makes the arithmetic integer."""
+    return jnp.asarray(x).astype(state.w.dtype)
+
+
+def _predict(state: PerceptronState, x: ArrayLike) -> Array:
+    check_width("x", x, state.w.shape[0])
+    return sign_label(jnp.vdot(state.w, _as_weights_dtype(state, x)))
+
+
 def _init_weights(example_x: ArrayLike, key=None) -> PerceptronState:
     x = jnp.asarray(example_x)
     check_ndim("example_x", x, 1, "(d,)")
@@ -90,7 +102,7 @@ def _mistake_driven(
 
     def update(state, x, y):
         check_width("x", x, state.w.shape[0])
-        x = prepare(jnp.asarray(x)[None])
+        x = prepare(_as_weights_dtype(state, x)[None])  # bool/int x: floats first, never the reverse
         y = jnp.asarray(y).astype(x.dtype)
         s = score(state.w, x)[0]
         upd = needs_update(s, y)
@@ -100,7 +112,7 @@ def _mistake_driven(
 
     def run_block(state, xs, ys):
         check_width("xs", xs, state.w.shape[0])
-        X = prepare(xs)
+        X = prepare(_as_weights_dtype(state, xs))
         ys = jnp.asarray(ys).astype(X.dtype)
         idx = jnp.arange(X.shape[0], dtype=jnp.int32)
 
@@ -127,7 +139,7 @@ def _mistake_driven(
 BLOCK_SIZE = 64
 
 
-@learner_factory("eta", aliases={"learning_rate": "eta"})
+@learner_factory("eta", aliases={"learning_rate": "eta"}, ranges={"eta": POSITIVE})
 def perceptron(eta: ScalarOrSchedule = 1.0, *, normalize: bool = False) -> Learner:
     r"""The online Perceptron, updated on every mistake; a zero score predicts -1 and is a mistake.
 
@@ -137,7 +149,8 @@ def perceptron(eta: ScalarOrSchedule = 1.0, *, normalize: bool = False) -> Learn
     :math:`(R/\gamma)^2` mistakes, any :math:`\eta > 0` (:func:`jaxlearn.theory.perceptron_mistake_bound`).
 
     Args:
-      eta: :math:`\eta_t`: a number, array or schedule of the 0-based round (traced); alias ``learning_rate``.
+      eta: :math:`\eta_t > 0`: a number, array or schedule of the 0-based round (traced); alias
+        ``learning_rate``.
       normalize: scale each ``x`` to unit length first (Balcan's version, :math:`M \le 1/\gamma^2`; static).
 
     Returns:
@@ -168,14 +181,14 @@ def perceptron(eta: ScalarOrSchedule = 1.0, *, normalize: bool = False) -> Learn
         make_info=info,
     )
 
-    def predict(state, x):
-        check_width("x", x, state.w.shape[0])
-        return sign_label(jnp.vdot(state.w, jnp.asarray(x)))
-
-    return Learner(_init_weights, update, predict, check_binary_stream, run_block, BLOCK_SIZE)
+    return Learner(_init_weights, update, _predict, check_binary_stream, run_block, BLOCK_SIZE)
 
 
-@learner_factory("gamma")
+#: A margin of unit-length examples: :math:`0 < \gamma \le 1`.
+MARGIN = Interval(0.0, 1.0, hi_closed=True)
+
+
+@learner_factory("gamma", ranges={"gamma": MARGIN})
 def margin_perceptron(gamma: ArrayLike) -> Learner:
     r"""Balcan's margin Perceptron: it updates on mistakes and on correct scores of too small a margin.
 
@@ -186,7 +199,7 @@ def margin_perceptron(gamma: ArrayLike) -> Learner:
     :math:`12/\gamma^2` updates (:func:`jaxlearn.theory.margin_perceptron_bound`).
 
     Args:
-      gamma: the margin the data are assumed to have (traced: vmap over it freely).
+      gamma: the margin :math:`\gamma \in (0, 1]` the data are assumed to have (traced: vmap over it freely).
 
     Returns:
       A :class:`~jaxlearn.core.Learner`, labels in {-1, +1}; ``Info`` is :class:`MarginPerceptronInfo`.
@@ -223,8 +236,4 @@ def margin_perceptron(gamma: ArrayLike) -> Learner:
         make_info=info,
     )
 
-    def predict(state, x):
-        check_width("x", x, state.w.shape[0])
-        return sign_label(jnp.vdot(state.w, jnp.asarray(x)))
-
-    return Learner(_init_weights, update, predict, check_binary_stream, run_block, BLOCK_SIZE)
+    return Learner(_init_weights, update, _predict, check_binary_stream, run_block, BLOCK_SIZE)

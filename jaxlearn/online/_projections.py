@@ -10,24 +10,48 @@ from typing import Callable
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.tree_util import Partial
 from jax.typing import ArrayLike
 from optax import projections
 
+from jaxlearn.core import POSITIVE, Interval, is_concrete
+
 Array = jax.Array
 Projection = Callable[[Array], Array]
+#: A bound of a box: any number, infinite ones included (NaN is refused).
+BOUND = Interval(-np.inf, np.inf, True, True)
 
 
 def l2_ball(radius: ArrayLike) -> Projection:
     r"""Projection onto :math:`\{w : \|w\| \le B\}`: :math:`w \mapsto w \min(1, B/\|w\|)`.
 
-    A ``jax.tree_util.Partial``: the radius is a leaf, so a learner using it sweeps it under ``vmap``.
+    A ``jax.tree_util.Partial``: the radius :math:`B > 0` is a leaf, so a learner using it sweeps it
+    under ``vmap`` (checked when concrete).
     """
+    POSITIVE.check("radius", radius)
     return Partial(_project_l2_ball, radius)
 
 
 def box(lo: ArrayLike, hi: ArrayLike) -> Projection:
-    r"""Projection onto the box :math:`\{w : lo \le w_i \le hi\}`: coordinate-wise clipping."""
+    r"""Projection onto the box :math:`\{w : lo \le w_i \le hi\}`: coordinate-wise clipping.
+
+    ``lo`` and ``hi`` are numbers or per-coordinate arrays (infinite bounds allowed), with
+    :math:`lo \le hi` (checked when concrete).
+    """
+    lo, hi = (np.asarray(b) if isinstance(b, list) else b for b in (lo, hi))
+    BOUND.check("lo", lo)
+    BOUND.check("hi", hi)
+    if is_concrete(lo, hi):
+        low, high = np.asarray(lo, float), np.asarray(hi, float)
+        try:
+            crossed = np.any(low > high)
+        except ValueError:
+            raise ValueError(
+                f"expected `lo` and `hi` of broadcastable shapes, got {low.shape} and {high.shape}"
+            ) from None
+        if crossed:
+            raise ValueError(f"expected `lo` <= `hi`, got lo={lo!r} and hi={hi!r}")
     return Partial(_project_box, lo, hi)
 
 

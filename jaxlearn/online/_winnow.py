@@ -9,7 +9,9 @@ import jax.numpy as jnp
 from jax.typing import ArrayLike
 
 from jaxlearn.core import (
+    POSITIVE,
     Learner,
+    above,
     check_boolean_values,
     check_ndim,
     check_width,
@@ -41,7 +43,7 @@ def _check_boolean_stream(xs, ys):
     check_boolean_values(xs, ys, "Winnow")
 
 
-@learner_factory("eta", "threshold")
+@learner_factory("eta", "threshold", ranges={"eta": above(1.0), "threshold": POSITIVE})
 def winnow(eta: ArrayLike = 2.0, threshold: Optional[ArrayLike] = None) -> Learner:
     r"""Winnow2, the multiplicative Perceptron: :math:`O(k \log n)` mistakes on k-of-n disjunctions.
 
@@ -53,7 +55,7 @@ def winnow(eta: ArrayLike = 2.0, threshold: Optional[ArrayLike] = None) -> Learn
 
     Args:
       eta: the promotion/demotion factor :math:`\eta > 1` (traced).
-      threshold: :math:`\theta` (traced); ``None`` means the number of variables ``n``.
+      threshold: :math:`\theta > 0` (traced); ``None`` means the number of variables ``n``.
 
     Returns:
       A :class:`~jaxlearn.core.Learner` over {0,1}^n, labels in {0, 1}; ``Info`` is :class:`WinnowInfo`.
@@ -81,11 +83,13 @@ def winnow(eta: ArrayLike = 2.0, threshold: Optional[ArrayLike] = None) -> Learn
         theta = n if threshold is None else threshold
         return jnp.log(jnp.asarray(theta).astype(state.log_w.dtype))
 
+    def active(state, x):  # the variables set in x (bool/int x compared as floats)
+        check_width("x", x, state.log_w.shape[0])
+        return jnp.asarray(x).astype(state.log_w.dtype) > 0
+
     # <w, x> >= theta is tested as logsumexp_{i: x_i = 1} log w_i >= log theta: no under/overflow.
     def log_score(state, x):
-        check_width("x", x, state.log_w.shape[0])
-        active = jnp.asarray(x) > 0
-        return jax.nn.logsumexp(jnp.where(active, state.log_w, -jnp.inf))
+        return jax.nn.logsumexp(jnp.where(active(state, x), state.log_w, -jnp.inf))
 
     def predict(state, x):
         return (log_score(state, x) >= log_threshold(state)).astype(jnp.int32)
@@ -94,9 +98,8 @@ def winnow(eta: ArrayLike = 2.0, threshold: Optional[ArrayLike] = None) -> Learn
         y_hat = predict(state, x)
         y = jnp.asarray(y).astype(jnp.int32)
         direction = (y - y_hat).astype(state.log_w.dtype)  # +1 promote, -1 demote, 0 correct
-        active = (jnp.asarray(x) > 0).astype(state.log_w.dtype)
         log_eta = jnp.log(jnp.asarray(eta).astype(state.log_w.dtype))
-        log_w = state.log_w + direction * log_eta * active
+        log_w = state.log_w + direction * log_eta * active(state, x).astype(state.log_w.dtype)
         mistake = y_hat != y
         info = WinnowInfo(prediction=y_hat, loss=mistake.astype(state.log_w.dtype), mistake=mistake)
         return WinnowState(log_w, state.step + 1), info

@@ -17,15 +17,31 @@ broadcast), or, as every ranking measure does, ``(y_pred, y_true)`` (then thresh
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple, Optional
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn.core import PLUS_MINUS_HINT, check_finite, check_labels
+from jaxlearn.core import (
+    NON_NEGATIVE,
+    PLUS_MINUS_HINT,
+    POSITIVE,
+    Interval,
+    at_least,
+    check_finite,
+    check_labels,
+)
+from jaxlearn.ranking._losses import static_count
 
 Array = jax.Array
+
+#: Any finite real (the threshold ``theta``).
+REAL = Interval(-math.inf)
+#: ``k`` of the at-``k`` measures: an int >= 0 (at most the number of items ``r``).
+K_ITEMS = at_least(0, integer=True)
 
 
 class Counts(NamedTuple):
@@ -38,11 +54,14 @@ class Counts(NamedTuple):
 
 
 def _check_pair(y_pred, y_true) -> None:
-    if y_pred.shape != y_true.shape or y_pred.ndim == 0:
+    """Shapes (also on tracers); finite scores and labels in {-1, +1} when concrete."""
+    if y_pred.shape != y_true.shape or y_pred.ndim == 0 or y_pred.shape[-1] == 0:
         raise ValueError(
-            "expected `y_pred` and `y_true` of the same shape (..., r), "
+            "expected `y_pred` and `y_true` of the same shape (..., r) with r >= 1 items, "
             f"got {y_pred.shape} and {y_true.shape}"
         )
+    check_finite("y_pred", y_pred)
+    check_labels("y_true", y_true, (-1, 1), PLUS_MINUS_HINT)
 
 
 def _float_dtype(*arrays):
@@ -55,8 +74,14 @@ def confusion_counts(y_pred: ArrayLike, y_true: ArrayLike, *, theta: ArrayLike =
     :math:`y \in \{\pm1\}^r` (UML (17.11)), over the last axis; :math:`y'_i = \theta` counts as positive."""
     y_pred, y_true = jnp.asarray(y_pred), jnp.asarray(y_true)
     _check_pair(y_pred, y_true)
-    check_finite("y_pred", y_pred)
-    check_labels("y_true", y_true, (-1, 1), PLUS_MINUS_HINT)
+    REAL.check("theta", theta)
+    try:
+        jnp.broadcast_shapes(np.shape(theta), y_pred.shape)
+    except ValueError:
+        raise ValueError(
+            f"expected `theta` a number or an array broadcasting to {y_pred.shape}, "
+            f"got shape {np.shape(theta)}"
+        ) from None
     dtype = _float_dtype(y_pred, y_true)
     predicted = y_pred.astype(dtype) >= jnp.asarray(theta, dtype)
     return _counts(predicted, y_true > 0, dtype)
@@ -75,24 +100,30 @@ def top_k_counts(y_pred: ArrayLike, y_true: ArrayLike, k: int) -> Counts:
     """Counts when the ``k`` highest scores are predicted positive (ties: the smaller index first)."""
     y_pred, y_true = jnp.asarray(y_pred), jnp.asarray(y_true)
     _check_pair(y_pred, y_true)
-    r = y_pred.shape[-1]
-    if not 0 <= int(k) <= r:
-        raise ValueError(f"expected `k` in 0..{r} (the number of items), got {k}")
-    check_finite("y_pred", y_pred)
-    check_labels("y_true", y_true, (-1, 1), PLUS_MINUS_HINT)
+    k = static_count("k", k, 0, y_pred.shape[-1])
     rank = jnp.argsort(jnp.argsort(-y_pred, axis=-1, stable=True), axis=-1, stable=True)  # 0 = highest
-    return _counts(rank < int(k), y_true > 0, _float_dtype(y_pred, y_true))
+    return _counts(rank < k, y_true > 0, _float_dtype(y_pred, y_true))
 
 
 def _unpack(args, theta) -> Counts:
     if len(args) == 2:
         return confusion_counts(*args, theta=theta)
-    if len(args) in (1, 4):
-        values = [jnp.asarray(x) for x in (args[0] if len(args) == 1 else args)]
+    one = len(args) == 1 and isinstance(args[0], (tuple, list)) and len(args[0]) == 4
+    if one or len(args) == 4:
+        values = [jnp.asarray(x) for x in (args[0] if one else args)]
+        for name, value in zip("abcd", values):
+            NON_NEGATIVE.check(name, value)  # counts: finite, >= 0
+        try:
+            jnp.broadcast_shapes(*(v.shape for v in values))
+        except ValueError:
+            raise ValueError(
+                f"expected `counts` (a, b, c, d) of broadcasting shapes, got {[v.shape for v in values]}"
+            ) from None
         dtype = _float_dtype(*values)
         return Counts(*(x.astype(dtype) for x in values))
     raise ValueError(
-        f"expected the counts (a, b, c, d), a Counts tuple, or (y_pred, y_true), got {len(args)} arguments"
+        "expected `counts`: the four counts (a, b, c, d), a Counts tuple, or (y_pred, y_true), got "
+        f"{len(args)} arguments"
     )
 
 
@@ -102,16 +133,31 @@ def _ratio(num, den):
     return jnp.where(den > 0, num / jnp.where(den > 0, den, jnp.ones_like(den)), jnp.ones_like(num))
 
 
+def _precision(a, b, c, d):
+    return _ratio(a, a + b)
+
+
+def _recall(a, b, c, d):
+    return _ratio(a, a + c)
+
+
+def _f_beta(a, b, c, d, beta=1.0):
+    beta2 = jnp.asarray(beta, a.dtype) ** 2
+    return _ratio((1 + beta2) * a, (1 + beta2) * a + b + beta2 * c)
+
+
+def _balanced_accuracy(a, b, c, d):
+    return (_ratio(a, a + c) + _ratio(d, d + b)) / 2
+
+
 def precision(*counts, theta: ArrayLike = 0.0) -> Array:
     r"""Precision :math:`a / (a + b)` (1 when nothing is predicted positive)."""
-    a, b, c, d = _unpack(counts, theta)
-    return _ratio(a, a + b)
+    return _precision(*_unpack(counts, theta))
 
 
 def recall(*counts, theta: ArrayLike = 0.0) -> Array:
     r"""Recall (sensitivity) :math:`a / (a + c)` (1 when there is no positive)."""
-    a, b, c, d = _unpack(counts, theta)
-    return _ratio(a, a + c)
+    return _recall(*_unpack(counts, theta))
 
 
 def specificity(*counts, theta: ArrayLike = 0.0) -> Array:
@@ -123,26 +169,24 @@ def specificity(*counts, theta: ArrayLike = 0.0) -> Array:
 def f_beta(*counts, beta: ArrayLike = 1.0, theta: ArrayLike = 0.0) -> Array:
     r""":math:`F_\beta = \frac{(1 + \beta^2)a}{(1 + \beta^2)a + b + \beta^2 c}`
     :math:`= (1 + \beta^2)/(1/\text{Precision} + \beta^2/\text{Recall})` (UML section 17.5); ``beta`` may be
-    traced. :math:`F_1 = 2a/(2a + b + c)`, the harmonic mean of precision and recall."""
-    a, b, c, d = _unpack(counts, theta)
-    beta2 = jnp.asarray(beta, a.dtype) ** 2
-    return _ratio((1 + beta2) * a, (1 + beta2) * a + b + beta2 * c)
+    traced; :math:`\beta > 0`. :math:`F_1 = 2a/(2a + b + c)`, the harmonic mean of precision and recall."""
+    POSITIVE.check("beta", beta)
+    return _f_beta(*_unpack(counts, theta), beta)
 
 
 def balanced_accuracy(*counts, theta: ArrayLike = 0.0) -> Array:
     r"""Averaged sensitivity and specificity :math:`\frac12(a/(a + c) + d/(d + b))` (UML section 17.5)."""
-    a, b, c, d = _unpack(counts, theta)
-    return (_ratio(a, a + c) + _ratio(d, d + b)) / 2
+    return _balanced_accuracy(*_unpack(counts, theta))
 
 
 def precision_at_k(y_pred: ArrayLike, y_true: ArrayLike, k: int) -> Array:
     """Precision of the ``k`` highest-scored items (the threshold with :math:`a + b = k`)."""
-    return precision(top_k_counts(y_pred, y_true, k))
+    return _precision(*top_k_counts(y_pred, y_true, k))
 
 
 def recall_at_k(y_pred: ArrayLike, y_true: ArrayLike, k: int) -> Array:
     """Recall of the ``k`` highest-scored items (the threshold with :math:`a + b = k`)."""
-    return recall(top_k_counts(y_pred, y_true, k))
+    return _recall(*top_k_counts(y_pred, y_true, k))
 
 
 # --------------------------------------------------------------------------------------------
@@ -154,16 +198,19 @@ MEASURES = ("balanced_accuracy", "f1", "f_beta", "precision_at_k", "recall_at_k"
 
 def measure_loss(measure: str, counts: Counts, *, beta: ArrayLike = 1.0) -> Array:
     r""":math:`\Delta(a, b, c, d) = 1 - \text{measure}` for one of :data:`MEASURES` (broadcasts)."""
+    counts = [jnp.asarray(x) for x in counts]
+    dtype = _float_dtype(*counts)
+    counts = Counts(*(x.astype(dtype) for x in counts))
     if measure == "balanced_accuracy":
-        value = balanced_accuracy(counts)
+        value = _balanced_accuracy(*counts)
     elif measure == "f1":
-        value = f_beta(counts)
+        value = _f_beta(*counts)
     elif measure == "f_beta":
-        value = f_beta(counts, beta=beta)
+        value = _f_beta(*counts, beta)
     elif measure == "precision_at_k":
-        value = precision(counts)
+        value = _precision(*counts)
     elif measure == "recall_at_k":
-        value = recall(counts)
+        value = _recall(*counts)
     else:
         raise ValueError(f"expected `measure` in {MEASURES}, got {measure!r}")
     return 1 - value
@@ -173,8 +220,10 @@ def check_measure(measure: str, k: Optional[int]) -> None:
     """Raise ``ValueError`` on an unknown measure, or a missing ``k`` for the at-``k`` measures."""
     if measure not in MEASURES:
         raise ValueError(f"expected `measure` in {MEASURES}, got {measure!r}")
-    if measure.endswith("_at_k") and (k is None or int(k) < 0):
-        raise ValueError(f"expected `k` >= 0 for measure={measure!r}, got {k!r}")
+    if measure.endswith("_at_k"):
+        if k is None:
+            raise ValueError(f"expected `k` an integer >= 0 for measure={measure!r}, got None")
+        K_ITEMS.check("k", k)
 
 
 def feasible(measure: str, a: Array, b: Array, k: Optional[int]) -> Array:
@@ -184,7 +233,7 @@ def feasible(measure: str, a: Array, b: Array, k: Optional[int]) -> Array:
         return a + b >= k
     if measure == "recall_at_k":
         return a + b <= k
-    return jnp.ones(jnp.broadcast_shapes(jnp.shape(a), jnp.shape(b)), bool)
+    return jnp.ones(jnp.broadcast_shapes(np.shape(a), np.shape(b)), bool)
 
 
 def bipartite_loss_augmented(
@@ -212,8 +261,8 @@ def bipartite_loss_augmented(
       y_pred: scores :math:`y'_i = \langle w, x_i\rangle`, shape ``(r,)``.
       y_true: labels in {-1, +1}, shape ``(r,)``.
       measure: one of :data:`MEASURES` (static).
-      k: for the at-``k`` measures (static).
-      beta: for ``"f_beta"`` (may be traced).
+      k: for the at-``k`` measures, an int in ``0..r`` (static).
+      beta: :math:`\beta > 0` for ``"f_beta"`` (may be traced).
       return_value: also return the maximum :math:`\bar\alpha`.
 
     Returns:
@@ -221,9 +270,15 @@ def bipartite_loss_augmented(
     """
     check_measure(measure, k)
     y_pred, y_true = jnp.asarray(y_pred), jnp.asarray(y_true)
+    _check_pair(y_pred, y_true)
+    if y_pred.ndim != 1:
+        raise ValueError(f"expected `y_pred` of shape (r,) (one query; vmap for more), got {y_pred.shape}")
+    r = y_pred.shape[-1]
+    if measure.endswith("_at_k"):
+        k = static_count("k", k, 0, r)
+    POSITIVE.check("beta", beta)
     dtype = _float_dtype(y_pred, y_true)
     mu = y_pred.astype(dtype)
-    r = mu.shape[-1]
     positive = y_true > 0
     P = jnp.sum(positive).astype(jnp.int32)
     N = r - P

@@ -6,6 +6,9 @@ axis; leading axes are batch axes). Ranks follow the book: :math:`\pi(y)_i` is t
 :math:`y_i` when :math:`y` is sorted in **ascending** order, so the top-ranked item has position
 :math:`r`. Ties are broken by a stable sort: of two equal values the one with the smaller index gets
 the smaller position.
+
+Every function checks shapes (also under ``jit``/``vmap``: ``r >= 1`` items, ``y_pred`` and ``y_true`` of
+one shape) and, on concrete inputs, that the values are finite (NaN has no rank) and in range.
 """
 
 from __future__ import annotations
@@ -17,16 +20,24 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn.core import check_finite, is_concrete
+from jaxlearn.core import POSITIVE_INT, Interval, check_finite, is_concrete
 
 Array = jax.Array
 
 
+def static_count(name: str, value, lo: int, hi: int) -> int:
+    """``value`` as a Python int in ``lo..hi`` (a number of items: structural, so never traced)."""
+    if value is not None and not is_concrete(value):
+        raise TypeError(f"expected `{name}` a Python int (it fixes shapes, so it cannot be traced)")
+    Interval(lo, hi, True, True, integer=True).check(name, value)
+    return int(value)
+
+
 def _pair(y_pred: ArrayLike, y_true: ArrayLike) -> tuple[Array, Array]:
     y_pred, y_true = jnp.asarray(y_pred), jnp.asarray(y_true)
-    if y_pred.shape != y_true.shape or y_pred.ndim == 0:
+    if y_pred.shape != y_true.shape or y_pred.ndim == 0 or y_pred.shape[-1] == 0:
         raise ValueError(
-            "expected `y_pred` and `y_true` of the same shape (..., r), "
+            "expected `y_pred` and `y_true` of the same shape (..., r) with r >= 1 items, "
             f"got {y_pred.shape} and {y_true.shape}"
         )
     check_finite("y_pred", y_pred)
@@ -45,6 +56,9 @@ def permutation(y: ArrayLike) -> Array:
       [4, 3, 5, 1, 2]
     """
     y = jnp.asarray(y)
+    if y.ndim == 0 or y.shape[-1] == 0:
+        raise ValueError(f"expected `y` of shape (..., r) with r >= 1 items, got {y.shape}")
+    check_finite("y", y)
     return (jnp.argsort(jnp.argsort(y, axis=-1, stable=True), axis=-1, stable=True) + 1).astype(jnp.int32)
 
 
@@ -76,10 +90,14 @@ def kendall_tau_loss(y_pred: ArrayLike, y_true: ArrayLike) -> Array:
 
 def discount(r: int, k: Optional[int] = None, *, dtype=None) -> Array:
     r"""The NDCG discount :math:`D(i) = 1/\log_2(r - i + 2)` for the top ``k`` positions
-    :math:`i \in \{r-k+1, \ldots, r\}`, 0 below (UML section 17.4), for :math:`i = 1..r`; ``k=None``: all."""
-    k = r if k is None else int(k)
-    if not 1 <= k <= r:
-        raise ValueError(f"expected `k` in 1..{r} (the number of items), got {k}")
+    :math:`i \in \{r-k+1, \ldots, r\}`, 0 below (UML section 17.4), for :math:`i = 1..r`; ``k=None``: all.
+
+    ``r >= 1`` and ``k`` in ``1..r`` are Python ints; ``dtype`` a floating dtype (default: JAX's float)."""
+    POSITIVE_INT.check("r", r)
+    r = int(r)
+    k = r if k is None else static_count("k", k, 1, r)
+    if dtype is not None and not jnp.issubdtype(dtype, jnp.floating):
+        raise TypeError(f"expected `dtype` a floating dtype, got {dtype!r}")
     i = np.arange(1, r + 1)
     d = np.where(i >= r - k + 1, 1.0 / np.log2(r - i + 2.0), 0.0)
     return jnp.asarray(d, dtype or jnp.result_type(float))
@@ -156,6 +174,7 @@ def ndcg_cost_matrix(y_pred: ArrayLike, y_true: ArrayLike, *, k: Optional[int] =
     r"""The assignment costs :math:`A_{i,j} = j\alpha_i + D(j)\beta_i`, :math:`\alpha_i = -y'_i`,
     :math:`\beta_i = y_i/G(y, y)` (:math:`\beta = 0` when :math:`G(y, y) = 0`) of UML (17.9)."""
     y_pred, y_true = _pair(y_pred, y_true)
+    _check_relevance(y_true)
     r = y_pred.shape[-1]
     D = discount(r, k, dtype=y_pred.dtype)
     best = _gain(permutation(y_true), y_true, D)
@@ -197,6 +216,17 @@ def ndcg_surrogate_value(
 ) -> Array:
     r""":math:`\Delta(v, y) + \sum_i (v_i - \pi(y)_i) y'_i` for a permutation ``v`` (positions 1..r)."""
     y_pred, y_true = _pair(y_pred, y_true)
+    _check_relevance(y_true)
+    if np.shape(v) != y_pred.shape:
+        raise ValueError(f"expected `v` of shape {y_pred.shape} (a permutation of 1..r), got {np.shape(v)}")
+    if is_concrete(v):
+        r = y_pred.shape[-1]
+        if not np.array_equal(
+            np.sort(np.asarray(v), axis=-1), np.broadcast_to(np.arange(1, r + 1), np.shape(v))
+        ):
+            raise ValueError(
+                f"expected `v` a permutation of the positions 1..{r}, got {np.asarray(v).tolist()}"
+            )
     v = jnp.asarray(v).astype(jnp.int32)
     D = discount(y_pred.shape[-1], k, dtype=y_pred.dtype)
     pi = permutation(y_true)
@@ -204,4 +234,3 @@ def ndcg_surrogate_value(
     safe = jnp.where(best > 0, best, jnp.ones_like(best))
     loss = jnp.where(best > 0, 1 - _gain(v, y_true, D) / safe, jnp.zeros_like(best))
     return loss + jnp.sum((v - pi).astype(y_pred.dtype) * y_pred, axis=-1)
-

@@ -18,18 +18,18 @@ from jax.typing import ArrayLike
 
 from jaxlearn.core import (
     PLUS_MINUS_HINT,
+    POSITIVE,
+    POSITIVE_INT,
     BatchLearner,
     as_float,
     check_finite,
     check_labels,
-    check_positive,
-    check_positive_int,
     is_concrete,
     learner_factory,
     regularized_sgd,
     sample_indices,
 )
-from jaxlearn.ranking._bipartite import bipartite_loss_augmented, check_measure, predict_signs
+from jaxlearn.ranking._bipartite import K_ITEMS, bipartite_loss_augmented, check_measure, predict_signs
 from jaxlearn.ranking._losses import discount, ndcg_loss_augmented, permutation
 
 Array = jax.Array
@@ -45,7 +45,7 @@ class RankingSVMParams(NamedTuple):
 
 def check_queries(X, Y, *, labels: Optional[tuple] = None, nonnegative: bool = False) -> None:
     """Input checks of the query learners: ``X`` (m, r, d), ``Y`` (m, r); values when concrete."""
-    shape, y_shape = jnp.shape(X), jnp.shape(Y)
+    shape, y_shape = np.shape(X), np.shape(Y)
     if len(shape) != 3:
         raise ValueError(f"expected `X` of shape (m, r, d) (m queries of r items), got {shape}")
     if shape[0] == 0 or shape[1] == 0:
@@ -62,12 +62,13 @@ def check_queries(X, Y, *, labels: Optional[tuple] = None, nonnegative: bool = F
 
 def _scores(params, X):
     X = jnp.asarray(X)
-    if X.ndim != 3:
-        raise ValueError(f"expected `X` of shape (m, r, d), got {X.shape}")
+    d = params.w.shape[-1]
+    if X.ndim != 3 or X.shape[2] != d:
+        raise ValueError(f"expected `X` of shape (m, r, {d}) (the d of the params' `w`), got {X.shape}")
     return X.astype(params.w.dtype) @ params.w
 
 
-@learner_factory("lam")
+@learner_factory("lam", ranges={"lam": POSITIVE, "steps": POSITIVE_INT, "k": POSITIVE_INT})
 def ranking_svm(
     lam: ArrayLike, steps: int, *, loss: str = "kendall", k: Optional[int] = None
 ) -> BatchLearner:
@@ -101,13 +102,12 @@ def ranking_svm(
     """
     if loss not in _LOSSES:
         raise ValueError(f"expected `loss` in {_LOSSES}, got {loss!r}")
-    steps = check_positive_int("steps", steps)
-    check_positive("lam", lam)
+    steps = int(steps)
 
     def check(X, Y):
         check_queries(X, Y, nonnegative=loss == "ndcg")
         if loss == "ndcg":
-            discount(jnp.shape(X)[1], k)  # validates k
+            discount(np.shape(X)[1], k)  # validates k
 
     def fit(key, X, Y):
         X, Y = as_float(X, Y)
@@ -117,7 +117,9 @@ def ranking_svm(
     return BatchLearner(fit, _scores, _scores, check)
 
 
-@learner_factory("lam", "beta")
+@learner_factory(
+    "lam", "beta", ranges={"lam": POSITIVE, "steps": POSITIVE_INT, "k": K_ITEMS, "beta": POSITIVE}
+)
 def bipartite_svm(
     measure: str, lam: ArrayLike, steps: int, *, k: Optional[int] = None, beta: ArrayLike = 1.0
 ) -> BatchLearner:
@@ -133,8 +135,8 @@ def bipartite_svm(
       measure: ``"balanced_accuracy"``, ``"f1"``, ``"f_beta"``, ``"precision_at_k"`` or ``"recall_at_k"``.
       lam: :math:`\lambda > 0` (traced).
       steps: SGD rounds (static).
-      k: for the at-``k`` measures (static).
-      beta: :math:`\beta` of ``"f_beta"`` (traced).
+      k: for the at-``k`` measures, an int in ``0..r`` (static).
+      beta: :math:`\beta > 0` of ``"f_beta"`` (traced).
 
     Returns:
       A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, Y) -> RankingSVMParams`` with ``Y`` in
@@ -152,9 +154,12 @@ def bipartite_svm(
       UML section 17.5, (17.11)-(17.14) and "Solving Equation (17.14)"; SPEC 14.
     """
     check_measure(measure, k)
-    steps = check_positive_int("steps", steps)
-    check_positive("lam", lam)
-    k = None if k is None else int(k)
+    steps, k = int(steps), None if k is None else int(k)
+
+    def check(X, Y):
+        check_queries(X, Y, labels=(-1, 1))
+        if measure.endswith("_at_k") and k > np.shape(X)[1]:
+            raise ValueError(f"expected `k` at most the r = {np.shape(X)[1]} items of a query, got {k}")
 
     def fit(key, X, Y):
         X, Y = as_float(X, Y)
@@ -164,7 +169,7 @@ def bipartite_svm(
     def predict(params, X):
         return predict_signs(_scores(params, X), measure, k=k)
 
-    return BatchLearner(fit, predict, _scores, functools.partial(check_queries, labels=(-1, 1)))
+    return BatchLearner(fit, predict, _scores, check)
 
 
 def _subgradient(kind, k, w, x, y, beta):

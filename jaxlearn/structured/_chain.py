@@ -22,6 +22,9 @@ the length-:math:`\ell` word of the book: :math:`\Psi` sums over its :math:`\ell
 :math:`\ell-1` bigrams and divides by :math:`\ell`; the dynamic program carries its scores unchanged
 through the padding, and decoded labels are ``-1`` there (``-1`` is also accepted, and ignored, as a
 padding label in ``y``).
+
+Every function checks shapes (also under ``jit``/``vmap``) and, on concrete inputs, that ``x`` and ``w``
+are finite, labels are integers in ``0..q-1`` and masks are prefixes; a bad input is a ``ValueError``.
 """
 
 from __future__ import annotations
@@ -30,7 +33,10 @@ from typing import Optional
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.typing import ArrayLike
+
+from jaxlearn.core import POSITIVE_INT, check_finite, float_dtype, is_concrete
 
 Array = jax.Array
 
@@ -45,6 +51,8 @@ def feature_size(n_pixels: int, num_labels: int) -> int:
 
 def split_weights(w: ArrayLike, n_pixels: int, num_labels: int) -> tuple[Array, Array]:
     """``w`` as :math:`(W_1, W_2)` of shapes ``(n, q)`` and ``(q, q)`` (``W2[i, j]``: ``i`` follows ``j``)."""
+    POSITIVE_INT.check("n_pixels", n_pixels)
+    POSITIVE_INT.check("num_labels", num_labels)
     w = jnp.asarray(w)
     size = feature_size(n_pixels, num_labels)
     if w.shape != (size,):
@@ -52,27 +60,69 @@ def split_weights(w: ArrayLike, n_pixels: int, num_labels: int) -> tuple[Array, 
             f"expected `w` of shape ({size},) = n_pixels*q + q*q for n_pixels={n_pixels}, "
             f"num_labels={num_labels}, got {w.shape}"
         )
+    check_finite("w", w)
     cut = n_pixels * num_labels
     return w[:cut].reshape(n_pixels, num_labels), w[cut:].reshape(num_labels, num_labels)
 
 
-def _check_word(x, y, mask) -> tuple[Array, Array]:
-    """Shape checks (trace time); returns ``x`` as an array and the mask as a float 0/1 vector."""
+def _check_mask(name: str, mask) -> None:
+    """Concrete ``mask`` rows: 0/1 values, a prefix of ``True`` with at least one ``True``."""
+    if not is_concrete(mask):
+        return
+    mk = np.asarray(mask)
+    if mk.dtype != np.bool_ and not np.isin(mk, (0, 1)).all():
+        raise ValueError(f"expected `{name}` of booleans (or 0/1), found {np.unique(mk)[:5].tolist()}")
+    mk = mk.astype(bool)
+    if not mk[..., 0].all() or (mk[..., 1:] & ~mk[..., :-1]).any():
+        raise ValueError(
+            f"expected `{name}` rows that are prefixes with at least one True (a word's letters first, "
+            "then the padding)"
+        )
+
+
+def _check_labels(y, valid, num_labels: int) -> None:
+    """Concrete ``y``: integer labels in ``0..q-1`` on the word's letters (``-1`` allowed on padding)."""
+    if not is_concrete(y, valid):
+        return
+    values = np.asarray(y)
+    if values.dtype == np.bool_:
+        values = values.astype(np.int32)  # {False, True} are the labels {0, 1}
+    if not np.issubdtype(values.dtype, np.number):
+        raise ValueError(f"expected `y` with integer labels in 0..{num_labels - 1}, got dtype {values.dtype}")
+    with np.errstate(invalid="ignore"):
+        found = values[np.asarray(valid)]
+        bad = found[~np.isfinite(found) | (found < 0) | (found > num_labels - 1) | (found != np.round(found))]
+    if bad.size:
+        raise ValueError(
+            f"expected `y` with labels in 0..{num_labels - 1} (num_labels={num_labels}), found "
+            f"{np.unique(bad)[:5].tolist()}" + ("; pass `mask` to mark padding" if (bad == PAD).any() else "")
+        )
+
+
+def _check_word(x, y, mask, num_labels=None) -> tuple[Array, Array]:
+    """Shapes (also at trace time), values when concrete: ``x`` finite, ``y`` labels in ``0..q-1``,
+    ``mask`` a prefix. Returns ``x`` as a float array and the mask as booleans."""
+    if num_labels is not None:
+        POSITIVE_INT.check("num_labels", num_labels)
     x = jnp.asarray(x)
-    if x.ndim != 2:
-        raise ValueError(f"expected `x` of shape (n_pixels, r), got {x.shape}")
+    if x.ndim != 2 or 0 in x.shape:
+        raise ValueError(f"expected `x` of shape (n_pixels, r), both >= 1, got {x.shape}")
     r = x.shape[1]
-    if y is not None and jnp.shape(y) != (r,):
-        raise ValueError(f"expected `y` of shape ({r},) (one label per column of `x`), got {jnp.shape(y)}")
-    if mask is None:
-        return x, jnp.ones(r, bool)
-    if jnp.shape(mask) != (r,):
-        raise ValueError(f"expected `mask` of shape ({r},), got {jnp.shape(mask)}")
-    return x, jnp.asarray(mask).astype(bool)
+    if y is not None and np.shape(y) != (r,):
+        raise ValueError(f"expected `y` of shape ({r},) (one label per column of `x`), got {np.shape(y)}")
+    if mask is not None and np.shape(mask) != (r,):
+        raise ValueError(f"expected `mask` of shape ({r},), got {np.shape(mask)}")
+    check_finite("x", x)
+    if mask is not None:
+        _check_mask("mask", mask)
+    valid = jnp.ones(r, bool) if mask is None else jnp.asarray(mask).astype(bool)
+    if y is not None and num_labels is not None:
+        _check_labels(y, valid, int(num_labels))
+    return x.astype(float_dtype(x)), valid
 
 
-def _float(x: Array):
-    return x.dtype if jnp.issubdtype(x.dtype, jnp.floating) else jnp.result_type(float)
+def _as_labels(y) -> Array:
+    return jnp.asarray(y).astype(jnp.int32)
 
 
 def chain_features(x: ArrayLike, y: ArrayLike, num_labels: int, *, mask: Optional[ArrayLike] = None) -> Array:
@@ -103,10 +153,11 @@ def chain_features(x: ArrayLike, y: ArrayLike, num_labels: int, *, mask: Optiona
     References:
       UML section 17.3 (OCR example); SPEC 12.1.
     """
-    x, valid = _check_word(x, y, mask)
-    dtype = _float(x)
-    x = x.astype(dtype)
-    onehot = jax.nn.one_hot(jnp.where(valid, y, PAD), num_labels, dtype=dtype)  # (r, q); PAD -> zeros
+    x, valid = _check_word(x, y, mask, num_labels)
+    dtype = x.dtype
+    onehot = jax.nn.one_hot(
+        jnp.where(valid, _as_labels(y), PAD), num_labels, dtype=dtype
+    )  # (r, q); PAD -> zeros
     length = jnp.maximum(jnp.sum(valid), 1).astype(dtype)
     emission = x @ onehot  # (n, q): sum_t x[i, t] 1[y_t = j]
     transition = onehot[1:].T @ onehot[:-1]  # (q, q): [i, j] counts "i follows j"
@@ -118,11 +169,11 @@ def sequence_score(
 ) -> Array:
     r""":math:`\langle w, \Psi(x, y)\rangle = \frac1r(\sum_t e[y_t, t] + \sum_{t\ge2}W_2[y_t, y_{t-1}])`,
     the score decomposed over positions (SPEC 12.1), without building :math:`\Psi`."""
-    x, valid = _check_word(x, y, mask)
-    dtype = _float(x)
+    x, valid = _check_word(x, y, mask, num_labels)
+    dtype = x.dtype
     W1, W2 = split_weights(jnp.asarray(w).astype(dtype), x.shape[0], num_labels)
-    y = jnp.clip(jnp.asarray(y), 0, num_labels - 1)
-    emissions = (W1.T @ x.astype(dtype))[y, jnp.arange(x.shape[1])]
+    y = jnp.clip(_as_labels(y), 0, num_labels - 1)
+    emissions = (W1.T @ x)[y, jnp.arange(x.shape[1])]
     transitions = W2[y[1:], y[:-1]]
     v = valid.astype(dtype)
     total = jnp.sum(emissions * v) + jnp.sum(transitions * v[1:])
@@ -134,12 +185,41 @@ def hamming_loss(
 ) -> Array:
     r"""The normalised Hamming loss :math:`\Delta(y', y) = \frac1r\sum_{t=1}^r 1[y'_t \ne y_t]` (SPEC 12.1).
 
-    Over the last axis; with ``mask``, over the masked-in positions (``r`` the word's length).
+    Over the last axis (``r >= 1``; leading axes are batch axes and broadcast); with ``mask`` (booleans,
+    prefixes with at least one ``True``, broadcasting to the labels), over the masked-in positions
+    (``r`` the word's length). ``dtype``: the floating dtype of the result.
     """
     y_pred, y_true = jnp.asarray(y_pred), jnp.asarray(y_true)
+    try:
+        shape = jnp.broadcast_shapes(y_pred.shape, y_true.shape)
+    except ValueError:
+        shape = None
+    r = y_true.shape[-1] if y_true.ndim else 0
+    if shape is None or not (y_pred.ndim and r) or y_pred.shape[-1] != r:
+        raise ValueError(
+            f"expected `y_pred` and `y_true` of shapes (..., r) with the same r >= 1 (leading axes "
+            f"broadcast), got {y_pred.shape} and {y_true.shape}"
+        )
+    if dtype is not None and not jnp.issubdtype(dtype, jnp.floating):
+        raise TypeError(f"expected `dtype` a floating dtype, got {dtype!r}")
+    check_finite("y_pred", y_pred)
+    check_finite("y_true", y_true)
     dtype = dtype or jnp.result_type(float)
-    valid = jnp.ones(y_true.shape, bool) if mask is None else jnp.asarray(mask).astype(bool)
-    wrong = ((y_pred.astype(y_true.dtype) != y_true) & valid).astype(dtype)
+    if mask is None:
+        valid = jnp.ones(shape, bool)
+    else:
+        mask_shape = np.shape(mask)
+        try:
+            fits = bool(mask_shape) and jnp.broadcast_shapes(mask_shape, shape) == shape
+        except ValueError:
+            fits = False
+        if not fits:
+            raise ValueError(f"expected `mask` of a shape broadcasting to {shape}, got {mask_shape}")
+        _check_mask("mask", mask)
+        valid = jnp.asarray(mask).astype(bool)
+    floats = [a.dtype for a in (y_pred, y_true) if jnp.issubdtype(a.dtype, jnp.floating)]
+    common = floats[0] if floats else jnp.int32  # labels compared as floats when one is (0.5 is not 0)
+    wrong = ((y_pred.astype(common) != y_true.astype(common)) & valid).astype(dtype)
     return jnp.sum(wrong, axis=-1) / jnp.maximum(jnp.sum(valid.astype(dtype), axis=-1), 1)
 
 
@@ -206,11 +286,11 @@ def viterbi(
     References:
       UML section 17.3, (17.4)-(17.5); SPEC 12.2.
     """
-    x, valid = _check_word(x, None, mask)
-    dtype = _float(x)
+    x, valid = _check_word(x, None, mask, num_labels)
+    dtype = x.dtype
     W1, W2 = split_weights(jnp.asarray(w).astype(dtype), x.shape[0], num_labels)
     bonus = jnp.zeros((num_labels, x.shape[1]), dtype)
-    labels, best = _dynamic_program(W1, W2, x.astype(dtype), bonus, valid)
+    labels, best = _dynamic_program(W1, W2, x, bonus, valid)
     if not return_value:
         return labels
     return labels, best / jnp.maximum(jnp.sum(valid), 1).astype(dtype)
@@ -246,12 +326,12 @@ def loss_augmented_viterbi(
     References:
       UML section 17.3 and Exercise 17.3; SPEC 12.3.
     """
-    x, valid = _check_word(x, y, mask)
-    dtype = _float(x)
+    x, valid = _check_word(x, y, mask, num_labels)
+    dtype = x.dtype
     W1, W2 = split_weights(jnp.asarray(w).astype(dtype), x.shape[0], num_labels)
     labels = jnp.arange(num_labels, dtype=jnp.int32)[:, None]
-    bonus = ((labels != jnp.asarray(y).astype(jnp.int32)[None, :]) & valid[None, :]).astype(dtype)
-    y_hat, best = _dynamic_program(W1, W2, x.astype(dtype), bonus, valid)
+    bonus = ((labels != _as_labels(y)[None, :]) & valid[None, :]).astype(dtype)
+    y_hat, best = _dynamic_program(W1, W2, x, bonus, valid)
     if not return_value:
         return y_hat
     return y_hat, best / jnp.maximum(jnp.sum(valid), 1).astype(dtype)

@@ -17,10 +17,10 @@ import numpy as np
 from jax.typing import ArrayLike
 
 from jaxlearn.core import (
+    POSITIVE,
+    POSITIVE_INT,
     BatchLearner,
     check_finite,
-    check_positive,
-    check_positive_int,
     float_dtype,
     is_concrete,
     learner_factory,
@@ -39,7 +39,11 @@ class StructuredSVMParams(NamedTuple):
     w: Array
 
 
-@learner_factory("lam", aliases={"num_labels": "num_classes"})
+@learner_factory(
+    "lam",
+    aliases={"num_labels": "num_classes"},
+    ranges={"lam": POSITIVE, "steps": POSITIVE_INT, "num_classes": POSITIVE_INT},
+)
 def structured_svm(lam: ArrayLike, steps: int, num_classes: int, *, transitions: bool = True) -> BatchLearner:
     r"""Structured-output SVM for letter sequences by SGD (UML sections 15.5, 17.2.5, 17.3).
 
@@ -70,9 +74,7 @@ def structured_svm(lam: ArrayLike, steps: int, num_classes: int, *, transitions:
     References:
       UML sections 15.5, 17.2.5, 17.3 and Exercise 17.3; SPEC 9.7, 11.5, 12.
     """
-    steps = check_positive_int("steps", steps)
-    q = check_positive_int("num_classes", num_classes)
-    check_positive("lam", lam)
+    steps, q = int(steps), int(num_classes)
 
     # fit takes a mask, which BatchLearner.check (X, y) cannot see: fit checks its inputs itself
     def fit(key, X, Y, mask=None):
@@ -81,11 +83,11 @@ def structured_svm(lam: ArrayLike, steps: int, num_classes: int, *, transitions:
         return _fit(idx, X, Y, mask, lam, num_labels=q, transitions=transitions)
 
     def predict(params, X, mask=None):
-        X, _, mask = check_sequences(X, None, q, mask)
+        X, _, mask = check_sequences(X, None, q, mask, w=params.w)
         return _decode(params.w, X, mask, num_labels=q)[0]
 
     def decision_function(params, X, mask=None):
-        X, _, mask = check_sequences(X, None, q, mask)
+        X, _, mask = check_sequences(X, None, q, mask, w=params.w)
         return _decode(params.w, X, mask, num_labels=q)[1]
 
     return BatchLearner(fit, predict, decision_function)
@@ -99,11 +101,12 @@ def _ragged(name: str, value) -> Optional[list]:
     return shapes if len(set(shapes)) > 1 else None
 
 
-def check_sequences(X, Y, num_labels: int, mask):
+def check_sequences(X, Y, num_labels: int, mask, w=None):
     """The input checks of the sequence learners; returns ``(X, Y, mask)`` as arrays (mask bool).
 
-    ``X`` of shape (m, n_pixels, r), ``Y`` of shape (m, r) in ``0..q-1`` (``-1`` allowed on padding),
-    ``mask`` (m, r) prefix masks. Value checks run only on concrete inputs.
+    ``X`` of shape (m, n_pixels, r) (``n_pixels`` the one of the weights ``w`` when given), ``Y`` of
+    shape (m, r) in ``0..q-1`` (``-1`` allowed on padding), ``mask`` (m, r) prefix masks. Value checks
+    run only on concrete inputs.
     """
     for name, value in (("X", X), ("Y", Y)):
         shapes = _ragged(name, value)
@@ -116,16 +119,21 @@ def check_sequences(X, Y, num_labels: int, mask):
     X = jnp.asarray(X)
     if X.ndim != 3:
         raise ValueError(f"expected `X` of shape (m, n_pixels, r), got {X.shape}")
-    m, _, r = X.shape
+    m, n_pixels, r = X.shape
     if m == 0 or r == 0:
         raise ValueError(f"expected a non-empty sample of non-empty words, got `X` of shape {X.shape}")
+    if w is not None and np.shape(w)[-1] != feature_size(n_pixels, num_labels):
+        expected = (np.shape(w)[-1] - num_labels * num_labels) // num_labels
+        raise ValueError(
+            f"expected `X` of shape (m, {expected}, r) (the n_pixels of the params' `w`), got {X.shape}"
+        )
     X = X.astype(float_dtype(X))
     check_finite("X", X)
     if mask is None:
         mask = jnp.ones((m, r), bool)
     else:
-        if jnp.shape(mask) != (m, r):
-            raise ValueError(f"expected `mask` of shape ({m}, {r}), got {jnp.shape(mask)}")
+        if np.shape(mask) != (m, r):
+            raise ValueError(f"expected `mask` of shape ({m}, {r}), got {np.shape(mask)}")
         mask = jnp.asarray(mask).astype(bool)
         if is_concrete(mask):
             mk = np.asarray(mask)

@@ -2,18 +2,40 @@
 
 from __future__ import annotations
 
+import math
 from typing import Optional
 
 import jax.numpy as jnp
+import numpy as np
 
-from jaxlearn.core import check_class_labels, check_positive_int, check_sample, float_dtype, num_classes_of
+from jaxlearn.core import (
+    POSITIVE_INT,
+    Interval,
+    at_least,
+    check_class_labels,
+    check_finite,
+    check_ndim,
+    check_sample,
+    check_width,
+    float_dtype,
+    num_classes_of,
+)
+from jaxlearn.trees._params import DecisionTreeParams, num_features
+
+#: The depth D of a tree: 2^(D+1) - 1 nodes, so at most 24 (a complete tree of 33 million nodes).
+DEPTH = Interval(0, 24, True, True, integer=True)
+#: The ranges of the numeric arguments shared by ``decision_tree`` and ``random_forest``.
+TREE_RANGES = {
+    "max_depth": DEPTH,
+    "min_samples_leaf": POSITIVE_INT,
+    "max_bins": at_least(2, integer=True),
+    "num_classes": at_least(2, integer=True),
+}
 
 
 def tree_sample_check(num_classes: Optional[int]):
     """The ``check(X, y)`` of a tree learner: ``X`` (m, d) and ``y`` (m,), finite; with ``num_classes``
     given, labels in ``0..num_classes-1`` (else :func:`classes_of` checks them in ``fit``)."""
-    if num_classes is not None:
-        num_classes = check_positive_int("num_classes", num_classes)
 
     def check(X, y):
         check_sample(X, y, labels=None)
@@ -25,7 +47,7 @@ def tree_sample_check(num_classes: Optional[int]):
 
 def classes_of(y, num_classes: Optional[int]) -> int:
     """``num_classes``, or the number read off concrete labels (which it checks), ``max(y) + 1`` (>= 2)."""
-    return num_classes if num_classes is not None else num_classes_of(y)
+    return int(num_classes) if num_classes is not None else num_classes_of(y)
 
 
 def as_tree_sample(X, y):
@@ -37,3 +59,51 @@ def as_tree_sample(X, y):
 def labels_as_int(y):
     """Class labels as int32 (they may arrive as floats holding integers)."""
     return jnp.asarray(y).astype(jnp.int32)
+
+
+def as_int(value) -> Optional[int]:
+    """A structural argument already checked by its range, as a Python int (``None`` kept)."""
+    return None if value is None else int(value)
+
+
+def check_query(params, X, name: str = "X"):
+    """``X`` of shape (n, d) for the training width ``d`` of ``params`` (shapes also under a trace),
+    finite when concrete; returned as an array of the params' float dtype."""
+    check_tree(params)
+    X = np.asarray(X) if isinstance(X, list) else X
+    check_ndim(name, X, 2, "(n, d)")
+    check_width(name, X, num_features(params))
+    check_finite(name, X)
+    return jnp.asarray(X).astype(params.threshold.dtype)
+
+
+def check_tree(params, what: type = DecisionTreeParams) -> None:
+    """A ``TypeError`` unless ``params`` are the params of a tree (or a forest: ``what``)."""
+    if not isinstance(params, what):
+        raise TypeError(f"expected `params` a {what.__name__} (from `fit`), got {type(params).__name__}")
+
+
+def feature_count(max_features, d: int) -> int:
+    """The per-node feature subset size of a forest (``max_features`` checked here)."""
+    if max_features is None:
+        return d
+    if isinstance(max_features, str):
+        if max_features == "sqrt":
+            return max(1, int(math.isqrt(d)))
+        if max_features == "log2":
+            return max(1, int(math.log2(d))) if d > 1 else 1
+    elif isinstance(max_features, (int, np.integer)) and not isinstance(max_features, (bool, np.bool_)):
+        if max_features >= 1:
+            return min(int(max_features), d)
+    elif isinstance(max_features, (float, np.floating)):
+        if 0 < max_features <= 1:
+            return max(1, int(max_features * d))
+    else:
+        raise TypeError(
+            f"expected `max_features` one of 'sqrt', 'log2', None, an int or a float, got {max_features!r} "
+            f"of type {type(max_features).__name__}"
+        )
+    raise ValueError(
+        f"expected `max_features` in {{'sqrt', 'log2', None}}, an int in [1, inf) or a float in (0, 1], "
+        f"got {max_features!r}"
+    )

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn.core import float_dtype
+from jaxlearn.core import check_finite, check_range, float_dtype
 
 Array = jax.Array
 
@@ -14,8 +15,24 @@ CRITERIA = ("gini", "entropy", "train_error")
 
 
 def check_criterion(criterion) -> None:
+    if not isinstance(criterion, str):
+        raise TypeError(f"expected `criterion` in {CRITERIA}, got {type(criterion).__name__} {criterion!r}")
     if criterion not in CRITERIA:
         raise ValueError(f"expected `criterion` in {CRITERIA}, got {criterion!r}")
+
+
+def _as_counts(name: str, counts):
+    """Class counts (last axis) as floats: an array of >= 1 dimension, finite and >= 0 when concrete."""
+    counts = np.asarray(counts) if isinstance(counts, (list, tuple)) else counts
+    dtype = counts.dtype if hasattr(counts, "dtype") else np.asarray(counts).dtype
+    if not (np.issubdtype(dtype, np.number) or dtype == np.bool_):
+        raise TypeError(f"expected `{name}` numeric class counts, got dtype {dtype}")
+    if len(jnp.shape(counts)) < 1:
+        raise ValueError(f"expected `{name}` class counts of shape (..., k), got shape {jnp.shape(counts)}")
+    check_finite(name, counts)
+    check_range(name, counts, 0, np.inf)
+    counts = jnp.asarray(counts)
+    return counts.astype(float_dtype(counts))
 
 
 def impurity(counts: ArrayLike, criterion: str = "gini") -> Array:
@@ -31,8 +48,7 @@ def impurity(counts: ArrayLike, criterion: str = "gini") -> Array:
       (0.375, 0.25)
     """
     check_criterion(criterion)
-    counts = jnp.asarray(counts)
-    counts = counts.astype(float_dtype(counts))
+    counts = _as_counts("counts", counts)
     total = jnp.sum(counts, axis=-1)
     p = counts / jnp.where(total > 0, total, 1)[..., None]
     if criterion == "train_error":
@@ -54,8 +70,19 @@ def gain(left_counts: ArrayLike, right_counts: ArrayLike, criterion: str = "gini
       >>> float(gain([2, 0], [0, 2]))  # a perfect split of a balanced node: all of its Gini impurity
       0.5
     """
-    left, right = jnp.asarray(left_counts), jnp.asarray(right_counts)
-    dtype = float_dtype(left)
+    check_criterion(criterion)
+    left, right = _as_counts("left_counts", left_counts), _as_counts("right_counts", right_counts)
+    try:
+        np.broadcast_shapes(left.shape, right.shape)
+        same = left.shape[-1] == right.shape[-1]
+    except ValueError:
+        same = False
+    if not same:
+        raise ValueError(
+            f"expected `left_counts` and `right_counts` over the same classes, got shapes {left.shape} "
+            f"and {right.shape}"
+        )
+    dtype = jnp.promote_types(left.dtype, right.dtype)
     left, right = left.astype(dtype), right.astype(dtype)
     n_left, n_right = jnp.sum(left, -1), jnp.sum(right, -1)
     n = n_left + n_right

@@ -4,7 +4,6 @@ r"""Random forests: trees grown on bootstrap samples with random feature subsets
 from __future__ import annotations
 
 import functools
-import math
 from typing import NamedTuple, Optional, Union
 
 import jax
@@ -12,25 +11,44 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn.core import BatchLearner, check_positive_int, learner_factory
-from jaxlearn.trees._common import as_tree_sample, classes_of, tree_sample_check
+from jaxlearn.core import POSITIVE_INT, BatchLearner, learner_factory
+from jaxlearn.trees._common import (
+    TREE_RANGES,
+    as_int,
+    as_tree_sample,
+    check_query,
+    check_tree,
+    classes_of,
+    feature_count,
+    tree_sample_check,
+)
 from jaxlearn.trees._criteria import check_criterion
 from jaxlearn.trees._features import bin_features, presort
 from jaxlearn.trees._histogram import grow_binned
 from jaxlearn.trees._params import DecisionTreeParams
 from jaxlearn.trees._sweep import grow
-from jaxlearn.trees._tree import check_bins, check_depth, predict
+from jaxlearn.trees._tree import predict
 
 Array = jax.Array
 
 
 class RandomForestParams(NamedTuple):
-    """``trees``: the :class:`~jaxlearn.trees.DecisionTreeParams` of every tree, stacked on a leading axis."""
+    """``trees``: the :class:`~jaxlearn.trees.DecisionTreeParams` of every tree, stacked on a leading axis.
+
+    ``feature_importances`` (a property, (d,)): the trees' mean decrease in impurity, averaged over
+    the trees and normalised to sum 1 (scikit-learn's ``feature_importances_``).
+    """
 
     trees: DecisionTreeParams
 
+    @property
+    def feature_importances(self) -> Array:
+        mean = jnp.mean(self.trees.feature_importances, axis=0)
+        total = jnp.sum(mean)
+        return mean / jnp.where(total > 0, total, 1)
 
-@learner_factory()
+
+@learner_factory(ranges={**TREE_RANGES, "num_trees": POSITIVE_INT})
 def random_forest(
     num_trees: int,
     max_depth: int,
@@ -50,7 +68,8 @@ def random_forest(
     .. math:: h(x) = \arg\max_c\ \big|\{t : h_{\theta_t}(x) = c\}\big| \quad \text{(ties: smallest } c).
 
     Args:
-      num_trees, max_depth: the number of trees and the depth of every tree (structural).
+      num_trees, max_depth: the number of trees (>= 1) and the depth of every tree, in [0, 24]
+        (structural).
       max_features: per-node subset size: ``"sqrt"``, ``"log2"``, an int, a fraction of :math:`d`, ``None``.
       bootstrap: grow each tree on a bootstrap sample (else on :math:`S`).
       criterion, min_samples_leaf, num_classes: as for :func:`~jaxlearn.trees.decision_tree`.
@@ -58,7 +77,7 @@ def random_forest(
 
     Returns:
       A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y) -> RandomForestParams``,
-      ``predict(params, X)`` the int32 majority vote.
+      ``predict(params, X)`` the int32 majority vote, for ``X`` of the training width.
 
     Examples:
       >>> import jax, jax.numpy as jnp
@@ -84,17 +103,17 @@ def random_forest(
     # of its trees' labels (scikit-learn's `RandomForestClassifier` averages the trees' class
     # probabilities instead). With `bootstrap=False` and `max_features=None` every tree is the single
     # tree `decision_tree(max_depth, max_bins=max_bins)` (tested, binned and exact).
-    num_trees = check_positive_int("num_trees", num_trees)
-    max_depth = check_depth(max_depth)
+    num_trees, max_depth = as_int(num_trees), as_int(max_depth)
+    min_samples_leaf, max_bins = as_int(min_samples_leaf), as_int(max_bins)
     check_criterion(criterion)
-    min_samples_leaf = check_positive_int("min_samples_leaf", min_samples_leaf)
-    max_bins = check_bins(max_bins)
-    _feature_count(max_features, 1)  # validates the option
+    feature_count(max_features, 1)  # validates the option
+    if not isinstance(bootstrap, (bool, np.bool_)):
+        raise TypeError(f"expected `bootstrap` a bool, got {bootstrap!r} of type {type(bootstrap).__name__}")
 
     def fit(key, X, y):
         k = classes_of(y, num_classes)
         X, y = as_tree_sample(X, y)
-        size = _feature_count(max_features, X.shape[1])
+        size = feature_count(max_features, X.shape[1])
         return _fit(
             key,
             X,
@@ -110,27 +129,6 @@ def random_forest(
         )
 
     return BatchLearner(fit, forest_predict, check=tree_sample_check(num_classes))
-
-
-def _feature_count(max_features, d) -> int:
-    if max_features is None:
-        return d
-    if max_features == "sqrt":
-        return max(1, int(math.isqrt(d)))
-    if max_features == "log2":
-        return max(1, int(math.log2(d))) if d > 1 else 1
-    if (
-        isinstance(max_features, (int, np.integer))
-        and not isinstance(max_features, bool)
-        and max_features >= 1
-    ):
-        return min(int(max_features), d)
-    if isinstance(max_features, float) and 0 < max_features <= 1:
-        return max(1, int(max_features * d))
-    raise ValueError(
-        f"expected `max_features` in {{'sqrt', 'log2', None}}, a positive int or a float in (0, 1], "
-        f"got {max_features!r}"
-    )
 
 
 @functools.partial(
@@ -205,6 +203,8 @@ def _fit(
 
 def forest_predict(params: RandomForestParams, X: ArrayLike) -> Array:
     """The majority vote of the trees (int32; the smallest class on a tie)."""
+    check_tree(params, RandomForestParams)
+    X = check_query(params.trees, X)
     k = params.trees.counts.shape[-1]
     votes = jax.vmap(predict, in_axes=(0, None))(params.trees, X)  # (num_trees, n)
     counts = jnp.sum(jax.nn.one_hot(votes, k, dtype=jnp.int32), axis=0, dtype=jnp.int32)

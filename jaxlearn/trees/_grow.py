@@ -25,7 +25,8 @@ from typing import Any, Callable, NamedTuple
 import jax
 import jax.numpy as jnp
 
-from jaxlearn.trees._params import DecisionTreeParams
+from jaxlearn.trees._criteria import impurity
+from jaxlearn.trees._params import DecisionTreeParams, importances
 
 Array = jax.Array
 
@@ -81,7 +82,7 @@ def midpoint(lo, hi):
     return jnp.where(thr < hi, thr, lo)
 
 
-def grow_levels(search, state, onehot, alive, *, max_depth, dtype, unroll):
+def grow_levels(search, state, onehot, alive, *, max_depth, dtype, unroll, criterion, num_features):
     r"""Grow a tree of depth ``max_depth`` level by level with the split search ``search``.
 
     Args:
@@ -92,13 +93,15 @@ def grow_levels(search, state, onehot, alive, *, max_depth, dtype, unroll):
       onehot: (m, k) int32 the weighted one-hot labels (:func:`class_counts`).
       alive: (m,) bool, the examples of positive weight (the others take no part).
       dtype: the float dtype of the params.
+      criterion, num_features: the impurity of the nodes, and the width :math:`d` of the sample
+        (the length of the feature importances).
       unroll: ``True``: a Python loop over the levels, level :math:`l` working on arrays of its
         :math:`2^l` nodes (cheap shallow levels; ``level`` and ``w`` static). ``False``: one
         ``lax.fori_loop`` (one compiled level; ``level`` traced, ``w`` the widest level's
         :math:`2^D` nodes throughout).
 
     Returns:
-      The :class:`DecisionTreeParams` (class counts in ``dtype``).
+      The :class:`DecisionTreeParams` (class counts, impurities and importances in ``dtype``).
     """
     depth = max_depth
     width = 2**depth  # nodes of the widest level; local node id `width` marks dropped examples
@@ -110,6 +113,8 @@ def grow_levels(search, state, onehot, alive, *, max_depth, dtype, unroll):
         jnp.zeros(num_nodes, dtype),
         jnp.ones(num_nodes, bool),
         jnp.zeros((num_nodes, k), dtype),
+        jnp.zeros(num_nodes, dtype),
+        jnp.zeros(num_features, dtype),
     )
 
     def write(params, level, w, values):
@@ -119,7 +124,8 @@ def grow_levels(search, state, onehot, alive, *, max_depth, dtype, unroll):
             local = jnp.arange(w, dtype=jnp.int32)
             first = jnp.left_shift(jnp.int32(1), jnp.asarray(level, jnp.int32))
             heap, mode = jnp.where(local < first, first - 1 + local, num_nodes), "drop"
-        return DecisionTreeParams(*(p.at[heap].set(v, mode=mode) for p, v in zip(params, values)))
+        old = params._asdict()
+        return params._replace(**{f: old[f].at[heap].set(v, mode=mode) for f, v in values.items()})
 
     def level_step(level, w, node, state, params):
         totals = jax.ops.segment_sum(onehot, node, num_segments=w)  # (w, k)
@@ -131,12 +137,12 @@ def grow_levels(search, state, onehot, alive, *, max_depth, dtype, unroll):
         goes_on = (node < w) & split[node_c]
         right = found.goes_right(thr, node_c)
         child = jnp.where(goes_on, 2 * node + right.astype(jnp.int32), width)
-        values = (
-            jnp.where(split, found.feature, 0),
-            jnp.where(split, thr, 0).astype(dtype),
-            ~split,
-            totals.astype(dtype),
-        )
+        values = {
+            "feature": jnp.where(split, found.feature, 0),
+            "threshold": jnp.where(split, thr, 0).astype(dtype),
+            "is_leaf": ~split,
+            "counts": totals.astype(dtype),
+        }
         return child, found.advance(goes_on, right, split), write(params, level, w, values)
 
     if unroll:
@@ -148,4 +154,8 @@ def grow_levels(search, state, onehot, alive, *, max_depth, dtype, unroll):
             0, depth, lambda level, carry: level_step(level, width, *carry), carry
         )
     leaves = jax.ops.segment_sum(onehot, node, num_segments=width).astype(dtype)
-    return params._replace(counts=params.counts.at[width - 1 :].set(leaves))
+    counts = params.counts.at[width - 1 :].set(leaves)
+    node_impurity = impurity(counts, criterion).astype(dtype)
+    reachable = jnp.ones(num_nodes, bool)  # nodes below a leaf are leaves with no counts
+    weights = importances(params.feature, params.is_leaf, counts, node_impurity, reachable, num_features)
+    return params._replace(counts=counts, impurity=node_impurity, feature_importances=weights.astype(dtype))

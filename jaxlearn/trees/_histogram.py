@@ -88,4 +88,14 @@ def grow_binned(
 
     # The levels are unrolled (the depth is structural): level l works on arrays of its 2**l nodes,
     # which makes the shallow levels cheap (a fori_loop would need the widest level's shapes throughout).
-    return grow_levels(search, (), onehot, alive, max_depth=max_depth, dtype=dtype, unroll=True)
+    return grow_levels(
+        search,
+        (),
+        onehot,
+        alive,
+        max_depth=max_depth,
+        dtype=dtype,
+        unroll=True,
+        criterion=criterion,
+        num_features=d,
+    )

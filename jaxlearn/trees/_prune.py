@@ -12,11 +12,12 @@ from typing import Callable, Optional
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn.core import check_class_labels, check_finite, check_ndim
-from jaxlearn.trees._common import labels_as_int
-from jaxlearn.trees._params import DecisionTreeParams, tree_depth
+from jaxlearn.core import OPEN_UNIT, POSITIVE, check_class_labels, check_ndim
+from jaxlearn.trees._common import check_query, check_tree, labels_as_int
+from jaxlearn.trees._params import DecisionTreeParams, importances, num_features, tree_depth
 
 Array = jax.Array
 
@@ -43,11 +44,13 @@ def prune(
       params: a fitted tree (from :func:`~jaxlearn.trees.decision_tree`).
       X_val, y_val: a validation sample (reduced-error pruning), or ``bound``, not both.
       bound: ``bound(n_nodes, d, m, delta)``, e.g. :func:`jaxlearn.theory.tree_mdl_bound`.
-      m, d, delta: the training sample size (default: the count at the root), the number of
-        features of the bound's description language (required with ``bound``), the confidence.
+      m, d, delta: the training sample size :math:`m > 0` (default: the count at the root), the
+        number of features :math:`d > 0` of the bound's description language (required with
+        ``bound``), the confidence :math:`\delta \in (0, 1)`.
 
     Returns:
-      The pruned params, same shapes: pruned nodes become leaves (nodes below them unreachable).
+      The pruned params, same shapes: pruned nodes become leaves (nodes below them unreachable);
+      impurities and feature importances are those of the pruned tree.
 
     Examples:
       >>> import jax, jax.numpy as jnp
@@ -65,32 +68,36 @@ def prune(
     # "replace j by one of its subtrees" candidates change which training examples reach that
     # subtree, which the params alone cannot tell. Raises ValueError when neither or both of a
     # validation set and `bound` are given, `d` is missing, or the validation sample is malformed.
+    check_tree(params)
     if (bound is None) == (X_val is None):
-        raise ValueError("expected either a validation set `X_val, y_val` or `bound=`, not both or neither")
+        raise ValueError("expected a validation set (`X_val`, `y_val`) or `bound`, not both or neither")
     k = params.counts.shape[-1]
     dtype = params.counts.dtype
-    train_errors = _leaf_errors(params.counts, params.counts)
     if bound is not None:
-        if d is None:
-            raise ValueError("expected `d` (the number of features of the bound) with `bound=`")
+        if not callable(bound):
+            raise TypeError(f"expected `bound` a function bound(n_nodes, d, m, delta), got {bound!r}")
+        if d is None or y_val is not None:
+            raise ValueError("expected `d` (the bound's number of features) and no `y_val` with `bound=`")
+        for name, value, interval in (("m", m, POSITIVE), ("d", d, POSITIVE), ("delta", delta, OPEN_UNIT)):
+            interval.check(name, value)
         m = jnp.sum(params.counts[0]) if m is None else jnp.asarray(m, dtype)
+        train_errors = _leaf_errors(params.counts, params.counts)
         return _prune(params, train_errors, m, jnp.asarray(d, dtype), jnp.asarray(delta, dtype), bound=bound)
-    else:
-        check_ndim("X_val", X_val, 2, "(n, d)")
-        check_ndim("y_val", y_val, 1, "(n,)")
-        check_finite("X_val", X_val)
-        if jnp.shape(X_val)[0] != jnp.shape(y_val)[0]:
-            raise ValueError(
-                f"expected `X_val` and `y_val` of the same length, got {jnp.shape(X_val)[0]} and "
-                f"{jnp.shape(y_val)[0]}"
-            )
-        check_class_labels("y_val", y_val, int(k))
-        val_counts = _node_counts(
-            params, jnp.asarray(X_val).astype(params.threshold.dtype), labels_as_int(y_val)
+    if y_val is None:
+        raise ValueError("expected `y_val` of shape (n,), the labels of `X_val`, got None")
+    X_val = check_query(params, X_val, "X_val")
+    y_val = np.asarray(y_val) if isinstance(y_val, list) else y_val
+    check_ndim("y_val", y_val, 1, "(n,)")
+    if jnp.shape(X_val)[0] != jnp.shape(y_val)[0]:
+        raise ValueError(
+            f"expected `X_val` and `y_val` of the same length, got {jnp.shape(X_val)[0]} and "
+            f"{jnp.shape(y_val)[0]}"
         )
-        leaf_errors = _leaf_errors(val_counts, params.counts)
-        one = jnp.ones([], dtype)
-        return _prune(params, leaf_errors.astype(dtype), one, one, one, bound=None)
+    check_class_labels("y_val", y_val, int(k))
+    val_counts = _node_counts(params, X_val, labels_as_int(y_val))
+    leaf_errors = _leaf_errors(val_counts, params.counts)
+    one = jnp.ones([], dtype)
+    return _prune(params, leaf_errors.astype(dtype), one, one, one, bound=None)
 
 
 def _leaf_errors(counts, train_counts):
@@ -154,11 +161,18 @@ def _prune(params, leaf_errors, m, d, delta, *, bound):
     carry = (errors, sizes, params.is_leaf, total_errors, total_nodes)
     is_leaf = jax.lax.fori_loop(0, num_nodes, step, carry)[2]
     reachable = _reachable(is_leaf)
+    feature = jnp.where(is_leaf, 0, params.feature)
+    counts = jnp.where(reachable[:, None], params.counts, 0).astype(params.counts.dtype)
+    impurity = jnp.where(reachable, params.impurity, 0).astype(params.impurity.dtype)
+    d = num_features(params)
+    weights = importances(feature, is_leaf, counts, impurity, reachable, d)
     return params._replace(
         is_leaf=is_leaf,
-        feature=jnp.where(is_leaf, 0, params.feature),
+        feature=feature,
         threshold=jnp.where(is_leaf, 0, params.threshold).astype(params.threshold.dtype),
-        counts=jnp.where(reachable[:, None], params.counts, 0).astype(params.counts.dtype),
+        counts=counts,
+        impurity=impurity,
+        feature_importances=weights.astype(params.feature_importances.dtype),
     )
 
 
@@ -177,4 +191,5 @@ def _reachable(is_leaf):
 
 def num_nodes(params: DecisionTreeParams) -> Array:
     """The number of reachable nodes of a tree (internal nodes and leaves), :math:`n` in (18.1)."""
+    check_tree(params)
     return jnp.sum(_reachable(params.is_leaf), axis=-1, dtype=jnp.int32)

@@ -124,7 +124,17 @@ def grow(key, X, y, weights, order, *, max_depth, num_classes, criterion, min_sa
         lo, hi = xs[best_row, best_pos], xs[best_row, best_pos + 1]
         return LevelSplits(node_score, best_feature, lo, hi, goes_right, advance)
 
-    return grow_levels(search, order, onehot, alive, max_depth=max_depth, dtype=dtype, unroll=False)
+    return grow_levels(
+        search,
+        order,
+        onehot,
+        alive,
+        max_depth=max_depth,
+        dtype=dtype,
+        unroll=False,
+        criterion=criterion,
+        num_features=d,
+    )
 
 
 def _cumsum(a, axis=-1):

@@ -29,11 +29,17 @@ from typing import Optional
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn.core import BatchLearner, check_ndim, check_positive_int, learner_factory
-from jaxlearn.trees._common import as_tree_sample, classes_of, tree_sample_check
+from jaxlearn.core import BatchLearner, learner_factory
+from jaxlearn.trees._common import (
+    TREE_RANGES,
+    as_int,
+    as_tree_sample,
+    check_query,
+    classes_of,
+    tree_sample_check,
+)
 from jaxlearn.trees._criteria import check_criterion
 from jaxlearn.trees._features import presort, quantize
 from jaxlearn.trees._params import DecisionTreeParams, tree_depth
@@ -42,7 +48,7 @@ from jaxlearn.trees._sweep import grow
 Array = jax.Array
 
 
-@learner_factory()
+@learner_factory(ranges=TREE_RANGES)
 def decision_tree(
     max_depth: int,
     *,
@@ -61,15 +67,16 @@ def decision_tree(
               - P_S[x_j > \theta]\, C(S_{x_j > \theta}).
 
     Args:
-      max_depth: the depth :math:`D \ge 0` (structural: :math:`2^{D+1} - 1` nodes; 0 is one leaf).
+      max_depth: the depth :math:`D \in [0, 24]` (structural: :math:`2^{D+1} - 1` nodes; 0 is one leaf).
       criterion: the impurity :math:`C`: ``"gini"``, ``"entropy"`` or ``"train_error"``.
       max_bins: ``None`` (exact thresholds) or quantile bins per feature (>= 2) before growing.
       min_samples_leaf: the fewest training examples a child may receive.
-      num_classes: :math:`k`, labels ``0..k-1`` (structural), or ``None``: ``max(y) + 1`` (>= 2).
+      num_classes: :math:`k \ge 2`, labels ``0..k-1`` (structural), or ``None``: ``max(y) + 1`` (>= 2).
 
     Returns:
       A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y) -> DecisionTreeParams`` (``key``
-      unused), ``predict(params, X)`` the int32 labels. See also :func:`predict_proba`.
+      unused), ``predict(params, X)`` the int32 labels, for ``X`` of the training width :math:`d`
+      (``params.feature_importances`` has length :math:`d`). See also :func:`predict_proba`.
 
     Examples:
       >>> import jax, jax.numpy as jnp
@@ -81,10 +88,8 @@ def decision_tree(
     References:
       UML sections 18.2 (ID3), 18.2.1 (gain measures), 18.2.3 (threshold splits); SPEC 15.2-15.5.
     """
-    max_depth = check_depth(max_depth)
+    max_depth, min_samples_leaf, max_bins = as_int(max_depth), as_int(min_samples_leaf), as_int(max_bins)
     check_criterion(criterion)
-    min_samples_leaf = check_positive_int("min_samples_leaf", min_samples_leaf)
-    max_bins = check_bins(max_bins)
 
     def fit(key, X, y):
         k = classes_of(y, num_classes)
@@ -106,29 +111,9 @@ def decision_tree(
     return BatchLearner(fit, predict, check=tree_sample_check(num_classes))
 
 
-def check_depth(max_depth) -> int:
-    if isinstance(max_depth, bool) or not isinstance(max_depth, (int, np.integer)) or max_depth < 0:
-        raise ValueError(f"expected `max_depth` a non-negative int, got {max_depth!r}")
-    if max_depth > 24:
-        raise ValueError(
-            f"expected `max_depth` <= 24 (a complete tree of 2^(D+1) - 1 nodes), got {max_depth}"
-        )
-    return int(max_depth)
-
-
-def check_bins(max_bins) -> Optional[int]:
-    if max_bins is None:
-        return None
-    if isinstance(max_bins, bool) or not isinstance(max_bins, (int, np.integer)) or max_bins < 2:
-        raise ValueError(f"expected `max_bins` None or an int >= 2, got {max_bins!r}")
-    return int(max_bins)
-
-
 def apply(params: DecisionTreeParams, X: ArrayLike) -> Array:
-    """The index of the leaf each row of ``X`` reaches (walks :math:`D` levels, stopping at leaves)."""
-    check_ndim("X", X, 2, "(n, d)")
-    X = jnp.asarray(X).astype(params.threshold.dtype)
-    return _apply(params, X)
+    """The index of the leaf each row of ``X`` (n, d) reaches (walks :math:`D` levels, stopping at leaves)."""
+    return _apply(params, check_query(params, X))
 
 
 @jax.jit

@@ -180,7 +180,7 @@ def test_bad_inputs_and_limits():
         core.run(learner, state, jnp.array([0, 1]), jnp.array([0, 2]))
     with pytest.raises(ValueError, match="expected at most 100 experts, got 211"):
         agnostic_experts(H, 20, max_experts=100)
-    with pytest.raises(ValueError, match="expected `horizon` >= 1"):
+    with pytest.raises(ValueError, match=r"expected `horizon` an integer in \[1, inf\)"):
         agnostic_experts(H, 0)
     with pytest.raises(ValueError, match="expected `H` with at least one hypothesis"):
         agnostic_experts(np.zeros((0, 4), np.int32), 10)

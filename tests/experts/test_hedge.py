@@ -77,14 +77,14 @@ def test_ha2_samples_follow_the_allocation():
 def test_allocation_api_and_bad_losses():
     learner = experts.hedge(0.5)
     state = learner.init(jnp.zeros(3))
-    np.testing.assert_allclose(learner.predict(state), jnp.full(3, 1 / 3), rtol=1e-6)
+    np.testing.assert_allclose(learner.predict(state, None), jnp.full(3, 1 / 3), rtol=1e-6)
     state, info = learner.update(state, None, jnp.array([1.0, 0.0, 0.0]))
     assert float(info.loss) == pytest.approx(1 / 3)
     v = learner.predict(state, None)
     assert float(v[0]) < float(v[1]) == pytest.approx(float(v[2]))
     with pytest.raises(ValueError, match=r"`ys` in \[0, 1\], found values in \[0, 2\]"):
         core.run(learner, learner.init(jnp.zeros(3)), None, jnp.array([[0.0, 2.0, 1.0]]))
-    with pytest.raises(ValueError, match="`loss_vector` with 3 features"):
+    with pytest.raises(ValueError, match="`ys?` with 3 features"):
         core.run(learner, learner.init(jnp.zeros(3)), None, jnp.zeros((5, 4)))
 
 

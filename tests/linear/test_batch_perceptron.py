@@ -95,7 +95,7 @@ def test_bad_inputs():
         batch_perceptron().fit(KEY, X, (y + 1) / 2)
     with pytest.raises(ValueError, match="`X` to be finite"):
         batch_perceptron().fit(KEY, X.at[0, 0].set(jnp.nan), y)
-    with pytest.raises(ValueError, match=r"`a` in \(0, 1\)"):
+    with pytest.raises(ValueError, match=r"`a` a number in \(0, 1\)"):
         augmented_perceptron(1.0)
-    with pytest.raises(ValueError, match="`max_epochs` a positive int"):
+    with pytest.raises(ValueError, match=r"`max_epochs` an integer in \[1, inf\)"):
         batch_perceptron(0)

@@ -1,6 +1,5 @@
 """The closest-centroid classifier with kernels (SPEC 10.11; UML Exercise 16.6)."""
 
-
 import chex
 import jax
 import jax.numpy as jnp
@@ -102,7 +101,7 @@ def test_bad_inputs():
         learner.fit(KEY, X, jnp.ones(10))
     with pytest.raises(ValueError, match=r"`kernel` to return a scalar .* got shape \(3,\)"):
         kernel_centroid(lambda x, z: x * z).fit(KEY, X, y)
-    with pytest.raises(ValueError, match="`batch_size` a positive int"):
+    with pytest.raises(ValueError, match=r"`batch_size` an integer in \[1, inf\)"):
         kernel_centroid(kernels.linear(), batch_size=0)
     # traced: a single class cannot be reported, but the fit stays finite
     params = jax.jit(learner.fit)(KEY, X, jnp.ones(10))

@@ -272,20 +272,25 @@ def test_predict_is_sign_with_zero_negative():
 # --------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("steps", [0, -3, 1.5, True, "100", None])
-def test_steps_must_be_a_positive_int(steps):
-    with pytest.raises(ValueError, match="expected `steps` a positive int"):
+@pytest.mark.parametrize(
+    "steps, error",
+    [(0, ValueError), (-3, ValueError), (1.5, TypeError), (True, TypeError), ("100", TypeError)],
+)
+def test_steps_must_be_a_positive_int(steps, error):
+    with pytest.raises(error, match=r"expected `steps` an integer in \[1, inf\)"):
         sgd(losses.hinge, steps=steps, lam=0.1)
+    with pytest.raises(ValueError, match="expected `steps` a positive int"):
+        sgd(losses.hinge, steps=None, lam=0.1)
 
 
 @pytest.mark.parametrize("lam", [0.0, -0.1, np.array([0.1, -1.0])])
 def test_lam_must_be_positive(lam):
-    with pytest.raises(ValueError, match="expected `lam` > 0"):
+    with pytest.raises(ValueError, match=r"expected `lam` a number in \(0, inf\)"):
         sgd(losses.hinge, steps=10, lam=lam)
 
 
 def test_eta_must_be_positive_and_exclusive_with_optimizer():
-    with pytest.raises(ValueError, match="expected `eta` > 0"):
+    with pytest.raises(ValueError, match=r"expected `eta` a number in \(0, inf\)"):
         sgd(losses.hinge, steps=10, eta=-1.0)
     with pytest.raises(ValueError, match="`eta=None` with an `optimizer`"):
         sgd(losses.hinge, steps=10, eta=0.1, optimizer=optax.adam(0.1))
@@ -314,3 +319,52 @@ def test_fit_rejects_bad_shapes_and_values():
         learner.fit(KEY, X, (y > 0).astype(np.int32))
     # regression losses take real targets
     sgd(losses.squared, steps=10, lam=3.0, labels=None).fit(KEY, X, X[:, 0])
+
+
+# --------------------------------------------------------------------------------------------
+# Divergence: the last finite iterate is kept, `diverged` is set, an eager fit warns
+# --------------------------------------------------------------------------------------------
+
+
+def _squared_grad(w, x, y):
+    return 2 * (w @ x - y) * x
+
+
+def test_divergence_keeps_the_last_finite_iterate():
+    X, y = _small()
+    X, t = X.astype(np.float32), (3 * X[:, 0]).astype(np.float32)
+    steps, eta = 400, 1e6
+    with pytest.warns(RuntimeWarning, match="diverged"):
+        params = sgd(losses.squared, steps=steps, eta=eta, labels=None).fit(KEY, X, t)
+    assert bool(params.diverged) and np.isfinite(params.w).all() and np.isfinite(params.last).all()
+    # float32 NumPy transcription: stop before the first iterate (or sum) that is not finite
+    idx = np.asarray(sample_indices(KEY, steps, len(X)))
+    w, total, count = np.zeros(3, np.float32), np.zeros(3, np.float32), 0
+    with np.errstate(over="ignore", invalid="ignore"):
+        for step, i in enumerate(idx, start=1):
+            summed = total + w
+            new = (w - np.float32(eta / np.sqrt(step)) * _squared_grad(w, X[i], t[i])).astype(np.float32)
+            if not np.isfinite(summed).all():
+                break
+            total, count = summed, count + 1
+            if not np.isfinite(new).all():
+                break
+            w = new
+    np.testing.assert_allclose(params.last, w, rtol=1e-4)
+    np.testing.assert_allclose(params.w, total / count, rtol=1e-4)
+    assert count < steps
+
+
+def test_no_divergence_flag_on_a_sane_step_and_under_vmap():
+    X, y = _small()
+    X, y = X.astype(np.float32), y.astype(np.float32)
+    assert not bool(sgd(losses.logistic, steps=200, eta=0.1).fit(KEY, X, y).diverged)
+    fit = jax.jit(jax.vmap(lambda eta: sgd(losses.squared, steps=200, eta=eta, labels=None).fit(KEY, X, y)))
+    params = fit(jnp.array([0.01, 1e6, 0.1]))
+    assert params.diverged.tolist() == [False, True, False]
+    assert np.isfinite(params.w).all() and np.isfinite(params.last).all()
+    want = sgd(losses.squared, steps=200, eta=0.1, labels=None).fit(KEY, X, y)
+    np.testing.assert_allclose(params.w[2], want.w, rtol=1e-6)
+    optax_fit = sgd(losses.squared, steps=200, optimizer=optax.sgd(1e6), labels=None)
+    with pytest.warns(RuntimeWarning, match="diverged"):
+        assert bool(optax_fit.fit(KEY, X, y).diverged)

@@ -64,7 +64,7 @@ def test_bad_input():
     X = jnp.ones((4, 2))
     with pytest.raises(ValueError, match=r"expected `y` with labels in 0..2.*found \{3\}"):
         multiclass_perceptron(3).fit(None, X, jnp.array([0, 1, 2, 3]))
-    with pytest.raises(ValueError, match="`max_epochs` a positive int"):
+    with pytest.raises(ValueError, match=r"`max_epochs` an integer in \[1, inf\)"):
         multiclass_perceptron(3, max_epochs=0)
     with pytest.raises(ValueError, match="same number of examples"):
         multiclass_perceptron(3).fit(None, X, jnp.array([0, 1, 2]))

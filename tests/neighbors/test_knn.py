@@ -82,7 +82,7 @@ def test_bad_input():
     X, y, X_test, _ = _tie_free(m=10, n=5)
     with pytest.raises(ValueError, match=r"`k` <= the number of training examples m = 10, got k = 11"):
         knn(11).fit(KEY, X, y)
-    with pytest.raises(ValueError, match="`k` a positive int"):
+    with pytest.raises(ValueError, match=r"`k` an integer in \[1, inf\)"):
         knn(0)
     with pytest.raises(ValueError, match="`X` to be finite"):
         knn(1).fit(KEY, np.where(np.arange(10)[:, None] == 2, np.nan, X), y)

@@ -108,6 +108,9 @@ def test_mlp_init_shapes_and_bad_sizes():
     # random and near zero: the neurons of a layer differ, weights of order 1/sqrt(k_in)
     W0 = np.asarray(params[0][0])
     assert np.abs(W0).max() < 3 and len({tuple(row) for row in W0.round(6)}) == 8
-    for bad in ([4], [4, 0, 3], [4.5, 3]):
+    for bad in ([4], [4, 0, 3]):
         with pytest.raises(ValueError, match="`layer_sizes`"):
+            nn.mlp_init(jax.random.PRNGKey(0), bad)
+    for bad in ([4.5, 3], 4, [4, True]):
+        with pytest.raises(TypeError, match="`layer_sizes`"):
             nn.mlp_init(jax.random.PRNGKey(0), bad)

@@ -61,15 +61,16 @@ def test_factory_and_fit_errors():
     X, y = _blobs(jax.random.PRNGKey(0), 20, jnp.float32)
     for kwargs, match in (
         (dict(optimizer="rmsprop"), "`optimizer` in"),
-        (dict(learning_rate=0.0), "`eta` > 0"),
-        (dict(eta=-1.0), "`eta` > 0"),
-        (dict(validation_fraction=1.0), r"`validation_fraction` in \[0, 1\)"),
-        (dict(weight_decay=-1.0), "`weight_decay` >= 0"),
-        (dict(batch_size=0), "`batch_size` a positive int"),
+        (dict(learning_rate=0.0), r"`eta` a number in \(0, inf\)"),
+        (dict(eta=-1.0), r"`eta` a number in \(0, inf\)"),
+        (dict(validation_fraction=1.0), r"`validation_fraction` a number in \[0, 1\)"),
+        (dict(weight_decay=-1.0), r"`weight_decay` a number in \[0, inf\)"),
+        (dict(batch_size=0), r"`batch_size` an integer in \[1, inf\)"),
+        (dict(num_classes=1), r"`num_classes` an integer in \[2, inf\)"),
     ):
         with pytest.raises(ValueError, match=match):
             nn.mlp_classifier(4, steps=10, **kwargs)
-    with pytest.raises(ValueError, match="`hidden` a positive int"):
+    with pytest.raises(ValueError, match=r"`hidden` an integer in \[1, inf\)"):
         nn.mlp_classifier((4, 0), steps=10)
     learner = nn.mlp_classifier(4, steps=10)
     with pytest.raises(ValueError, match="cannot infer the number of classes from a traced `y`"):

@@ -151,7 +151,7 @@ def test_bad_inputs():
     params = _numpy_params(9, [3, 4, 1], np.float32)
     labels = jnp.zeros(12, jnp.int32)
     run = functools.partial(nn.train, jax.random.PRNGKey(0), optimizer=ADAM, steps=4, batch_size=2)
-    with pytest.raises(ValueError, match=r"expected `X` with 3 features \(the input width k_0 .*got 2"):
+    with pytest.raises(ValueError, match=r"expected `X` of shape \(m, k_0\) with 3 features .*got \(12, 2\)"):
         run(params, X[:, :2], y, loss="squared")
     with pytest.raises(ValueError, match=r"expected `y` in \{0, 1, 2\}, found values \{0, 5\}"):
         run(_numpy_params(9, [3, 4, 3], np.float32), X, labels.at[0].set(5), loss="cross_entropy")
@@ -163,11 +163,11 @@ def test_bad_inputs():
         run([(params[0][0].at[0, 0].set(jnp.nan), params[0][1]), params[1]], X, y, loss="squared")
     with pytest.raises(ValueError, match="same number of examples"):
         run(params, X, y[:-1], loss="squared")
-    with pytest.raises(ValueError, match="`weight_decay` >= 0"):
+    with pytest.raises(ValueError, match=r"`weight_decay` a number in \[0, inf\)"):
         run(params, X, y, loss="squared", weight_decay=-1.0)
     with pytest.raises(ValueError, match="`loss` in"):
         run(params, X, y, loss="hinge")
-    with pytest.raises(ValueError, match="`eval_every` a positive int"):
+    with pytest.raises(ValueError, match=r"`eval_every` an integer in \[1, inf\)"):
         run(params, X, y, loss="squared", eval_every=0)
     with pytest.raises(ValueError, match="`validation` a pair"):
         run(params, X, y, loss="squared", validation=X)

@@ -179,6 +179,9 @@ def test_rejects_bad_inputs():
         learner.init(jnp.zeros(11))
     with pytest.raises(ValueError, match=r"`x` with n=10 features"):
         learner.predict(state, jnp.zeros(3))
-    for bad in (0, -2, 2.5, True):
-        with pytest.raises(ValueError, match=r"`n` \(the number of boolean variables\)"):
+    for bad in (0, -2):
+        with pytest.raises(ValueError, match=r"expected `n` an integer in \[1, inf\)"):
+            online.conjunction(bad)
+    for bad in (2.5, True):
+        with pytest.raises(TypeError, match=r"expected `n` an integer in \[1, inf\)"):
             online.conjunction(bad)

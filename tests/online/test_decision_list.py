@@ -160,5 +160,5 @@ def test_rejects_bad_inputs():
         core.run(learner, state, np.concatenate([X, X[:, :1]], axis=1), y)
     with pytest.raises(ValueError, match=r"`example_x` of shape \(n,\) = \(6,\)"):
         learner.init(X)
-    with pytest.raises(ValueError, match=r"`n` \(the number of boolean variables\)"):
+    with pytest.raises(ValueError, match=r"expected `n` an integer in \[1, inf\)"):
         online.decision_list(0)

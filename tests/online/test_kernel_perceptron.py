@@ -72,5 +72,5 @@ def test_budget_full_is_reported_and_state_kept():
 
 
 def test_bad_budget():
-    with pytest.raises(ValueError, match="`budget` a positive int"):
+    with pytest.raises(ValueError, match=r"expected `budget` an integer in \[1, inf\)"):
         online.kernel_perceptron(kernels.linear(), budget=0)

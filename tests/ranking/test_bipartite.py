@@ -109,7 +109,7 @@ def test_bad_input():
         confusion_counts(jnp.ones(3), jnp.array([0.0, 1.0, 1.0]))
     with pytest.raises(ValueError, match="`measure` in"):
         bipartite_loss_augmented(jnp.ones(3), jnp.ones(3), "auc")
-    with pytest.raises(ValueError, match="`k` >= 0"):
+    with pytest.raises(ValueError, match="`k` an integer >= 0"):
         bipartite_loss_augmented(jnp.ones(3), jnp.ones(3), "recall_at_k")
-    with pytest.raises(ValueError, match=r"`k` in 0..3"):
+    with pytest.raises(ValueError, match=r"`k` an integer in \[0, 3\]"):
         top_k_counts(jnp.ones(3), jnp.ones(3), 4)

@@ -97,5 +97,5 @@ def test_bad_input():
         ndcg_loss(jnp.ones(3), jnp.array([1.0, -1.0, 0.0]))
     with pytest.raises(ValueError, match="`y_pred` to be finite"):
         ndcg_loss(jnp.array([1.0, jnp.nan, 0.0]), jnp.ones(3))
-    with pytest.raises(ValueError, match=r"`k` in 1..3"):
+    with pytest.raises(ValueError, match=r"`k` an integer in \[1, 3\]"):
         ndcg_loss(jnp.ones(3), jnp.ones(3), k=4)

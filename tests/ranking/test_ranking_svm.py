@@ -97,9 +97,9 @@ def test_bad_input():
         ranking_svm(0.1, 10, loss="map")
     with pytest.raises(ValueError, match="`measure` in"):
         bipartite_svm("auc", 0.1, 10)
-    with pytest.raises(ValueError, match="`k` >= 0"):
+    with pytest.raises(ValueError, match="`k` an integer >= 0"):
         bipartite_svm("recall_at_k", 0.1, 10)
-    with pytest.raises(ValueError, match="`lam` > 0"):
+    with pytest.raises(ValueError, match=r"`lam` a number in \(0, inf\)"):
         ranking_svm(-1.0, 10)
 
 
@@ -118,4 +118,3 @@ def test_params_dtypes(make, data, dtype):
     assert np.isfinite(np.asarray(params.w)).all()
     assert learner.decision_function(params, X).dtype == dtype
     assert learner.predict(params, X).shape == (8, 5)
-

@@ -122,9 +122,9 @@ def test_bad_input():
         learner.fit(KEY, X[0], Y)
     with pytest.raises(ValueError, match=r"expected `Y` of shape \(16, 4\)"):
         learner.fit(KEY, X, Y[:-1])
-    with pytest.raises(ValueError, match="`lam` > 0"):
+    with pytest.raises(ValueError, match=r"`lam` a number in \(0, inf\)"):
         structured_svm(0.0, 10, 4)
-    with pytest.raises(ValueError, match="`steps` a positive int"):
+    with pytest.raises(ValueError, match=r"`steps` an integer in \[1, inf\)"):
         structured_svm(0.1, 0, 4)
 
 

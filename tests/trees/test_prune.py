@@ -54,6 +54,22 @@ def test_reduced_error_pruning_equals_the_recursive_rule():
     assert int(num_nodes(pruned)) < int(num_nodes(params))
     mistakes = lambda p: np.sum(np.asarray(TREE.predict(p, X_val)) != y_val)  # noqa: E731
     assert mistakes(pruned) <= mistakes(params)
+    # the importances are those of the pruned tree
+    for tree in (params, pruned):
+        np.testing.assert_allclose(tree.feature_importances, _gini_importances(tree), rtol=1e-4, atol=1e-6)
+    assert not np.allclose(pruned.feature_importances, params.feature_importances)
+
+
+def _gini_importances(params):
+    """The mean decrease in Gini impurity per feature of the reachable internal nodes (numpy)."""
+    counts = np.asarray(params.counts, np.float64)
+    n = counts.sum(axis=1)
+    weighted = n - (counts**2).sum(axis=1) / np.where(n > 0, n, 1)  # n C_gini
+    total = np.zeros(params.feature_importances.shape[0])
+    internal = ~np.asarray(params.is_leaf) & np.asarray(_reachable(params.is_leaf))
+    for j in np.flatnonzero(internal):
+        total[params.feature[j]] += weighted[j] - weighted[2 * j + 1] - weighted[2 * j + 2]
+    return total / total.sum() if total.sum() > 0 else total
 
 
 def _f(params, d, delta=0.05):
@@ -80,12 +96,14 @@ def test_pure_noise_prunes_to_a_single_leaf_for_small_m():
     assert int(num_nodes(params)) > 10
     pruned = prune(params, bound=theory.tree_mdl_bound, m=60, d=4)
     assert int(num_nodes(pruned)) == 1 and bool(pruned.is_leaf[0])
+    np.testing.assert_array_equal(pruned.feature_importances, 0)  # a single leaf decreases nothing
+    np.testing.assert_array_equal(pruned.impurity[1:], 0)
 
 
 def test_bad_input():
     X, y = _noisy(0, 40)
     params = TREE.fit(KEY, X, y)
-    with pytest.raises(ValueError, match="either a validation set"):
+    with pytest.raises(ValueError, match="a validation set"):
         prune(params)
     with pytest.raises(ValueError, match="`d`"):
         prune(params, bound=theory.tree_mdl_bound)

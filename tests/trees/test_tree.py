@@ -153,6 +153,10 @@ def test_predictions_equal_scikit_learn_on_tie_free_data(criterion, depth=4):
     np.testing.assert_allclose(float(params.threshold[0]), ref.tree_.threshold[0], rtol=1e-6)
     leaves = np.unique(np.asarray(apply(params, X))).size
     assert leaves == ref.get_n_leaves()
+    # the mean decrease in impurity per feature, and each node's impurity
+    np.testing.assert_allclose(params.feature_importances, ref.feature_importances_, rtol=1e-4, atol=1e-6)
+    nats = np.log(2) if criterion == "entropy" else 1.0  # scikit-learn's entropy is in bits
+    np.testing.assert_allclose(params.impurity[0], ref.tree_.impurity[0] * nats, rtol=1e-5)
 
 
 def test_min_samples_leaf_matches_scikit_learn():
@@ -198,7 +202,7 @@ def test_depth_zero_and_pure_nodes_are_leaves():
 
 def test_bad_input():
     X, y, _, _ = _tie_free(m=40)
-    with pytest.raises(ValueError, match="`max_depth` a non-negative int"):
+    with pytest.raises(ValueError, match=r"`max_depth` an integer in \[0, 24\]"):
         decision_tree(-1)
     with pytest.raises(ValueError, match="`criterion`"):
         decision_tree(2, criterion="gain")
