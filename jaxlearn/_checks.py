@@ -12,6 +12,7 @@ import warnings
 from typing import Any, NamedTuple, Optional
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 #: Hint shown when binary labels are not in {-1, +1}.
@@ -45,6 +46,21 @@ def as_array(value: Any) -> Any:
         except ValueError:  # ragged: a list of sequences, for the learners that take one
             return value
     return value
+
+
+def as_numeric(name: str, value: Any) -> Any:
+    """``value`` as a numeric (bool, int or float) JAX array, or a ``TypeError`` naming ``name``
+    (lists and tuples go through NumPy; strings, ``None`` and ragged sequences are refused)."""
+    if value is None or isinstance(value, (str, bytes)):
+        raise TypeError(f"expected `{name}` a numeric array, got {type(value).__name__}")
+    if not (hasattr(value, "shape") and hasattr(value, "dtype")):
+        try:
+            value = np.asarray(value)
+        except ValueError:
+            raise TypeError(f"expected `{name}` a numeric array, got a ragged sequence") from None
+    if not (value.dtype == np.bool_ or np.issubdtype(value.dtype, np.number)):
+        raise TypeError(f"expected `{name}` a numeric array, got dtype {value.dtype}")
+    return jnp.asarray(value)
 
 
 def as_labels(value: Any) -> Any:

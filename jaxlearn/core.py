@@ -35,6 +35,7 @@ from jaxlearn._checks import (  # noqa: F401 - the validation layer, re-exported
     above,
     as_array,
     as_labels,
+    as_numeric,
     at_least,
     check_binary_stream,
     check_boolean_values,

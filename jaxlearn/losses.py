@@ -29,18 +29,10 @@ Array = jax.Array
 
 
 def _array(name: str, value) -> Array:
-    """``value`` as a numeric array (lists go through NumPy), or a ``TypeError`` naming it."""
-    if value is None or isinstance(value, (str, bytes)):
-        raise TypeError(f"expected `{name}` a numeric array, got {type(value).__name__}")
-    if not (hasattr(value, "shape") and hasattr(value, "dtype")):
-        try:
-            value = np.asarray(value)
-        except ValueError:
-            raise TypeError(f"expected `{name}` a numeric array, got a ragged sequence") from None
-    if not (value.dtype == np.bool_ or np.issubdtype(value.dtype, np.number)):
-        raise TypeError(f"expected `{name}` a numeric array, got dtype {value.dtype}")
+    """``value`` as a numeric array, finite when concrete (a ``TypeError``/``ValueError`` naming it)."""
+    value = core.as_numeric(name, value)
     check_finite(name, value)
-    return jnp.asarray(value)
+    return value
 
 
 def _floats(named: dict) -> list:

@@ -6,28 +6,13 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn.core import check_finite, check_labels, is_concrete
+from jaxlearn.core import as_numeric, check_finite, check_labels, is_concrete
 
 __all__ = ["accuracy", "cumulative_mistakes", "regret"]
 
 Array = jax.Array
-
-
-def _array(name: str, value: Any) -> Array:
-    """``value`` as a numeric array (lists go through NumPy), or a ``TypeError`` naming it."""
-    if value is None or isinstance(value, (str, bytes)):
-        raise TypeError(f"expected `{name}` a numeric array, got {type(value).__name__}")
-    if not (hasattr(value, "shape") and hasattr(value, "dtype")):
-        try:
-            value = np.asarray(value)
-        except ValueError:
-            raise TypeError(f"expected `{name}` a numeric array, got a ragged sequence") from None
-    if not (value.dtype == np.bool_ or np.issubdtype(value.dtype, np.number)):
-        raise TypeError(f"expected `{name}` a numeric array, got dtype {value.dtype}")
-    return jnp.asarray(value)
 
 
 def _as_floats(*arrays: Array) -> list:
@@ -51,7 +36,7 @@ def accuracy(y_true: ArrayLike, y_pred: ArrayLike) -> Array:
     ``y_true`` and ``y_pred`` have one shape (m, ...), m >= 1; labels of any numeric dtype are compared
     as floats (``1 == 1.0``).
     """
-    y_true, y_pred = _array("y_true", y_true), _array("y_pred", y_pred)
+    y_true, y_pred = as_numeric("y_true", y_true), as_numeric("y_pred", y_pred)
     if y_true.shape != y_pred.shape:
         raise ValueError(f"expected `y_pred` of shape {y_true.shape} like `y_true`, got {y_pred.shape}")
     _non_empty("y_true", y_true)
@@ -76,7 +61,7 @@ def cumulative_mistakes(trace: Any) -> Array:
             "expected `trace` an Info with a `mistake` or `loss` field, or an array of 0/1 mistakes, "
             f"got {type(trace).__name__}"
         )
-    flags = _array("trace", flags)
+    flags = as_numeric("trace", flags)
     _non_empty("trace", flags)
     if is_concrete(flags):
         check_finite("trace", flags)
@@ -97,8 +82,8 @@ def regret(learner_losses: ArrayLike, comparator_losses: ArrayLike) -> Array:
       Shape ``(T,)``, in the float dtype of the losses (bool/int losses are promoted); the last entry
       is the regret after the whole stream.
     """
-    learner_losses = _array("learner_losses", learner_losses)
-    comparator_losses = _array("comparator_losses", comparator_losses)
+    learner_losses = as_numeric("learner_losses", learner_losses)
+    comparator_losses = as_numeric("comparator_losses", comparator_losses)
     if (
         learner_losses.ndim != 1
         or comparator_losses.ndim not in (1, 2)
