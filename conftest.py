@@ -17,3 +17,11 @@ def _standard_promotion_in_docstring_examples(request):
             yield
     else:
         yield
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _release_compiled_programs():
+    """Drop JAX's compiled programs after each module: thousands of executables kept alive by one
+    long-lived xdist worker exhaust its memory maps (XLA then aborts mid-compile)."""
+    yield
+    jax.clear_caches()
