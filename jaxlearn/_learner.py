@@ -268,7 +268,7 @@ def hyperparameters(learner) -> dict:
 
     >>> from jaxlearn import core, online
     >>> core.hyperparameters(online.perceptron(0.5))
-    {'eta': 0.5, 'normalize': False}
+    {'eta': 0.5, 'normalize': False, 'fit_intercept': False}
     """
     spec = _spec_of(learner) if isinstance(learner, (Learner, BatchLearner)) else None
     if spec is None:
@@ -283,7 +283,7 @@ def replace(learner, **changes):
 
     >>> from jaxlearn import core, online
     >>> core.replace(online.perceptron(0.5), eta=2.0)
-    perceptron(eta=2.0, normalize=False)
+    perceptron(eta=2.0, normalize=False, fit_intercept=False)
     """
     arguments = hyperparameters(learner)
     unknown = set(changes) - set(arguments)
@@ -314,8 +314,12 @@ def _unflatten(kind, aux, children):
     return kind(*(next(children) if d else s.value for d, s in zip(dynamic, static)))
 
 
-for _kind in (Learner, BatchLearner):
-    jax.tree_util.register_pytree_node(_kind, _flatten, functools.partial(_unflatten, _kind))
+def register_kind(kind):
+    """Make ``kind``, a ``NamedTuple`` of functions, a pytree as :class:`Learner` is (its factory-built
+    values flatten to their traced hyperparameters) with the same ``repr``; returns ``kind``."""
+    jax.tree_util.register_pytree_node(kind, _flatten, functools.partial(_unflatten, kind))
+    kind.__repr__ = _repr
+    return kind
 
 
 # --- repr ------------------------------------------------------------------------------------------
@@ -346,3 +350,7 @@ def _repr(learner) -> str:
         return _repr_spec(spec)
     fields = ", ".join(f"{n}={_short(f)}" for n, f in zip(learner._fields, learner) if f is not None)
     return f"{type(learner).__name__}({fields})"
+
+
+for _kind in (Learner, BatchLearner):
+    register_kind(_kind)

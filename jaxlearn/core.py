@@ -7,6 +7,7 @@ online protocol (predict on ``x``, see ``y``, suffer a loss, update) and ``predi
 ``fit(key, X, y) -> params`` and ``predict(params, X)``. Factories decorated with
 :func:`learner_factory` return learners that are pytrees (numeric hyperparameters are the leaves).
 
+:func:`pipeline` chains online preprocessing steps (:class:`Transform`) in front of an online learner.
 The core also re-exports the one validation layer (``jaxlearn._checks``: sample, label-set,
 finiteness, range and integer checks) and the regularised-SGD driver of the SVMs
 (``jaxlearn._regularized``); families import them from here.
@@ -68,6 +69,7 @@ from jaxlearn._learner import (  # noqa: F401 - the protocols, re-exported
     learner_factory,
     replace,
 )
+from jaxlearn._pipeline import PipelineState, Transform, pipeline  # noqa: F401 - composition
 from jaxlearn._regularized import check_variant, regularized_sgd, sample_indices  # noqa: F401
 
 Array = jax.Array

@@ -1,4 +1,5 @@
-"""Data: generators with known ground truth, and loaders for the data sets bundled with scikit-learn.
+"""Data: generators with known ground truth, and loaders for the data sets bundled with scikit-learn
+and river.
 
 Generators take a ``jax.random`` key first and return JAX arrays; their hyperparameters (``margin``,
 ``flip``) are traced, so a sweep over them is one vmapped program.
@@ -17,8 +18,8 @@ from jaxlearn import core
 
 # fmt: off
 __all__ = [
-    "disjunction", "expert_advice", "load_breast_cancer", "load_digits", "noisy_halfspace", "ocr_words",
-    "ranking_queries", "separable", "standardize",
+    "disjunction", "expert_advice", "from_river", "load_breast_cancer", "load_digits", "noisy_halfspace",
+    "ocr_words", "ranking_queries", "separable", "standardize",
 ]
 # fmt: on
 
@@ -213,6 +214,52 @@ def load_digits(*, dtype=np.float32) -> tuple[np.ndarray, np.ndarray]:
     dtype = _float_dtype(dtype)
     data = _sklearn_datasets("load_digits").load_digits()
     return data.data.astype(dtype), data.target.astype(np.int32)
+
+
+def from_river(dataset, *, dtype=np.float32) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A river stream as arrays, in stream order: ``(X, y, classes)``.
+
+    ``X`` (n, d) holds the features in the order of the first example's keys (each example must have
+    the same keys, with numeric values); ``y`` (n,) int32 is each target's index in ``classes``, the
+    sorted distinct targets. For a binary learner use ``2 * y - 1`` ({-1, +1}, +1 for ``classes[1]``).
+    Needs river (``pip install 'jaxlearn[bench]'``).
+
+    Args:
+      dataset: a river data set (``river.datasets.Phishing()``) or any iterable of ``(dict, target)``.
+      dtype: the float dtype of ``X``.
+
+    Examples:
+      >>> from river import datasets as river_datasets
+      >>> from jaxlearn import datasets
+      >>> X, y, classes = datasets.from_river(river_datasets.Phishing())
+      >>> X.shape, classes.tolist()
+      ((1250, 9), [False, True])
+    """
+    dtype = _float_dtype(dtype)
+    if isinstance(dataset, type):
+        raise TypeError(f"expected `dataset` a river data set instance, got the class {dataset.__name__}")
+    rows, targets, names = [], [], None
+    for i, pair in enumerate(dataset):
+        if not (isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[0], dict)):
+            raise ValueError(f"expected `dataset` to yield (dict of features, target) pairs, got {pair!r}")
+        x, target = pair
+        if names is None:
+            names = list(x)
+        elif set(x) != set(names):
+            raise ValueError(
+                f"expected every example of `dataset` to have the features of the first, "
+                f"example {i} has {sorted(set(x) ^ set(names))} in one but not the other"
+            )
+        rows.append([x[name] for name in names])
+        targets.append(target)
+    if not rows:
+        raise ValueError("expected a non-empty `dataset`, got no examples")
+    try:
+        X = np.asarray(rows, dtype=dtype)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"expected numeric features in `dataset`, got {err}") from None
+    classes, y = np.unique(np.asarray(targets), return_inverse=True)
+    return X, y.astype(np.int32), classes
 
 
 # --------------------------------------------------------------------------------------------

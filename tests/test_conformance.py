@@ -641,6 +641,8 @@ def public_factories() -> dict:
             value = getattr(module, name)
             if inspect.isclass(value) or not callable(value):
                 continue
+            if inspect.signature(value).return_annotation in ("Transform", core.Transform):
+                continue  # a preprocessing step (online.standardize): tested with core.pipeline
             if hasattr(value, "traced_hyperparameters") or _returns_a_learner(value):
                 found[f"{family}.{name}"] = value
     return found

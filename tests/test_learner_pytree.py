@@ -48,7 +48,7 @@ def test_static_array_arguments_compare_by_value():
 def test_unflatten_with_new_leaves_rebuilds_the_learner():
     learner = online.perceptron(0.5)
     doubled = jax.tree_util.tree_map(lambda v: 2 * v, learner)
-    assert repr(doubled) == "perceptron(eta=1.0, normalize=False)"
+    assert repr(doubled) == "perceptron(eta=1.0, normalize=False, fit_intercept=False)"
     X, y = jnp.array([[1.0, 0.0]]), jnp.array([-1.0])
     state, _ = core.run(doubled, doubled.init(X[0]), X, y)
     np.testing.assert_array_equal(state.w, [-1.0, 0.0])
@@ -92,7 +92,7 @@ def test_replacing_a_field_by_hand_keeps_the_replacement():
 
 
 def test_aliases_and_conflicts():
-    assert repr(online.perceptron(learning_rate=0.25)) == "perceptron(eta=0.25, normalize=False)"
+    assert repr(online.perceptron(learning_rate=0.25)) == "perceptron(eta=0.25, normalize=False, fit_intercept=False)"
     with pytest.raises(TypeError, match="alias"):
         online.perceptron(eta=0.1, learning_rate=0.2)
     with pytest.raises(TypeError):

@@ -1,4 +1,5 @@
-"""Online learners: the Perceptron family, Winnow, OGD, conjunctions and decision lists."""
+"""Online learners: the Perceptron family, Winnow, OGD, conjunctions and decision lists; online
+standardisation for :func:`jaxlearn.core.pipeline`."""
 
 from jaxlearn.online._conjunction import ConjunctionInfo
 from jaxlearn.online._conjunction import ConjunctionState
@@ -20,6 +21,8 @@ from jaxlearn.online._perceptron import margin_perceptron
 from jaxlearn.online._perceptron import perceptron
 from jaxlearn.online._projections import box
 from jaxlearn.online._projections import l2_ball
+from jaxlearn.online._standardize import StandardizeState
+from jaxlearn.online._standardize import standardize
 from jaxlearn.online._winnow import WinnowInfo
 from jaxlearn.online._winnow import WinnowState
 from jaxlearn.online._winnow import winnow
@@ -36,6 +39,7 @@ __all__ = [
     "OGDState",
     "PerceptronInfo",
     "PerceptronState",
+    "StandardizeState",
     "WinnowInfo",
     "WinnowState",
     "best_fixed_predictor",
@@ -47,5 +51,6 @@ __all__ = [
     "margin_perceptron",
     "online_gradient_descent",
     "perceptron",
+    "standardize",
     "winnow",
 ]

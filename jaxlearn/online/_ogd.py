@@ -31,10 +31,12 @@ Loss = Callable[[Array, Array, Array], Array]
 
 
 class OGDState(NamedTuple):
-    """``w``: the current iterate :math:`w^{(t)}`; ``step``: rounds played (int32); ``diverged``: a
-    step produced a non-finite iterate, which was not kept (``w`` is the last finite one; sticky)."""
+    """``w``: the current iterate :math:`w^{(t)}`; ``b``: the bias (0 unless ``fit_intercept``);
+    ``step``: rounds played (int32); ``diverged``: a step produced a non-finite iterate, which was not
+    kept (``w`` and ``b`` are the last finite ones; sticky)."""
 
     w: Array
+    b: Array
     step: Array
     diverged: Array
 
@@ -54,6 +56,7 @@ def online_gradient_descent(
     eta: ScalarOrSchedule,
     *,
     projection: Optional[Callable[[Array], Array]] = None,
+    fit_intercept: bool = False,
 ) -> Learner:
     r"""Online (sub-)gradient descent with a projection onto the hypothesis set.
 
@@ -69,6 +72,9 @@ def online_gradient_descent(
       eta: :math:`\eta_t > 0`: a number, array or schedule of the 0-based round (traced); alias
         ``learning_rate``.
       projection: :math:`\Pi`, e.g. :func:`l2_ball` or :func:`box` (radius traced); identity by default.
+      fit_intercept: add an unregularised, unprojected bias :math:`b`: the loss is taken at
+        :math:`(w, b)` on :math:`(x, 1)` and :math:`b` moves by its own gradient step (static; the
+        regret bounds are stated for the default, without).
 
     Returns:
       A :class:`~jaxlearn.core.Learner`, labels in {-1, +1}; ``predict`` returns the real score.
@@ -90,23 +96,31 @@ def online_gradient_descent(
     def init(example_x, key=None):
         x = jnp.asarray(example_x)
         check_ndim("example_x", x, 1, "(d,)")
-        w = project(jnp.zeros(x.shape, float_dtype(x)))
-        return OGDState(w=w, step=zero_counter(), diverged=jnp.zeros([], bool))
+        dtype = float_dtype(x)
+        w = project(jnp.zeros(x.shape, dtype))
+        return OGDState(w=w, b=jnp.zeros([], dtype), step=zero_counter(), diverged=jnp.zeros([], bool))
 
     def predict(state, x):
         check_width("x", x, state.w.shape[0])
-        return jnp.vdot(state.w, jnp.asarray(x).astype(state.w.dtype))
+        return jnp.vdot(state.w, jnp.asarray(x).astype(state.w.dtype)) + state.b
 
     def update(state, x, y):
         check_width("x", x, state.w.shape[0])
         x = jnp.asarray(x).astype(state.w.dtype)
         y = jnp.asarray(y).astype(state.w.dtype)
-        value, v = jax.value_and_grad(loss)(state.w, x, y)
         step_size = jnp.asarray(schedule_value(eta, state.step)).astype(state.w.dtype)
+        if fit_intercept:  # the loss at (w, b) on (x, 1); the bias is not projected
+            value, v = jax.value_and_grad(loss)(jnp.append(state.w, state.b), jnp.append(x, 1), y)
+            grad_norm = jnp.linalg.norm(v)
+            v, b = v[:-1], state.b - step_size * v[-1]
+        else:
+            value, v = jax.value_and_grad(loss)(state.w, x, y)
+            b, grad_norm = state.b, jnp.linalg.norm(v)
         w = project(state.w - step_size * v)
-        finite = jnp.all(jnp.isfinite(w))  # never keep a non-finite iterate: keep the last finite one
-        info = OGDInfo(prediction=jnp.vdot(state.w, x), loss=value, grad_norm=jnp.linalg.norm(v))
-        return OGDState(jnp.where(finite, w, state.w), state.step + 1, state.diverged | ~finite), info
+        finite = jnp.all(jnp.isfinite(w)) & jnp.isfinite(b)  # never keep a non-finite iterate
+        info = OGDInfo(prediction=jnp.vdot(state.w, x) + state.b, loss=value, grad_norm=grad_norm)
+        w, b = jnp.where(finite, w, state.w), jnp.where(finite, b, state.b)
+        return OGDState(w, b, state.step + 1, state.diverged | ~finite), info
 
     return Learner(init, update, predict, check_binary_stream)
 

@@ -33,9 +33,11 @@ Array = jax.Array
 
 
 class PerceptronState(NamedTuple):
-    """``w``: the weight vector; ``step``: rounds played so far (int32)."""
+    """``w``: the weight vector; ``b``: the bias (stays 0 unless the learner has ``fit_intercept``);
+    ``step``: rounds played so far (int32)."""
 
     w: Array
+    b: Array
     step: Array
 
 
@@ -76,13 +78,14 @@ def _as_weights_dtype(state: PerceptronState, x: ArrayLike) -> Array:
 
 def _predict(state: PerceptronState, x: ArrayLike) -> Array:
     check_width("x", x, state.w.shape[0])
-    return sign_label(jnp.vdot(state.w, _as_weights_dtype(state, x)))
+    return sign_label(jnp.vdot(state.w, _as_weights_dtype(state, x)) + state.b)
 
 
 def _init_weights(example_x: ArrayLike, key=None) -> PerceptronState:
     x = jnp.asarray(example_x)
     check_ndim("example_x", x, 1, "(d,)")
-    return PerceptronState(w=jnp.zeros(x.shape, float_dtype(x)), step=zero_counter())
+    dtype = float_dtype(x)
+    return PerceptronState(w=jnp.zeros(x.shape, dtype), b=jnp.zeros([], dtype), step=zero_counter())
 
 
 def _mistake_driven(
@@ -91,6 +94,7 @@ def _mistake_driven(
     needs_update: Callable[[Array, Array], Array],
     step_size: Callable[[Array], Array],
     make_info: Callable[[Array, Array], tuple],
+    fit_intercept: bool = False,
 ):
     """Build ``update`` and ``run_block`` for a learner of the form
 
@@ -98,21 +102,35 @@ def _mistake_driven(
               w_{t+1} = w_t + \\eta_t\\, y_t x_t \\;\\text{ if needs\\_update}(s_t, y_t) \\text{ else } w_t.
 
     ``make_info(scores, ys)`` turns the scores seen at each round (before its update) into ``Info``.
+    With ``fit_intercept`` the rule runs on :math:`(w, b)` and :math:`(x, 1)`: the bias is one more
+    weight on a constant feature (before ``prepare``, so a normalising rule scales it too).
     """
+
+    def weights(state):  # (w, b) as one vector when there is a bias
+        return jnp.append(state.w, state.b) if fit_intercept else state.w
+
+    def augmented(X):
+        return jnp.concatenate([X, jnp.ones((X.shape[0], 1), X.dtype)], axis=1) if fit_intercept else X
+
+    def new_state(state, w, step):
+        if fit_intercept:
+            return PerceptronState(w[:-1], w[-1], step)
+        return PerceptronState(w, state.b, step)
 
     def update(state, x, y):
         check_width("x", x, state.w.shape[0])
-        x = prepare(_as_weights_dtype(state, x)[None])  # bool/int x: floats first, never the reverse
+        x = prepare(augmented(_as_weights_dtype(state, x)[None]))  # bool/int x: floats first
         y = jnp.asarray(y).astype(x.dtype)
-        s = score(state.w, x)[0]
+        w0 = weights(state)
+        s = score(w0, x)[0]
         upd = needs_update(s, y)
         eta = jnp.asarray(step_size(state.step)).astype(x.dtype)
-        w = jnp.where(upd, state.w + eta * y * x[0], state.w)
-        return PerceptronState(w, state.step + 1), make_info(s, y)
+        w = jnp.where(upd, w0 + eta * y * x[0], w0)
+        return new_state(state, w, state.step + 1), make_info(s, y)
 
     def run_block(state, xs, ys):
         check_width("xs", xs, state.w.shape[0])
-        X = prepare(_as_weights_dtype(state, xs))
+        X = prepare(augmented(_as_weights_dtype(state, xs)))
         ys = jnp.asarray(ys).astype(X.dtype)
         idx = jnp.arange(X.shape[0], dtype=jnp.int32)
 
@@ -126,11 +144,12 @@ def _mistake_driven(
             scores = jnp.where(idx > i, score(w, X), scores)  # only later rounds see the new w
             return w, scores, next_update(scores, i)
 
-        scores = score(state.w, X)
+        w0 = weights(state)
+        scores = score(w0, X)
         w, scores, _ = jax.lax.while_loop(
-            lambda c: c[2] < X.shape[0], body, (state.w, scores, next_update(scores, -1))
+            lambda c: c[2] < X.shape[0], body, (w0, scores, next_update(scores, -1))
         )
-        return PerceptronState(w, state.step + X.shape[0]), make_info(scores, ys)
+        return new_state(state, w, state.step + X.shape[0]), make_info(scores, ys)
 
     return update, run_block
 
@@ -140,7 +159,9 @@ BLOCK_SIZE = 64
 
 
 @learner_factory("eta", aliases={"learning_rate": "eta"}, ranges={"eta": POSITIVE})
-def perceptron(eta: ScalarOrSchedule = 1.0, *, normalize: bool = False) -> Learner:
+def perceptron(
+    eta: ScalarOrSchedule = 1.0, *, normalize: bool = False, fit_intercept: bool = False
+) -> Learner:
     r"""The online Perceptron, updated on every mistake; a zero score predicts -1 and is a mistake.
 
     .. math:: w_1 = 0, \qquad w_{t+1} = w_t + \eta_t\, y_t x_t\, 1[y_t \langle w_t, x_t\rangle \le 0].
@@ -152,6 +173,9 @@ def perceptron(eta: ScalarOrSchedule = 1.0, *, normalize: bool = False) -> Learn
       eta: :math:`\eta_t > 0`: a number, array or schedule of the 0-based round (traced); alias
         ``learning_rate``.
       normalize: scale each ``x`` to unit length first (Balcan's version, :math:`M \le 1/\gamma^2`; static).
+      fit_intercept: add an unregularised bias :math:`b` (``PerceptronState.b``), updated as a weight on
+        a constant feature: :math:`b \mathrel{+}= \eta_t y_t` on a mistake. The default is the book's
+        homogeneous form, which the mistake bounds are stated for (static).
 
     Returns:
       A :class:`~jaxlearn.core.Learner` with labels in {-1, +1}; ``Info`` is :class:`PerceptronInfo`.
@@ -179,6 +203,7 @@ def perceptron(eta: ScalarOrSchedule = 1.0, *, normalize: bool = False) -> Learn
         needs_update=lambda s, y: y * s <= 0,
         step_size=lambda t: schedule_value(eta, t),
         make_info=info,
+        fit_intercept=fit_intercept,
     )
 
     return Learner(_init_weights, update, _predict, check_binary_stream, run_block, BLOCK_SIZE)
@@ -189,7 +214,7 @@ MARGIN = Interval(0.0, 1.0, hi_closed=True)
 
 
 @learner_factory("gamma", ranges={"gamma": MARGIN})
-def margin_perceptron(gamma: ArrayLike) -> Learner:
+def margin_perceptron(gamma: ArrayLike, *, fit_intercept: bool = False) -> Learner:
     r"""Balcan's margin Perceptron: it updates on mistakes and on correct scores of too small a margin.
 
     .. math:: w_{t+1} = w_t + y_t \bar x_t\, 1[y_t s_t < \gamma/2], \qquad s_t = w_t \cdot \bar x_t / \|w_t\|,
@@ -200,6 +225,8 @@ def margin_perceptron(gamma: ArrayLike) -> Learner:
 
     Args:
       gamma: the margin :math:`\gamma \in (0, 1]` the data are assumed to have (traced: vmap over it freely).
+      fit_intercept: add a bias :math:`b` (``PerceptronState.b``) as the weight of a constant feature
+        appended to :math:`x` before it is normalised (static; the theorem is for the default, without).
 
     Returns:
       A :class:`~jaxlearn.core.Learner`, labels in {-1, +1}; ``Info`` is :class:`MarginPerceptronInfo`.
@@ -234,6 +261,7 @@ def margin_perceptron(gamma: ArrayLike) -> Learner:
         needs_update=lambda s, y: y * s < _half(gamma, s),
         step_size=lambda t: jnp.ones([]),
         make_info=info,
+        fit_intercept=fit_intercept,
     )
 
     return Learner(_init_weights, update, _predict, check_binary_stream, run_block, BLOCK_SIZE)

@@ -161,4 +161,15 @@ ROWS = [
          lambda: D.ranking_queries(_K, 2, 3, 2, noise=0.0)),
     Holds(D.ranking_queries, "two grades", lambda: D.ranking_queries(_K, 2, 3, 2, levels=2),
           _true(lambda r: r[1].shape == (2, 3) and set(np.unique(r[1])) <= {0.0, 1.0})),
+    # from_river: any iterable of (dict, target) pairs
+    Holds(D.from_river, "pairs with string targets",
+          lambda: D.from_river([({"a": 1, "b": 2.5}, "x"), ({"b": 0, "a": True}, "y")]),
+          _true(lambda r: r[0].tolist() == [[1.0, 2.5], [1.0, 0.0]] and r[1].tolist() == [0, 1]
+                and r[2].tolist() == ["x", "y"])),
+    Bad(D.from_river, "no examples", lambda: D.from_river([]), "dataset"),
+    Bad(D.from_river, "a class, not a data set", lambda: D.from_river(dict), "dataset", TypeError),
+    Bad(D.from_river, "features differ", lambda: D.from_river([({"a": 1}, 0), ({"b": 1}, 1)]), "dataset"),
+    Bad(D.from_river, "not pairs", lambda: D.from_river([1, 2]), "dataset"),
+    Bad(D.from_river, "text features", lambda: D.from_river([({"a": "red"}, 0)]), "dataset"),
+    Bad(D.from_river, "int dtype", lambda: D.from_river([({"a": 1}, 0)], dtype=np.int32), "dtype"),
 ]

@@ -306,4 +306,38 @@ ROWS = [
         lambda: online.box(-np.inf, np.inf)(jnp.array([-3.0, 3.0])),
         lambda: jnp.array([-3.0, 3.0]),
     ),
+    # --- fit_intercept, online.standardize, core.pipeline -----------------------------------------
+    Same(
+        online.perceptron,
+        "fit_intercept with int X",
+        lambda: _final(online.perceptron(0.5, fit_intercept=True), _R.astype(np.int32), _RY, "b"),
+        lambda: _final(online.perceptron(0.5, fit_intercept=True), _R.astype(np.int32).astype(np.float32),
+                       _RY, "b"),
+    ),
+    Same(
+        online.standardize,
+        "bool X gives the statistics of its 0/1 floats",
+        lambda: _standardized(_X.astype(bool)),
+        lambda: _standardized(_X),
+    ),
+    Holds(online.standardize, "a constant feature maps to 0, not NaN", lambda: _standardized(np.ones((4, 3))),
+          lambda z: np.testing.assert_array_equal(np.asarray(z), 0.0)),
+    Bad(online.standardize, "init from a matrix", lambda: online.standardize().init(_X), "example_x"),
+    Bad(online.standardize, "apply to the wrong width",
+        lambda: _S.apply(_S.init(_X[0]), _X[0, :2]), "x"),
+    Bad(online.standardize, "pipeline ending in a transform",
+        lambda: core.pipeline(online.perceptron(), online.standardize()), (), TypeError),
+    Bad(online.standardize, "pipeline with a learner in front",
+        lambda: core.pipeline(online.perceptron(), online.perceptron()), (), TypeError),
 ]
+
+
+_S = online.standardize()
+
+
+def _standardized(X):
+    """``x_4`` standardised with the statistics of the rows before it."""
+    state = _S.init(X[0])
+    for x in X[:3]:  # three observations, a loop over rows of a test input
+        state = _S.observe(state, x)
+    return _S.apply(state, X[3])
