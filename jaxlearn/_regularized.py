@@ -13,6 +13,8 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
+from jaxlearn._progress import scan
+
 Array = jax.Array
 
 #: The divisor of :math:`\theta^{(t)}` (SPEC 9.7): :math:`\lambda t` (UML) or :math:`\lambda(t-1)` (SS10).
@@ -40,6 +42,7 @@ def regularized_sgd(
     *,
     variant: str = "uml",
     sparse: bool = False,
+    progress: bool = False,
 ) -> Any:
     r"""SGD for regularised loss minimisation, averaged (UML section 15.5; SS10 Algorithm 7).
 
@@ -60,6 +63,7 @@ def regularized_sgd(
         ``subgradient(theta, scale, i) -> (j, v_j)`` with :math:`w^{(t)} = scale \cdot \theta^{(t)}`,
         a step costs the learner's score only, and :math:`\bar w` is formed after the loop from the
         increments (each weighted by :math:`\sum_{t > u} 1/(\lambda d_t)`).
+      progress: a tqdm bar over the steps (static; needs the ``progress`` extra).
 
     Returns:
       :math:`\bar w`, shaped like ``zeros``.
@@ -88,7 +92,7 @@ def regularized_sgd(
         theta = jax.tree_util.tree_map(jnp.subtract, theta, subgradient(w, i))
         return (theta, jax.tree_util.tree_map(jnp.add, total, w)), None
 
-    (_, total), _ = jax.lax.scan(step, (zeros, zeros), (idx, scales))
+    (_, total), _ = scan(step, (zeros, zeros), (idx, scales), progress=progress, desc="jaxlearn SGD")
     return jax.tree_util.tree_map(lambda a: a / jnp.asarray(steps, a.dtype), total)
 
 

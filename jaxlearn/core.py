@@ -70,6 +70,8 @@ from jaxlearn._learner import (  # noqa: F401 - the protocols, re-exported
     replace,
 )
 from jaxlearn._pipeline import PipelineState, Transform, pipeline  # noqa: F401 - composition
+from jaxlearn._progress import scan  # noqa: F401 - lax.scan with an optional progress bar
+from jaxlearn._progress import with_bar as _with_bar
 from jaxlearn._regularized import check_variant, regularized_sgd, sample_indices  # noqa: F401
 
 Array = jax.Array
@@ -182,7 +184,7 @@ def _run_scan(learner, state, xs, ys, trace_fn, progress, unroll):
     n = jax.tree_util.tree_leaves((xs, ys))[0].shape[0]
     if not progress:
         return jax.lax.scan(step, state, (xs, ys), unroll=unroll)
-    return jax.lax.scan(_with_progress(step, n), state, (jnp.arange(n), (xs, ys)), unroll=unroll)
+    return jax.lax.scan(_with_bar(step, n, "jaxlearn.run"), state, (jnp.arange(n), (xs, ys)), unroll=unroll)
 
 
 @functools.partial(jax.jit, static_argnums=(4, 5, 6))
@@ -205,7 +207,7 @@ def _run_blocked(learner, state, xs, ys, trace_fn, progress, block_size):
     if num_blocks:
         starts = jnp.arange(num_blocks, dtype=jnp.int32)
         if progress:
-            state, trace = jax.lax.scan(_with_progress(step, num_blocks), state, (starts, starts))
+            state, trace = jax.lax.scan(_with_bar(step, num_blocks, "jaxlearn.run"), state, (starts, starts))
         else:
             state, trace = jax.lax.scan(step, state, starts)
         traces.append(jax.tree_util.tree_map(lambda a: a.reshape(-1, *a.shape[2:]), trace))
@@ -215,15 +217,6 @@ def _run_blocked(learner, state, xs, ys, trace_fn, progress, block_size):
     if len(traces) == 1:
         return state, traces[0]
     return state, jax.tree_util.tree_map(lambda *a: jnp.concatenate(a), *traces)
-
-
-def _with_progress(step, n):
-    try:
-        from jax_tqdm import scan_tqdm
-    except ImportError as err:  # pragma: no cover - depends on the environment
-        raise ImportError("`progress=True` needs jax-tqdm: pip install 'jaxlearn[progress]'") from err
-    bar = scan_tqdm(n, desc=f"jaxlearn.run: {n:,} steps")
-    return bar(lambda s, ixy: step(s, ixy[1]))
 
 
 def predict_batch(learner: Learner, state: State, X: ArrayLike) -> Array:

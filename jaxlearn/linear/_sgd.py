@@ -24,6 +24,7 @@ from jaxlearn.core import (
     check_sample,
     learner_factory,
     sample_indices,
+    scan,
     sign_label,
 )
 from jaxlearn.linear._common import linear_score
@@ -61,6 +62,7 @@ def sgd(
     average: bool = True,
     optimizer: Optional[optax.GradientTransformation] = None,
     labels: Optional[tuple] = (-1, 1),
+    progress: bool = False,
 ) -> BatchLearner:
     r"""SGD on the empirical risk, optionally regularised, with the step sizes of SS10 Algorithms 5 and 6.
 
@@ -77,6 +79,7 @@ def sgd(
       eta, optimizer: :math:`\eta` (traced) or a schedule ``eta(t - 1)``; optax steps instead (``eta=None``).
       projection, average: :math:`\Pi_A` (identity, or e.g. ``online.l2_ball``); ``False``: :math:`w_{T+1}`.
       labels: checked by ``fit``, returned by ``predict``; ``None`` for regression (real scores).
+      progress: show a tqdm bar over the steps during ``fit`` (static; the ``progress`` extra).
 
     Returns:
       A :class:`~jaxlearn.core.BatchLearner` (``fit -> SGDParams``); ``predict`` is +1 iff ``x @ w > 0``.
@@ -103,7 +106,8 @@ def sgd(
     schedule = eta if callable(eta) else None
     eta_value = None if callable(eta) else eta
     structure = dict(
-        loss=loss, projection=projection, average=average, optimizer=optimizer, schedule=schedule
+        loss=loss, projection=projection, average=average, optimizer=optimizer, schedule=schedule,
+        progress=progress,
     )
 
     def fit(key, X, y):
@@ -117,8 +121,10 @@ def sgd(
     return BatchLearner(fit, predict, linear_score, functools.partial(check_sample, labels=labels))
 
 
-@functools.partial(jax.jit, static_argnames=("loss", "projection", "average", "optimizer", "schedule"))
-def _fit(idx, X, y, eta, lam, *, loss, projection, average, optimizer, schedule):
+@functools.partial(
+    jax.jit, static_argnames=("loss", "projection", "average", "optimizer", "schedule", "progress")
+)
+def _fit(idx, X, y, eta, lam, *, loss, projection, average, optimizer, schedule, progress=False):
     # The indices come in drawn (``sample_indices``, outside): the PRNG's program is then compiled
     # once per number of steps, not once per learner.
     steps = idx.shape[0]
@@ -157,7 +163,8 @@ def _fit(idx, X, y, eta, lam, *, loss, projection, average, optimizer, schedule)
     w1 = project(jnp.zeros(X.shape[1], dtype))
     start = (w1,) if optimizer is None else (w1, optimizer.init(w1))
     ts = jnp.arange(1, steps + 1, dtype=jnp.int32).astype(dtype)
-    (state, total), _ = jax.lax.scan(step, (start, jnp.zeros_like(w1)), (idx, ts))
+    carry = (start, jnp.zeros_like(w1))
+    (state, total), _ = scan(step, carry, (idx, ts), progress=progress, desc="jaxlearn.linear.sgd")
     # A non-finite iterate makes the sum non-finite for good: checked once, after the loop; only then
     # are the steps replayed up to the last finite iterate (a while loop: zero trips otherwise).
     diverged = ~(jnp.isfinite(state[0]).all() & jnp.isfinite(total).all())

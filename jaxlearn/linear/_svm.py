@@ -44,7 +44,7 @@ class SoftSVMParams(NamedTuple):
 
 @learner_factory("lam", ranges={"lam": POSITIVE, "steps": POSITIVE_INT})
 def soft_svm(
-    lam: ArrayLike, steps: int, *, fit_intercept: bool = False, variant: str = "uml"
+    lam: ArrayLike, steps: int, *, fit_intercept: bool = False, variant: str = "uml", progress: bool = False
 ) -> BatchLearner:
     r"""Soft-SVM by stochastic sub-gradient descent (UML section 15.5; SS10 Algorithm 7).
 
@@ -60,6 +60,7 @@ def soft_svm(
       steps: the number of rounds :math:`T` (static).
       fit_intercept: append a constant feature; its (regularised) weight is ``b``.
       variant: ``"uml"`` (UML section 15.5) or ``"ss10"`` (SS10 Algorithm 7).
+      progress: show a tqdm bar over the SGD steps during ``fit`` (static; the ``progress`` extra).
 
     Returns:
       A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y) -> SoftSVMParams`` (labels in {-1, +1}),
@@ -81,7 +82,7 @@ def soft_svm(
     def fit(key, X, y):
         X, y = as_float(X, y)
         idx = sample_indices(key, steps, X.shape[0])
-        return _soft_svm_fit(idx, X, y, lam, fit_intercept=fit_intercept, variant=variant)
+        return _soft_svm_fit(idx, X, y, lam, fit_intercept=fit_intercept, variant=variant, progress=progress)
 
     def predict(params, X):
         return sign_label(linear_score(params, X))
@@ -89,8 +90,8 @@ def soft_svm(
     return BatchLearner(fit, predict, linear_score, check=check_sample)
 
 
-@functools.partial(jax.jit, static_argnames=("fit_intercept", "variant"))
-def _soft_svm_fit(idx, X, y, lam, *, fit_intercept, variant):
+@functools.partial(jax.jit, static_argnames=("fit_intercept", "variant", "progress"))
+def _soft_svm_fit(idx, X, y, lam, *, fit_intercept, variant, progress=False):
     if fit_intercept:  # a constant feature, regularised like the others (UML section 15.1.1)
         X = jnp.concatenate([X, jnp.ones((X.shape[0], 1), X.dtype)], axis=1)
 
@@ -98,7 +99,8 @@ def _soft_svm_fit(idx, X, y, lam, *, fit_intercept, variant):
         x, label = X[i], y[i]
         return -(jnp.where(label * jnp.vdot(w, x) < 1, label, jnp.zeros_like(label)) * x)
 
-    w = regularized_sgd(hinge_subgradient, idx, lam, jnp.zeros(X.shape[1], X.dtype), variant=variant)
+    zeros = jnp.zeros(X.shape[1], X.dtype)
+    w = regularized_sgd(hinge_subgradient, idx, lam, zeros, variant=variant, progress=progress)
     if fit_intercept:
         return SoftSVMParams(w=w[:-1], b=w[-1])
     return SoftSVMParams(w=w, b=jnp.zeros([], X.dtype))

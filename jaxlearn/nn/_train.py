@@ -14,7 +14,7 @@ import jax.numpy as jnp
 import optax
 from jax.typing import ArrayLike
 
-from jaxlearn.core import NON_NEGATIVE, warn_if_diverged
+from jaxlearn.core import NON_NEGATIVE, scan, warn_if_diverged
 from jaxlearn.nn._inputs import (
     as_numbers,
     check_callable,
@@ -145,6 +145,7 @@ def train(
     eval_every: Optional[int] = None,
     error: Optional[Union[str, ExampleLoss]] = None,
     activation: Activation = sigmoid,
+    progress: bool = False,
 ) -> tuple[Params, TrainHistory]:
     r"""The book's SGD for neural networks, with any optax optimiser, returning the validation-best iterate.
 
@@ -158,6 +159,7 @@ def train(
       steps, batch_size: :math:`\tau` and the examples per step (static ints >= 1).
       weight_decay, activation: :math:`\lambda \ge 0` (traced); :math:`\sigma` of the hidden layers.
       validation, eval_every: ``(X_valid, y_valid)`` (``None``: training set); score period (``steps // 20``).
+      progress: a tqdm bar over the evaluation windows (static; needs the ``progress`` extra).
 
     Returns:
       ``(best_params, history)``: the iterate of least validation loss or ``error``, :math:`w^{(1)}` included
@@ -216,7 +218,7 @@ def train(
     result = _train(
         key, params, X, y, Xv, yv, weight_decay,
         loss=loss_fn, optimizer=optimizer, error=error_fn,
-        steps=steps, batch_size=batch_size, eval_every=eval_every,
+        steps=steps, batch_size=batch_size, eval_every=eval_every, progress=bool(progress),
     )  # fmt: skip
     warn_if_diverged(result[1], "train")
     return result
@@ -242,7 +244,7 @@ def _select(flag, new, old):
 
 
 @functools.partial(
-    jax.jit, static_argnames=("loss", "optimizer", "error", "steps", "batch_size", "eval_every")
+    jax.jit, static_argnames=("loss", "optimizer", "error", "steps", "batch_size", "eval_every", "progress")
 )
 def _train(key, params, X, y, Xv, yv, weight_decay, **structure):
     return train_loop(key, params, X, y, Xv, yv, weight_decay, **structure)
@@ -250,7 +252,7 @@ def _train(key, params, X, y, Xv, yv, weight_decay, **structure):
 
 def train_loop(
     key, params, X, y, Xv, yv, weight_decay, *, loss, optimizer, error, steps, batch_size, eval_every,
-    rows=None,
+    rows=None, progress=False,
 ) -> tuple[Params, TrainHistory]:
     """The body of :func:`train` (traceable; no input checks): call it inside other jitted fits.
 
@@ -317,7 +319,8 @@ def train_loop(
     ends = jnp.minimum(eval_every * jnp.arange(1, num_evals + 1, dtype=jnp.int32), steps)
     records = []
     if num_full:
-        carry, record = jax.lax.scan(window, carry, (ends[:num_full], idx[:num_full]))
+        windows = (ends[:num_full], idx[:num_full])
+        carry, record = scan(window, carry, windows, progress=progress, desc="jaxlearn.nn.train windows")
         records.append(record)
     if rest:
         carry, record = window(carry, (ends[-1], idx[-1, :rest]))

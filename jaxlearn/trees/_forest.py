@@ -11,7 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn.core import POSITIVE_INT, BatchLearner, learner_factory
+from jaxlearn.core import POSITIVE_INT, BatchLearner, learner_factory, scan
 from jaxlearn.trees._common import (
     TREE_RANGES,
     as_int,
@@ -59,6 +59,7 @@ def random_forest(
     min_samples_leaf: int = 1,
     max_bins: Optional[int] = 256,
     num_classes: Optional[int] = None,
+    progress: bool = False,
 ) -> BatchLearner:
     r"""A random forest: ``num_trees`` trees voting by majority (UML section 18.3).
 
@@ -74,6 +75,8 @@ def random_forest(
       bootstrap: grow each tree on a bootstrap sample (else on :math:`S`).
       criterion, min_samples_leaf, num_classes: as for :func:`~jaxlearn.trees.decision_tree`.
       max_bins: quantile bins per feature (histogram growth), or ``None`` for exact thresholds.
+      progress: a tqdm bar during ``fit``; the trees are then grown in about ten vmapped groups, one
+        after the other (the same trees; needs the ``progress`` extra).
 
     Returns:
       A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y) -> RandomForestParams``,
@@ -126,6 +129,7 @@ def random_forest(
             max_features=None if size >= X.shape[1] else size,
             bootstrap=bool(bootstrap),
             max_bins=max_bins,
+            progress=bool(progress),
         )
 
     return BatchLearner(fit, forest_predict, check=tree_sample_check(num_classes))
@@ -142,6 +146,7 @@ def random_forest(
         "max_features",
         "bootstrap",
         "max_bins",
+        "progress",
     ),
 )
 def _fit(
@@ -157,6 +162,7 @@ def _fit(
     max_features,
     bootstrap,
     max_bins,
+    progress=False,
 ):
     m = X.shape[0]
     if max_bins is None:
@@ -198,7 +204,19 @@ def _fit(
             max_features=max_features,
         )
 
-    return RandomForestParams(jax.vmap(one)(keys))
+    if not progress:
+        return RandomForestParams(jax.vmap(one)(keys))
+    group = _group_size(num_trees)  # the trees in groups, one group per tick of the bar
+    grouped = keys.reshape(num_trees // group, group, *keys.shape[1:])
+    _, trees = scan(lambda _, ks: (None, jax.vmap(one)(ks)), None, grouped, progress=True,
+                    desc="jaxlearn.trees.random_forest tree groups")
+    return RandomForestParams(jax.tree_util.tree_map(lambda a: a.reshape(num_trees, *a.shape[2:]), trees))
+
+
+def _group_size(num_trees: int) -> int:
+    """The largest divisor of ``num_trees`` of at most ``ceil(num_trees / 10)``."""
+    limit = -(-num_trees // 10)
+    return max(g for g in range(1, limit + 1) if num_trees % g == 0)
 
 
 def forest_predict(params: RandomForestParams, X: ArrayLike) -> Array:
