@@ -16,11 +16,15 @@ Start here:
 - :mod:`jaxlearn.losses`, :mod:`jaxlearn.kernels`: losses of one example; kernels and Gram matrices.
 - :mod:`jaxlearn.theory`: the bounds of the source documents, as functions.
 - :mod:`jaxlearn.datasets`, :mod:`jaxlearn.metrics`: generators, loaders and metrics.
+- :mod:`jaxlearn.io`: save and load any state, params, learner or estimator (arrays + JSON, no pickle).
+- :mod:`jaxlearn.selection`: k-fold splits and the grid x folds search as one compiled program.
+- :mod:`jaxlearn.sklearn`: scikit-learn estimators over the learners (needs scikit-learn).
 """
 
 from jaxlearn import core
 from jaxlearn import datasets
 from jaxlearn import experts
+from jaxlearn import io
 from jaxlearn import kernels
 from jaxlearn import linear
 from jaxlearn import losses
@@ -46,6 +50,7 @@ __all__ = [
     "core",
     "datasets",
     "experts",
+    "io",
     "kernels",
     "linear",
     "losses",
