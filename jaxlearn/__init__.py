@@ -34,6 +34,7 @@ from jaxlearn import neighbors
 from jaxlearn import nn
 from jaxlearn import online
 from jaxlearn import ranking
+from jaxlearn import selection
 from jaxlearn import structured
 from jaxlearn import theory
 from jaxlearn import trees
@@ -62,6 +63,7 @@ __all__ = [
     "predict_batch",
     "ranking",
     "run",
+    "selection",
     "structured",
     "theory",
     "trees",
