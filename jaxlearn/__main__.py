@@ -1,8 +1,11 @@
-"""Command line: ``python -m jaxlearn demo`` and ``python -m jaxlearn bench [name ...]``.
+"""Command line: ``python -m jaxlearn demo [--figure PATH]`` and ``python -m jaxlearn bench [name ...]``.
 
 The demo (:mod:`jaxlearn._demo`) trains the learners of every family on generated data with known
-margins and on scikit-learn's data sets, and prints, per learner, its mistakes (or loss), the
-theorem's bound, the accuracy and the throughput of the compiled loop or fit.
+margins and on scikit-learn's data sets, and prints two tables (online learners, batch learners) with
+each measured quantity in its own column (mistakes, updates, regret and its comparator, training and
+test accuracy, objective, margin) beside the theorem's bound and the throughput of the compiled loop
+or fit. It also draws the online learners' mistakes and regret against their bounds, round by round,
+to ``--figure`` (default ``jaxlearn_demo.png`` in the working directory; needs matplotlib).
 """
 
 from __future__ import annotations
@@ -41,11 +44,18 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m jaxlearn", description=__doc__.splitlines()[0])
     parser.add_argument("command", choices=["demo", "bench"], help="what to run")
     parser.add_argument("names", nargs="*", help="bench: which scripts/bench_<name>.py (default: all)")
+    parser.add_argument(
+        "--figure",
+        default="jaxlearn_demo.png",
+        metavar="PATH",
+        help="demo: where to write the figure of measured against bound (default: %(default)s)",
+    )
+    parser.add_argument("--no-figure", action="store_true", help="demo: print the tables only")
     args = parser.parse_args(argv)
     if args.command == "demo":
         if args.names:
             parser.error("demo takes no further arguments")
-        demo()
+        demo(figure=None if args.no_figure else args.figure)
         return 0
     return bench(args.names)
 

@@ -1,4 +1,5 @@
-"""The conformance harness (DESIGN.md section 6): one style of row and one set of checks for every learner.
+"""The conformance harness (docs/design.md section 7): one style of row and one set of checks
+for every learner.
 
 ``tests/test_conformance.py`` lists every public learner as one row (or a few variants) and runs the
 checks below on each; ``tests/test_contract.py`` checks the factories' contract (repr, docstrings,

@@ -1,4 +1,4 @@
-"""The conformance matrix (DESIGN.md section 6) over every public learner, online and batch.
+"""The conformance matrix (docs/design.md section 7) over every public learner, online and batch.
 
 Every public factory of ``jaxlearn.online/experts/linear/multiclass/structured/ranking/trees/neighbors/nn``
 has a row here (``test_every_public_learner_has_a_row`` enforces it); every row runs the same checks

@@ -92,7 +92,8 @@ def test_replacing_a_field_by_hand_keeps_the_replacement():
 
 
 def test_aliases_and_conflicts():
-    assert repr(online.perceptron(learning_rate=0.25)) == "perceptron(eta=0.25, normalize=False, fit_intercept=False)"
+    want = "perceptron(eta=0.25, normalize=False, fit_intercept=False)"
+    assert repr(online.perceptron(learning_rate=0.25)) == want
     with pytest.raises(TypeError, match="alias"):
         online.perceptron(eta=0.1, learning_rate=0.2)
     with pytest.raises(TypeError):

@@ -1,4 +1,9 @@
-"""The demo's rows for the batch learners: linear, multiclass, structured, ranking, nets, trees, k-NN."""
+"""The demo's rows for the batch learners: linear, multiclass, structured, ranking, nets, trees, k-NN.
+
+Each row is a dict over the columns of :data:`jaxlearn._demo.BATCH_COLUMNS` (a missing column is
+blank): training accuracy (on the sample fitted), test accuracy (on a held-out split), and the
+learner's own quantity (objective, margin, updates) in its own column.
+"""
 
 from __future__ import annotations
 
@@ -24,6 +29,14 @@ from jaxlearn import (
 )
 
 
+def _acc(y, predicted) -> str:
+    return f"{float(metrics.accuracy(y, predicted)):.3f}"
+
+
+def _per_s(count: float, seconds: float, unit: str) -> str:
+    return f"{count / seconds:,.0f} {unit}/s"
+
+
 def _fit_timed(learner, X, y):
     """Fit once to compile, then time a second fit; return (params, seconds)."""
     fit = jax.jit(learner.fit)
@@ -35,7 +48,7 @@ def _fit_timed(learner, X, y):
 
 
 def linear_rows(key):
-    """Rows for the batch convex learners: training accuracy against the theorems' quantities."""
+    """Rows for the batch convex learners: training accuracy and the theorems' quantities."""
     try:
         Xc, yc = datasets.load_breast_cancer()
     except ImportError:
@@ -51,31 +64,51 @@ def linear_rows(key):
         ),
     ]:
         params, seconds = _fit_timed(learner, Xc, yc)
-        acc = metrics.accuracy(yc, learner.predict(params, Xc))
         risk = jnp.mean(jax.vmap(loss, (None, 0, 0))(params.w, Xc, yc))
         objective = lam / 2 * jnp.vdot(params.w, params.w) + risk
-        yield name, "breast cancer", f"objective {float(objective):.3f}", "-", acc, steps / seconds
+        yield {
+            "learner": name,
+            "data": "breast cancer",
+            "train acc": _acc(yc, learner.predict(params, Xc)),
+            "objective": f"{float(objective):.3f}",
+            "throughput": _per_s(steps, seconds, "SGD steps"),
+        }
 
     X, y, w_star = datasets.separable(key, 500, 10, margin=0.1)
     learner = linear.hard_svm()
     params, seconds = _fit_timed(learner, X, y)
-    acc = metrics.accuracy(y, learner.predict(params, X))
     data = "separable n=500 d=10 gamma>=0.1"
-    margin = f"margin {float(params.margin):.4f}"
-    yield "hard-SVM (dual ascent)", data, margin, ">= 0.1 (generator)", acc, 500 / seconds
+    margin = params.margin
+    yield {
+        "learner": "hard-SVM (dual ascent)",
+        "data": data,
+        "train acc": _acc(y, learner.predict(params, X)),
+        "margin": f"{float(margin):.4f}",
+        "bound": "margin >= 0.1 (the generator's)",
+        "throughput": _per_s(500, seconds, "examples"),
+    }
     learner = linear.batch_perceptron()
     params, seconds = _fit_timed(learner, X, y)
-    bound = theory.perceptron_mistake_bound(theory.radius(X), linear.hard_svm().fit(key, X, y).margin)
-    updates, bound = f"{int(params.num_updates)} updates", f"(R/g(S))^2 = {float(bound):.0f}"
-    acc = metrics.accuracy(y, learner.predict(params, X))
-    yield "batch perceptron", data, updates, bound, acc, 500 / seconds
+    bound = theory.perceptron_mistake_bound(theory.radius(X), margin)
+    yield {
+        "learner": "batch perceptron",
+        "data": data,
+        "train acc": _acc(y, learner.predict(params, X)),
+        "updates": int(params.num_updates),
+        "bound": f"updates <= (R/g(S))^2 = {float(bound):.0f}",
+        "throughput": _per_s(500, seconds, "examples"),
+    }
 
     Xk = jax.random.uniform(key, (1000, 2), minval=-1.0, maxval=1.0)
     yk = jnp.where(jnp.sum(Xk**2, axis=1) > 0.5, 1.0, -1.0)
     learner = linear.kernel_svm(kernels.gaussian(0.1), 1e-3, 20_000)
     params, seconds = _fit_timed(learner, Xk, yk)
-    acc = metrics.accuracy(yk, learner.predict(params, Xk))
-    yield "kernel SVM, gaussian(0.1)", "circle n=1000 d=2", "-", "-", acc, 20_000 / seconds
+    yield {
+        "learner": "kernel SVM, gaussian(0.1)",
+        "data": "circle n=1000 d=2",
+        "train acc": _acc(yk, learner.predict(params, Xk)),
+        "throughput": _per_s(20_000, seconds, "SGD steps"),
+    }
 
 
 def _digits_split(key):
@@ -89,13 +122,13 @@ def _digits_split(key):
 
 
 def multiclass_rows(key):
-    """Rows for multiclass, structured output and ranking (UML chapter 17): test accuracy or loss."""
+    """Rows for multiclass, structured output and ranking (UML chapter 17): accuracy or loss."""
     k_split, k_clusters, k_words, k_queries = jax.random.split(key, 4)
     try:
         X_train, y_train, X_test, y_test = _digits_split(k_split)
     except ImportError:
         return
-    data = "digits, 70/30 split (test)"
+    data = "digits, 70/30 split"
     steps = 20_000
     binary = linear.soft_svm(0.01, steps, fit_intercept=True)
     for name, learner in [
@@ -103,8 +136,13 @@ def multiclass_rows(key):
         ("multiclass SVM (UML 17.2.5)", multiclass.multiclass_svm(1e-3, steps, 10, fit_intercept=True)),
     ]:
         params, seconds = _fit_timed(learner, X_train, y_train)
-        acc = metrics.accuracy(y_test, learner.predict(params, X_test))
-        yield name, data, "-", "-", acc, steps / seconds
+        yield {
+            "learner": name,
+            "data": data,
+            "train acc": _acc(y_train, learner.predict(params, X_train)),
+            "test acc": _acc(y_test, learner.predict(params, X_test)),
+            "throughput": _per_s(steps, seconds, "SGD steps"),
+        }
 
     # Exercise 17.1: clusters of radius 1 whose centres are 5 apart; w_i = [mu_i, -|mu_i|^2/2] has margin 1
     mu = 5.0 * jnp.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0], [0, 0, 1]], jnp.float32)
@@ -117,15 +155,14 @@ def multiclass_rows(key):
     learner = multiclass.multiclass_perceptron(5)
     params, seconds = _fit_timed(learner, X, y)
     bound = theory.multiclass_perceptron_bound(R, jnp.linalg.norm(w_star))
-    acc = metrics.accuracy(y, learner.predict(params, X))
-    yield (
-        "multiclass perceptron",
-        "5 clusters (Ex. 17.1) n=1000",
-        f"{int(params.num_updates)} updates",
-        f"(R|w*|)^2 = {float(bound):.0f}",
-        acc,
-        1000 * int(params.num_epochs) / seconds,
-    )
+    yield {
+        "learner": "multiclass perceptron",
+        "data": "5 clusters (Ex. 17.1) n=1000",
+        "train acc": _acc(y, learner.predict(params, X)),
+        "updates": int(params.num_updates),
+        "bound": f"updates <= (R|w*|)^2 = {float(bound):.0f}",
+        "throughput": _per_s(1000 * int(params.num_epochs), seconds, "examples"),
+    }
 
     k_tr, k_te = jax.random.split(k_words)
     X_train, Y_train = datasets.ocr_words(k_tr, 300, 6, noise=0.8, split="train")
@@ -133,21 +170,25 @@ def multiclass_rows(key):
     for name, transitions in (("structured SVM, Viterbi (17.3)", True), ("  same, no bigrams", False)):
         learner = structured.structured_svm(0.003, 3000, 10, transitions=transitions)
         params, seconds = _fit_timed(learner, X_train, Y_train)
-        acc = jnp.mean(learner.predict(params, X_test) == Y_test)
-        yield name, "ocr_words 300 x 6 letters, noisy (test)", "-", "-", acc, 3000 / seconds
+        yield {
+            "learner": name,
+            "data": "ocr_words, 300 words x 6 letters, noisy",
+            "train acc": f"{float(jnp.mean(learner.predict(params, X_train) == Y_train)):.3f}",
+            "test acc": f"{float(jnp.mean(learner.predict(params, X_test) == Y_test)):.3f}",
+            "other": "letter accuracies",
+            "throughput": _per_s(3000, seconds, "SGD steps"),
+        }
 
     X, Y, _ = datasets.ranking_queries(k_queries, 600, 10, 8, noise=0.3)
     learner = ranking.ranking_svm(0.01, 4000)
     params, seconds = _fit_timed(learner, X[:400], Y[:400])
     tau = jnp.mean(jax.vmap(ranking.kendall_tau_loss)(learner.predict(params, X[400:]), Y[400:]))
-    yield (
-        "ranking SVM, Kendall (17.4)",
-        "200 test queries x 10 items",
-        f"Kendall-tau loss {float(tau):.3f}",
-        "-",
-        "-",
-        4000 / seconds,
-    )
+    yield {
+        "learner": "ranking SVM, Kendall (17.4)",
+        "data": "400 + 200 queries x 10 items",
+        "other": f"test Kendall-tau loss {float(tau):.3f}",
+        "throughput": _per_s(4000, seconds, "SGD steps"),
+    }
 
 
 def nn_rows(key):
@@ -161,7 +202,11 @@ def nn_rows(key):
         float(jnp.max(jnp.abs(a - b)))
         for a, b in zip(jax.tree_util.tree_leaves(by_hand), jax.tree_util.tree_leaves(by_grad))
     )
-    yield "backprop (UML 20.6) vs jax.grad", "8-16-16-3 sigmoid net", f"max |diff| {gap:.1e}", "-", "-", "-"
+    yield {
+        "learner": "backprop (UML 20.6)",
+        "data": "8-16-16-3 sigmoid net",
+        "other": f"max |backprop - jax.grad| {gap:.1e}",
+    }
     try:
         X_train, y_train, X_test, y_test = _digits_split(k_fit)
     except ImportError:
@@ -169,51 +214,58 @@ def nn_rows(key):
     steps = 800
     learner = nn.mlp_classifier(128, steps=steps, num_classes=10)
     params, seconds = _fit_timed(learner, X_train, y_train)
-    acc = metrics.accuracy(y_test, learner.predict(params, X_test))
-    yield "MLP 64-128-10, Adam (nn.train)", "digits, 70/30 split (test)", "-", "-", acc, 32 * steps / seconds
+    yield {
+        "learner": "MLP 64-128-10, Adam (nn.train)",
+        "data": "digits, 70/30 split",
+        "train acc": _acc(y_train, learner.predict(params, X_train)),
+        "test acc": _acc(y_test, learner.predict(params, X_test)),
+        "throughput": _per_s(32 * steps, seconds, "examples"),
+    }
 
 
 def tree_rows(key):
-    """Rows for decision trees, random forests and k-NN (UML chapters 18-19): test accuracy."""
+    """Rows for decision trees, random forests and k-NN (UML chapters 18-19): accuracy."""
     k_split = jax.random.split(key)[0]
     # UML Exercise 18.2: ID3 to depth 2 errs on a quarter of this sample; the best depth-2 tree is perfect
     X = jnp.array([[1, 1, 1], [1, 0, 0], [1, 1, 0], [0, 0, 1]], jnp.float32)
     y = jnp.array([1, 1, 0, 0], jnp.int32)
     learner = trees.decision_tree(2, criterion="entropy", num_classes=2)
-    params, seconds = _fit_timed(learner, X, y)
-    errors = int(jnp.sum(learner.predict(params, X) != y))
-    yield (
-        "ID3, depth 2 (Exercise 18.2)",
-        "the book's 4 examples",
-        f"{errors} of 4",
-        "best depth-2 tree: 0",
-        "-",
-        "-",
-    )
+    params, _ = _fit_timed(learner, X, y)
+    yield {
+        "learner": "ID3, depth 2 (Exercise 18.2)",
+        "data": "the book's 4 examples",
+        "train acc": _acc(y, learner.predict(params, X)),
+        "other": "the best depth-2 tree: 1.000",
+    }
     try:
         X_train, y_train, X_test, y_test = _digits_split(k_split)
     except ImportError:
         return
-    data, m = "digits, 70/30 split (test)", X_train.shape[0]
+    data, m = "digits, 70/30 split", X_train.shape[0]
     for name, learner in [
         ("decision tree, gini, depth 10", trees.decision_tree(10, num_classes=10)),
         ("random forest, 16 trees, depth 8", trees.random_forest(16, 8, num_classes=10)),
     ]:
         params, seconds = _fit_timed(learner, X_train, y_train)
-        acc = metrics.accuracy(y_test, learner.predict(params, X_test))
-        yield name, data, "-", "-", acc, m / seconds
+        yield {
+            "learner": name,
+            "data": data,
+            "train acc": _acc(y_train, learner.predict(params, X_train)),
+            "test acc": _acc(y_test, learner.predict(params, X_test)),
+            "throughput": _per_s(m, seconds, "examples"),
+        }
     for k in (1, 5):
         learner = neighbors.knn(k, num_classes=10)
         params = learner.fit(key, X_train, y_train)
         predict = jax.jit(learner.predict)
         jax.block_until_ready(predict(params, X_test))
         start = time.perf_counter()
-        acc = metrics.accuracy(y_test, jax.block_until_ready(predict(params, X_test)))
-        yield (
-            f"{k}-NN (brute force, lax.top_k)",
-            data,
-            "-",
-            "-",
-            acc,
-            X_test.shape[0] / (time.perf_counter() - start),
-        )
+        predicted = jax.block_until_ready(predict(params, X_test))
+        seconds = time.perf_counter() - start
+        yield {
+            "learner": f"{k}-NN (brute force, lax.top_k)",
+            "data": data,
+            "train acc": _acc(y_train, predict(params, X_train)),
+            "test acc": _acc(y_test, predicted),
+            "throughput": _per_s(X_test.shape[0], seconds, "queries"),
+        }

@@ -1,4 +1,10 @@
-"""The demo's rows for the online learners and prediction with expert advice (UML chapter 21)."""
+"""The demo's rows for the online learners and prediction with expert advice (UML chapter 21).
+
+Each row is a dict over the columns of :data:`jaxlearn._demo.ONLINE_COLUMNS` (a missing column is
+blank). The bound names the quantity it bounds (``mistakes <= ...``, ``updates <= ...``,
+``regret <= ...``); the regret names its comparator. The curves of the demo's figure (measured
+against bound, round by round) go to ``curves``.
+"""
 
 from __future__ import annotations
 
@@ -24,94 +30,113 @@ def _timed_run(learner, X, y, state0=None, **kwargs):
     return state, trace, y.shape[0] / (time.perf_counter() - start)
 
 
-def online_rows(key):
-    """Yield (learner, data set, mistakes, bound, accuracy, examples/s) rows."""
+def rounds_per_s(speed: float) -> str:
+    """The throughput cell of an online row."""
+    return f"{speed:,.0f} rounds/s"
+
+
+def _accuracy(y, predicted) -> str:
+    return f"{float(metrics.accuracy(y, predicted)):.3f}"
+
+
+def _cumulative(mistake) -> np.ndarray:
+    return np.cumsum(np.asarray(mistake, np.int64))
+
+
+def online_rows(key, curves):
+    """Rows for the Perceptrons, Winnow and online gradient descent."""
     k_sep, k_noisy, k_bool, k_ker = jax.random.split(key, 4)
 
     X, y, w_star = datasets.separable(k_sep, 20_000, 20, margin=0.1)
     R, gamma = theory.radius(X), theory.halfspace_margin(w_star, X, y)
     gamma_unit = theory.halfspace_margin(w_star, X, y, normalize=True)
     data = "separable n=20000 d=20 gamma=0.1"
+    perceptron_bound = theory.perceptron_mistake_bound(R, gamma)
     for name, learner, bound, kwargs in [
-        ("perceptron", online.perceptron(), theory.perceptron_mistake_bound(R, gamma), {}),
+        ("perceptron, round by round", online.perceptron(), perceptron_bound, {"block_size": 0}),
+        ("perceptron, block mode", online.perceptron(), perceptron_bound, {}),
         (
-            "perceptron (block mode)",
-            online.perceptron(),
-            theory.perceptron_mistake_bound(R, gamma),
-            {"block_size": 64},
-        ),
-        (
-            "perceptron (normalized)",
+            "perceptron, normalized",
             online.perceptron(normalize=True),
             theory.perceptron_mistake_bound(1.0, gamma_unit),
-            {"block_size": 64},
+            {},
         ),
     ]:
         state, trace, speed = _timed_run(learner, X, y, **kwargs)
-        acc = metrics.accuracy(y, core.predict_batch(learner, state, X))
-        yield name, data, int(trace.mistake.sum()), f"(R/g)^2 = {float(bound):.0f}", acc, speed
+        if name.endswith("round by round"):
+            label = r"perceptron, $(R/\gamma)^2$"
+            curves["mistakes"].append((label, _cumulative(trace.mistake), float(bound)))
+        yield {
+            "learner": name,
+            "data": data,
+            "mistakes": int(trace.mistake.sum()),
+            "bound": f"mistakes <= (R/g)^2 = {float(bound):.0f}",
+            "train acc": _accuracy(y, core.predict_batch(learner, state, X)),
+            "throughput": rounds_per_s(speed),
+        }
 
     learner = online.margin_perceptron(gamma_unit)
-    state, trace, speed = _timed_run(learner, X, y, block_size=64)
-    acc = metrics.accuracy(y, core.predict_batch(learner, state, X))
-    bound = theory.margin_perceptron_bound(gamma_unit)
-    yield (
-        "margin perceptron",
-        data,
-        f"{int(trace.update.sum())} updates",
-        f"12/g^2 = {float(bound):.0f}",
-        acc,
-        speed,
-    )
+    state, trace, speed = _timed_run(learner, X, y)
+    yield {
+        "learner": "margin perceptron",
+        "data": data,
+        "mistakes": int(trace.mistake.sum()),
+        "updates": int(trace.update.sum()),
+        "bound": f"updates <= 12/g^2 = {float(theory.margin_perceptron_bound(gamma_unit)):.0f}",
+        "train acc": _accuracy(y, core.predict_batch(learner, state, X)),
+        "throughput": rounds_per_s(speed),
+    }
 
     Xc = jax.random.uniform(k_ker, (4000, 2), minval=-1.0, maxval=1.0)
     Xc = Xc[jnp.abs(jnp.sum(Xc**2, axis=1) - 0.5) > 0.1]
     yc = jnp.where(jnp.sum(Xc**2, axis=1) > 0.5, 1.0, -1.0)
     learner = online.kernel_perceptron(kernels.polynomial(2), budget=256)
     state, trace, speed = _timed_run(learner, Xc, yc)
-    acc = metrics.accuracy(yc, core.predict_batch(learner, state, Xc))
     full = " (budget full!)" if bool(trace.budget_full.any()) else ""
-    yield (
-        "kernel perceptron, poly(2)",
-        f"circle n={Xc.shape[0]} d=2",
-        f"{int(trace.mistake.sum())}{full}",
-        "-",
-        acc,
-        speed,
-    )
+    yield {
+        "learner": "kernel perceptron, poly(2)",
+        "data": f"circle n={Xc.shape[0]} d=2",
+        "mistakes": f"{int(trace.mistake.sum())}{full}",
+        "train acc": _accuracy(yc, core.predict_batch(learner, state, Xc)),
+        "throughput": rounds_per_s(speed),
+    }
 
     Xb, yb, _ = datasets.disjunction(k_bool, 20_000, 200, 4)
     learner = online.winnow()
     state, trace, speed = _timed_run(learner, Xb, yb)
-    acc = metrics.accuracy(yb, core.predict_batch(learner, state, Xb))
-    bound = theory.winnow_mistake_bound(4, 200)
-    yield (
-        "winnow",
-        "4-of-200 disjunction n=20000",
-        int(trace.mistake.sum()),
-        f"2+3k(1+log2 n) = {float(bound):.0f}",
-        acc,
-        speed,
-    )
+    bound = float(theory.winnow_mistake_bound(4, 200))
+    curves["mistakes"].append((r"winnow, $2 + 3k(1 + \log_2 n)$", _cumulative(trace.mistake), bound))
+    yield {
+        "learner": "winnow",
+        "data": "4-of-200 disjunction n=20000",
+        "mistakes": int(trace.mistake.sum()),
+        "bound": f"mistakes <= 2+3k(1+log2 n) = {bound:.0f}",
+        "train acc": _accuracy(yb, core.predict_batch(learner, state, Xb)),
+        "throughput": rounds_per_s(speed),
+    }
 
     Xn, yn, _ = datasets.noisy_halfspace(k_noisy, 20_000, 20, 0.1)
     T, U, Rn = Xn.shape[0], 2.0, theory.radius(Xn)
-    learner = online.online_gradient_descent(losses.hinge, U / (Rn * np.sqrt(T)))
+    eta = U / (Rn * np.sqrt(T))
+    ball = online.l2_ball(U)  # the learner's hypothesis set and the comparator's
+    learner = online.online_gradient_descent(losses.hinge, eta, projection=ball)
     state, trace, speed = _timed_run(learner, Xn, yn)
-    acc = metrics.accuracy(yn, jnp.where(core.predict_batch(learner, state, Xn) > 0, 1.0, -1.0))
-    u = online.best_fixed_predictor(losses.hinge, Xn, yn, projection=online.l2_ball(U), learning_rate=U / Rn)
+    u = online.best_fixed_predictor(losses.hinge, Xn, yn, projection=ball, eta=U / Rn)
     comparator = jax.vmap(losses.hinge, (None, 0, 0))(u, Xn, yn)
-    regret = float(metrics.regret(trace.loss, comparator)[-1])
-    mistakes = int((trace.prediction * yn <= 0).sum())
-    bound = theory.ogd_regret_bound(U, Rn, T)
-    yield (
-        "OGD, hinge, eta=U/(R sqrt T)",
-        "noisy n=20000 d=20 flip=0.1",
-        f"{mistakes} (hinge regret {regret:.0f})",
-        f"regret <= U R sqrt(T) = {float(bound):.0f}",
-        acc,
-        speed,
-    )
+    regret = np.asarray(metrics.regret(trace.loss, comparator))
+    t = np.arange(1, T + 1)
+    worst_case = U**2 / (2 * float(eta)) + float(eta) * float(Rn) ** 2 * t / 2  # U R sqrt(T) at t = T
+    curves["ogd"] = (f"OGD, hinge: regret vs the best fixed $\\|u\\| \\leq {U:g}$", regret, worst_case)
+    yield {
+        "learner": "OGD on ||w|| <= U, hinge, eta=U/(R sqrt T)",
+        "data": "noisy n=20000 d=20 flip=0.1",
+        "mistakes": int((trace.prediction * yn <= 0).sum()),
+        "regret": f"{regret[-1]:.0f}",
+        "bound": f"regret <= U R sqrt(T) = {float(theory.ogd_regret_bound(U, Rn, T)):.0f}",
+        "comparator": f"best fixed u, ||u|| <= U = {U:g} (hinge)",
+        "train acc": _accuracy(yn, jnp.where(core.predict_batch(learner, state, Xn) > 0, 1.0, -1.0)),
+        "throughput": rounds_per_s(speed),
+    }
 
     try:
         Xc, yc = datasets.load_breast_cancer()
@@ -119,86 +144,103 @@ def online_rows(key):
         print(f"(skipping breast cancer: {err})", file=sys.stderr)
         return
     Xc = datasets.standardize(Xc)
+    X5, y5 = jnp.tile(Xc, (5, 1)), jnp.tile(yc, 5)
     for name, learner in [
         ("perceptron", online.perceptron()),
         ("OGD, hinge, eta=0.05", online.online_gradient_descent(losses.hinge, 0.05)),
     ]:
-        state, trace, speed = _timed_run(learner, jnp.tile(Xc, (5, 1)), jnp.tile(yc, 5))
+        state, trace, speed = _timed_run(learner, X5, y5)
         score = core.predict_batch(learner, state, Xc)
-        acc = metrics.accuracy(yc, jnp.where(score > 0, 1.0, -1.0))
-        mistakes = int((trace.prediction * jnp.tile(yc, 5) <= 0).sum())
-        yield name, "breast cancer, 5 passes", mistakes, "- (not separable)", acc, speed
+        yield {
+            "learner": name,
+            "data": "breast cancer, 5 passes",
+            "mistakes": int((trace.prediction * y5 <= 0).sum()),
+            "bound": "none (not separable)",
+            "train acc": _accuracy(yc, jnp.where(score > 0, 1.0, -1.0)),
+            "throughput": rounds_per_s(speed),
+        }
 
 
-def expert_rows(key):
+def expert_rows(key, curves):
     """Rows for prediction with expert advice: mistakes or regret against the theorems' bounds."""
     k_real, k_noisy, k_soft, k_loss = jax.random.split(key, 4)
     T, n = 20_000, 256
     X, y = datasets.expert_advice(k_real, T, n)  # expert 0 is perfect
     learner = experts.halving()
     _, trace, speed = _timed_run(learner, X, y)
-    data = f"{n} experts, one perfect, T={T}"
-    yield (
-        "halving",
-        data,
-        int(trace.mistake.sum()),
-        f"log2 n = {float(theory.halving_bound(n)):.0f}",
-        "-",
-        speed,
-    )
+    bound = float(theory.halving_bound(n))
+    curves["mistakes"].append((r"halving, $\log_2 n$", _cumulative(trace.mistake), bound))
+    yield {
+        "learner": "halving",
+        "data": f"{n} experts, one perfect, T={T}",
+        "mistakes": int(trace.mistake.sum()),
+        "bound": f"mistakes <= log2 n = {bound:.0f}",
+        "throughput": rounds_per_s(speed),
+    }
 
     X, y = datasets.expert_advice(k_noisy, T, n, jnp.linspace(0.1, 0.5, n))
-    best = int(jnp.min(jnp.sum(X != y[:, None], axis=0)))
+    wrong = np.asarray(X != y[:, None])
+    best_so_far = np.cumsum(wrong, axis=0, dtype=np.int64).min(axis=1)
+    best = int(best_so_far[-1])
     data = f"{n} experts, best errs {best}, T={T}"
     learner = experts.weighted_majority()
     _, trace, speed = _timed_run(learner, X, y)
-    bound = theory.weighted_majority_bound(1 / np.e, best, n)
-    yield (
-        "weighted majority, beta=1/e",
-        data,
-        int(trace.mistake.sum()),
-        f"2.63 (M* + ln n) = {float(bound):.0f}",
-        "-",
-        speed,
-    )
+    bound_t = np.asarray(theory.weighted_majority_bound(1 / np.e, best_so_far, n))
+    label = r"weighted majority, $2.63\,(M^*_t + \ln n)$"
+    curves["mistakes"].append((label, _cumulative(trace.mistake), bound_t))
+    yield {
+        "learner": "weighted majority, beta=1/e",
+        "data": data,
+        "mistakes": int(trace.mistake.sum()),
+        "bound": f"mistakes <= 2.63 (M* + ln n) = {float(bound_t[-1]):.0f}",
+        "throughput": rounds_per_s(speed),
+    }
 
     eta = float(np.sqrt(2 * np.log(n) / T))
+    t = np.arange(1, T + 1)
     learner = experts.randomized_weighted_majority(eta)
     _, trace, speed = _timed_run(learner, X, y, state0=learner.init(X[0], jax.random.PRNGKey(1)))
-    regret = float(trace.expected_loss.sum()) - best
-    yield (
-        "randomized WM",
-        data,
-        f"regret {regret:.1f}",
-        f"sqrt(2 T ln n) = {float(theory.rwm_regret_bound(T, n)):.0f}",
-        "-",
-        speed,
-    )
+    regret = np.cumsum(np.asarray(trace.expected_loss, np.float64)) - best_so_far
+    curves["experts"].append(("randomized WM (expected)", regret, np.log(n) / eta + eta * t / 2))
+    yield {
+        "learner": "randomized WM",
+        "data": data,
+        "regret": f"{regret[-1]:.1f}",
+        "bound": f"regret <= sqrt(2 T ln n) = {float(theory.rwm_regret_bound(T, n)):.0f}",
+        "comparator": "best expert (expected loss)",
+        "throughput": rounds_per_s(speed),
+    }
 
     losses_ = jax.random.uniform(k_loss, (T, 1000))
-    learner = experts.hedge(float(np.sqrt(2 * np.log(1000) / T)))
+    eta = float(np.sqrt(2 * np.log(1000) / T))
+    learner = experts.hedge(eta)
     keep = lambda info: info.loss  # noqa: E731 - the allocations themselves would be T x n
     _, loss, speed = _timed_run(learner, None, losses_, state0=learner.init(jnp.zeros(1000)), trace_fn=keep)
-    regret = float(metrics.regret(loss, losses_)[-1])
-    bound = theory.hedge_regret_bound(T, 1000)
-    yield (
-        "hedge",
-        f"1000 actions, uniform losses, T={T}",
-        f"regret {regret:.1f}",
-        f"sqrt(2 T ln n) = {float(bound):.0f}",
-        "-",
-        speed,
-    )
+    regret = np.asarray(metrics.regret(loss, losses_))
+    curves["experts"].append(("hedge", regret, np.log(1000) / eta + eta * t / 2))
+    yield {
+        "learner": "hedge",
+        "data": f"1000 actions, uniform losses, T={T}",
+        "regret": f"{regret[-1]:.1f}",
+        "bound": f"regret <= sqrt(2 T ln n) = {float(theory.hedge_regret_bound(T, 1000)):.0f}",
+        "comparator": "best single action",
+        "throughput": rounds_per_s(speed),
+    }
 
     N = 63  # thresholds on a grid: |H| = 64, Ldim = floor(log2 64) = 6
     H = (jnp.arange(N)[None, :] < jnp.arange(N + 1)[:, None]).astype(jnp.int32)
     points = jax.random.randint(k_soft, (2000,), 0, N)
-    target = H[N // 3]
     learner = experts.soa(H)
-    _, trace, speed = _timed_run(learner, points, target[points])
+    _, trace, speed = _timed_run(learner, points, H[N // 3][points])
     ldim = experts.littlestone_dimension(H)
-    data = f"thresholds on {N} points, T=2000"
-    yield "SOA", data, int(trace.mistake.sum()), f"Ldim(H) = {ldim}", "-", speed
+    curves["mistakes"].append((r"SOA, $\mathrm{Ldim}(H)$", _cumulative(trace.mistake), float(ldim)))
+    yield {
+        "learner": "SOA",
+        "data": f"thresholds on {N} points, T=2000",
+        "mistakes": int(trace.mistake.sum()),
+        "bound": f"mistakes <= Ldim(H) = {ldim}",
+        "throughput": rounds_per_s(speed),
+    }
 
     k_x, k_y = jax.random.split(k_soft)
     Xs = jax.random.uniform(k_x, (T, 32), minval=0.01, maxval=0.99)
@@ -208,11 +250,12 @@ def expert_rows(key):
         _, trace, speed = _timed_run(learner, Xs, ys)
         regret = float(metrics.regret(trace.loss, trace.expert_losses)[-1])
         bound = theory.weighted_average_regret_bound(32, loss)
-        yield (
-            f"weighted average, {loss}",
-            f"32 experts in [0,1], T={T}",
-            f"regret {regret:.2f}",
-            f"{float(bound):.2f}",
-            "-",
-            speed,
-        )
+        name = "ln n" if loss == "entropic" else "2 ln n"
+        yield {
+            "learner": f"weighted average, {loss}",
+            "data": f"32 experts in [0,1], T={T}",
+            "regret": f"{regret:.2f}",
+            "bound": f"regret <= {name} = {float(bound):.2f}",
+            "comparator": f"best expert ({loss} loss)",
+            "throughput": rounds_per_s(speed),
+        }
