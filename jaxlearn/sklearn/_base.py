@@ -1,0 +1,261 @@
+"""The base classes of the scikit-learn estimators: validation, labels, keys, and the fit/predict glue.
+
+An estimator stores its hyperparameters in ``__init__`` and nothing else; ``fit`` validates the data
+with scikit-learn's ``validate_data`` (float32, or float64 under ``jax_enable_x64``), builds the
+jaxlearn learner from the hyperparameters (``_batch_learner()`` or ``_learner()``) and keeps only
+arrays and jaxlearn params/state NamedTuples in attributes ending in ``_``. The learner itself is never
+stored: it is rebuilt from the hyperparameters whenever it is needed (so estimators save and load
+through :mod:`jaxlearn.io`, and clone, pickle and compare as scikit-learn expects).
+"""
+
+from __future__ import annotations
+
+import functools
+import numbers
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.tree_util import Partial
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from jaxlearn import core, kernels
+
+__all__ = [
+    "BatchBinaryClassifier",
+    "BatchRegressor",
+    "BinaryClassifier",
+    "BinaryLabels",
+    "JaxlearnEstimator",
+    "encode_classes",
+    "float_dtype",
+    "make_kernel",
+]
+
+#: What a binary estimator tells a user who gives it more than two classes.
+MULTICLASS_HINT = (
+    "Only binary classification is supported. Wrap the estimator in "
+    "jaxlearn.sklearn.OneVsRestClassifier or OneVsOneClassifier for more classes."
+)
+
+
+def float_dtype():
+    """The float dtype the estimators compute in: float64 when ``jax_enable_x64`` is on, else float32."""
+    return np.float64 if jax.config.jax_enable_x64 else np.float32
+
+
+def _numpy(value):
+    return np.asarray(jax.device_get(value))
+
+
+def encode_classes(estimator, y) -> np.ndarray:
+    """Set ``estimator.classes_`` (``np.unique(y)``) and return ``y`` as int32 indices 0..K-1.
+
+    Raises ``ValueError`` for continuous targets (scikit-learn's "Unknown label type") and for fewer
+    than two classes.
+    """
+    check_classification_targets(y)
+    classes, inverse = np.unique(y, return_inverse=True)
+    if classes.size < 2:
+        raise ValueError(
+            f"{type(estimator).__name__} needs samples of at least 2 classes in the data, but the data "
+            f"contains only one class: {classes[0]!r}"
+        )
+    estimator.classes_ = classes
+    return inverse.astype(np.int32)
+
+
+class JaxlearnEstimator(BaseEstimator):
+    """Base of every jaxlearn estimator: validation, random keys, and the tags jaxlearn shares.
+
+    Subclasses keep their hyperparameters in ``__init__`` (stored verbatim) and implement ``fit``.
+    """
+
+    def _validate(self, X, y, *, reset: bool, y_numeric: bool = False):
+        """``validate_data(X, y)`` with jaxlearn's float dtype; returns ``(X, y)``."""
+        return validate_data(self, X, y, reset=reset, dtype=float_dtype(), y_numeric=y_numeric)
+
+    def _check_X(self, X):
+        """Fitted check plus validation of ``X`` against the fitted width (for predict and friends)."""
+        check_is_fitted(self)
+        return validate_data(self, X, reset=False, dtype=float_dtype())
+
+    def _key(self) -> jax.Array:
+        """A JAX key drawn from ``self.random_state`` (``None``, an int or a ``RandomState``)."""
+        seed = check_random_state(getattr(self, "random_state", None)).randint(2**31 - 1)
+        return jax.random.key(seed)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = False
+        return tags
+
+
+class BinaryLabels(ClassifierMixin, JaxlearnEstimator):
+    """A classifier over two labels: ``classes_`` any two values, mapped to {-1, +1} inside
+    (``classes_[1]`` is +1). More than two classes is a ``ValueError`` that points to the one-vs-rest
+    and one-vs-one meta-estimators (tag ``classifier_tags.multi_class = False``)."""
+
+    def _encode_binary(self, y) -> np.ndarray:
+        """Set ``classes_`` from ``y`` and return ``y`` mapped to {-1, +1} (float dtype)."""
+        index = encode_classes(self, y)
+        if self.classes_.size > 2:
+            raise ValueError(
+                f"{type(self).__name__} got {self.classes_.size} classes in `y`. " + MULTICLASS_HINT
+            )
+        return (2 * index - 1).astype(float_dtype())
+
+    def _decode(self, labels) -> np.ndarray:
+        """{-1, +1} (or scores: > 0 is +1) back to ``classes_``."""
+        return self.classes_[(_numpy(labels) > 0).astype(np.intp)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+
+class BinaryClassifier(BinaryLabels):
+    """A binary classifier with a real score: ``decision_function > 0`` predicts ``classes_[1]``.
+
+    Subclasses define ``_decision(X)`` on validated ``X`` (the learner's own score).
+    """
+
+    def _decision(self, X) -> np.ndarray:  # pragma: no cover - subclasses define the score
+        raise NotImplementedError
+
+    def decision_function(self, X) -> np.ndarray:
+        """The learner's real score on each row of ``X``; positive means ``classes_[1]``.
+
+        Args:
+          X: array of shape (n, d).
+
+        Returns:
+          A float array of shape (n,).
+        """
+        return _numpy(self._decision(self._check_X(X)))
+
+    def predict(self, X) -> np.ndarray:
+        """The predicted labels (values of ``classes_``) of the rows of ``X``."""
+        return self._decode(self.decision_function(X))
+
+
+class BatchBinaryClassifier(BinaryClassifier):
+    """A binary classifier over a jaxlearn :class:`~jaxlearn.core.BatchLearner`.
+
+    Subclasses define ``_batch_learner(self, X=None)``: the learner from the hyperparameters. ``X``
+    is the validated training sample when fitting (for data-dependent values such as
+    ``gamma="scale"``, which ``_prepare(X)`` stores in fitted attributes); after ``fit``,
+    ``_batch_learner()`` without ``X`` rebuilds the fitted learner. Meta-estimators that fit the
+    learner themselves call ``_prepare(X)`` then ``_batch_learner(X)``. ``fit`` stores the learner's
+    params in ``params_``; ``decision_function`` is the learner's own.
+    """
+
+    def _prepare(self, X) -> None:
+        """Set data-dependent fitted attributes before the learner is built (default: none)."""
+
+    def _batch_learner(self, X=None) -> core.BatchLearner:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def fit(self, X, y):
+        """Fit the learner on ``X`` of shape (n, d) and labels ``y`` (any two values).
+
+        Returns:
+          self.
+        """
+        X, y = self._validate(X, y, reset=True)
+        y = self._encode_binary(y)
+        self._prepare(X)
+        learner = self._batch_learner(X)
+        self.params_ = learner.fit(self._key(), X, y)
+        return self
+
+    def _decision(self, X):
+        return self._batch_learner().decision_function(self.params_, X)
+
+
+class BatchRegressor(RegressorMixin, JaxlearnEstimator):
+    """A regressor over a jaxlearn :class:`~jaxlearn.core.BatchLearner` whose ``predict`` is real
+    (``_batch_learner`` and ``_prepare`` as for :class:`BatchBinaryClassifier`)."""
+
+    def _prepare(self, X) -> None:
+        """Set data-dependent fitted attributes before the learner is built (default: none)."""
+
+    def _batch_learner(self, X=None) -> core.BatchLearner:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def fit(self, X, y):
+        """Fit on ``X`` of shape (n, d) and real targets ``y`` of shape (n,).
+
+        Returns:
+          self.
+        """
+        X, y = self._validate(X, y, reset=True, y_numeric=True)
+        self._prepare(X)
+        learner = self._batch_learner(X)
+        self.params_ = learner.fit(self._key(), X, np.asarray(y, float_dtype()))
+        return self
+
+    def predict(self, X) -> np.ndarray:
+        """The learner's predictions on the rows of ``X`` (shape (n,))."""
+        X = self._check_X(X)
+        return _numpy(self._batch_learner().predict(self.params_, X))
+
+
+# --------------------------------------------------------------------------------------------
+# Kernels named as scikit-learn names them
+# --------------------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=None)
+def _poly(degree: int):  # one function per degree: equal tree structures, so no recompilation
+    def k(gamma, coef0, x, z):
+        return (gamma * jnp.vdot(x, z) + coef0) ** degree
+
+    return k
+
+
+def _gamma_value(gamma, X) -> float:
+    if isinstance(gamma, str):
+        if X is None:
+            raise ValueError("gamma='scale'/'auto' needs the training sample")
+        if gamma == "scale":
+            var = float(np.var(X))
+            return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
+        if gamma == "auto":
+            return 1.0 / X.shape[1]
+        raise ValueError(f"expected `gamma` 'scale', 'auto' or a positive number, got {gamma!r}")
+    if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not gamma > 0:
+        raise ValueError(f"expected `gamma` 'scale', 'auto' or a positive number, got {gamma!r}")
+    return float(gamma)
+
+
+def make_kernel(kernel: str, gamma, degree, coef0, X=None):
+    """A jaxlearn kernel from scikit-learn's names, and the numeric ``gamma`` it uses.
+
+    ``"linear"``: :math:`\\langle x, z\\rangle`; ``"rbf"``: :math:`\\exp(-\\gamma\\|x - z\\|^2)`, which is
+    :func:`jaxlearn.kernels.gaussian` with :math:`\\sigma = 1/(2\\gamma)`; ``"poly"``:
+    :math:`(\\gamma\\langle x, z\\rangle + c_0)^{d}` (with :math:`\\gamma = c_0 = 1` this is
+    :func:`jaxlearn.kernels.polynomial`). ``gamma`` is a positive number, ``"scale"``
+    (:math:`1/(d\\,\\mathrm{Var}(X))`) or ``"auto"`` (:math:`1/d`); strings need the training ``X``.
+
+    Returns:
+      ``(kernel, gamma)``: the kernel pytree and the numeric gamma (0.0 for ``"linear"``, which has none).
+    """
+    if kernel == "linear":
+        return kernels.linear(), 0.0
+    if kernel not in ("rbf", "poly"):
+        raise ValueError(f"expected `kernel` one of 'linear', 'rbf', 'poly', got {kernel!r}")
+    gamma = _gamma_value(gamma, X)
+    if kernel == "rbf":
+        return kernels.gaussian(1.0 / (2.0 * gamma)), gamma
+    degree = core.check_positive_int("degree", degree)
+    if isinstance(coef0, bool) or not isinstance(coef0, numbers.Real):
+        raise ValueError(f"expected `coef0` a number, got {coef0!r}")
+    return Partial(_poly(degree), jnp.asarray(gamma), jnp.asarray(float(coef0))), gamma
+
+
+# BASE READY

@@ -1,0 +1,377 @@
+"""scikit-learn estimators over the batch linear and kernel learners of :mod:`jaxlearn.linear`.
+
+``fit_intercept=True`` appends a constant feature, jaxlearn's documented way to get an intercept
+(UML 15.1.1): its weight is the intercept and is regularised like the others (unlike scikit-learn's
+``Ridge``, whose intercept is not penalised). Step counts of the SGD solvers are ``max_iter`` epochs
+of the sample (``steps = max_iter * n_samples``); there is no stopping tolerance.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+from jax.tree_util import Partial
+
+from jaxlearn import core, linear, losses
+from jaxlearn.sklearn._base import BatchBinaryClassifier, BatchRegressor, make_kernel
+
+__all__ = [
+    "HardMarginSVC",
+    "KernelRidge",
+    "LinearSVC",
+    "NearestCentroid",
+    "Ridge",
+    "RidgeClassifier",
+    "SGDClassifier",
+    "SVC",
+]
+
+
+def _ones_column(X):
+    X = jnp.asarray(X)
+    return jnp.concatenate([X, jnp.ones((X.shape[0], 1), X.dtype)], axis=1)
+
+
+def _fit_augmented(learner, key, X, y):
+    return learner.fit(key, _ones_column(X), y)
+
+
+def _predict_augmented(learner, params, X):
+    return learner.predict(params, _ones_column(X))
+
+
+def _decision_augmented(learner, params, X):
+    return learner.decision_function(params, _ones_column(X))
+
+
+def with_intercept(learner: core.BatchLearner, fit_intercept: bool) -> core.BatchLearner:
+    """``learner`` on ``[X, 1]`` when ``fit_intercept`` (the constant feature's weight is the intercept).
+
+    The fields are ``Partial``s of module functions over the learner, so the result is a pytree with
+    the learner's leaves (it can be vmapped and passed to ``jax.jit`` without recompiling)."""
+    if not fit_intercept:
+        return learner
+    decision = None if learner.decision_function is None else Partial(_decision_augmented, learner)
+    return core.BatchLearner(Partial(_fit_augmented, learner), Partial(_predict_augmented, learner), decision)
+
+
+def _fit_of(learner, key, X, y):
+    return learner.fit(key, X, y)
+
+
+def _sign_of_prediction(learner, params, X):
+    return core.sign_label(learner.predict(params, X))
+
+
+def _prediction(learner, params, X):
+    return learner.predict(params, X)
+
+
+def _lam_from_C(C, lam, m) -> float:
+    """UML's :math:`\\lambda` of ``(lam/2)||w||^2 + mean hinge`` equal to scikit-learn's
+    ``(1/2)||w||^2 + C * sum hinge`` divided by ``C m``: :math:`\\lambda = 1/(C m)`."""
+    if lam is not None:
+        return lam
+    core.POSITIVE.check("C", C)
+    return 1.0 / (float(C) * m)
+
+
+class _Solver:
+    """Estimators whose learner depends on the sample size (``steps``, ``lam`` from ``C``):
+    ``_prepare`` stores ``n_samples_fit_`` so that the fitted learner can be rebuilt without ``X``."""
+
+    def _prepare(self, X):
+        self.n_samples_fit_ = int(X.shape[0])
+        self.n_iter_ = core.check_positive_int("max_iter", self.max_iter)
+
+    def _steps(self) -> int:
+        return core.check_positive_int("max_iter", self.max_iter) * self.n_samples_fit_
+
+
+class SGDClassifier(_Solver, BatchBinaryClassifier):
+    """Regularised SGD (:func:`jaxlearn.linear.sgd`, SS10 Algorithm 6: :math:`\\eta_t = 1/(\\lambda t)`,
+    averaged iterates) on the hinge or logistic loss.
+
+    Args:
+      loss: ``"hinge"`` or ``"log_loss"`` (:func:`jaxlearn.losses.logistic`).
+      alpha: the regularisation :math:`\\lambda > 0` (the learner's ``lam``).
+      eta0: ``None`` (Algorithm 6), or :math:`\\eta` of Algorithm 5's :math:`\\eta/\\sqrt t`.
+      fit_intercept: a constant feature (its weight, regularised, is the intercept).
+      max_iter: epochs: ``steps = max_iter * n_samples`` (uniformly drawn examples).
+      random_state: ``None``, an int or a ``RandomState``; draws the examples.
+
+    Attributes:
+      params_: :class:`~jaxlearn.linear.SGDParams` (with the intercept last in ``w`` when
+        ``fit_intercept``); classes_; n_samples_fit_.
+
+    Example:
+      >>> import numpy as np
+      >>> from jaxlearn.sklearn import SGDClassifier
+      >>> X = np.array([[2.0, 1.0], [1.0, 2.0], [-1.0, -2.0], [-2.0, -1.0]])
+      >>> SGDClassifier(alpha=0.1, random_state=0).fit(X, [1, 1, 0, 0]).predict(X).tolist()
+      [1, 1, 0, 0]
+    """
+
+    def __init__(self, loss="hinge", *, alpha=1e-2, eta0=None, fit_intercept=True, max_iter=5,
+                 random_state=None):
+        self.loss = loss
+        self.alpha = alpha
+        self.eta0 = eta0
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.random_state = random_state
+
+    def _batch_learner(self, X=None):
+        loss = {"hinge": losses.hinge, "log_loss": losses.logistic}.get(self.loss)
+        if loss is None:
+            raise ValueError(f"expected `loss` 'hinge' or 'log_loss', got {self.loss!r}")
+        learner = linear.sgd(loss, steps=self._steps(), eta=self.eta0, lam=self.alpha)
+        return with_intercept(learner, bool(self.fit_intercept))
+
+
+class LinearSVC(_Solver, BatchBinaryClassifier):
+    """Soft-SVM by stochastic sub-gradient descent (:func:`jaxlearn.linear.soft_svm`, Pegasos).
+
+    scikit-learn's ``C`` (objective :math:`\\frac12\\|w\\|^2 + C\\sum_i \\mathrm{hinge}_i`) maps to UML's
+    :math:`\\lambda = 1/(C\\,m)` (objective :math:`\\frac\\lambda2\\|w\\|^2 + \\frac1m\\sum_i
+    \\mathrm{hinge}_i`, the same minimiser); give ``lam`` to set :math:`\\lambda` directly.
+
+    Args:
+      C: the inverse regularisation, ``> 0``; ignored when ``lam`` is given.
+      lam: UML's :math:`\\lambda > 0`, or ``None`` (from ``C``).
+      fit_intercept: the learner's constant feature (its weight ``b`` is regularised).
+      max_iter: epochs: ``steps = max_iter * n_samples``.
+      random_state: draws the examples.
+
+    Attributes:
+      params_: :class:`~jaxlearn.linear.SoftSVMParams` (``w``, ``b``); classes_; n_samples_fit_.
+
+    Example:
+      >>> import numpy as np
+      >>> from jaxlearn.sklearn import LinearSVC
+      >>> X = np.array([[2.0, 1.0], [1.0, 2.0], [-1.0, -2.0], [-2.0, -1.0]])
+      >>> LinearSVC(random_state=0).fit(X, ["b", "b", "a", "a"]).predict(X).tolist()
+      ['b', 'b', 'a', 'a']
+    """
+
+    def __init__(self, C=1.0, *, lam=None, fit_intercept=True, max_iter=20, random_state=None):
+        self.C = C
+        self.lam = lam
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.random_state = random_state
+
+    def _batch_learner(self, X=None):
+        lam = _lam_from_C(self.C, self.lam, self.n_samples_fit_)
+        return linear.soft_svm(lam, self._steps(), fit_intercept=bool(self.fit_intercept))
+
+
+class HardMarginSVC(BatchBinaryClassifier):
+    """The Hard-SVM by dual coordinate ascent (:func:`jaxlearn.linear.hard_svm`).
+
+    On a sample no halfspace separates, the returned ``w`` is where the solver stopped
+    (``params_.separable`` is ``False``); use :class:`LinearSVC` there.
+
+    Args:
+      fit_intercept: a constant feature (the intercept is then part of the margin's norm).
+      max_steps, tol: the solver's sweeps and KKT tolerance.
+
+    Attributes:
+      params_: :class:`~jaxlearn.linear.HardSVMParams` (``w``, ``alpha``, ``margin``, ...); classes_.
+
+    Example:
+      >>> import numpy as np
+      >>> from jaxlearn.sklearn import HardMarginSVC
+      >>> X = np.array([[2.0, 1.0], [1.0, 2.0], [-1.0, -2.0], [-2.0, -1.0]])
+      >>> HardMarginSVC().fit(X, [1, 1, -1, -1]).predict(X).tolist()
+      [1, 1, -1, -1]
+    """
+
+    def __init__(self, *, fit_intercept=True, max_steps=1000, tol=1e-4):
+        self.fit_intercept = fit_intercept
+        self.max_steps = max_steps
+        self.tol = tol
+
+    def _batch_learner(self, X=None):
+        learner = linear.hard_svm(max_steps=self.max_steps, tol=self.tol)
+        return with_intercept(learner, bool(self.fit_intercept))
+
+
+class _KernelMixin:
+    """``kernel``/``gamma``/``degree``/``coef0`` as scikit-learn names them; ``gamma_`` is the number used."""
+
+    def _prepare(self, X):
+        super()._prepare(X)
+        gamma = self.gamma
+        if gamma is None:  # KernelRidge's default: 1 / n_features
+            gamma = "auto"
+        self.gamma_ = make_kernel(self.kernel, gamma, self.degree, self.coef0, X)[1]
+
+    def _kernel(self):
+        gamma = self.gamma_ if self.kernel != "linear" else None
+        return make_kernel(self.kernel, gamma, self.degree, self.coef0)[0]
+
+
+class SVC(_KernelMixin, _Solver, BatchBinaryClassifier):
+    """The kernel Soft-SVM by SGD on the coefficients (:func:`jaxlearn.linear.kernel_svm`), no intercept.
+
+    ``C`` maps to :math:`\\lambda = 1/(C\\,m)` as for :class:`LinearSVC`; kernels as scikit-learn's
+    (``"rbf"``: :math:`\\exp(-\\gamma\\|x-z\\|^2)`,
+    ``"poly"``: :math:`(\\gamma\\langle x, z\\rangle + c_0)^d`, ``"linear"``).
+
+    Args:
+      C, lam: as for :class:`LinearSVC`.
+      kernel, gamma, degree, coef0: the kernel; ``gamma`` a number, ``"scale"`` or ``"auto"``.
+      max_iter: epochs: ``steps = max_iter * n_samples``.
+      random_state: draws the examples.
+
+    Attributes:
+      params_: :class:`~jaxlearn.linear.KernelSVMParams`; gamma_; classes_; n_samples_fit_.
+
+    Example:
+      >>> import numpy as np
+      >>> from jaxlearn.sklearn import SVC
+      >>> X = np.array([[0.0, 0.0], [0.1, -0.1], [2.0, 0.0], [0.0, -2.0], [-2.0, 0.1], [0.1, 2.0]])
+      >>> SVC(C=10.0, random_state=0).fit(X, [1, 1, 0, 0, 0, 0]).predict(X).tolist()
+      [1, 1, 0, 0, 0, 0]
+    """
+
+    def __init__(self, C=1.0, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0, lam=None, max_iter=10,
+                 random_state=None):
+        self.C = C
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.lam = lam
+        self.max_iter = max_iter
+        self.random_state = random_state
+
+    def _batch_learner(self, X=None):
+        lam = _lam_from_C(self.C, self.lam, self.n_samples_fit_)
+        return linear.kernel_svm(self._kernel(), lam, self._steps())
+
+
+class NearestCentroid(_KernelMixin, BatchBinaryClassifier):
+    """The closest-centroid rule in a kernel's feature space (:func:`jaxlearn.linear.kernel_centroid`).
+
+    A point at equal distance from both centroids is given ``classes_[1]``, as the learner does
+    (``predict`` is the learner's, ``decision_function >= 0``).
+
+    Args:
+      kernel, gamma, degree, coef0: the kernel (``"linear"`` by default: the Euclidean centroids).
+
+    Attributes:
+      params_: :class:`~jaxlearn.linear.KernelCentroidParams`; gamma_; classes_.
+
+    Example:
+      >>> import numpy as np
+      >>> from jaxlearn.sklearn import NearestCentroid
+      >>> NearestCentroid().fit([[1.0], [3.0], [-1.0]], ["+", "+", "-"]).predict([[0.4], [0.6]]).tolist()
+      ['-', '+']
+    """
+
+    def __init__(self, kernel="linear", *, gamma="scale", degree=3, coef0=0.0):
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+
+    def _batch_learner(self, X=None):
+        return linear.kernel_centroid(self._kernel())
+
+    def predict(self, X):
+        """The labels (values of ``classes_``) of the closest centroids; a tie is ``classes_[1]``."""
+        X = self._check_X(X)
+        return self._decode(self._batch_learner().predict(self.params_, X))
+
+
+class RidgeClassifier(BatchBinaryClassifier):
+    """Ridge regression on the labels mapped to {-1, +1} (:func:`jaxlearn.linear.ridge`); the sign of
+    the fitted value is the class.
+
+    Args:
+      alpha: :math:`\\lambda > 0` of :math:`\\sum_i(\\langle w, x_i\\rangle - y_i)^2 + \\lambda\\|w\\|^2`
+        (scikit-learn's ``alpha``).
+      fit_intercept: a constant feature (its weight, penalised, is the intercept).
+
+    Attributes:
+      params_: :class:`~jaxlearn.linear.RidgeParams`; classes_.
+
+    Example:
+      >>> import numpy as np
+      >>> from jaxlearn.sklearn import RidgeClassifier
+      >>> X = np.array([[2.0, 1.0], [1.0, 2.0], [-1.0, -2.0], [-2.0, -1.0]])
+      >>> RidgeClassifier().fit(X, [1, 1, 0, 0]).predict(X).tolist()
+      [1, 1, 0, 0]
+    """
+
+    def __init__(self, alpha=1.0, *, fit_intercept=True):
+        self.alpha = alpha
+        self.fit_intercept = fit_intercept
+
+    def _batch_learner(self, X=None):
+        ridge = linear.ridge(self.alpha)  # labels: the sign of the fitted value, which is the score
+        learner = core.BatchLearner(
+            Partial(_fit_of, ridge), Partial(_sign_of_prediction, ridge), Partial(_prediction, ridge)
+        )
+        return with_intercept(learner, bool(self.fit_intercept))
+
+
+class Ridge(BatchRegressor):
+    """Ridge regression in closed form (:func:`jaxlearn.linear.ridge`).
+
+    Args:
+      alpha: :math:`\\lambda > 0` of :math:`\\sum_i(\\langle w, x_i\\rangle - y_i)^2 + \\lambda\\|w\\|^2`
+        (scikit-learn's ``alpha``).
+      fit_intercept: a constant feature (its weight, penalised, is the intercept).
+
+    Attributes:
+      params_: :class:`~jaxlearn.linear.RidgeParams` (the intercept last in ``w`` when ``fit_intercept``).
+
+    Example:
+      >>> import numpy as np
+      >>> from jaxlearn.sklearn import Ridge
+      >>> Ridge(alpha=2.0, fit_intercept=False).fit([[1.0], [1.0]], [1.0, 3.0]).predict([[6.0]]).tolist()
+      [6.0]
+    """
+
+    def __init__(self, alpha=1.0, *, fit_intercept=True):
+        self.alpha = alpha
+        self.fit_intercept = fit_intercept
+
+    def _batch_learner(self, X=None):
+        return with_intercept(linear.ridge(self.alpha), bool(self.fit_intercept))
+
+
+class KernelRidge(_KernelMixin, BatchRegressor):
+    """Kernel ridge regression in closed form (:func:`jaxlearn.linear.kernel_ridge`).
+
+    scikit-learn's ``alpha`` (:math:`\\alpha^* = (K + \\alpha I)^{-1} y`) is UML's
+    :math:`\\lambda = \\alpha/(2m)`; kernels and their defaults as scikit-learn's ``KernelRidge``
+    (``gamma=None``: :math:`1/d`).
+
+    Attributes:
+      params_: :class:`~jaxlearn.linear.KernelRidgeParams`; gamma_; n_samples_fit_.
+
+    Example:
+      >>> import numpy as np
+      >>> from jaxlearn.sklearn import KernelRidge
+      >>> KernelRidge(alpha=2.0).fit([[1.0], [1.0]], [1.0, 3.0]).predict([[6.0]]).round(4).tolist()
+      [6.0]
+    """
+
+    def __init__(self, alpha=1.0, *, kernel="linear", gamma=None, degree=3, coef0=1.0):
+        self.alpha = alpha
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+
+    def _prepare(self, X):
+        self.n_samples_fit_ = int(X.shape[0])
+        super()._prepare(X)
+
+    def _batch_learner(self, X=None):
+        core.POSITIVE.check("alpha", self.alpha)
+        return linear.kernel_ridge(self._kernel(), float(self.alpha) / (2 * self.n_samples_fit_))
+

@@ -1,0 +1,324 @@
+"""scikit-learn estimators for multiclass learning: one-vs-rest and one-vs-one over any jaxlearn binary
+estimator, the multiclass SVM and the multiclass Perceptron.
+
+:class:`MulticlassClassifier` is the base of every estimator of this part that takes two or more
+labels (also the trees, the k-NN classifier and the MLP): ``classes_`` is ``np.unique(y)``, mapped to
+the learner's ``0..K-1`` inside and back by ``predict``. ``fit`` and ``predict`` call the jaxlearn
+learner through module-level jitted functions that take the learner as a pytree argument, so a second
+fit with inputs of the same shapes (and any new numeric hyperparameters) compiles nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import numpy as np
+from sklearn.base import ClassifierMixin, clone
+from sklearn.utils.validation import check_is_fitted
+
+from jaxlearn import core, multiclass
+from jaxlearn.sklearn._base import JaxlearnEstimator, encode_classes
+from jaxlearn.sklearn._linear import LinearSVC
+
+__all__ = [
+    "MulticlassPerceptron",
+    "MulticlassSVC",
+    "OneVsOneClassifier",
+    "OneVsRestClassifier",
+]
+
+
+@jax.jit
+def fit_learner(learner: core.BatchLearner, key, X, y):
+    """``learner.fit(key, X, y)`` as one compiled program (the learner is a pytree argument)."""
+    return learner.fit(key, X, y)
+
+
+@functools.partial(jax.jit, static_argnames=("extra",))
+def evaluate(learner: core.BatchLearner, params, X, extra=None):
+    """``(learner.predict(params, X), extra(learner, params, X))`` as one compiled program, so that
+    ``predict`` and ``decision_function``/``predict_proba`` on the same shapes compile once."""
+    return learner.predict(params, X), (None if extra is None else extra(learner, params, X))
+
+
+def scores(learner: core.BatchLearner, params, X):
+    """The learner's ``decision_function`` (an ``extra`` of :func:`evaluate`)."""
+    return learner.decision_function(params, X)
+
+
+def lam_of_C(C, n_samples: int) -> float:
+    r"""jaxlearn's :math:`\lambda` for scikit-learn's ``C``: :math:`\lambda = 1/(C\,m)` (dividing
+    :math:`\frac12\|w\|^2 + C\sum_i \ell_i` by :math:`C m` gives jaxlearn's objective, same minimiser)."""
+    core.POSITIVE.check("C", C)
+    return 1.0 / (float(C) * n_samples)
+
+
+class MulticlassClassifier(ClassifierMixin, JaxlearnEstimator):
+    """A classifier over any two or more labels, over a jaxlearn learner taking labels ``0..K-1``.
+
+    Subclasses define ``_batch_learner(X, n_classes)``: the learner from the hyperparameters (``X`` the
+    validated training sample, ``None`` after ``fit``: then only what ``predict`` needs must be right).
+    ``fit`` stores the learner's params in ``params_``.
+    """
+
+    def _batch_learner(self, X, n_classes: int) -> core.BatchLearner:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _fit_key(self):
+        return self._key()
+
+    def _check_fit_sample(self, X) -> None:
+        """Refuse a sample the learner cannot fit, with a scikit-learn style message (default: none)."""
+
+    def fit(self, X, y):
+        """Fit on ``X`` of shape (n, d) and labels ``y`` (n,) of two or more values (strings, ints, ...).
+
+        Returns:
+          self.
+        """
+        X, y = self._validate(X, y, reset=True)
+        y = encode_classes(self, y)
+        self._check_fit_sample(X)
+        learner = self._batch_learner(X, self.classes_.size)
+        self.params_ = fit_learner(learner, self._fit_key(), X, y)
+        return self
+
+    #: what :func:`evaluate` computes beside the labels (``decision_function``, probabilities, ...).
+    _extra = None
+
+    def _fitted_learner(self) -> core.BatchLearner:
+        return self._batch_learner(None, self.classes_.size)
+
+    def _evaluate(self, X):
+        """``(class indices, extra)`` on the rows of ``X`` (validated here), numpy arrays."""
+        X = self._check_X(X)
+        index, extra = evaluate(self._fitted_learner(), self.params_, X, self._extra)
+        return np.asarray(index), (None if extra is None else np.asarray(extra))
+
+    def predict(self, X) -> np.ndarray:
+        """The predicted labels (values of ``classes_``) of the rows of ``X`` (n, d)."""
+        index = self._evaluate(X)[0]  # first: the fitted check
+        return self.classes_[index]
+
+
+class ScoringClassifier(MulticlassClassifier):
+    """A :class:`MulticlassClassifier` whose learner has a ``decision_function`` of shape (n, K)."""
+
+    _extra = staticmethod(scores)
+
+    def decision_function(self, X) -> np.ndarray:
+        """The learner's class scores: shape (n, K), or (n,) for two classes (``s_1 - s_0``: positive
+        means ``classes_[1]``, as scikit-learn's binary convention)."""
+        values = self._evaluate(X)[1]
+        return values[:, 1] - values[:, 0] if values.shape[1] == 2 else values
+
+
+class _Reduction(ScoringClassifier):
+    """The shared part of the two reductions: the binary estimator's learner, fitted as one program."""
+
+    def _binary(self):
+        estimator = LinearSVC() if self.estimator is None else self.estimator
+        if not (isinstance(estimator, JaxlearnEstimator) and hasattr(estimator, "_batch_learner")):
+            raise TypeError(
+                "expected `estimator` a jaxlearn binary batch estimator (e.g. jaxlearn.sklearn.LinearSVC()), "
+                f"got {type(estimator).__name__}"
+            )
+        return clone(estimator)
+
+    def _reduce(self, binary: core.BatchLearner, n_classes: int) -> core.BatchLearner:  # pragma: no cover
+        raise NotImplementedError
+
+    def fit(self, X, y):
+        """Fit every binary problem at once (one vmapped program) on ``X`` (n, d) and labels ``y``.
+
+        Returns:
+          self.
+        """
+        X, y = self._validate(X, y, reset=True)
+        y = encode_classes(self, y)
+        inner = self._binary()
+        prepare = getattr(inner, "_prepare", None)
+        if prepare is not None:
+            prepare(X)  # data-dependent values of the binary estimator (gamma="scale", ...)
+        learner = self._reduce(inner._batch_learner(X), self.classes_.size)
+        # what the binary estimator read off the sample, to rebuild its learner for predict
+        self.estimator_attributes_ = {k: v for k, v in vars(inner).items() if k.endswith("_")}
+        key = inner._key() if self.random_state is None else self._key()
+        self.params_ = fit_learner(learner, key, X, y)
+        return self
+
+    def _fitted_learner(self) -> core.BatchLearner:
+        inner = self._binary()
+        for name, value in self.estimator_attributes_.items():
+            setattr(inner, name, value)
+        return self._reduce(inner._batch_learner(), self.classes_.size)
+
+
+class OneVsRestClassifier(_Reduction):
+    """One-vs-rest (``jaxlearn.multiclass.one_vs_all``) over a jaxlearn binary estimator.
+
+    The K binary problems "class i against the rest" are fitted as one ``jax.vmap`` of the binary
+    learner's fit (one key per problem, split from the binary estimator's ``random_state``); the class
+    of largest binary score wins (ties: the first class). With two classes both problems are fitted
+    (they mirror each other) and ``decision_function`` is ``s_1 - s_0``.
+
+    Args:
+      estimator: a jaxlearn binary estimator with a batch learner (``LinearSVC()``, ``SVC(...)``,
+        ``SGDClassifier(...)``, ``Perceptron()``, ...); ``None``: ``jaxlearn.sklearn.LinearSVC()``. It is
+        cloned, never fitted itself.
+      random_state: the key of the K fits (split one per problem); ``None``: the binary estimator's.
+
+    Example:
+      >>> import numpy as np
+      >>> from jaxlearn.sklearn import LinearSVC, OneVsRestClassifier
+      >>> X = np.array([[2.0, 0.0], [0.0, 2.0], [-2.0, -2.0]] * 4)
+      >>> y = np.array(["a", "b", "c"] * 4)
+      >>> OneVsRestClassifier(LinearSVC(random_state=0)).fit(X, y).predict(X[:3]).tolist()
+      ['a', 'b', 'c']
+    """
+
+    def __init__(self, estimator=None, *, random_state=None):
+        self.estimator = estimator
+        self.random_state = random_state
+
+    def _reduce(self, binary, n_classes):
+        return multiclass.one_vs_all(binary, n_classes)
+
+
+class OneVsOneClassifier(_Reduction):
+    """One-vs-one (``jaxlearn.multiclass.all_pairs``) over a jaxlearn binary estimator.
+
+    The K(K-1)/2 problems "class i against class j" are fitted as one ``jax.vmap``; each pair votes and
+    ties of votes go to the binary scores squashed into (-1/3, 1/3), as scikit-learn's
+    ``OneVsOneClassifier``, then to the first class.
+
+    Args:
+      estimator: a jaxlearn binary batch estimator; ``None``: ``jaxlearn.sklearn.LinearSVC()``.
+      subsample: how a pair's problem leaves out the other classes: ``"mask"`` (their examples get
+        label 0, a zero sub-gradient: for the SGD learners, the default) or ``"cycle"`` (the pair's
+        examples repeated to fill the sample: for ``HardMarginSVC`` and batch Perceptrons).
+      random_state: the key of the fits (split one per pair); ``None``: the binary estimator's.
+
+    Example:
+      >>> import numpy as np
+      >>> from jaxlearn.sklearn import LinearSVC, OneVsOneClassifier
+      >>> X = np.array([[2.0, 0.0], [0.0, 2.0], [-2.0, -2.0]] * 4)
+      >>> OneVsOneClassifier(LinearSVC(random_state=0)).fit(X, [0, 1, 2] * 4).predict(X[:3]).tolist()
+      [0, 1, 2]
+    """
+
+    def __init__(self, estimator=None, *, subsample: str = "mask", random_state=None):
+        self.estimator = estimator
+        self.subsample = subsample
+        self.random_state = random_state
+
+    def _reduce(self, binary, n_classes):
+        return multiclass.all_pairs(binary, n_classes, subsample=self.subsample)
+
+
+class MulticlassSVC(ScoringClassifier):
+    r"""The multiclass (Crammer-Singer) SVM by SGD (``jaxlearn.multiclass.multiclass_svm``).
+
+    .. math:: \min_W \frac\lambda2\|W\|^2 + \frac1m\sum_i \max_{y}\big(1[y \ne y_i] +
+        \langle w_y - w_{y_i}, x_i\rangle\big), \qquad \lambda = \frac{1}{C\,m}
+
+    (scikit-learn's ``LinearSVC(multi_class="crammer_singer")`` objective divided by :math:`C m`).
+
+    Args:
+      C: the inverse regularisation (> 0); ignored when ``lam`` is given.
+      lam: jaxlearn's :math:`\lambda` directly (> 0), or ``None``: :math:`1/(C m)`.
+      fit_intercept: per-class intercepts (a constant feature, regularised).
+      max_iter: epochs: ``steps = max_iter * n_samples`` SGD steps (uniformly drawn examples).
+      random_state: seeds the example order (``None``, an int or a ``RandomState``).
+
+    Example:
+      >>> import numpy as np
+      >>> from jaxlearn.sklearn import MulticlassSVC
+      >>> X = np.array([[2.0, 0.0], [0.0, 2.0], [-2.0, -2.0]] * 4)
+      >>> MulticlassSVC(random_state=0).fit(X, [0, 1, 2] * 4).predict(X[:3]).tolist()
+      [0, 1, 2]
+    """
+
+    def __init__(self, C=1.0, *, lam=None, fit_intercept=True, max_iter=20, random_state=None):
+        self.C = C
+        self.lam = lam
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.random_state = random_state
+
+    def _batch_learner(self, X, n_classes):
+        if X is None:  # after fit: predict needs neither lam nor the step count
+            lam, steps = 1.0, 1
+        else:
+            m = X.shape[0]
+            lam = lam_of_C(self.C, m) if self.lam is None else self.lam
+            steps = core.check_positive_int("max_iter", self.max_iter) * m
+        return multiclass.multiclass_svm(lam, steps, n_classes, fit_intercept=bool(self.fit_intercept))
+
+    def fit(self, X, y):
+        """Fit on ``X`` (n, d) and labels ``y`` (two or more values); ``n_iter_`` is ``max_iter``.
+
+        Returns:
+          self.
+        """
+        super().fit(X, y)
+        self.n_iter_ = int(self.max_iter)
+        return self
+
+    @property
+    def coef_(self) -> np.ndarray:
+        """The class weight vectors, shape (K, d) (scikit-learn's layout)."""
+        check_is_fitted(self)
+        return np.asarray(self.params_.w).reshape(self.classes_.size, -1)
+
+    @property
+    def intercept_(self) -> np.ndarray:
+        """The class intercepts, shape (K,)."""
+        check_is_fitted(self)
+        return np.asarray(self.params_.b)
+
+
+class MulticlassPerceptron(ScoringClassifier):
+    r"""The multiclass batch Perceptron (``jaxlearn.multiclass.multiclass_perceptron``, UML Ex. 17.2).
+
+    Cyclic passes over the sample, :math:`w \leftarrow w + \Psi(x_i, y_i) - \Psi(x_i, \hat y)` on each
+    violation, until a pass makes none (the data are separated: ``params_.converged``) or ``max_iter``
+    passes. Deterministic (no ``random_state``): the passes visit the examples in order.
+
+    Args:
+      max_iter: the most passes over the sample.
+
+    Example:
+      >>> import numpy as np
+      >>> from jaxlearn.sklearn import MulticlassPerceptron
+      >>> X = np.array([[2.0, 0.0], [0.0, 2.0], [-2.0, -2.0]])
+      >>> MulticlassPerceptron().fit(X, ["x", "y", "z"]).predict(X).tolist()
+      ['x', 'y', 'z']
+    """
+
+    def __init__(self, *, max_iter: int = 1000):
+        self.max_iter = max_iter
+
+    def _fit_key(self):
+        return None
+
+    def _batch_learner(self, X, n_classes):
+        return multiclass.multiclass_perceptron(n_classes, max_epochs=self.max_iter)
+
+    def fit(self, X, y):
+        """Fit on ``X`` (n, d) and labels ``y``; ``n_iter_`` is the passes made (``params_.num_epochs``).
+
+        Returns:
+          self.
+        """
+        super().fit(X, y)
+        self.n_iter_ = int(self.params_.num_epochs)
+        return self
+
+    @property
+    def coef_(self) -> np.ndarray:
+        """The class weight vectors, shape (K, d)."""
+        check_is_fitted(self)
+        return np.asarray(self.params_.w).reshape(self.classes_.size, -1)
+

@@ -1,0 +1,143 @@
+"""scikit-learn estimators for the k-nearest-neighbour rules: ``KNeighborsClassifier`` and
+``KNeighborsRegressor`` (``jaxlearn.neighbors``: exact brute-force Euclidean distances, uniform weights).
+
+Equal distances go to the lower training index and a tie of votes to the first class, as
+scikit-learn's brute-force search with ``weights="uniform"`` does. ``n_neighbors`` larger than the
+training sample is a ``ValueError`` (jaxlearn refuses it, as scikit-learn's ``kneighbors``).
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from sklearn.base import RegressorMixin
+
+from jaxlearn import core, neighbors
+from jaxlearn.sklearn._base import JaxlearnEstimator, float_dtype
+from jaxlearn.sklearn._multiclass import MulticlassClassifier, evaluate, fit_learner
+
+__all__ = ["KNeighborsClassifier", "KNeighborsRegressor"]
+
+
+def _vote_shares(learner, params, X):
+    """The share of the k nearest neighbours in each class: (n, K); its argmax is the k-NN rule."""
+    options = core.hyperparameters(learner)
+    index, _ = neighbors.neighbors(params, X, options["k"], query_chunk=options["query_chunk"])
+    return jnp.mean(jax.nn.one_hot(params.y[index], options["num_classes"], dtype=X.dtype), axis=1)
+
+
+class _Neighbors:
+    """What both rules share: ``n_neighbors`` and ``kneighbors``."""
+
+    def _check_fit_sample(self, X):
+        if isinstance(self.n_neighbors, int) and self.n_neighbors > X.shape[0]:
+            raise ValueError(
+                f"expected n_neighbors <= n_samples, got n_neighbors = {self.n_neighbors}, "
+                f"n_samples = {X.shape[0]}"
+            )
+
+    def kneighbors(self, X=None, n_neighbors=None, return_distance: bool = True):
+        """The nearest training points of each row of ``X`` (n, d), nearest first.
+
+        Args:
+          X: the queries; ``None`` is refused (jaxlearn does not leave a point out of its own query).
+          n_neighbors: how many (default ``self.n_neighbors``), at most the training sample size.
+          return_distance: also return the Euclidean distances.
+
+        Returns:
+          ``(distances, indices)``, each (n, n_neighbors), or only ``indices``.
+        """
+        if X is None:
+            raise ValueError("expected `X` the queries (n, d); kneighbors(None) is not supported")
+        X = self._check_X(X)
+        k = self.n_neighbors if n_neighbors is None else n_neighbors
+        index, sq = neighbors.neighbors(self.params_, X, k)
+        index = np.asarray(index)
+        return (np.sqrt(np.maximum(np.asarray(sq), 0)), index) if return_distance else index
+
+
+class KNeighborsClassifier(_Neighbors, MulticlassClassifier):
+    r"""The k-NN rule (``jaxlearn.neighbors.knn``, UML 19.1): the majority label of the k nearest points.
+
+    ``predict_proba`` is the share of the k neighbours in each class (its argmax is ``predict``).
+
+    Args:
+      n_neighbors: :math:`k \ge 1`, at most the training sample size.
+      query_chunk: queries processed at once (memory ``query_chunk * n_samples`` distances).
+
+    Example:
+      >>> import numpy as np
+      >>> from jaxlearn.sklearn import KNeighborsClassifier
+      >>> X = np.array([[0.0], [1.0], [2.0], [10.0], [11.0]])
+      >>> knn = KNeighborsClassifier(n_neighbors=3).fit(X, ["a", "a", "b", "b", "b"])
+      >>> knn.predict([[0.4], [9.0]]).tolist(), (3 * knn.predict_proba([[0.4]])).tolist()
+      (['a', 'b'], [[2.0, 1.0]])
+    """
+
+    def __init__(self, n_neighbors: int = 5, *, query_chunk: int = 256):
+        self.n_neighbors = n_neighbors
+        self.query_chunk = query_chunk
+
+    def _fit_key(self):
+        return None  # the rule stores the sample
+
+    def _batch_learner(self, X, n_classes):
+        return neighbors.knn(self.n_neighbors, query_chunk=self.query_chunk, num_classes=n_classes)
+
+    def fit(self, X, y):
+        """Store the sample ``X`` (n, d) with its labels ``y`` (two or more values).
+
+        Returns:
+          self.
+        """
+        super().fit(X, y)
+        self.n_samples_fit_ = int(self.params_.X.shape[0])
+        return self
+
+    _extra = staticmethod(_vote_shares)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """The share of the ``n_neighbors`` nearest training points in each class: (n, K)."""
+        return self._evaluate(X)[1]
+
+
+class KNeighborsRegressor(_Neighbors, RegressorMixin, JaxlearnEstimator):
+    r"""k-NN regression (``jaxlearn.neighbors.knn_regressor``): the mean target of the k nearest points.
+
+    Args:
+      n_neighbors: :math:`k \ge 1`, at most the training sample size.
+      query_chunk: queries processed at once.
+
+    Example:
+      >>> import numpy as np
+      >>> from jaxlearn.sklearn import KNeighborsRegressor
+      >>> X = np.array([[0.0], [1.0], [2.0], [10.0]])
+      >>> KNeighborsRegressor(n_neighbors=2).fit(X, [0.0, 1.0, 2.0, 3.0]).predict([[0.4]]).tolist()
+      [0.5]
+    """
+
+    def __init__(self, n_neighbors: int = 5, *, query_chunk: int = 256):
+        self.n_neighbors = n_neighbors
+        self.query_chunk = query_chunk
+
+    def _batch_learner(self):
+        return neighbors.knn_regressor(self.n_neighbors, query_chunk=self.query_chunk)
+
+    def fit(self, X, y):
+        """Store the sample ``X`` (n, d) with its real targets ``y`` (n,).
+
+        Returns:
+          self.
+        """
+        X, y = self._validate(X, y, reset=True, y_numeric=True)
+        self._check_fit_sample(X)
+        y = np.asarray(y, float_dtype())
+        self.params_ = fit_learner(self._batch_learner(), None, X, y)  # n_neighbors > n_samples: ValueError
+        self.n_samples_fit_ = int(X.shape[0])
+        return self
+
+    def predict(self, X) -> np.ndarray:
+        """The mean target of the ``n_neighbors`` nearest training points of each row of ``X``: (n,)."""
+        X = self._check_X(X)
+        return np.asarray(evaluate(self._batch_learner(), self.params_, X)[0])

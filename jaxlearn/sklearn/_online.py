@@ -1,0 +1,303 @@
+"""scikit-learn estimators over the online learners: epochs of ``core.run``, and ``partial_fit``.
+
+``fit`` plays ``max_iter`` epochs over the sample from a fresh state, each epoch in a new random order
+when ``shuffle`` (the orders drawn from ``random_state``), as one :func:`jaxlearn.core.run` over the
+concatenated epochs (one compiled scan). ``partial_fit`` plays one pass over its chunk, in order,
+from the carried ``state_``, so ``partial_fit`` over chunks equals ``fit(max_iter=1, shuffle=False)``
+on their concatenation. There is no stopping tolerance: the online learners have no objective to
+monitor, and a fixed number of epochs keeps the program static.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.tree_util import Partial
+from sklearn.utils import check_random_state
+
+from jaxlearn import core, losses, online
+from jaxlearn.sklearn._base import BinaryClassifier, BinaryLabels, float_dtype
+
+__all__ = [
+    "MarginPerceptron",
+    "OnlineGradientDescentClassifier",
+    "Perceptron",
+    "epoch_order",
+    "play",
+]
+
+
+def _no_trace(info):  # run keeps no per-round record: fit needs the final state only
+    return ()
+
+
+def epoch_order(random_state, n: int, epochs: int, shuffle: bool) -> np.ndarray:
+    """The example indices of ``epochs`` passes over ``n`` examples, each pass a fresh permutation
+    drawn from ``random_state`` when ``shuffle`` (all at once: argsort of uniform draws), else in order.
+
+    Drawn on the host with NumPy, as scikit-learn draws its orders: a JAX permutation would compile
+    one sorting program per sample size.
+    """
+    if not shuffle:
+        return np.tile(np.arange(n), epochs)
+    draws = check_random_state(random_state).random_sample((epochs, n))
+    return np.argsort(draws, axis=1, kind="stable").reshape(-1)
+
+
+def play(learner, state, X, y, order=None):
+    """``core.run`` of ``learner`` from ``state`` over the stream ``X[order], y[order]`` (all of the
+    epochs' examples, concatenated: one compiled scan), round by round (``block_size=0``: the
+    block rule of the perceptrons pays off on long streams only, and compiles in about three times
+    as long)."""
+    if order is not None:
+        X, y = X[order], y[order]
+    state, _ = core.run(learner, state, X, y, trace_fn=_no_trace, block_size=0)
+    return state
+
+
+@jax.jit
+def _linear_scores(state, X):
+    return X @ state.w + state.b
+
+
+@functools.partial(jax.jit, static_argnames=("epochs", "shuffle", "zero_one"))
+def _batch_fit(learner, key, X, y, *, epochs: int, shuffle: bool, zero_one: bool):
+    """The epochs as a traceable fit (for the multiclass reductions, which vmap it): the orders are
+    drawn with ``jax.random`` from ``key``."""
+    n = X.shape[0]
+    if shuffle:
+        keys = jax.random.split(key, epochs)
+        order = jax.vmap(lambda k: jax.random.permutation(k, n))(keys).reshape(-1)
+    else:
+        order = jnp.tile(jnp.arange(n), epochs)
+    y = (y > 0).astype(jnp.int32) if zero_one else y
+    return play(learner, learner.init(X[0]), X, y, order)
+
+
+@functools.lru_cache(maxsize=None)
+def _batch_fit_fn(epochs: int, shuffle: bool, zero_one: bool):  # one function per options: equal trees
+    return functools.partial(_batch_fit, epochs=epochs, shuffle=shuffle, zero_one=zero_one)
+
+
+def sign_of(scores_fn):
+    def predict(*args):
+        return core.sign_label(scores_fn(*args))
+
+    return predict
+
+
+_sign_linear = sign_of(_linear_scores)
+
+
+def _check_epochs(max_iter) -> int:
+    return core.check_positive_int("max_iter", max_iter)
+
+
+class OnlineClassifier(BinaryLabels):
+    """``fit``/``partial_fit`` over ``self._learner()``; ``state_`` is the learner's state."""
+
+    #: The learner's labels: {-1, +1}, or {0, 1} for Winnow.
+    _zero_one = False
+
+    def _learner(self) -> core.Learner:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _prepare(self, X) -> None:
+        """Data-dependent fitted attributes, set by the first ``fit``/``partial_fit`` (default: none)."""
+
+    def _inputs(self, X):  # the learner's instances (Winnow binarises)
+        return X
+
+    def _targets(self, y_pm):
+        return ((y_pm + 1) // 2).astype(np.int32) if self._zero_one else y_pm
+
+    def fit(self, X, y):
+        """``max_iter`` epochs of the online learner over ``(X, y)`` from a fresh state.
+
+        Args:
+          X: array of shape (n, d).
+          y: labels of shape (n,), exactly two distinct values (any type).
+
+        Returns:
+          self.
+        """
+        X, y = self._validate(X, y, reset=True)
+        y = self._encode_binary(y)
+        epochs, shuffle = _check_epochs(self.max_iter), bool(self.shuffle)
+        self._prepare(X)
+        X = self._inputs(X)
+        learner = self._learner()
+        order = epoch_order(self.random_state, X.shape[0], epochs, shuffle)
+        self.state_ = play(learner, learner.init(X[0]), X, self._targets(y), order)
+        self.n_iter_ = epochs
+        return self
+
+    def partial_fit(self, X, y, classes=None):
+        """One pass of the online learner over ``(X, y)``, in order, from the carried state.
+
+        Args:
+          X: array of shape (n, d).
+          y: labels of shape (n,), values of ``classes``.
+          classes: the two labels; required on the first call, optional (and checked) later.
+
+        Returns:
+          self.
+        """
+        first = not hasattr(self, "state_")
+        if first and classes is None:
+            raise ValueError("expected `classes` (the two labels) on the first call to partial_fit")
+        X, y = self._validate(X, y, reset=first)
+        if classes is not None:
+            given = np.unique(np.asarray(classes))
+            if not first and not np.array_equal(given, self.classes_):
+                raise ValueError(
+                    f"expected `classes` equal to those of the first call to partial_fit, {self.classes_!r}, "
+                    f"got {given!r}"
+                )
+            if first:
+                self._encode_binary(given)
+        unseen = np.setdiff1d(np.unique(y), self.classes_)
+        if unseen.size:
+            raise ValueError(f"expected `y` with values in classes_ {self.classes_!r}, got {unseen!r}")
+        y_pm = (2 * np.searchsorted(self.classes_, y) - 1).astype(float_dtype())
+        if first:
+            self._prepare(X)
+        X = self._inputs(X)
+        learner = self._learner()
+        state = learner.init(X[0]) if first else self.state_
+        self.state_ = play(learner, state, X, self._targets(y_pm))
+        return self
+
+    def _batch_learner(self, X=None) -> core.BatchLearner:
+        """The estimator as a batch learner (``fit(key, X, y)`` plays the epochs; labels {-1, +1}),
+        for jaxlearn's multiclass reductions (``multiclass.one_vs_all``/``all_pairs``)."""
+        if X is not None:
+            self._prepare(np.asarray(X))
+        fit_fn = _batch_fit_fn(_check_epochs(self.max_iter), bool(self.shuffle), self._zero_one)
+        fit = Partial(fit_fn, self._learner())
+        return core.BatchLearner(fit, *self._batch_scores())
+
+    def _batch_scores(self):  # (predict, decision_function) of the batch learner, labels {-1, +1}
+        return Partial(_sign_linear), Partial(_linear_scores)
+
+
+class _LinearOnline(OnlineClassifier, BinaryClassifier):
+    """Online learners with a state ``(w, b, ...)``: the score is ``X @ w + b``."""
+
+    def _decision(self, X):
+        return _linear_scores(self.state_, X)
+
+
+class Perceptron(_LinearOnline):
+    """The online Perceptron (:func:`jaxlearn.online.perceptron`) as a scikit-learn classifier.
+
+    Args:
+      eta0: the step size :math:`\\eta > 0` (the learner's ``eta``).
+      fit_intercept: learn an unregularised bias (scikit-learn's default; the book's form is ``False``).
+      normalize: scale each example to unit length in the updates (Balcan's version).
+      max_iter: epochs over the sample in ``fit`` (5 by default: the Perceptron has no objective to
+        stop on; scikit-learn's ``tol`` has no counterpart).
+      shuffle: a new random order every epoch (drawn from ``random_state``); ``False``: in order.
+      random_state: ``None``, an int or a ``numpy.random.RandomState``.
+
+    Attributes:
+      state_: the :class:`~jaxlearn.online.PerceptronState` (``w``, ``b``, ``step``).
+      classes_: the two labels; ``classes_[1]`` is the learner's +1.
+
+    Example:
+      >>> import numpy as np
+      >>> from jaxlearn.sklearn import Perceptron
+      >>> X = np.array([[2.0, 1.0], [1.0, 2.0], [-1.0, -2.0], [-2.0, -1.0]])
+      >>> Perceptron(random_state=0).fit(X, ["yes", "yes", "no", "no"]).predict(X).tolist()
+      ['yes', 'yes', 'no', 'no']
+    """
+
+    def __init__(self, eta0=1.0, *, fit_intercept=True, normalize=False, max_iter=5, shuffle=True,
+                 random_state=None):
+        self.eta0 = eta0
+        self.fit_intercept = fit_intercept
+        self.normalize = normalize
+        self.max_iter = max_iter
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    def _learner(self):
+        return online.perceptron(
+            self.eta0, normalize=bool(self.normalize), fit_intercept=bool(self.fit_intercept)
+        )
+
+
+class MarginPerceptron(_LinearOnline):
+    """Balcan's margin Perceptron (:func:`jaxlearn.online.margin_perceptron`) as a classifier.
+
+    Args:
+      gamma: the assumed margin :math:`\\gamma \\in (0, 1]` of the unit-length examples.
+      fit_intercept, max_iter, shuffle, random_state: as for :class:`Perceptron`.
+
+    Attributes:
+      state_: the :class:`~jaxlearn.online.PerceptronState`; classes_: the two labels.
+
+    Example:
+      >>> import numpy as np
+      >>> from jaxlearn.sklearn import MarginPerceptron
+      >>> X = np.array([[2.0, 1.0], [1.0, 2.0], [-1.0, -2.0], [-2.0, -1.0]])
+      >>> MarginPerceptron(random_state=0).fit(X, [1, 1, 0, 0]).predict(X).tolist()
+      [1, 1, 0, 0]
+    """
+
+    def __init__(self, gamma=0.1, *, fit_intercept=True, max_iter=5, shuffle=True, random_state=None):
+        self.gamma = gamma
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    def _learner(self):
+        return online.margin_perceptron(self.gamma, fit_intercept=bool(self.fit_intercept))
+
+
+_LOSSES = {"hinge": losses.hinge, "log_loss": losses.logistic}
+
+
+class OnlineGradientDescentClassifier(_LinearOnline):
+    """Online gradient descent (:func:`jaxlearn.online.online_gradient_descent`) on the hinge or
+    logistic loss, as a classifier.
+
+    Args:
+      loss: ``"hinge"`` (:func:`jaxlearn.losses.hinge`) or ``"log_loss"`` (:func:`jaxlearn.losses.logistic`).
+      eta0: the constant step size :math:`\\eta > 0`.
+      radius: project ``w`` onto the l2 ball of this radius (:func:`jaxlearn.online.l2_ball`);
+        ``None``: no projection.
+      fit_intercept, max_iter, shuffle, random_state: as for :class:`Perceptron`.
+
+    Attributes:
+      state_: the :class:`~jaxlearn.online.OGDState`; classes_: the two labels.
+
+    Example:
+      >>> import numpy as np
+      >>> from jaxlearn.sklearn import OnlineGradientDescentClassifier
+      >>> X = np.array([[2.0, 1.0], [1.0, 2.0], [-1.0, -2.0], [-2.0, -1.0]])
+      >>> OnlineGradientDescentClassifier(random_state=0).fit(X, [1, 1, -1, -1]).predict(X).tolist()
+      [1, 1, -1, -1]
+    """
+
+    def __init__(self, loss="hinge", *, eta0=0.1, radius=None, fit_intercept=True, max_iter=5,
+                 shuffle=True, random_state=None):
+        self.loss = loss
+        self.eta0 = eta0
+        self.radius = radius
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    def _learner(self):
+        if self.loss not in _LOSSES:
+            raise ValueError(f"expected `loss` one of {sorted(_LOSSES)}, got {self.loss!r}")
+        projection = None if self.radius is None else online.l2_ball(self.radius)
+        return online.online_gradient_descent(
+            _LOSSES[self.loss], self.eta0, projection=projection, fit_intercept=bool(self.fit_intercept)
+        )

@@ -1,0 +1,189 @@
+"""scikit-learn estimators for the tree learners: ``DecisionTreeClassifier`` and ``RandomForestClassifier``.
+
+jaxlearn grows a tree as a complete binary tree of static depth (``2**(D+1) - 1`` nodes, level by level
+in one compiled program), so an unlimited depth does not exist: ``max_depth=None`` means the depth
+``min(n_samples - 1, cap)`` (a tree of ``n_samples - 1`` levels can separate any sample; the cap keeps
+the node arrays small). Neither learner takes example weights, so ``fit`` has no ``sample_weight``.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+from jaxlearn import trees
+from jaxlearn.sklearn._multiclass import MulticlassClassifier
+
+__all__ = ["DecisionTreeClassifier", "RandomForestClassifier"]
+
+#: scikit-learn's name for the entropy criterion.
+_CRITERIA = {"log_loss": "entropy"}
+
+
+def _leaf_frequencies(learner, params, X):
+    """The class frequencies in the leaf each row reaches (an ``extra`` of ``evaluate``)."""
+    return trees.predict_proba(params, X)
+
+
+def _vote_shares(learner, params, X):
+    """The share of the trees voting for each class: (n, K); its argmax is the forest's majority vote."""
+    k = params.trees.counts.shape[-1]
+
+    def vote(tree):  # a tree's label, as ``trees.decision_tree``'s predict: the argmax of its leaf counts
+        return jnp.argmax(tree.counts[trees.apply(tree, X)], axis=-1)
+
+    votes = jax.vmap(vote)(params.trees)  # (num_trees, n)
+    return jnp.mean(jax.nn.one_hot(votes, k, dtype=X.dtype), axis=0)
+
+
+def _depth(max_depth, X, cap: int):
+    """``max_depth``, or for ``None`` the depth that can separate ``X`` (``n - 1``), at most ``cap``."""
+    if max_depth is not None:
+        return max_depth
+    return 0 if X is None else int(min(max(X.shape[0] - 1, 0), cap))
+
+
+class _TreeEstimator(MulticlassClassifier):
+    """The parts the tree and the forest share: class frequencies and feature importances."""
+
+    def _criterion(self):
+        return _CRITERIA.get(self.criterion, self.criterion)
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """The mean decrease in impurity of each feature, normalised to sum 1 (shape (d,))."""
+        check_is_fitted(self)
+        return np.asarray(self.params_.feature_importances)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Class probabilities of the rows of ``X`` (n, d): shape (n, K), columns in ``classes_`` order."""
+        return self._evaluate(X)[1]
+
+
+class DecisionTreeClassifier(_TreeEstimator):
+    r"""A decision tree (``jaxlearn.trees.decision_tree``: ID3 with mid-point threshold splits, UML 18.2).
+
+    Each node splits on the feature and threshold of largest impurity decrease (ties: the lowest
+    feature, then the lowest threshold; scikit-learn draws a random feature order, so the two agree
+    wherever no two splits tie). ``predict_proba`` is the class frequencies of the training examples
+    in the leaf; ``feature_importances_`` the normalised mean decrease in impurity, as scikit-learn.
+
+    Args:
+      criterion: ``"gini"``, ``"entropy"`` (or ``"log_loss"``) or ``"train_error"`` (the book's).
+      max_depth: the depth, in [0, 24]; ``None``: ``min(n_samples - 1, 16)``.
+      min_samples_leaf: the fewest training examples a leaf may hold (>= 1).
+      max_bins: ``None`` (exact thresholds) or quantile bins per feature (>= 2) for large samples.
+
+    Example:
+      >>> import numpy as np
+      >>> from jaxlearn.sklearn import DecisionTreeClassifier
+      >>> X = np.array([[0.0, 1.0], [1.0, 1.0], [2.0, 0.0], [3.0, 0.0]])
+      >>> tree = DecisionTreeClassifier(max_depth=2).fit(X, ["no", "no", "yes", "yes"])
+      >>> tree.predict([[0.5, 1.0], [2.5, 0.0]]).tolist(), tree.feature_importances_.tolist()
+      (['no', 'yes'], [1.0, 0.0])
+    """
+
+    #: the depth ``max_depth=None`` grows at most.
+    DEPTH_CAP = 16
+
+    def __init__(self, *, criterion: str = "gini", max_depth=None, min_samples_leaf: int = 1, max_bins=None):
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.max_bins = max_bins
+
+    def _fit_key(self):
+        return None  # deterministic
+
+    def _batch_learner(self, X, n_classes):
+        return trees.decision_tree(
+            _depth(self.max_depth, X, self.DEPTH_CAP),
+            criterion=self._criterion(),
+            max_bins=self.max_bins,
+            min_samples_leaf=self.min_samples_leaf,
+            num_classes=n_classes,
+        )
+
+    _extra = staticmethod(_leaf_frequencies)
+
+    def apply(self, X) -> np.ndarray:
+        """The index of the leaf (in the heap layout of ``params_``) each row of ``X`` reaches."""
+        X = self._check_X(X)
+        return np.asarray(trees.apply(self.params_, X))
+
+    def get_depth(self) -> int:
+        """The depth of the grown tree (of its deepest reachable leaf)."""
+        check_is_fitted(self)
+        counts = np.asarray(self.params_.counts).sum(axis=1)
+        deepest = int(np.flatnonzero(counts > 0).max())
+        return int(np.floor(np.log2(deepest + 1)))
+
+
+class RandomForestClassifier(_TreeEstimator):
+    r"""A random forest (``jaxlearn.trees.random_forest``; Breiman 2001, UML 18.3): all trees one program.
+
+    Tree :math:`t` is grown on a bootstrap sample with a random subset of ``max_features`` features per
+    node; the forest predicts the majority vote of its trees (ties: the first class), and
+    ``predict_proba`` is the share of the trees voting for each class, so its argmax is ``predict``
+    (scikit-learn averages the trees' leaf frequencies instead).
+
+    Args:
+      n_estimators: the number of trees (>= 1).
+      criterion: ``"gini"``, ``"entropy"`` (or ``"log_loss"``) or ``"train_error"``.
+      max_depth: the depth of every tree, in [0, 24]; ``None``: ``min(n_samples - 1, 8)`` (all trees grow at
+        once, level by level: time and memory grow with the ``2**max_depth`` nodes of the last level).
+      min_samples_leaf: the fewest training examples a leaf may hold (>= 1).
+      max_features: features drawn per node: ``"sqrt"``, ``"log2"``, an int, a fraction, or ``None`` (all).
+      bootstrap: grow each tree on a bootstrap sample (else on the whole sample).
+      max_bins: quantile bins per feature (histogram growth; the histograms of a level take
+        ``n_estimators * nodes * features drawn * max_bins * classes`` counts), or ``None``: exact.
+      random_state: seeds the bootstrap samples and feature draws (``None``, an int, a ``RandomState``).
+
+    Example:
+      >>> import numpy as np
+      >>> from jaxlearn.sklearn import RandomForestClassifier
+      >>> X = np.array([[0.0, 1.0], [1.0, 1.0], [2.0, 0.0], [3.0, 0.0]] * 5)
+      >>> forest = RandomForestClassifier(n_estimators=8, max_depth=2, random_state=0)
+      >>> forest.fit(X, [0, 0, 1, 1] * 5).predict(X[:4]).tolist()
+      [0, 0, 1, 1]
+    """
+
+    #: the depth ``max_depth=None`` grows at most.
+    DEPTH_CAP = 8
+
+    def __init__(
+        self,
+        n_estimators: int = 100,
+        *,
+        criterion: str = "gini",
+        max_depth=None,
+        min_samples_leaf: int = 1,
+        max_features="sqrt",
+        bootstrap: bool = True,
+        max_bins=64,
+        random_state=None,
+    ):
+        self.n_estimators = n_estimators
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.max_features = max_features
+        self.bootstrap = bootstrap
+        self.max_bins = max_bins
+        self.random_state = random_state
+
+    def _batch_learner(self, X, n_classes):
+        return trees.random_forest(
+            self.n_estimators,
+            _depth(self.max_depth, X, self.DEPTH_CAP),
+            max_features=self.max_features,
+            bootstrap=self.bootstrap,
+            criterion=self._criterion(),
+            min_samples_leaf=self.min_samples_leaf,
+            max_bins=self.max_bins,
+            num_classes=n_classes,
+        )
+
+    _extra = staticmethod(_vote_shares)

@@ -1,0 +1,324 @@
+"""The scikit-learn estimators of the multiclass, tree, k-NN and MLP learners (``jaxlearn.sklearn``).
+
+scikit-learn's own estimator checks on small instances, then the ecosystem (``Pipeline``,
+``GridSearchCV``, ``cross_val_score``, ``clone``), label sets, agreement with the underlying jaxlearn
+learners (the estimators add no math) and with scikit-learn's tree and k-NN where the algorithms
+coincide. JAX compiles one program per shape: the tests below reuse the shapes of the checks' fits
+((20, 3) with 3 classes, (20, 2) with 2) so that they compile little.
+"""
+
+from __future__ import annotations
+
+import math
+
+import chex
+import jax
+import numpy as np
+import pytest
+import sklearn.neighbors
+import sklearn.tree
+from sklearn.base import clone
+from sklearn.datasets import make_blobs
+from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils import check_random_state
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from jaxlearn import linear, multiclass, neighbors, nn, trees
+from jaxlearn.sklearn import (
+    SVC,
+    DecisionTreeClassifier,
+    KNeighborsClassifier,
+    KNeighborsRegressor,
+    LinearSVC,
+    MLPClassifier,
+    MulticlassPerceptron,
+    MulticlassSVC,
+    OneVsOneClassifier,
+    OneVsRestClassifier,
+    Perceptron,
+    RandomForestClassifier,
+)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _fast_compilation():
+    """The checks fit on many small shapes, each a compilation: compile without XLA's optimisations
+    (the programs are tiny and compiling dominates), restored after this module."""
+    previous = jax.config.values["jax_disable_most_optimizations"]
+    jax.config.update("jax_disable_most_optimizations", True)
+    yield
+    jax.config.update("jax_disable_most_optimizations", previous)
+
+
+# Small instances: the checks fit ~17 shapes each. The forest draws no feature subsets here (its
+# compilation is the costliest); the MLP holds out no validation rows. Other tests reuse them.
+CLASSIFIERS = [
+    OneVsRestClassifier(LinearSVC(max_iter=5)),
+    OneVsOneClassifier(LinearSVC(max_iter=5)),
+    MulticlassSVC(max_iter=5),
+    MulticlassPerceptron(max_iter=50),
+    DecisionTreeClassifier(max_depth=4),
+    RandomForestClassifier(n_estimators=5, max_depth=3, max_features=None),
+    KNeighborsClassifier(),
+    MLPClassifier(hidden_layer_sizes=(8,), max_iter=50, learning_rate_init=0.01, validation_fraction=0.0),
+]
+ESTIMATORS = [*CLASSIFIERS, KNeighborsRegressor()]
+
+#: Checks that cannot pass, with the reason (at most three per estimator): none.
+EXPECTED_FAILURES: dict[str, dict[str, str]] = {}
+
+
+def _name(estimator) -> str:
+    return type(estimator).__name__
+
+
+@parametrize_with_checks(ESTIMATORS, expected_failed_checks=lambda e: EXPECTED_FAILURES.get(_name(e), {}))
+def test_sklearn_checks(estimator, check):
+    check(estimator)
+
+
+def _sample(n_features=3, classes=3, seed=1):
+    """40 examples of well separated blobs (KFold(2) trains on 20 of them)."""
+    X, y = make_blobs(n_samples=40, n_features=n_features, centers=classes, random_state=seed)
+    return X.astype(np.float32), y
+
+
+FOLDS = KFold(2, shuffle=True, random_state=0)
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=_name)
+def test_pipeline_cross_val_score(estimator):
+    # cross_val_score clones the pipeline, fits on 20 standardised rows and scores the other 20
+    X, y = _sample()
+    if _name(estimator) == "KNeighborsRegressor":
+        y = X[:, 0] + X[:, 1]
+    estimator = clone(estimator).set_params(**_seeded(estimator))
+    scores = cross_val_score(make_pipeline(StandardScaler(), estimator), X, y, cv=FOLDS)
+    assert scores.shape == (2,)
+    assert np.all(scores > 0.8), scores
+
+
+@pytest.mark.parametrize(
+    "estimator, grid",
+    [
+        (OneVsRestClassifier(LinearSVC(max_iter=5)), {"estimator__C": [0.01, 1.0]}),
+        (MulticlassSVC(max_iter=5), {"C": [0.01, 1.0]}),
+        (CLASSIFIERS[-1], {"alpha": [1e-4, 1e-1]}),
+    ],
+    ids=_name,
+)
+def test_grid_search(estimator, grid):
+    # a traced hyperparameter: the grid's fits reuse one compiled program
+    X, y = _sample()
+    estimator = clone(estimator).set_params(random_state=0)
+    search = GridSearchCV(estimator, grid, cv=FOLDS, refit=False).fit(X, y)
+    name = next(iter(grid))
+    assert search.best_params_[name] in grid[name]
+    assert search.cv_results_["mean_test_score"].shape == (2,)
+    assert np.max(search.cv_results_["mean_test_score"]) > 0.8
+
+
+def test_meta_estimator_params_and_clone():
+    ovr = OneVsRestClassifier(LinearSVC(C=2.0, max_iter=5), random_state=3)
+    params = ovr.get_params(deep=True)
+    assert params["estimator__C"] == 2.0 and params["random_state"] == 3
+    ovr.set_params(estimator__C=0.5)
+    assert ovr.estimator.C == 0.5
+    X, y = _sample()
+    fitted = ovr.fit(X[:20], y[:20])
+    copy = clone(fitted)
+    assert copy.estimator is not fitted.estimator and copy.estimator.C == 0.5
+    assert not hasattr(copy, "params_") and not hasattr(copy.estimator, "params_")
+    assert not hasattr(fitted.estimator, "params_")  # the binary estimator is cloned, never fitted
+
+
+def test_meta_estimator_refuses_other_estimators():
+    X, y = _sample()
+    with pytest.raises(TypeError, match="jaxlearn binary"):
+        OneVsRestClassifier(sklearn.tree.DecisionTreeClassifier()).fit(X[:20], y[:20])
+
+
+@pytest.mark.parametrize("estimator", CLASSIFIERS, ids=_name)
+def test_label_sets(estimator):
+    # the same partition as strings, {0, 1} and {-1, +1}: the same predictions, mapped
+    X, y = _sample(n_features=2, classes=2, seed=3)
+    X, y = X[:20], y[:20]
+    assert 0 < y.sum() < 20
+    outputs = {}
+    for labels in (np.array(["neg", "pos"]), np.array([0, 1]), np.array([-1, 1])):
+        fitted = clone(estimator).set_params(**_seeded(estimator)).fit(X, labels[y])
+        np.testing.assert_array_equal(fitted.classes_, labels)
+        predicted = fitted.predict(X)
+        assert predicted.dtype == labels.dtype
+        outputs[labels[0]] = np.searchsorted(labels, predicted)
+        if hasattr(fitted, "decision_function"):
+            score = fitted.decision_function(X)
+            assert score.shape == (20,)
+            np.testing.assert_array_equal(labels[(score > 0).astype(int)], predicted)
+        if hasattr(fitted, "predict_proba"):
+            proba = fitted.predict_proba(X)
+            np.testing.assert_allclose(proba.sum(axis=1), 1, rtol=1e-5)
+            np.testing.assert_array_equal(labels[np.argmax(proba, axis=1)], predicted)
+        _check_fitted_attributes(fitted)
+    np.testing.assert_array_equal(outputs["neg"], outputs[0])
+    np.testing.assert_array_equal(outputs["neg"], outputs[-1])
+    assert np.mean(outputs[0] == y) > 0.8
+
+
+def _seeded(estimator) -> dict:
+    return {"random_state": 0} if "random_state" in estimator.get_params() else {}
+
+
+def _check_fitted_attributes(fitted):
+    """Fitted attributes are what jaxlearn.io saves: arrays, numbers, strings, jaxlearn NamedTuples."""
+    for name, value in vars(fitted).items():
+        if not name.endswith("_") or name.startswith("_"):
+            continue
+        for leaf in jax.tree_util.tree_leaves(value):
+            assert isinstance(leaf, (np.ndarray, jax.Array, int, float, bool, str)), (name, type(leaf))
+        if isinstance(value, tuple) and hasattr(value, "_fields"):
+            assert type(value).__module__.startswith("jaxlearn."), (name, type(value))
+
+
+def _key(seed: int):
+    return jax.random.key(check_random_state(seed).randint(2**31 - 1))
+
+
+def _matches_cases():
+    """(estimator, its jaxlearn learner built by hand, key) on m = 20 examples of 3 classes."""
+    m, k = 20, 3
+    svm = linear.soft_svm(1.0 / m, 5 * m, fit_intercept=True)  # LinearSVC(C=1, max_iter=5)
+    return [
+        (OneVsRestClassifier(LinearSVC(max_iter=5), random_state=0), multiclass.one_vs_all(svm, k), _key(0)),
+        (OneVsOneClassifier(LinearSVC(max_iter=5), random_state=0), multiclass.all_pairs(svm, k), _key(0)),
+        (MulticlassSVC(max_iter=5, random_state=0),
+         multiclass.multiclass_svm(1.0 / m, 5 * m, k, fit_intercept=True), _key(0)),
+        (MulticlassPerceptron(max_iter=50), multiclass.multiclass_perceptron(k, max_epochs=50), None),
+        (DecisionTreeClassifier(max_depth=4), trees.decision_tree(4, num_classes=k), None),
+        (RandomForestClassifier(n_estimators=5, max_depth=3, max_features=None, random_state=0),
+         trees.random_forest(5, 3, max_features=None, num_classes=k), _key(0)),
+        (KNeighborsClassifier(), neighbors.knn(5, num_classes=k), None),
+        (MLPClassifier(hidden_layer_sizes=(8,), max_iter=50, learning_rate_init=0.01, validation_fraction=0.0,
+                       random_state=0),
+         nn.mlp_classifier((8,), steps=50 * math.ceil(m / m), num_classes=k, eta=0.01, batch_size=m,
+                           weight_decay=1e-4, validation_fraction=0.0), _key(0)),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "estimator, learner, key", [pytest.param(*case, id=_name(case[0])) for case in _matches_cases()]
+)
+def test_matches_jaxlearn(estimator, learner, key):
+    # labels mapped to 0..K-1 by sorting: classes_ ["a", "b", "c"] are learner labels 0, 1, 2
+    X, y = _sample()
+    X, y = X[:20], y[:20]
+    fitted = clone(estimator).fit(X, np.array(["a", "b", "c"])[y])
+    params = learner.fit(key, X, y)
+    chex.assert_trees_all_close(fitted.params_, params, rtol=1e-5, atol=1e-6)
+    want = np.asarray(learner.predict(params, X))
+    np.testing.assert_array_equal(fitted.predict(X), np.array(["a", "b", "c"])[want])
+    if learner.decision_function is not None:
+        want = np.asarray(learner.decision_function(params, X))
+        want = want[:, 1] - want[:, 0] if want.shape[1] == 2 else want
+        np.testing.assert_allclose(fitted.decision_function(X), want, rtol=1e-5, atol=1e-5)
+
+
+def test_regressor_matches_jaxlearn_and_sklearn():
+    X, _ = _sample()
+    X, y = X[:20], X[:20, 0] - 2 * X[:20, 2]
+    fitted = KNeighborsRegressor().fit(X, y)
+    params = neighbors.knn_regressor(5).fit(None, X, y)
+    chex.assert_trees_all_close(fitted.params_, params)
+    Q = X + 0.3
+    np.testing.assert_allclose(fitted.predict(Q), neighbors.knn_regressor(5).predict(params, Q), rtol=1e-6)
+    theirs = sklearn.neighbors.KNeighborsRegressor().fit(X, y)
+    np.testing.assert_allclose(fitted.predict(Q), theirs.predict(Q), rtol=1e-5)
+
+
+def test_knn_matches_sklearn():
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(20, 3)).astype(np.float32)
+    y = np.array(["x", "y", "z"])[rng.randint(0, 3, size=20)]
+    Q = rng.normal(size=(20, 3)).astype(np.float32)
+    ours, theirs = KNeighborsClassifier().fit(X, y), sklearn.neighbors.KNeighborsClassifier().fit(X, y)
+    np.testing.assert_array_equal(ours.predict(Q), theirs.predict(Q))
+    np.testing.assert_allclose(ours.predict_proba(Q), theirs.predict_proba(Q), rtol=1e-6)
+    distances, index = ours.kneighbors(Q)
+    their_distances, their_index = theirs.kneighbors(Q)
+    np.testing.assert_array_equal(index, their_index)
+    np.testing.assert_allclose(distances, their_distances, rtol=1e-4)
+
+
+def test_knn_too_few_examples():
+    X, y = _sample()
+    with pytest.raises(ValueError, match="n_neighbors = 25, n_samples = 20"):
+        KNeighborsClassifier(n_neighbors=25).fit(X[:20], y[:20])
+
+
+@pytest.mark.parametrize(
+    "ours",
+    [
+        DecisionTreeClassifier(max_depth=4),
+        # one exact tree on the whole sample with every feature: the forest's trees are that tree
+        RandomForestClassifier(
+            n_estimators=2, max_depth=4, max_features=None, bootstrap=False, max_bins=None
+        ),
+    ],
+    ids=_name,
+)
+def test_tree_matches_sklearn(ours):
+    # continuous features: no two splits tie, so scikit-learn's random feature order does not matter
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(20, 3)).astype(np.float32)
+    y = np.array(["p", "q", "r"])[(X[:, 0] > 0).astype(int) + (X[:, 1] + X[:, 2] > 0.5)]
+    Q = np.concatenate([X, rng.normal(size=(20, 3)).astype(np.float32)])
+    ours = clone(ours).fit(X, y)
+    theirs = sklearn.tree.DecisionTreeClassifier(max_depth=4, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(ours.predict(Q), theirs.predict(Q))
+    np.testing.assert_allclose(ours.feature_importances_, theirs.feature_importances_, rtol=1e-5, atol=1e-6)
+    if isinstance(ours, DecisionTreeClassifier):
+        np.testing.assert_allclose(ours.predict_proba(Q), theirs.predict_proba(Q), rtol=1e-6)
+        assert ours.get_depth() == theirs.get_depth()
+
+
+def test_tree_unlimited_depth_separates_the_sample():
+    X, y = _sample()
+    rng = np.random.RandomState(1)
+    y = rng.randint(0, 3, size=40)[:20]  # random labels: only a deep tree fits them
+    tree = DecisionTreeClassifier().fit(X[:20], y)
+    np.testing.assert_array_equal(tree.predict(X[:20]), y)
+    assert tree.get_depth() <= 19
+
+
+def test_forest_proba_is_the_vote():
+    X, y = _sample()
+    forest = RandomForestClassifier(n_estimators=5, max_depth=3, max_features=None, random_state=0)
+    forest.fit(X[:20], y[:20])
+    proba = forest.predict_proba(X[:20])
+    np.testing.assert_allclose(proba * 5, np.round(proba * 5), atol=1e-5)  # shares of 5 trees
+    np.testing.assert_array_equal(forest.classes_[np.argmax(proba, axis=1)], forest.predict(X[:20]))
+
+
+def test_mlp_options():
+    X, y = _sample()
+    with pytest.raises(ValueError, match="activation"):
+        MLPClassifier(activation="softplus").fit(X[:20], y[:20])
+    with pytest.raises(ValueError, match="batch_size"):
+        MLPClassifier(batch_size="big").fit(X[:20], y[:20])
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [OneVsRestClassifier(Perceptron(random_state=0)), OneVsOneClassifier(SVC(), random_state=0)],
+    ids=lambda meta: f"{_name(meta)}-{_name(meta.estimator)}",
+)
+def test_meta_estimators_over_online_and_kernel_estimators(meta):
+    # the online Perceptron's epochs and the kernel SVM's gamma="scale" (a value read off the sample)
+    X, y = _sample()
+    fitted = clone(meta).fit(X[:20], y[:20])
+    assert np.mean(fitted.predict(X[20:]) == y[20:]) > 0.9
+    if isinstance(meta.estimator, SVC):
+        gamma = fitted.estimator_attributes_["gamma_"]
+        np.testing.assert_allclose(gamma, 1.0 / (3 * np.var(X[:20])), rtol=1e-5)
