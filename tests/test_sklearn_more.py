@@ -41,17 +41,6 @@ from jaxlearn.sklearn import (
     RandomForestClassifier,
 )
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _fast_compilation():
-    """The checks fit on many small shapes, each a compilation: compile without XLA's optimisations
-    (the programs are tiny and compiling dominates), restored after this module."""
-    previous = jax.config.values["jax_disable_most_optimizations"]
-    jax.config.update("jax_disable_most_optimizations", True)
-    yield
-    jax.config.update("jax_disable_most_optimizations", previous)
-
-
 # Small instances: the checks fit ~17 shapes each. The forest draws no feature subsets here (its
 # compilation is the costliest); the MLP holds out no validation rows. Other tests reuse them.
 CLASSIFIERS = [
