@@ -175,3 +175,18 @@ def test_every_estimator_is_exported_and_default_constructible():
             assert value is None or isinstance(value, (bool, int, float, str, tuple, list)) or hasattr(
                 value, "get_params"
             )
+
+
+def test_winnow_batch_fit_skips_rows_masked_by_all_pairs():
+    # all_pairs's "mask" mode labels the examples of neither class 0: Winnow must not learn from them
+    rng = np.random.RandomState(0)
+    X = (rng.rand(40, 6) > 0.5).astype(np.float32)
+    y = np.where(X[:, 0] + X[:, 1] > 0, 1.0, -1.0).astype(np.float32)
+    noise = (rng.rand(40, 6) > 0.5).astype(np.float32)
+    mixed_X = np.concatenate([X, noise]).reshape(2, 40, 6).transpose(1, 0, 2).reshape(80, 6)
+    mixed_y = np.stack([y, np.zeros(40, np.float32)], axis=1).reshape(80)
+    learner = jsk.Winnow(binarize=None, shuffle=False)._batch_learner(X)
+    key = jax.random.PRNGKey(0)
+    with_masked = learner.fit(key, mixed_X, mixed_y)
+    without = learner.fit(key, X, y)
+    np.testing.assert_array_equal(with_masked.log_w, without.log_w)

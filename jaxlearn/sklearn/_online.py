@@ -73,7 +73,10 @@ def _batch_fit(learner, key, X, y, *, epochs: int, shuffle: bool, zero_one: bool
         order = jax.vmap(lambda k: jax.random.permutation(k, n))(keys).reshape(-1)
     else:
         order = jnp.tile(jnp.arange(n), epochs)
-    y = (y > 0).astype(jnp.int32) if zero_one else y
+    if zero_one:  # Winnow's {0, 1}. A 0 label is all_pairs's mask (an example of neither class): it
+        # becomes the zero instance labelled 0, which Winnow predicts right and never updates on.
+        X = jnp.where((y == 0)[:, None], jnp.zeros_like(X), X)
+        y = (y > 0).astype(jnp.int32)
     return play(learner, learner.init(X[0]), X, y, order)
 
 
