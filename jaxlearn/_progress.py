@@ -25,10 +25,10 @@ def scan(step: Callable, init: Any, xs: Any, *, progress: bool = False, desc: st
     if not progress:
         return jax.lax.scan(step, init, xs, unroll=unroll)
     n = jax.tree_util.tree_leaves(xs)[0].shape[0]
-    return jax.lax.scan(with_bar(step, n, desc), init, (jnp.arange(n), xs), unroll=unroll)
+    return jax.lax.scan(_with_bar(step, n, desc), init, (jnp.arange(n), xs), unroll=unroll)
 
 
-def with_bar(step: Callable, n: int, desc: str) -> Callable:
+def _with_bar(step: Callable, n: int, desc: str) -> Callable:
     """``step`` for ``lax.scan`` over ``(arange(n), xs)``, advancing a tqdm bar of ``n`` iterations."""
     try:
         from jax_tqdm import scan_tqdm

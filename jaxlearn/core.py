@@ -71,7 +71,6 @@ from jaxlearn._learner import (  # noqa: F401 - the protocols, re-exported
 )
 from jaxlearn._pipeline import PipelineState, Transform, pipeline  # noqa: F401 - composition
 from jaxlearn._progress import scan  # noqa: F401 - lax.scan with an optional progress bar
-from jaxlearn._progress import with_bar as _with_bar
 from jaxlearn._regularized import check_variant, regularized_sgd, sample_indices  # noqa: F401
 
 Array = jax.Array
@@ -181,10 +180,7 @@ def _run_scan(learner, state, xs, ys, trace_fn, progress, unroll):
         s, info = learner.update(s, *xy)
         return s, (info if trace_fn is None else trace_fn(info))
 
-    n = jax.tree_util.tree_leaves((xs, ys))[0].shape[0]
-    if not progress:
-        return jax.lax.scan(step, state, (xs, ys), unroll=unroll)
-    return jax.lax.scan(_with_bar(step, n, "jaxlearn.run"), state, (jnp.arange(n), (xs, ys)), unroll=unroll)
+    return scan(step, state, (xs, ys), progress=progress, desc="jaxlearn.run", unroll=unroll)
 
 
 @functools.partial(jax.jit, static_argnums=(4, 5, 6))
@@ -206,10 +202,7 @@ def _run_blocked(learner, state, xs, ys, trace_fn, progress, block_size):
     traces = []
     if num_blocks:
         starts = jnp.arange(num_blocks, dtype=jnp.int32)
-        if progress:
-            state, trace = jax.lax.scan(_with_bar(step, num_blocks, "jaxlearn.run"), state, (starts, starts))
-        else:
-            state, trace = jax.lax.scan(step, state, starts)
+        state, trace = scan(step, state, starts, progress=progress, desc="jaxlearn.run")
         traces.append(jax.tree_util.tree_map(lambda a: a.reshape(-1, *a.shape[2:]), trace))
     if rest:
         state, trace = block(state, n - rest, rest)

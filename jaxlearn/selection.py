@@ -21,6 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
+from jaxlearn import metrics
 from jaxlearn.core import (
     OPEN_UNIT,
     POSITIVE_INT,
@@ -163,10 +164,6 @@ def _hold_out(key, X, y, n_test):
 # --- scoring -----------------------------------------------------------------------------------
 
 
-def _accuracy(y_true, y_pred):
-    return jnp.mean((jnp.asarray(y_pred).astype(y_true.dtype) == y_true).astype(jnp.float32))
-
-
 def _neg_mse(y_true, y_pred):
     return -jnp.mean(jnp.square(y_pred - y_true.astype(jnp.asarray(y_pred).dtype)))
 
@@ -176,7 +173,7 @@ def _r2(y_true, y_pred):
     return 1 - jnp.sum(jnp.square(y_true - y_pred)) / jnp.sum(jnp.square(y_true - jnp.mean(y_true)))
 
 
-SCORERS = {"accuracy": _accuracy, "neg_mean_squared_error": _neg_mse, "r2": _r2}
+SCORERS = {"accuracy": metrics.accuracy, "neg_mean_squared_error": _neg_mse, "r2": _r2}
 
 
 def _scorer(scoring: Union[str, Scorer]) -> Scorer:

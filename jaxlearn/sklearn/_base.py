@@ -83,6 +83,10 @@ class JaxlearnEstimator(BaseEstimator):
         check_is_fitted(self)
         return validate_data(self, X, reset=False, dtype=float_dtype())
 
+    def _prepare(self, X) -> None:
+        """Set data-dependent fitted attributes (``gamma="scale"``, ...) before the learner is built from
+        the validated training ``X`` (default: none)."""
+
     def _key(self) -> jax.Array:
         """A JAX key drawn from ``self.random_state`` (``None``, an int or a ``RandomState``)."""
         seed = check_random_state(getattr(self, "random_state", None)).randint(2**31 - 1)
@@ -154,9 +158,6 @@ class BatchBinaryClassifier(BinaryClassifier):
     params in ``params_``; ``decision_function`` is the learner's own.
     """
 
-    def _prepare(self, X) -> None:
-        """Set data-dependent fitted attributes before the learner is built (default: none)."""
-
     def _batch_learner(self, X=None) -> core.BatchLearner:  # pragma: no cover - abstract
         raise NotImplementedError
 
@@ -180,9 +181,6 @@ class BatchBinaryClassifier(BinaryClassifier):
 class BatchRegressor(RegressorMixin, JaxlearnEstimator):
     """A regressor over a jaxlearn :class:`~jaxlearn.core.BatchLearner` whose ``predict`` is real
     (``_batch_learner`` and ``_prepare`` as for :class:`BatchBinaryClassifier`)."""
-
-    def _prepare(self, X) -> None:
-        """Set data-dependent fitted attributes before the learner is built (default: none)."""
 
     def _batch_learner(self, X=None) -> core.BatchLearner:  # pragma: no cover - abstract
         raise NotImplementedError

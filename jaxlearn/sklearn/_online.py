@@ -108,9 +108,6 @@ class OnlineClassifier(BinaryLabels):
     def _learner(self) -> core.Learner:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def _prepare(self, X) -> None:
-        """Data-dependent fitted attributes, set by the first ``fit``/``partial_fit`` (default: none)."""
-
     def _inputs(self, X):  # the learner's instances (Winnow binarises)
         return X
 

@@ -50,7 +50,8 @@ ROWS = [
          lambda: core.predict_batch(_P, _S, _X)),
     Bad(core.hyperparameters, "not a learner", lambda: core.hyperparameters(lambda: 0), "learner", TypeError),
     Holds(core.hyperparameters, "perceptron", lambda: core.hyperparameters(_P),
-          lambda h: (h == {"eta": 0.5, "normalize": False, "fit_intercept": False}) or (_ for _ in ()).throw(AssertionError(h))),
+          lambda h: (h == {"eta": 0.5, "normalize": False, "fit_intercept": False})
+          or (_ for _ in ()).throw(AssertionError(h))),
     Bad(core.replace, "unknown argument", lambda: core.replace(_P, lam=1.0), "lam", TypeError),
     Bad(core.replace, "out of range", lambda: core.replace(_P, eta=-1.0), "eta"),
     Same(core.replace, "new eta", lambda: core.replace(_P, eta=2.0).update(_S, _X[0], -1.0)[0].w,
