@@ -20,8 +20,10 @@ install: $(STAMP)
 demo: install
 	$(PY) -m jaxlearn demo
 
+# tests/parallel runs on four CPU devices (XLA_FLAGS), apart: the rest of the suite keeps one device.
 test: install
-	$(PY) -m pytest -n auto -q
+	$(PY) -m pytest -n auto -q --ignore=tests/parallel
+	XLA_FLAGS=--xla_force_host_platform_device_count=4 $(PY) -m pytest -n 2 -q tests/parallel
 
 bench: install
 	$(PY) -m pip install --quiet -e ".[bench]"

@@ -18,6 +18,7 @@ Start here:
 - :mod:`jaxlearn.datasets`, :mod:`jaxlearn.metrics`: generators, loaders and metrics.
 - :mod:`jaxlearn.io`: save and load any state, params, learner or estimator (arrays + JSON, no pickle).
 - :mod:`jaxlearn.selection`: k-fold splits and the grid x folds search as one compiled program.
+- :mod:`jaxlearn.parallel`: meshes, rows split over devices, sweeps split over devices (jax.sharding).
 - :mod:`jaxlearn.sklearn`: scikit-learn estimators over the learners (needs scikit-learn).
 """
 
@@ -33,6 +34,7 @@ from jaxlearn import multiclass
 from jaxlearn import neighbors
 from jaxlearn import nn
 from jaxlearn import online
+from jaxlearn import parallel
 from jaxlearn import ranking
 from jaxlearn import selection
 from jaxlearn import structured
@@ -60,6 +62,7 @@ __all__ = [
     "neighbors",
     "nn",
     "online",
+    "parallel",
     "predict_batch",
     "ranking",
     "run",

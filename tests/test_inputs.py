@@ -35,7 +35,7 @@ from tests.test_conformance import BATCH, ONLINE
 
 MODULES = (
     "datasets", "experts", "kernels", "linear", "losses", "metrics", "multiclass", "neighbors", "nn",
-    "online", "ranking", "selection", "structured", "theory", "trees",
+    "online", "parallel", "ranking", "selection", "structured", "theory", "trees",
 )  # fmt: skip
 KEY = jax.random.PRNGKey(0)
 

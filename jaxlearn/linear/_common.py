@@ -1,13 +1,29 @@
-"""The linear score shared by the batch linear learners, and the checks of their ``X``."""
+"""The linear score shared by the batch linear learners, the checks of their ``X``, and the mini-batches
+of the SGD learners with their data-parallel program."""
 
 from __future__ import annotations
+
+import functools
+from typing import Any, Callable, Optional
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.sharding import PartitionSpec as P
 from jax.typing import ArrayLike
 
-from jaxlearn.core import check_ndim, check_width, float_dtype
+from jaxlearn.core import (
+    RowSplit,
+    block_weights,
+    check_divisible,
+    check_ndim,
+    check_width,
+    float_dtype,
+    local_rows,
+    row_split,
+    sample_indices,
+    stratified_indices,
+)
 
 Array = jax.Array
 
@@ -38,3 +54,45 @@ def kernel_example(X: ArrayLike) -> np.ndarray:
     """One zero row of ``X``'s width in its float dtype: what a kernel is checked on before ``fit``
     promotes ``X``."""
     return np.zeros((1, *np.shape(X)[1:]), float_dtype(X))
+
+
+def minibatches(
+    key: Array, steps: int, X: Array, batch_size: int
+) -> tuple[Array, Optional[Array], Optional[RowSplit]]:
+    """What an SGD learner visits: ``(idx, weights, split)``.
+
+    ``batch_size=1`` on one device: ``idx`` (T,) uniform over the rows (``core.sample_indices``),
+    ``weights`` ``None``. Otherwise the stratified batches ``idx`` (T, b) (``core.stratified_indices``)
+    and the blocks' shares ``weights`` (b,). ``split``: how ``X``'s rows are split over devices, or ``None``.
+    """
+    split, m = row_split(X), X.shape[0]
+    if split is not None:
+        check_divisible(split, m, batch_size)
+    elif batch_size == 1:
+        return sample_indices(key, steps, m), None, None
+    return stratified_indices(key, (steps,), m, batch_size), block_weights(m, batch_size, X.dtype), split
+
+
+def all_devices(value: Any, axes: Optional[tuple]) -> Any:
+    """The sum of ``value`` over the devices the rows are split over (``axes``), or ``value`` on one."""
+    return value if axes is None else jax.lax.psum(value, axes)
+
+
+def data_parallel(body: Callable, split: RowSplit, **static) -> Callable:
+    """``body(idx, X, y, *hyperparameters, weights, **static, axes=split.axes)`` run on every device's rows
+    inside ``jax.shard_map``: ``idx`` (T, b) split by its batch column, ``X``, ``y`` and ``weights`` by
+    rows/blocks, the hyperparameters and the result replicated; one compiled program per ``split`` and
+    ``static`` (cached)."""
+    program = functools.partial(_program, body, split, tuple(sorted(static.items())))
+    return lambda idx, X, y, *rest: program(len(rest) - 1)(idx, X, y, *rest)
+
+
+@functools.lru_cache(maxsize=64)
+def _program(body, split, static, num_hyperparameters):
+    specs = (P(None, split.axes), split.spec, split.spec, *(P(),) * num_hyperparameters, split.spec)
+
+    def inner(idx, X, y, *rest):  # this device's rows and its blocks' draws, made local
+        rows = local_rows(idx, split, X.shape[0] * split.count)
+        return body(rows, X, y, *rest, **dict(static), axes=split.axes)
+
+    return jax.jit(jax.shard_map(inner, mesh=split.mesh, in_specs=specs, out_specs=P(), check_vma=False))

@@ -23,11 +23,10 @@ from jaxlearn.core import (
     check_positive_int,
     check_sample,
     learner_factory,
-    sample_indices,
     scan,
     sign_label,
 )
-from jaxlearn.linear._common import linear_score
+from jaxlearn.linear._common import all_devices, data_parallel, linear_score, minibatches
 
 Array = jax.Array
 Loss = Callable[[Array, Array, Array], Array]
@@ -51,11 +50,15 @@ class SGDParams(NamedTuple):
 # --------------------------------------------------------------------------------------------
 
 
-@learner_factory("eta", "lam", "projection", ranges={"steps": POSITIVE_INT, "eta": POSITIVE, "lam": POSITIVE})
+@learner_factory(
+    "eta", "lam", "projection",
+    ranges={"steps": POSITIVE_INT, "eta": POSITIVE, "lam": POSITIVE, "batch_size": POSITIVE_INT},
+)  # fmt: skip
 def sgd(
     loss: Loss,
     *,
     steps: int,
+    batch_size: int = 1,
     eta: Optional[ScalarOrSchedule] = None,
     lam: Optional[ArrayLike] = None,
     projection: Optional[Callable[[Array], Array]] = None,
@@ -69,13 +72,19 @@ def sgd(
     .. math:: w_{t+1} = \Pi_A(w_t - \eta_t (\nabla \ell(w_t, z_{i_t}) + \lambda w_t)), \; i_t \sim U[m], \;
         w_1 = \Pi_A(0), \; \eta_t = \eta/\sqrt t \text{ or } 1/(\lambda t), \; \bar w = \frac1T \sum_t w_t
 
-    (Algorithm 5; 6 if ``eta`` is ``None``, 7 with the hinge). :math:`E f(\bar w) - \min_A f` is at most
+    (Algorithm 5; 6 if ``eta`` is ``None``, 7 with the hinge). With ``batch_size=b > 1`` the gradient
+    is that of a stratified mini-batch, :math:`\sum_j c_j \nabla\ell(w_t, z_{i_j})`, :math:`i_j` uniform
+    over the :math:`j`-th of :math:`b` contiguous blocks of rows, :math:`c_j` its share of the sample
+    (as :func:`soft_svm`); with ``X`` split by rows over devices (:func:`jaxlearn.parallel.shard_rows`)
+    it runs data-parallel, each device on its own rows, the partial sums added by ``lax.psum``.
+    :math:`E f(\bar w) - \min_A f` is at most
     :func:`jaxlearn.theory.sgd_convex_bound` (:math:`U\rho\sqrt{2/T}`, best :math:`\eta`) or, for Algorithm 6,
     :func:`jaxlearn.theory.sgd_strongly_convex_bound` (:math:`\frac{\rho^2}{2\lambda T}(1 + \ln T)`).
 
     Args:
       loss: ``loss(w, x, y)``, convex in ``w`` (:mod:`jaxlearn.losses`); ``jax.grad`` gives the sub-gradient.
       steps, lam: the number of rounds :math:`T` (static); :math:`\lambda > 0` (traced).
+      batch_size: the examples :math:`b` per step (static; at most the sample size).
       eta, optimizer: :math:`\eta` (traced) or a schedule ``eta(t - 1)``; optax steps instead (``eta=None``).
       projection, average: :math:`\Pi_A` (identity, or e.g. ``online.l2_ball``); ``False``: :math:`w_{T+1}`.
       labels: checked by ``fit``, returned by ``predict``; ``None`` for regression (real scores).
@@ -96,7 +105,7 @@ def sgd(
     References:
       SS10 L6 section 13, Algorithms 5-6, Theorem 5, Lemma 7; UML sections 14.5, 15.5; SPEC 7.2-7.4.
     """
-    steps = check_positive_int("steps", steps)
+    steps, batch_size = check_positive_int("steps", steps), check_positive_int("batch_size", batch_size)
     if optimizer is not None and eta is not None:
         raise ValueError("expected `eta=None` with an `optimizer` (the optimizer sets the steps)")
     if optimizer is None and eta is None and lam is None:
@@ -112,7 +121,10 @@ def sgd(
 
     def fit(key, X, y):
         X, y = as_float(X, y)
-        return _fit(sample_indices(key, steps, X.shape[0]), X, y, eta_value, lam, **structure)
+        idx, weights, split = minibatches(key, steps, X, batch_size)
+        if split is None:
+            return _fit(idx, X, y, eta_value, lam, weights, **structure)
+        return data_parallel(_fit_body, split, **structure)(idx, X, y, eta_value, lam, weights)
 
     def predict(params, X):
         score = linear_score(params, X)
@@ -121,12 +133,11 @@ def sgd(
     return BatchLearner(fit, predict, linear_score, functools.partial(check_sample, labels=labels))
 
 
-@functools.partial(
-    jax.jit, static_argnames=("loss", "projection", "average", "optimizer", "schedule", "progress")
-)
-def _fit(idx, X, y, eta, lam, *, loss, projection, average, optimizer, schedule, progress=False):
-    # The indices come in drawn (``sample_indices``, outside): the PRNG's program is then compiled
-    # once per number of steps, not once per learner.
+def _fit_body(idx, X, y, eta, lam, weights, *, loss, projection, average, optimizer, schedule, progress=False,
+              axes=None):
+    # The indices come in drawn (``minibatches``, outside): the PRNG's program is then compiled
+    # once per number of steps, not once per learner. ``weights``: the batch's c_j (None: one example);
+    # ``axes``: the mesh axes to sum the batch's gradient over (data-parallel; None on one device).
     steps = idx.shape[0]
     dtype = X.dtype
     project = (lambda w: w) if projection is None else projection
@@ -134,8 +145,14 @@ def _fit(idx, X, y, eta, lam, *, loss, projection, average, optimizer, schedule,
     eta = None if eta is None else jnp.asarray(eta).astype(dtype)
     grad = jax.grad(loss)
 
+    def loss_gradient(w, i):
+        if weights is None:
+            return grad(w, X[i], y[i])
+        per_example = jax.vmap(grad, in_axes=(None, 0, 0))(w, X[i], y[i])  # this device's part of the batch
+        return all_devices(weights @ per_example, axes)
+
     def subgradient(w, i):
-        v = grad(w, X[i], y[i])
+        v = loss_gradient(w, i)
         return v if lam is None else v + lam * w
 
     def step_size(t):  # t = 1..T, as a float of the data's dtype
@@ -173,6 +190,10 @@ def _fit(idx, X, y, eta, lam, *, loss, projection, average, optimizer, schedule,
     finite_mean = finite_total / jnp.maximum(count, 1).astype(dtype)
     w = jnp.where(diverged, finite_mean, total / jnp.asarray(steps, dtype)) if average else last
     return SGDParams(w=w, last=last, num_steps=jnp.asarray(steps, jnp.int32), diverged=diverged)
+
+
+_STATIC = ("loss", "projection", "average", "optimizer", "schedule", "progress")
+_fit = jax.jit(_fit_body, static_argnames=_STATIC)
 
 
 def _replay(advance, start, idx, ts, diverged):

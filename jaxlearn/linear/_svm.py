@@ -27,10 +27,9 @@ from jaxlearn.core import (
     is_concrete,
     learner_factory,
     regularized_sgd,
-    sample_indices,
     sign_label,
 )
-from jaxlearn.linear._common import linear_score
+from jaxlearn.linear._common import all_devices, data_parallel, linear_score, minibatches
 
 Array = jax.Array
 
@@ -42,22 +41,39 @@ class SoftSVMParams(NamedTuple):
     b: Array
 
 
-@learner_factory("lam", ranges={"lam": POSITIVE, "steps": POSITIVE_INT})
+@learner_factory("lam", ranges={"lam": POSITIVE, "steps": POSITIVE_INT, "batch_size": POSITIVE_INT})
 def soft_svm(
-    lam: ArrayLike, steps: int, *, fit_intercept: bool = False, variant: str = "uml", progress: bool = False
+    lam: ArrayLike,
+    steps: int,
+    *,
+    batch_size: int = 1,
+    fit_intercept: bool = False,
+    variant: str = "uml",
+    progress: bool = False,
 ) -> BatchLearner:
-    r"""Soft-SVM by stochastic sub-gradient descent (UML section 15.5; SS10 Algorithm 7).
+    r"""Soft-SVM by stochastic sub-gradient descent (UML section 15.5; SS10 Algorithm 7; Pegasos).
 
     .. math::
         \min_w \frac\lambda2\|w\|^2 + \frac1m\sum_i \max\{0, 1 - y_i\langle w, x_i\rangle\}, \quad
-        \theta^{(t+1)} = \theta^{(t)} + 1[y_i\langle w^{(t)}, x_i\rangle < 1]\, y_i x_i
+        \theta^{(t+1)} = \theta^{(t)} + \sum_{j=1}^b c_j\, 1[y_{i_j}\langle w^{(t)}, x_{i_j}\rangle < 1]\,
+        y_{i_j} x_{i_j}
 
     by :func:`~jaxlearn.core.regularized_sgd` (:math:`w^{(t)} = \theta^{(t)}/(\lambda t)`, output their
     mean); ``variant="ss10"`` divides by :math:`\lambda(t-1)`, not iterate-identical (SPEC 9.7).
+    ``batch_size=1`` is the book's rule (:math:`i_1` uniform over the sample, :math:`c_1 = 1`); a larger
+    :math:`b` is mini-batch Pegasos (Shalev-Shwartz et al. 2011) with a stratified batch: :math:`i_j`
+    uniform over the :math:`j`-th of :math:`b` contiguous blocks of rows, :math:`c_j` its share of the
+    sample (:math:`1/b` when :math:`b \mid m`), an unbiased sub-gradient as the uniform batch is.
+
+    Data-parallel: with ``X`` split by rows over several devices (:func:`jaxlearn.parallel.shard_rows`)
+    every device draws its blocks' examples from its own rows and the partial sums are added by
+    ``lax.psum``; the params are those of the one-device fit up to float rounding (:math:`b` and
+    :math:`m` divisible by the number of devices).
 
     Args:
       lam: :math:`\lambda > 0` (traced: ``jax.vmap`` over it sweeps a grid in one program).
       steps: the number of rounds :math:`T` (static).
+      batch_size: the examples :math:`b` per step (static; at most the sample size).
       fit_intercept: append a constant feature; its (regularised) weight is ``b``.
       variant: ``"uml"`` (UML section 15.5) or ``"ss10"`` (SS10 Algorithm 7).
       progress: show a tqdm bar over the SGD steps during ``fit`` (static; the ``progress`` extra).
@@ -74,15 +90,19 @@ def soft_svm(
       [1.0, 1.0, -1.0]
 
     References:
-      UML section 15.5, (15.12); SS10 section 19, Algorithm 7; SPEC 9.7.
+      UML section 15.5, (15.12); SS10 section 19, Algorithm 7; SPEC 9.7; Shalev-Shwartz, Singer,
+      Srebro and Cotter (2011), "Pegasos", section 2.2 (mini-batches).
     """
     check_variant(variant)
-    steps = check_positive_int("steps", steps)
+    steps, batch_size = check_positive_int("steps", steps), check_positive_int("batch_size", batch_size)
+    static = dict(fit_intercept=fit_intercept, variant=variant, progress=progress)
 
     def fit(key, X, y):
         X, y = as_float(X, y)
-        idx = sample_indices(key, steps, X.shape[0])
-        return _soft_svm_fit(idx, X, y, lam, fit_intercept=fit_intercept, variant=variant, progress=progress)
+        idx, weights, split = minibatches(key, steps, X, batch_size)
+        if split is None:
+            return _soft_svm_fit(idx, X, y, lam, weights, **static)
+        return data_parallel(_soft_svm_body, split, **static)(idx, X, y, lam, weights)
 
     def predict(params, X):
         return sign_label(linear_score(params, X))
@@ -90,8 +110,7 @@ def soft_svm(
     return BatchLearner(fit, predict, linear_score, check=check_sample)
 
 
-@functools.partial(jax.jit, static_argnames=("fit_intercept", "variant", "progress"))
-def _soft_svm_fit(idx, X, y, lam, *, fit_intercept, variant, progress=False):
+def _soft_svm_body(idx, X, y, lam, weights, *, fit_intercept, variant, progress=False, axes=None):
     if fit_intercept:  # a constant feature, regularised like the others (UML section 15.1.1)
         X = jnp.concatenate([X, jnp.ones((X.shape[0], 1), X.dtype)], axis=1)
 
@@ -99,11 +118,20 @@ def _soft_svm_fit(idx, X, y, lam, *, fit_intercept, variant, progress=False):
         x, label = X[i], y[i]
         return -(jnp.where(label * jnp.vdot(w, x) < 1, label, jnp.zeros_like(label)) * x)
 
+    def batch_subgradient(w, rows):  # the c_j-weighted sum over the batch (this device's part of it)
+        Xb, yb = X[rows], y[rows]
+        active = jnp.where(yb * (Xb @ w) < 1, yb * weights, jnp.zeros_like(yb))
+        return all_devices(-(active @ Xb), axes)
+
     zeros = jnp.zeros(X.shape[1], X.dtype)
-    w = regularized_sgd(hinge_subgradient, idx, lam, zeros, variant=variant, progress=progress)
+    subgradient = hinge_subgradient if weights is None else batch_subgradient
+    w = regularized_sgd(subgradient, idx, lam, zeros, variant=variant, progress=progress)
     if fit_intercept:
         return SoftSVMParams(w=w[:-1], b=w[-1])
     return SoftSVMParams(w=w, b=jnp.zeros([], X.dtype))
+
+
+_soft_svm_fit = jax.jit(_soft_svm_body, static_argnames=("fit_intercept", "variant", "progress"))
 
 
 # --------------------------------------------------------------------------------------------

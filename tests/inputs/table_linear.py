@@ -1,3 +1,4 @@
+# ruff: noqa: E501 - one row per line reads as a table
 """Bad and unusual input to ``jaxlearn.linear``: hyperparameter ranges, widths of ``X`` at predict time,
 integer ``X`` through a kernel, SGD's divergence flag, and ``sample_margin`` / ``check_separable``."""
 
@@ -127,6 +128,11 @@ _RANGES = [  # (factory, what, call, argument, error)
     (linear.soft_svm, "lam 0", lambda: linear.soft_svm(0.0, 10), "lam", ValueError),
     (linear.soft_svm, "lam True", lambda: linear.soft_svm(True, 10), "lam", TypeError),
     (linear.soft_svm, "steps -1", lambda: linear.soft_svm(0.1, -1), "steps", ValueError),
+    (linear.soft_svm, "batch_size 0", lambda: linear.soft_svm(0.1, 10, batch_size=0), "batch_size", ValueError),
+    (linear.soft_svm, "batch_size 2.5", lambda: linear.soft_svm(0.1, 10, batch_size=2.5), "batch_size", TypeError),
+    (linear.soft_svm, "batch_size > m", lambda: _fit(linear.soft_svm(0.1, 10, batch_size=7)), "batch_size", ValueError),
+    (linear.sgd, "batch_size -1", lambda: linear.sgd(losses.hinge, steps=10, lam=0.1, batch_size=-1), "batch_size", ValueError),
+    (linear.sgd, "batch_size > m", lambda: _fit(linear.sgd(losses.hinge, steps=10, lam=0.1, batch_size=9)), "batch_size", ValueError),
     (linear.hard_svm, "tol inf", lambda: linear.hard_svm(tol=float("inf")), "tol", ValueError),
     (linear.hard_svm, "tol 0", lambda: linear.hard_svm(tol=0.0), "tol", ValueError),
     (linear.hard_svm, "max_steps 0", lambda: linear.hard_svm(max_steps=0), "max_steps", ValueError),
