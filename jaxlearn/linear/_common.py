@@ -83,6 +83,11 @@ def data_parallel(body: Callable, split: RowSplit, **static) -> Callable:
     inside ``jax.shard_map``: ``idx`` (T, b) split by its batch column, ``X``, ``y`` and ``weights`` by
     rows/blocks, the hyperparameters and the result replicated; one compiled program per ``split`` and
     ``static`` (cached)."""
+    if static.get("progress"):
+        raise ValueError(
+            f"expected `progress=False` for `X` split over {split.count} devices: the progress bar's ordered "
+            "host callbacks run on one device only"
+        )
     program = functools.partial(_program, body, split, tuple(sorted(static.items())))
     return lambda idx, X, y, *rest: program(len(rest) - 1)(idx, X, y, *rest)
 

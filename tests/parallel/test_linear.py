@@ -141,3 +141,10 @@ def test_two_axis_mesh_rows_over_both_axes():
     assert core.row_split(Xs).count == 4
     learner = linear.soft_svm(0.1, 200, batch_size=8)
     _close(learner.fit(KEY, Xs, ys), learner.fit(KEY, X, y), np.float32)
+
+
+def test_progress_bar_refused_on_split_rows():
+    X, y = _sample()
+    Xs, ys = parallel.shard_rows((X, y), parallel.mesh())
+    with pytest.raises(ValueError, match="`progress=False`"):
+        linear.soft_svm(0.1, 10, batch_size=8, progress=True).fit(KEY, Xs, ys)
