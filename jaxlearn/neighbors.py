@@ -4,6 +4,20 @@ Distances are exact Euclidean distances computed in query chunks of static size:
 by one matrix product, :math:`\|q - x\|^2 = \|q\|^2 - 2\langle q, x\rangle + \|x\|^2`, ``lax.top_k``
 to shortlist candidates, then the shortlist re-ranked by directly computed :math:`\|q - x\|^2`, so
 that the cancellation of the expanded form (in float32) cannot reorder close neighbours.
+
+Past one device: ``fit`` on a sample split by rows (``jaxlearn.parallel.shard_rows((X, y), mesh)``)
+keeps it split, and every prediction then runs inside ``jax.shard_map``: each device finds the ``k``
+nearest of its own rows for every query, and one ``all_gather`` of these ``(n, k)`` candidates,
+sorted by (distance, index), gives exactly the one-device answer (indices, distances, labels, bit
+for bit). The training rows never leave their device.
+
+Examples:
+  >>> import jax.numpy as jnp
+  >>> from jaxlearn import parallel
+  >>> X, y = jnp.arange(16.0)[:, None], (jnp.arange(16) >= 8).astype(jnp.int32)
+  >>> params = knn(2).fit(None, *parallel.shard_rows((X, y)))  # rows split over every device
+  >>> knn(2).predict(params, jnp.array([[2.2], [9.9]])).tolist()
+  [0, 1]
 """
 
 from __future__ import annotations
@@ -14,6 +28,8 @@ from typing import NamedTuple, Optional
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.sharding import NamedSharding
+from jax.sharding import PartitionSpec as P
 from jax.typing import ArrayLike
 
 from jaxlearn.core import (
@@ -25,10 +41,12 @@ from jaxlearn.core import (
     check_ndim,
     check_sample,
     check_width,
+    device_index,
     float_dtype,
     is_concrete,
     learner_factory,
     num_classes_of,
+    row_split,
 )
 
 __all__ = ["KNNParams", "knn", "knn_regressor", "neighbors"]
@@ -45,9 +63,13 @@ BLOCK = 64
 
 class KNNParams(NamedTuple):
     r"""The stored sample: ``X`` (m, d), ``y`` (m,) (int32 labels, or float targets for
-    :func:`knn_regressor`), ``center`` :math:`\bar x` (d,), the mean of the sample, and ``sq_norms``
-    :math:`\|x_i - \bar x\|^2` (m,). Distances are computed between centred points (the same
-    distances, with far less cancellation in the expanded form when the data sit far from 0)."""
+    :func:`knn_regressor`), ``center`` :math:`c` (d,), the midpoint of the sample's bounding box
+    :math:`(\min_i x_i + \max_i x_i) / 2`, and ``sq_norms`` :math:`\|x_i - c\|^2` (m,). The shortlist's
+    expanded form works on centred points (far less cancellation when the data sit far from 0); ``min``
+    and ``max`` give the same ``center`` bits however the rows are split, where a mean would not.
+
+    Fitted on ``X`` split by rows over a mesh, ``X``, ``y`` and ``sq_norms`` are split the same way
+    (``NamedSharding(mesh, P(axes))``) and ``center`` is replicated (``P()``)."""
 
     X: Array
     y: Array
@@ -94,12 +116,12 @@ def knn(k: int, *, query_chunk: int = 256, num_classes: Optional[int] = None) ->
 
     def fit(key, X, y):
         X = jnp.asarray(X)
-        return _store(X.astype(float_dtype(X)), jnp.asarray(y).astype(jnp.int32))
+        return _fit(X.astype(float_dtype(X)), jnp.asarray(y).astype(jnp.int32))
 
     def predict(params, X):
         Xq = _check_query(params, X, k)
         classes = num_classes if num_classes is not None else _classes_of(params.y)
-        return _predict_classes(params, Xq, k=k, chunk=query_chunk, num_classes=classes)
+        return _run("vote", params, Xq, k, query_chunk, classes)
 
     return BatchLearner(fit, predict, check=check)
 
@@ -132,11 +154,11 @@ def knn_regressor(k: int, *, query_chunk: int = 256) -> BatchLearner:
     k, query_chunk = int(k), int(query_chunk)
 
     def fit(key, X, y):
-        return _store(*as_float(X, y))
+        return _fit(*as_float(X, y))
 
     def predict(params, X):
         Xq = _check_query(params, X, k)
-        return _predict_mean(params, Xq, k=k, chunk=query_chunk)
+        return _run("mean", params, Xq, k, query_chunk)
 
     return BatchLearner(fit, predict, check=lambda X, y: _check_sample(X, y, k))
 
@@ -157,27 +179,56 @@ def neighbors(params: KNNParams, X: ArrayLike, k: int, *, query_chunk: int = 256
     for name, value in (("k", k), ("query_chunk", query_chunk)):
         POSITIVE_INT.check(name, value)
     k, query_chunk = int(k), int(query_chunk)
-    return _neighbors(params, _check_query(params, X, k), k=k, chunk=query_chunk)
+    return _run("neighbors", params, _check_query(params, X, k), k, query_chunk)
 
 
-@jax.jit
-def _store(X, y):
-    center = jnp.mean(X, axis=0)
+def _store_rows(X, y):
+    center = jnp.min(X, axis=0) / 2 + jnp.max(X, axis=0) / 2
     centred = X - center
     return KNNParams(X, y, center, jnp.sum(centred * centred, axis=1))
 
 
+_store = jax.jit(_store_rows)
+
+
+@functools.lru_cache(maxsize=None)
+def _store_split(mesh, axes):
+    """:func:`_store_rows` for a sample split by rows over ``axes`` of ``mesh``, the shardings of
+    :class:`KNNParams` pinned (GSPMD finds the same ones: nothing is gathered)."""
+    rows, whole = NamedSharding(mesh, P(axes)), NamedSharding(mesh, P())
+    return jax.jit(_store_rows, out_shardings=KNNParams(rows, rows, whole, rows))
+
+
+def _fit(X, y):
+    split = row_split(X)
+    if split is None:
+        return _store(X, y)
+    y = jax.device_put(y, NamedSharding(split.mesh, split.spec))  # y split as X is
+    return _store_split(split.mesh, split.axes)(X, y)
+
+
 def _check_sample(X, y, k):
     check_sample(X, y, labels=None)
-    _check_k(k, jnp.shape(X)[0])
+    _check_k(k, X)
 
 
-def _check_k(k, m):
-    """As scikit-learn, ``k`` neighbours need ``m >= k`` training examples (shapes: also under jit)."""
+def _check_k(k, X, name="X"):
+    """As scikit-learn, ``k`` neighbours need ``m >= k`` training examples (shapes: also under jit);
+    split by rows over ``D`` devices (``D`` divides ``m``: JAX refuses an uneven split), every device
+    finds ``k`` neighbours among its own ``m / D`` rows, so ``k <= m / D``."""
+    m = jnp.shape(X)[0]
     if k > m:
         raise ValueError(
             f"expected `k` <= the number of training examples m = {m}, got k = {k} "
             f"(`X` has too few rows for `k` neighbours)"
+        )
+    split = row_split(X, name)
+    if split is None:
+        return
+    if k > m // split.count:
+        raise ValueError(
+            f"expected `k` <= the {m // split.count} training examples each of the {split.count} devices "
+            f"holds (m = {m} split by rows), got k = {k}: use fewer devices or a smaller `k`"
         )
 
 
@@ -188,7 +239,7 @@ def _check_query(params, X, k):
     check_ndim("X", X, 2, "(n, d)")
     check_width("X", X, params.X.shape[-1])
     check_finite("X", X)
-    _check_k(k, params.X.shape[0])
+    _check_k(k, params.X, "params.X")
     return jnp.asarray(X).astype(params.X.dtype)
 
 
@@ -203,13 +254,12 @@ def _classes_of(y):
 def _nearest(params, centred, Q, k):
     """A chunk of queries ``Q`` (c, d): the indices and exact squared distances of their ``k``
     nearest training points, (c, k) each, nearest first (equal distances: lower index first).
-    ``centred`` is ``params.X - params.center``."""
+    ``centred`` is ``params.X - params.center``: the shortlist's expanded form works on centred points,
+    the exact distances on the raw ones (the same bits whatever ``center`` is)."""
     m = params.X.shape[0]
-    Qc = Q - params.center
-    score = 2 * (Qc @ centred.T) - params.sq_norms  # = ||q||^2 - ||q - x||^2: larger is nearer
-    shortlist = min(m, k + EXTRA_CANDIDATES)
-    candidates = _top_k_indices(score, shortlist)
-    exact = jnp.sum((centred[candidates] - Qc[:, None, :]) ** 2, axis=-1)
+    score = 2 * ((Q - params.center) @ centred.T) - params.sq_norms  # ||q - c||^2 - ||q - x||^2
+    candidates = _top_k_indices(score, min(m, k + EXTRA_CANDIDATES))
+    exact = jnp.sum((params.X[candidates] - Q[:, None, :]) ** 2, axis=-1)
     exact, candidates = jax.lax.sort((exact, candidates), num_keys=2)  # by distance, then index
     return candidates[:, :k], exact[:, :k]
 
@@ -246,25 +296,48 @@ def _map_queries(fn, Xq, chunk):
     return jax.tree_util.tree_map(lambda a: a.reshape(num_chunks * chunk, *a.shape[2:])[:n], out)
 
 
-@functools.partial(jax.jit, static_argnames=("k", "chunk"))
-def _neighbors(params, Xq, *, k, chunk):
+def _answer(params, Xq, k, chunk, split, with_y=True):
+    """The ``k`` nearest training points of the queries ``Xq``: ``(indices, squared distances, their
+    y)`` (n, k) each (the last ``None`` unless ``with_y``). With ``split`` (inside ``shard_map``):
+    each device's own ``k`` nearest, their indices made global, then one ``all_gather`` of the
+    ``(n, k)`` candidates and a sort by (distance, index): the devices' candidates hold the ``k``
+    nearest of all, so this is the one-device answer."""
     centred = params.X - params.center
-    return _map_queries(lambda Q: _nearest(params, centred, Q, k), Xq, chunk)
+    idx, dist = _map_queries(lambda Q: _nearest(params, centred, Q, k), Xq, chunk)
+    found = (dist, idx, params.y[idx]) if with_y else (dist, idx)
+    if split is not None:
+        found = (dist, idx + device_index(split) * params.X.shape[0], *found[2:])  # rows: contiguous blocks
+        gathered = jax.lax.all_gather(found, split.axes, axis=1, tiled=True)  # (n, devices * k) each
+        found = tuple(a[:, :k] for a in jax.lax.sort(gathered, num_keys=2))
+    dist, idx, *targets = found
+    return idx, dist, targets[0] if with_y else None
 
 
-@functools.partial(jax.jit, static_argnames=("k", "chunk", "num_classes"))
-def _predict_classes(params, Xq, *, k, chunk, num_classes):
-    centred = params.X - params.center
-
-    def vote(Q):
-        idx, _ = _nearest(params, centred, Q, k)
-        counts = jnp.sum(jax.nn.one_hot(params.y[idx], num_classes, dtype=jnp.int32), axis=1, dtype=jnp.int32)
-        return jnp.argmax(counts, axis=1).astype(jnp.int32)  # smallest label on a tie
-
-    return _map_queries(vote, Xq, chunk)
+def _vote(targets, num_classes):
+    counts = jnp.sum(jax.nn.one_hot(targets, num_classes, dtype=jnp.int32), axis=1, dtype=jnp.int32)
+    return jnp.argmax(counts, axis=1).astype(jnp.int32)  # smallest label on a tie
 
 
-@functools.partial(jax.jit, static_argnames=("k", "chunk"))
-def _predict_mean(params, Xq, *, k, chunk):
-    centred = params.X - params.center
-    return _map_queries(lambda Q: jnp.mean(params.y[_nearest(params, centred, Q, k)[0]], axis=1), Xq, chunk)
+@functools.lru_cache(maxsize=None)
+def _program(kind, k, chunk, num_classes, split):
+    """The compiled prediction ``(params, Xq) -> answer``, one per (kind, static options, mesh): under
+    ``jax.jit``, or ``jax.jit(jax.shard_map(...))`` over the mesh of a row-split ``split``."""
+
+    def answer(params, Xq):
+        idx, dist, targets = _answer(params, Xq, k, chunk, split, with_y=kind != "neighbors")
+        if kind == "neighbors":
+            return idx, dist
+        return _vote(targets, num_classes) if kind == "vote" else jnp.mean(targets, axis=1)
+
+    if split is None:
+        return jax.jit(answer)
+    rows = split.spec
+    in_specs = (KNNParams(rows, rows, P(), rows), P())
+    return jax.jit(jax.shard_map(answer, mesh=split.mesh, in_specs=in_specs, out_specs=P(), check_vma=False))
+
+
+def _run(kind, params, Xq, k, chunk, num_classes=None):
+    split = row_split(params.X, "params.X")
+    if split is not None:
+        Xq = jax.device_put(Xq, NamedSharding(split.mesh, P()))  # the queries go to every device
+    return _program(kind, k, chunk, num_classes, split)(params, Xq)
