@@ -1,7 +1,10 @@
 """SGD for neural networks with validation selection and weight decay (SPEC 17.4; UML section 20.6).
 
 The whole run is one compiled program (a ``lax.scan`` over evaluation windows of ``eval_every`` steps),
-carrying the best iterate so far; it is vmappable over keys.
+carrying the best iterate so far; it is vmappable over keys. A sample split by rows over several
+devices (``parallel.shard_rows``) trains data-parallel: the same loop inside ``jax.shard_map``, each
+device drawing its share of every stratified minibatch from its own rows, the gradients added by
+``lax.psum``.
 """
 
 from __future__ import annotations
@@ -12,9 +15,21 @@ from typing import Callable, NamedTuple, Optional, Union
 import jax
 import jax.numpy as jnp
 import optax
+from jax.sharding import NamedSharding
+from jax.sharding import PartitionSpec as P
 from jax.typing import ArrayLike
 
-from jaxlearn.core import NON_NEGATIVE, scan, warn_if_diverged
+from jaxlearn.core import (
+    NON_NEGATIVE,
+    RowSplit,
+    block_starts,
+    block_weights,
+    check_divisible,
+    local_rows,
+    row_split,
+    warn_if_diverged,
+)
+from jaxlearn.nn._descent import descend, mean_over_batch, minibatches, weighted_sum
 from jaxlearn.nn._inputs import (
     as_numbers,
     check_callable,
@@ -30,6 +45,8 @@ ExampleLoss = Callable[[Params, Array, Array], Array]
 
 #: The losses ``train`` knows by name (``loss="squared"`` or ``loss="cross_entropy"``).
 LOSSES = ("squared", "cross_entropy")
+#: How ``train`` draws its minibatches (``sampling=``).
+SAMPLINGS = ("uniform", "stratified")
 
 
 class TrainHistory(NamedTuple):
@@ -111,23 +128,15 @@ def zero_one_error(activation: Activation = sigmoid) -> ExampleLoss:
 
     def error(params, x, y):
         out = mlp_apply(params, x, activation=activation, output=identity)
-        return (jnp.argmax(out) != jnp.asarray(y).astype(jnp.int32)).astype(out.dtype)
+        return (jnp.argmax(out).astype(jnp.int32) != jnp.asarray(y).astype(jnp.int32)).astype(out.dtype)
 
     def mean(params, X, labels):
         out = mlp_apply(params, X, activation=activation, output=identity)
-        return jnp.mean((jnp.argmax(out, axis=-1) != labels.astype(jnp.int32)).astype(out.dtype))
+        guess = jnp.argmax(out, axis=-1).astype(jnp.int32)  # int64 under x64
+        return jnp.mean((guess != labels.astype(jnp.int32)).astype(out.dtype))
 
     error.mean = mean
     return error
-
-
-def _mean_over_batch(fn: ExampleLoss) -> Callable[[Params, Array, Array], Array]:
-    """``fn``'s mean over a batch: its own ``.mean`` if it has one, else a ``jax.vmap`` over examples."""
-    mean = getattr(fn, "mean", None)
-    if mean is not None:
-        return mean
-    per_example = jax.vmap(fn, in_axes=(None, 0, 0))
-    return lambda params, X, y: jnp.mean(per_example(params, X, y))
 
 
 def train(
@@ -145,6 +154,7 @@ def train(
     eval_every: Optional[int] = None,
     error: Optional[Union[str, ExampleLoss]] = None,
     activation: Activation = sigmoid,
+    sampling: Optional[str] = None,
     progress: bool = False,
 ) -> tuple[Params, TrainHistory]:
     r"""The book's SGD for neural networks, with any optax optimiser, returning the validation-best iterate.
@@ -159,6 +169,9 @@ def train(
       steps, batch_size: :math:`\tau` and the examples per step (static ints >= 1).
       weight_decay, activation: :math:`\lambda \ge 0` (traced); :math:`\sigma` of the hidden layers.
       validation, eval_every: ``(X_valid, y_valid)`` (``None``: training set); score period (``steps // 20``).
+      sampling: ``"uniform"`` (each example of a minibatch uniform over the ``m`` rows) or ``"stratified"``
+        (example :math:`j` uniform over the :math:`j`-th of ``batch_size`` contiguous row blocks :math:`B_j`,
+        its loss weighted :math:`|B_j|/m`); ``None``: stratified for ``X`` split by rows, else uniform.
       progress: a tqdm bar over the evaluation windows (static; needs the ``progress`` extra).
 
     Returns:
@@ -170,6 +183,13 @@ def train(
     never reports a never-improved run as healthy: one whose every evaluation after the start is non-finite
     returns :math:`w^{(1)}` with ``diverged=True`` (an eager call warns), and so does a finite run that never
     beat the start and ends with over 10x the validation loss it began with (a rate too large to learn).
+
+    Data-parallel: with ``X`` (and ``y``) split by rows over :math:`D` devices (``parallel.shard_rows``;
+    :math:`D` divides ``m`` and ``batch_size``) the loop runs inside ``jax.shard_map``, device :math:`k`
+    drawing the stratified examples of its own blocks :math:`kb/D..(k+1)b/D-1` and the devices' loss sums
+    and gradients added by ``lax.psum``; ``X`` is never gathered. The params (replicated) equal the
+    one-device ``sampling="stratified"`` fit up to the order of float sums. Without ``validation`` the
+    validation scores are the devices' partial sums too; a ``validation`` pair is copied to every device.
 
     Examples:
       >>> import jax, optax, jaxlearn.nn as nn
@@ -206,6 +226,13 @@ def train(
     if kinds["labels"] and kinds["targets"]:
         raise ValueError("expected `error`='zero_one' with int labels (cross-entropy), got loss='squared'")
     X, y = check_network_sample(params, X, y, "X", "y", **kinds)
+    split = row_split(X)
+    sampling = _sampling(sampling, split, X.shape[0], batch_size)
+    if split is not None and progress:
+        raise ValueError(
+            f"expected `progress`=False with `X` split by rows over {split.count} devices: the tqdm bar's "
+            "host callbacks are ordered, which JAX runs on one device only"
+        )
     if validation is None:
         Xv, yv = X, y
     else:
@@ -215,118 +242,121 @@ def train(
     if jnp.shape(yv)[1:] != jnp.shape(y)[1:]:
         raise ValueError(f"expected `validation[1]` of shape (m', {', '.join(map(str, jnp.shape(y)[1:]))}) "
                          f"as `y`, got {jnp.shape(yv)}")  # fmt: skip
-    result = _train(
-        key, params, X, y, Xv, yv, weight_decay,
-        loss=loss_fn, optimizer=optimizer, error=error_fn,
-        steps=steps, batch_size=batch_size, eval_every=eval_every, progress=bool(progress),
-    )  # fmt: skip
+    structure = dict(loss=loss_fn, optimizer=optimizer, error=error_fn, steps=steps, batch_size=batch_size,
+                     eval_every=eval_every, progress=bool(progress))  # fmt: skip
+    if split is None:
+        result = _train(key, params, X, y, Xv, yv, weight_decay, sampling=sampling, **structure)
+    else:
+        if row_split(y, "y") != split:  # y's rows go where X's are
+            y = jax.device_put(y, NamedSharding(split.mesh, split.spec))
+        if validation is not None:
+            Xv, yv = jax.device_put((Xv, yv), NamedSharding(split.mesh, P()))
+        program = _data_parallel(split, validation is None, **structure)
+        result = program(key, params, X, y, Xv, yv, weight_decay)
     warn_if_diverged(result[1], "train")
     return result
 
 
-def minibatch_indices(key: Array, shape: tuple[int, ...], m: int) -> Array:
-    """Indices drawn uniformly from ``0..m-1`` with replacement, as ``random bits mod m``.
-
-    The modulo bias is below :math:`m / 2^{32}` (3e-7 for a thousand examples); ``jax.random.randint``,
-    exactly uniform, compiles to a program about 0.5 s slower to build on the CPU, paid by every
-    training program of a new shape.
-    """
-    return (jax.random.bits(key, shape, jnp.uint32) % jnp.uint32(m)).astype(jnp.int32)
-
-
-def _all_finite(tree) -> Array:
-    leaves = [jnp.all(jnp.isfinite(leaf)) for leaf in jax.tree_util.tree_leaves(tree)]
-    return functools.reduce(jnp.logical_and, leaves, jnp.asarray(True))
-
-
-def _select(flag, new, old):
-    return jax.tree_util.tree_map(lambda a, b: jnp.where(flag, a, b), new, old)
+def _sampling(sampling: Optional[str], split: Optional[RowSplit], m: int, batch_size: int) -> str:
+    """The minibatch rule ``train`` uses (a name of :data:`SAMPLINGS`), with the checks of ``sampling``."""
+    if sampling is None:
+        sampling = "uniform" if split is None else "stratified"
+    elif not isinstance(sampling, str):
+        raise TypeError(f"expected `sampling` in {SAMPLINGS} or None, got {type(sampling).__name__}")
+    elif sampling not in SAMPLINGS:
+        raise ValueError(f"expected `sampling` in {SAMPLINGS} or None, got {sampling!r}")
+    if split is not None:
+        if sampling == "uniform":
+            raise ValueError(
+                f"expected `sampling`='stratified' (or None) with `X` split by rows over {split.count} "
+                "devices, got 'uniform': a uniform minibatch reads rows of every device (a gather of `X`), "
+                "a stratified one draws each device's share from its own rows"
+            )
+        check_divisible(split, m, batch_size)
+    if sampling == "stratified":
+        block_starts(m, batch_size)  # batch_size <= m: every block holds a row
+    return sampling
 
 
 @functools.partial(
-    jax.jit, static_argnames=("loss", "optimizer", "error", "steps", "batch_size", "eval_every", "progress")
-)
+    jax.jit, static_argnames=("loss", "optimizer", "error", "steps", "batch_size", "eval_every", "sampling",
+                              "progress"),
+)  # fmt: skip
 def _train(key, params, X, y, Xv, yv, weight_decay, **structure):
     return train_loop(key, params, X, y, Xv, yv, weight_decay, **structure)
 
 
 def train_loop(
     key, params, X, y, Xv, yv, weight_decay, *, loss, optimizer, error, steps, batch_size, eval_every,
-    rows=None, progress=False,
+    rows=None, sampling="uniform", progress=False,
 ) -> tuple[Params, TrainHistory]:
-    """The body of :func:`train` (traceable; no input checks): call it inside other jitted fits.
+    """The body of :func:`train` on one device (traceable; no input checks): call it inside other jitted fits.
 
     ``rows`` (optional, int array) restricts the minibatches to those rows of ``(X, y)``: training on
     ``X[rows]`` without building it, so that under ``jax.vmap`` over seeds with a per-seed split the
     minibatch gather still reads the one shared ``X`` (a batched copy of ``X`` per seed makes each
-    step's gather several times slower).
-
-    The optimiser steps of a window carry no checks and no masks (the per-step cost is the gradient
-    and the update alone); whether the window stayed finite is decided once at its end, from its
-    losses and its final parameters, and a window that did not is discarded (rolled back to its
-    start). ``steps`` not a multiple of ``eval_every`` ends with one shorter window (traced apart).
+    step's gather several times slower). ``sampling``: ``"uniform"`` or ``"stratified"`` (see ``train``).
     """
     dtype = params[0][0].dtype
     m = X.shape[0] if rows is None else rows.shape[0]
-    num_full, rest = divmod(steps, eval_every)
-    num_evals = num_full + (rest > 0)
-    idx = minibatch_indices(key, (num_evals, eval_every, batch_size), m)
+    idx = minibatches(key, sampling, steps, eval_every, m, batch_size)
     if rows is not None:
         idx = rows[idx]
-    opt = optax.chain(optax.add_decayed_weights(jnp.asarray(weight_decay).astype(dtype)), optimizer)
-    mean_loss = _mean_over_batch(loss)
-    mean_error = None if error is None else _mean_over_batch(error)
-    value_and_grad = jax.value_and_grad(mean_loss)
+    mean_loss = mean_over_batch(loss)
+    if sampling == "uniform" or m % batch_size == 0:  # every weight 1/b: the batch's mean loss
+        batch_loss = mean_loss
+    else:
+        weights = block_weights(m, batch_size, dtype)
+        batch_loss = functools.partial(weighted_sum(loss), w=weights)
+    value_and_grad = jax.value_and_grad(batch_loss)
+    mean_error = None if error is None else mean_over_batch(error)
 
     def evaluate(p):
         return mean_loss(p, Xv, yv), (None if error is None else mean_error(p, Xv, yv))
 
-    def better(score, best):
-        (loss_new, err_new), (loss_old, err_old) = score, best
-        by_loss = jnp.isfinite(loss_new) & (loss_new < loss_old)
-        if error is None:
-            return by_loss
-        return jnp.isfinite(err_new) & ((err_new < err_old) | ((err_new == err_old) & by_loss))
+    best, fields = descend(params, idx, weight_decay, lambda p, batch: value_and_grad(p, X[batch], y[batch]),
+                           evaluate, optimizer=optimizer, steps=steps, eval_every=eval_every,
+                           progress=progress)  # fmt: skip
+    return best, TrainHistory(*fields)
 
-    def step(carry, batch):
-        p, opt_state = carry
-        value, grads = value_and_grad(p, X[batch], y[batch])
-        with jax.numpy_dtype_promotion("standard"):  # optax's internals are not strict-promotion clean
-            updates, opt_state = opt.update(grads, opt_state, p)
-            p = optax.apply_updates(p, updates)
-        return (p, opt_state), value.astype(dtype)
 
-    def window(carry, it):
-        p0, state0, score0, frozen, best, best_score, best_step = carry
-        done, batches = it
-        (p, opt_state), values = jax.lax.scan(step, (p0, state0), batches)
-        score = evaluate(p)
-        # One check per window: a non-finite loss, parameter or validation score discards the whole
-        # window, and the run stays frozen at the last evaluated iterate (later windows are discarded).
-        frozen = frozen | ~(jnp.all(jnp.isfinite(values)) & _all_finite((p, score)))
-        p, opt_state, score = _select(frozen, (p0, state0, score0), (p, opt_state, score))
-        improved = better(score, best_score) & ~frozen
-        best = _select(improved, p, best)
-        best_score = _select(improved, score, best_score)
-        best_step = jnp.where(improved, done, best_step)
-        record = (done, jnp.mean(values), *score, frozen)
-        return (p, opt_state, score, frozen, best, best_score, best_step), record
+@functools.lru_cache(maxsize=64)
+def _data_parallel(split: RowSplit, own_validation: bool, *, loss, optimizer, error, steps, batch_size,
+                   eval_every, progress) -> Callable:  # fmt: skip
+    """``train``'s program for ``X``, ``y`` split by rows as ``split``: ``(key, params, X, y, Xv, yv,
+    weight_decay) -> (best, history)``, replicated; ``Xv, yv`` split as ``X`` if ``own_validation`` (the
+    training set), else replicated. One jitted ``shard_map`` per split and structure (cached)."""
+    count, total = split.count, functools.partial(jax.lax.psum, axis_name=split.axes)
+    mean_loss = mean_over_batch(loss)
+    mean_error = None if error is None else mean_over_batch(error)
 
-    start = jnp.asarray(0, jnp.int32)
-    score = evaluate(params)
-    best_score = jax.tree_util.tree_map(lambda s: jnp.where(jnp.isfinite(s), s, jnp.inf), score)
-    carry = (params, opt.init(params), score, jnp.asarray(False), params, best_score, start)
-    ends = jnp.minimum(eval_every * jnp.arange(1, num_evals + 1, dtype=jnp.int32), steps)
-    records = []
-    if num_full:
-        windows = (ends[:num_full], idx[:num_full])
-        carry, record = scan(window, carry, windows, progress=progress, desc="jaxlearn.nn.train windows")
-        records.append(record)
-    if rest:
-        carry, record = window(carry, (ends[-1], idx[-1, :rest]))
-        records.append(jax.tree_util.tree_map(lambda a: a[None], record))
-    done, train_loss, valid_loss, valid_error, nonfinite = jax.tree_util.tree_map(
-        lambda *parts: jnp.concatenate(parts), *records
-    )
-    history = TrainHistory(done, train_loss, valid_loss, valid_error, nonfinite, carry[6], score[0])
-    return carry[4], history
+    def body(params, X, y, Xv, yv, weight_decay, idx, weights):
+        m = X.shape[0] * count
+        if m % batch_size == 0:  # every weight 1/b: the devices' batch means, over D
+            local_loss = lambda p, Xb, yb: mean_loss(p, Xb, yb) / count  # noqa: E731
+        else:
+            local_loss = functools.partial(weighted_sum(loss), w=weights)
+        value_and_grad = jax.value_and_grad(local_loss)
+        on_all = (lambda s: total(s / count)) if own_validation else (lambda s: s)  # D | m: equal blocks
+
+        def evaluate(p):
+            return on_all(mean_loss(p, Xv, yv)), (None if error is None else on_all(mean_error(p, Xv, yv)))
+
+        best, fields = descend(params, local_rows(idx, split, m), weight_decay,
+                               lambda p, batch: total(value_and_grad(p, X[batch], y[batch])), evaluate,
+                               optimizer=optimizer, steps=steps, eval_every=eval_every,
+                               progress=progress)  # fmt: skip
+        return best, TrainHistory(*fields)
+
+    rows, draws = split.spec, P(None, None, split.axes)
+    valid = rows if own_validation else P()
+    sharded = jax.shard_map(body, mesh=split.mesh, in_specs=(P(), rows, rows, valid, valid, P(), draws, rows),
+                            out_specs=P(), check_vma=False)  # fmt: skip
+
+    def program(key, params, X, y, Xv, yv, weight_decay):
+        m = X.shape[0]
+        idx = minibatches(key, "stratified", steps, eval_every, m, batch_size)
+        weights = block_weights(m, batch_size, params[0][0].dtype)
+        return sharded(params, X, y, Xv, yv, weight_decay, idx, weights)
+
+    return jax.jit(program)

@@ -65,7 +65,7 @@ def test_sgd_schedule_with_weight_decay_is_the_books_rule_and_returns_the_valida
     )  # fmt: skip
 
     # The book's loop by hand, on the minibatches train draws (uniform with replacement).
-    idx = nn._train.minibatch_indices(key, (steps // every, every, batch), 32)
+    idx = nn._descent.minibatch_indices(key, (steps // every, every, batch), 32)
     idx = np.asarray(idx).reshape(steps, batch)
     w, iterates, losses = params, [params], [float(_valid_loss(params, Xv, yv))]
     for t in range(1, steps + 1):
