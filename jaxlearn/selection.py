@@ -19,18 +19,11 @@ from typing import Any, Callable, NamedTuple, Optional, Union
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.sharding import Mesh
 from jax.typing import ArrayLike
 
-from jaxlearn import metrics
-from jaxlearn.core import (
-    OPEN_UNIT,
-    POSITIVE_INT,
-    BatchLearner,
-    as_array,
-    as_labels,
-    check_sample_shapes,
-    replace,
-)
+from jaxlearn import core, metrics, parallel
+from jaxlearn.core import OPEN_UNIT, POSITIVE_INT, BatchLearner, as_array, as_labels
 
 __all__ = ["Folds", "GridSearchResult", "cross_validate", "grid_search", "kfold", "train_test_split"]
 
@@ -150,8 +143,7 @@ def train_test_split(key: Optional[Array], X: ArrayLike, y: ArrayLike, test_size
     if X.ndim == 0 or y.ndim == 0 or X.shape[0] != y.shape[0] or X.shape[0] < 2:
         raise ValueError(f"expected `X` and `y` with one axis of n >= 2 examples, got {X.shape}, {y.shape}")
     OPEN_UNIT.check("test_size", test_size)
-    n = X.shape[0]
-    return _hold_out(key, X, y, min(max(math.ceil(float(test_size) * n), 1), n - 1))
+    return _hold_out(key, X, y, min(max(math.ceil(float(test_size) * X.shape[0]), 1), X.shape[0] - 1))
 
 
 @functools.partial(jax.jit, static_argnums=3)
@@ -185,28 +177,36 @@ def _scorer(scoring: Union[str, Scorer]) -> Scorer:
 # --- the program -------------------------------------------------------------------------------
 
 
-@functools.partial(jax.jit, static_argnames=("score", "batch_size"))
-def _grid_program(learners, X, y, train, test, keys, *, score, batch_size):
+@functools.partial(jax.jit, static_argnames=("score", "batch_size", "mesh"))
+def _grid_program(learners, X, y, train, test, keys, *, score, batch_size, mesh=None):
     """scores[p, f] = score(y[test[f]], predict(fit(keys[f], X[train[f]], y[train[f]]), X[test[f]]))."""
 
-    def one_fold(fold):  # the folds in turn, the grid points of a fold vmapped on its shared data
-        tr, te, key = fold
-        X_train, y_train, X_test, y_test = X[tr], y[tr], X[te], y[te]
+    def points(learners):  # the folds in turn, the grid points of a fold vmapped on its shared data
+        def one_fold(fold):
+            tr, te, key = fold
+            X_train, y_train, X_test, y_test = X[tr], y[tr], X[te], y[te]
 
-        def one_point(learner):
-            return score(y_test, learner.predict(learner.fit(key, X_train, y_train), X_test))
+            def one_point(learner):
+                return score(y_test, learner.predict(learner.fit(key, X_train, y_train), X_test))
 
-        if not jax.tree_util.tree_leaves(learners):  # no numeric hyperparameters: one grid point
-            return one_point(learners)[None]
-        if batch_size is None:
-            return jax.vmap(one_point)(learners)
-        return jax.lax.map(one_point, learners, batch_size=batch_size)
+            if not jax.tree_util.tree_leaves(learners):  # no numeric hyperparameters: one grid point
+                return one_point(learners)[None]
+            if batch_size is None:
+                return jax.vmap(one_point)(learners)
+            return jax.lax.map(one_point, learners, batch_size=batch_size)
 
-    return jax.lax.map(one_fold, (train, test, keys)).T
+        return jax.lax.map(one_fold, (train, test, keys)).T
+
+    if mesh is None or not jax.tree_util.tree_leaves(learners):
+        return points(learners)
+    size, count = jax.tree_util.tree_leaves(learners)[0].shape[0], mesh.shape[mesh.axis_names[0]]
+    blocks = jnp.minimum(jnp.arange(-(-size // count) * count), size - 1).reshape(count, -1)  # per device
+    scores = parallel.sweep(points, jax.tree_util.tree_map(lambda leaf: leaf[blocks], learners), mesh)
+    return scores.reshape(blocks.size, -1)[:size]  # less the blocks' padding (copies of the last point)
 
 
 def _sample(X, y):
-    check_sample_shapes(X := as_array(X), y := as_labels(y))
+    core.check_sample_shapes(X := as_array(X), y := as_labels(y))
     return jnp.asarray(X), jnp.asarray(y)
 
 
@@ -274,8 +274,7 @@ def _product(grid: Any) -> dict:
         if values.dtype == np.bool_ or not np.issubdtype(values.dtype, np.number):
             raise ValueError(f"expected `grid` of numeric arrays, got dtype {values.dtype} at {name!r}")
         axes[name] = values.astype(jax.dtypes.canonicalize_dtype(values.dtype))  # float32 unless x64
-    mesh = np.meshgrid(*axes.values(), indexing="ij")
-    return {name: m.reshape(-1) for name, m in zip(axes, mesh)}
+    return {name: m.reshape(-1) for name, m in zip(axes, np.meshgrid(*axes.values(), indexing="ij"))}
 
 
 def _make(make: Callable, arguments: dict) -> BatchLearner:
@@ -305,7 +304,7 @@ def _stack(make: Callable, static: dict, points: dict) -> BatchLearner:
             "value): give it in `static=` (one program each) instead of `grid`"
         ) from error
     with contextlib.suppress(TypeError):  # a jaxlearn factory checks its ranges on every point at once
-        replace(stacked)
+        core.replace(stacked)
     return stacked
 
 
@@ -318,7 +317,7 @@ def _python(value: Any) -> Any:
 def grid_search(
     make: Callable[..., BatchLearner], grid: dict, X: ArrayLike, y: ArrayLike, *, key: Array, folds: int = 5,
     scoring: Union[str, Scorer] = "accuracy", refit: bool = True, static: Optional[dict] = None,
-    batch_size: Optional[int] = None,
+    batch_size: Optional[int] = None, mesh: Optional[Mesh] = None,
 ) -> GridSearchResult:  # fmt: skip
     r"""k-fold cross-validation of every point of a hyperparameter grid, as ONE compiled program.
 
@@ -350,6 +349,8 @@ def grid_search(
         row-major order, each over the whole ``grid`` (``grid`` may then be ``{}``).
       batch_size: grid points per vmapped chunk (``lax.map`` over chunks) when all points at once
         would hold too much memory; ``None`` (default): all at once.
+      mesh: a ``jax.sharding.Mesh``: the grid points split over its first axis (each device fits its
+        share, the data copied to each; :func:`jaxlearn.parallel.sweep`), the same scores, one program.
 
     Returns:
       A :class:`GridSearchResult`.
@@ -373,7 +374,9 @@ def grid_search(
         raise ValueError(f"expected `grid` (or `static`) non-empty, names not in `static`, got {list(grid)}")
     if batch_size is not None:
         POSITIVE_INT.check("batch_size", batch_size)
-    score = _scorer(scoring)
+    if mesh is not None and not isinstance(mesh, Mesh):
+        raise TypeError(f"expected `mesh` a jax.sharding.Mesh or None, got {type(mesh).__name__}")
+    program = functools.partial(_grid_program, score=_scorer(scoring), batch_size=batch_size, mesh=mesh)
     X, y = _sample(X, y)
     _check_key(key)
     splits, keys, fit_key = _split_keys(key, *_check_folds(X.shape[0], folds))
@@ -385,7 +388,7 @@ def grid_search(
         if first.check is not None:
             first.check(X, y)
         learners = _stack(make, fixed, points)
-        scores.append(_grid_program(learners, X, y, *splits, keys, score=score, batch_size=batch_size))
+        scores.append(program(learners, X, y, *splits, keys))
     scores = scores[0] if len(scores) == 1 else jnp.concatenate(scores)
     mean = np.mean(np.asarray(scores), axis=1)
     best = int(np.argmax(np.where(np.isnan(mean), -np.inf, mean)))

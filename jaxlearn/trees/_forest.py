@@ -9,6 +9,8 @@ from typing import NamedTuple, Optional, Union
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.sharding import Mesh, NamedSharding
+from jax.sharding import PartitionSpec as P
 from jax.typing import ArrayLike
 
 from jaxlearn.core import POSITIVE_INT, BatchLearner, learner_factory, scan
@@ -60,6 +62,7 @@ def random_forest(
     max_bins: Optional[int] = 256,
     num_classes: Optional[int] = None,
     progress: bool = False,
+    mesh: Optional[Mesh] = None,
 ) -> BatchLearner:
     r"""A random forest: ``num_trees`` trees voting by majority (UML section 18.3).
 
@@ -77,6 +80,13 @@ def random_forest(
       max_bins: quantile bins per feature (histogram growth), or ``None`` for exact thresholds.
       progress: a tqdm bar during ``fit``; the trees are then grown in about ten vmapped groups, one
         after the other (the same trees; needs the ``progress`` extra).
+      mesh: a ``jax.sharding.Mesh`` (``jaxlearn.parallel.mesh()``) to grow the trees on several
+        devices: their keys are split over the mesh's first axis (``X`` and ``y`` copied to every
+        device) and ``fit`` returns ``trees`` split over that axis, each device keeping the trees it
+        grew (``num_trees`` not a multiple of the axis size: extra trees are grown on the last
+        device and dropped, and the trees come back replicated). The same trees as without a mesh,
+        their ``feature_importances`` up to float rounding (structural; no ``progress`` bar on
+        several devices).
 
     Returns:
       A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y) -> RandomForestParams``,
@@ -112,6 +122,10 @@ def random_forest(
     feature_count(max_features, 1)  # validates the option
     if not isinstance(bootstrap, (bool, np.bool_)):
         raise TypeError(f"expected `bootstrap` a bool, got {bootstrap!r} of type {type(bootstrap).__name__}")
+    if mesh is not None and not isinstance(mesh, Mesh):
+        raise TypeError(f"expected `mesh` a jax.sharding.Mesh or None, got {type(mesh).__name__}")
+    if progress and mesh is not None and mesh.size > 1:  # jax-tqdm's callbacks are ordered: one device
+        raise ValueError(f"expected `progress=False` with a `mesh` of {mesh.size} devices (a bar needs one)")
 
     def fit(key, X, y):
         k = classes_of(y, num_classes)
@@ -130,6 +144,7 @@ def random_forest(
             bootstrap=bool(bootstrap),
             max_bins=max_bins,
             progress=bool(progress),
+            mesh=mesh,
         )
 
     return BatchLearner(fit, forest_predict, check=tree_sample_check(num_classes))
@@ -147,6 +162,7 @@ def random_forest(
         "bootstrap",
         "max_bins",
         "progress",
+        "mesh",
     ),
 )
 def _fit(
@@ -163,13 +179,16 @@ def _fit(
     bootstrap,
     max_bins,
     progress=False,
+    mesh=None,
 ):
     m = X.shape[0]
     if max_bins is None:
         order = presort(X)  # shared by every tree
     else:
         bins, edges = bin_features(X, max_bins)  # shared by every tree
-    keys = jax.random.split(key, num_trees)
+    count = 1 if mesh is None else mesh.shape[mesh.axis_names[0]]
+    padded = -(-num_trees // count) * count  # the keys of extra trees, dropped at the end
+    keys = jax.random.split(key, padded)
 
     def one(key):
         draw_key, grow_key = jax.random.split(key)
@@ -204,13 +223,26 @@ def _fit(
             max_features=max_features,
         )
 
+    grow_all = jax.vmap(one) if mesh is None else _split_over(jax.vmap(one), mesh)
     if not progress:
-        return RandomForestParams(jax.vmap(one)(keys))
-    group = _group_size(num_trees)  # the trees in groups, one group per tick of the bar
-    grouped = keys.reshape(num_trees // group, group, *keys.shape[1:])
-    _, trees = scan(lambda _, ks: (None, jax.vmap(one)(ks)), None, grouped, progress=True,
-                    desc="jaxlearn.trees.random_forest tree groups")
-    return RandomForestParams(jax.tree_util.tree_map(lambda a: a.reshape(num_trees, *a.shape[2:]), trees))
+        trees = grow_all(keys)
+    else:
+        group = count * _group_size(padded // count)  # the trees in groups, one group per tick of the bar
+        grouped = keys.reshape(padded // group, group, *keys.shape[1:])
+        _, trees = scan(lambda _, ks: (None, grow_all(ks)), None, grouped, progress=True,
+                        desc="jaxlearn.trees.random_forest tree groups")
+        trees = jax.tree_util.tree_map(lambda a: a.reshape(padded, *a.shape[2:]), trees)
+    if mesh is not None:  # split over the axis; replicated when the trees cannot be split evenly
+        spec = P(mesh.axis_names[0]) if padded == num_trees else P()
+        trees = jax.tree_util.tree_map(lambda a: a[:num_trees], trees)
+        trees = jax.lax.with_sharding_constraint(trees, NamedSharding(mesh, spec))
+    return RandomForestParams(trees)
+
+
+def _split_over(grow_all, mesh):
+    """``grow_all(keys)`` with the keys split over the mesh's first axis, each device growing its own."""
+    trees = P(mesh.axis_names[0])
+    return jax.shard_map(grow_all, mesh=mesh, in_specs=trees, out_specs=trees, check_vma=False)
 
 
 def _group_size(num_trees: int) -> int:

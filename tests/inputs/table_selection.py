@@ -4,7 +4,7 @@
 import jax
 import numpy as np
 
-from jaxlearn import linear
+from jaxlearn import linear, parallel
 from jaxlearn import selection as S
 from tests.inputs.rows import Bad, Same
 
@@ -58,4 +58,6 @@ ROWS = [
     Bad(S.grid_search, "NaN X", lambda: _search(X=_X * np.nan), "X"),
     Bad(S.grid_search, "make returns no learner", lambda: _search(make=lambda lam: lam), "make", TypeError),
     Same(S.grid_search, "lists", lambda: _search(X=_X.tolist(), y=_Y.tolist()), lambda: _search()),
+    Bad(S.grid_search, "mesh an axis name", lambda: _search(mesh="data"), "mesh", TypeError),
+    Same(S.grid_search, "a one-device mesh", lambda: _search(mesh=parallel.mesh(devices=jax.devices()[:1])), lambda: _search(), rtol=0, atol=0),
 ]

@@ -8,7 +8,7 @@ import functools
 import jax
 import numpy as np
 
-from jaxlearn import theory, trees
+from jaxlearn import parallel, theory, trees
 from tests.inputs.rows import Bad, Holds, Same
 
 KEY = jax.random.PRNGKey(0)
@@ -162,4 +162,10 @@ ROWS = [
           lambda p: np.testing.assert_array_equal(np.asarray(p.trees.is_leaf[:, 0]), True)),
     Same(trees.random_forest, "bool X", lambda: _FOREST.predict(_FOREST.fit(KEY, _B, _Y), _B),
          lambda: _FOREST.predict(_FOREST.fit(KEY, _B.astype(np.float32), _Y), _B.astype(np.float32))),
+    Bad(trees.random_forest, "mesh a list of devices", lambda: trees.random_forest(2, 1, mesh=jax.devices()),
+        "mesh", TypeError),
+    Same(trees.random_forest, "a one-device mesh",
+         lambda: trees.random_forest(2, 1, num_classes=2, mesh=parallel.mesh(devices=jax.devices()[:1]))
+         .fit(KEY, _X, _Y),
+         _forest, rtol=0, atol=0),
 ]  # fmt: skip
