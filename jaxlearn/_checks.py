@@ -27,8 +27,17 @@ NUM_CLASSES_HINT = (
 
 
 def is_concrete(*trees: Any) -> bool:
-    """True when no leaf of ``trees`` is a tracer, so value checks can run on the host."""
-    return not any(isinstance(leaf, jax.core.Tracer) for leaf in jax.tree_util.tree_leaves(trees))
+    """True when every leaf of ``trees`` can be read on this host, so value checks can run there: no
+    tracer, and no ``jax.Array`` split over other processes' devices (a global array of a multi-process
+    run, whose values this process cannot fetch; :func:`jaxlearn.parallel.shard_rows` checked them on
+    the host before placing them). A replicated array is readable everywhere."""
+    return not any(_unreadable(leaf) for leaf in jax.tree_util.tree_leaves(trees))
+
+
+def _unreadable(leaf: Any) -> bool:
+    if isinstance(leaf, jax.core.Tracer):
+        return True
+    return isinstance(leaf, jax.Array) and not (leaf.is_fully_addressable or leaf.is_fully_replicated)
 
 
 def _shown(values: np.ndarray) -> str:
@@ -292,7 +301,8 @@ def num_classes_of(y: Any, num_classes: Optional[int] = None) -> int:
         num_classes = check_positive_int("num_classes", num_classes)
     if not is_concrete(y):
         if num_classes is None:
-            raise ValueError("cannot infer the number of classes from a traced `y`; " + NUM_CLASSES_HINT)
+            raise ValueError("cannot infer the number of classes from a traced `y` (or one split over "
+                             "several processes); " + NUM_CLASSES_HINT)  # fmt: skip
         return num_classes
     found = np.unique(np.asarray(y))
     k = num_classes if num_classes is not None else max(2, int(np.max(found)) + 1 if found.size else 2)

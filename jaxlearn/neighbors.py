@@ -246,7 +246,8 @@ def _check_query(params, X, k):
 def _classes_of(y):
     if not is_concrete(y):
         raise ValueError(
-            "cannot infer the number of classes from traced params; pass `num_classes=` to `knn`"
+            "cannot infer the number of classes from traced params (or labels split over several "
+            "processes); pass `num_classes=` to `knn`"
         )
     return max(2, int(np.max(np.asarray(y))) + 1)
 

@@ -19,7 +19,7 @@ from typing import Any, Callable, NamedTuple, Optional, Union
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax.sharding import Mesh
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
 from jax.typing import ArrayLike
 
 from jaxlearn import core, metrics, parallel
@@ -202,7 +202,8 @@ def _grid_program(learners, X, y, train, test, keys, *, score, batch_size, mesh=
     size, count = jax.tree_util.tree_leaves(learners)[0].shape[0], mesh.shape[mesh.axis_names[0]]
     blocks = jnp.minimum(jnp.arange(-(-size // count) * count), size - 1).reshape(count, -1)  # per device
     scores = parallel.sweep(points, jax.tree_util.tree_map(lambda leaf: leaf[blocks], learners), mesh)
-    return scores.reshape(blocks.size, -1)[:size]  # less the blocks' padding (copies of the last point)
+    scores = scores.reshape(blocks.size, -1)[:size]  # less the blocks' padding (copies of the last point)
+    return jax.lax.with_sharding_constraint(scores, NamedSharding(mesh, PartitionSpec()))  # all read all
 
 
 def _sample(X, y):
@@ -310,8 +311,7 @@ def _stack(make: Callable, static: dict, points: dict) -> BatchLearner:
 
 def _python(value: Any) -> Any:
     """A Python scalar: a float by its shortest repr in its own dtype (float32 0.01 is 0.01)."""
-    value = np.asarray(value)[()]
-    return float(str(value)) if value.dtype.kind == "f" else value.item()
+    return float(str(value)) if (value := np.asarray(value)[()]).dtype.kind == "f" else value.item()
 
 
 def grid_search(
