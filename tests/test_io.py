@@ -20,7 +20,7 @@ import numpy as np
 import optax
 import pytest
 
-from jaxlearn import core, experts, io, kernels, linear, losses, multiclass, nn, online
+from jaxlearn import core, experts, io, kernels, linear, losses, multiclass, nn, online, parallel, trees
 from tests.test_conformance import BATCH, ONLINE
 
 KEY = jax.random.PRNGKey(0)
@@ -186,8 +186,9 @@ def _local_loss(w, x, y):
         (lambda: {"f": functools.partial(losses.hinge)}, "cannot be described"),
         (lambda: {"tracer": jax.jit(lambda x: x).lower}, "cannot be described"),
         (lambda: {"set": {1, 2}}, "type set"),
+        (lambda: trees.random_forest(2, 1, mesh=parallel.mesh()), "tree.mesh: a jax.sharding.Mesh"),
     ],
-    ids=["lambda_loss", "optax_optimizer", "hand_built", "functools_partial", "method", "set"],
+    ids=["lambda_loss", "optax_optimizer", "hand_built", "functools_partial", "method", "set", "mesh"],
 )
 def test_what_cannot_be_described_is_refused_and_nothing_written(make, message, tmp_path):
     with pytest.raises(ValueError, match=message):

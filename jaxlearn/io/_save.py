@@ -103,6 +103,9 @@ class _Writer:
         return {"type": "learner", "kind": type(v).__name__, "factory": name_of(factory), "args": args}
 
     def function(self, f, path: str) -> dict:
+        if isinstance(f, jax.sharding.Mesh):  # devices are not data: they do not travel in a file
+            raise ValueError(f"cannot save {path}: a jax.sharding.Mesh is a placement on this machine's "
+                             "devices; save the params, or the learner built with mesh=None")  # fmt: skip
         module, qualname = getattr(f, "__module__", None), getattr(f, "__qualname__", "")
         if isinstance(module, str) and "<" not in qualname and lookup(module, qualname) is f:
             return {"type": "function", "ref": name_of(f)}
