@@ -84,9 +84,9 @@ def random_forest(
         devices: their keys are split over the mesh's first axis (``X`` and ``y`` copied to every
         device) and ``fit`` returns ``trees`` split over that axis, each device keeping the trees it
         grew (``num_trees`` not a multiple of the axis size: extra trees are grown on the last
-        device and dropped, and the trees come back replicated). The same trees as without a mesh,
-        their ``feature_importances`` up to float rounding (structural; no ``progress`` bar on
-        several devices).
+        device and dropped, and the trees come back replicated). The same trees as without a mesh:
+        splits and counts bit for bit, impurities and importances to float rounding (structural;
+        no ``progress`` bar on several devices).
 
     Returns:
       A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y) -> RandomForestParams``,

@@ -1,9 +1,10 @@
 """Model axes over devices: ``trees.random_forest(..., mesh=m)`` grows its trees split over ``m``, and
 ``selection.grid_search(..., mesh=m)`` splits its grid points; both equal the one-device results.
 
-Forests: the trees' integer structure (features, leaves), thresholds, class counts and impurities
-are equal to the bit; ``feature_importances`` is within ``rtol=1e-6`` (float32): each device vmaps
-over fewer trees, which can round its normalising sum differently (we measured one ulp). Grid search:
+Forests: the trees' integer structure (features, leaves), thresholds and class counts are equal to
+the bit; impurities and ``feature_importances`` within ``rtol=1e-6`` (float32): each device vmaps
+over fewer trees, which can round a node's impurity differently (one ulp: on these data none; on
+8,192 x 64 with 32 trees, bench_parallel found 486 of 4,064 nodes). Grid search:
 the accuracy scores are equal exactly (and so the best index).
 """
 
@@ -21,7 +22,7 @@ from tests.harness import count_compilations
 KEY = jax.random.PRNGKey(1)
 X = jax.random.normal(jax.random.PRNGKey(0), (24, 3))
 Y = (X[:, 0] + X[:, 1] > 0).astype(jnp.int32)
-EXACT = ("feature", "threshold", "is_leaf", "counts", "impurity")
+EXACT = ("feature", "threshold", "is_leaf", "counts")
 
 
 @functools.lru_cache(maxsize=None)
@@ -33,6 +34,7 @@ def _forest(num_trees, max_bins=256):
 def _assert_same_trees(got, want):
     for name in EXACT:
         np.testing.assert_array_equal(np.asarray(getattr(got, name)), np.asarray(getattr(want, name)), name)
+    np.testing.assert_allclose(got.impurity, want.impurity, rtol=1e-6, atol=1e-7)
     np.testing.assert_allclose(got.feature_importances, want.feature_importances, rtol=1e-6, atol=1e-7)
 
 
