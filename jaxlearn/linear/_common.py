@@ -9,6 +9,7 @@ from typing import Any, Callable, Optional
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 from jax.typing import ArrayLike
 
@@ -89,7 +90,13 @@ def data_parallel(body: Callable, split: RowSplit, **static) -> Callable:
             "host callbacks run on one device only"
         )
     program = functools.partial(_program, body, split, tuple(sorted(static.items())))
-    return lambda idx, X, y, *rest: program(len(rest) - 1)(idx, X, y, *rest)
+
+    def run(idx, X, y, *rest):
+        if row_split(y, "y") != split:  # y's rows go where X's are (from the host, or from one device)
+            y = jax.device_put(y, NamedSharding(split.mesh, split.spec))
+        return program(len(rest) - 1)(idx, X, y, *rest)
+
+    return run
 
 
 @functools.lru_cache(maxsize=64)

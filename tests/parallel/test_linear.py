@@ -148,3 +148,12 @@ def test_progress_bar_refused_on_split_rows():
     Xs, ys = parallel.shard_rows((X, y), parallel.mesh())
     with pytest.raises(ValueError, match="`progress=False`"):
         linear.soft_svm(0.1, 10, batch_size=8, progress=True).fit(KEY, Xs, ys)
+
+
+def test_y_from_anywhere_follows_the_rows_of_X():
+    """``y`` from the host, one device or replicated is moved onto X's row split (never an error)."""
+    X, y = _sample()
+    Xs = parallel.shard_rows(X, parallel.mesh())
+    want = linear.soft_svm(0.1, 100, batch_size=8).fit(KEY, X, y)
+    for placed in (y, jnp.asarray(y), jax.device_put(y, jax.devices()[3]), parallel.replicate(y)):
+        _close(linear.soft_svm(0.1, 100, batch_size=8).fit(KEY, Xs, placed), want, np.float32)
