@@ -92,7 +92,7 @@ def data_parallel(body: Callable, split: RowSplit, **static) -> Callable:
     program = functools.partial(_program, body, split, tuple(sorted(static.items())))
 
     def run(idx, X, y, *rest):
-        if row_split(y, "y") != split:  # y's rows go where X's are (from the host, or from one device)
+        if not isinstance(y, jax.core.Tracer) and row_split(y, "y") != split:  # y's rows go where X's are
             y = jax.device_put(y, NamedSharding(split.mesh, split.spec))
         return program(len(rest) - 1)(idx, X, y, *rest)
 

@@ -15,7 +15,7 @@ import pytest
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from jaxlearn import core, linear, losses, online, parallel
+from jaxlearn import core, linear, losses, multiclass, online, parallel
 from tests.harness import count_compilations
 
 KEY = jax.random.PRNGKey(1)
@@ -157,3 +157,15 @@ def test_y_from_anywhere_follows_the_rows_of_X():
     want = linear.soft_svm(0.1, 100, batch_size=8).fit(KEY, X, y)
     for placed in (y, jnp.asarray(y), jax.device_put(y, jax.devices()[3]), parallel.replicate(y)):
         _close(linear.soft_svm(0.1, 100, batch_size=8).fit(KEY, Xs, placed), want, np.float32)
+
+
+@pytest.mark.parametrize("reduction", ["one_vs_all", "all_pairs"])
+def test_multiclass_reductions_over_a_data_parallel_binary_learner(reduction):
+    """The K binary fits of a reduction, vmapped over classes, each run data-parallel on the split rows."""
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(64, 5)).astype(np.float32), rng.integers(0, 3, 64).astype(np.int32)
+    learner = getattr(multiclass, reduction)(linear.soft_svm(0.1, 100, batch_size=8), num_classes=3)
+    want = learner.fit(KEY, X, y)
+    got = learner.fit(KEY, *parallel.shard_rows((X, y), parallel.mesh()))
+    _close(got, want, np.float32)
+    assert learner.predict(got, X).tolist() == learner.predict(want, X).tolist()
