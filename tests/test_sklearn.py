@@ -126,6 +126,11 @@ def test_batch_estimators_are_the_learners():
     np.testing.assert_array_equal(est.params_.w, params.w)
     np.testing.assert_array_equal(est.decision_function(X), learner.decision_function(params, X32))
 
+    batched = jsk.LinearSVC(C=0.5, max_iter=2, batch_size=8, random_state=3).fit(X, y)  # ceil(2m / 8) steps
+    mini = linear.soft_svm(1.0 / (0.5 * m), -(-2 * m // 8), batch_size=8, fit_intercept=True)
+    params = mini.fit(key, X32, ys)
+    np.testing.assert_array_equal(batched.params_.w, params.w)
+
     aug = np.hstack([X32, np.ones((m, 1), np.float32)])
     ridge = jsk.Ridge(alpha=2.0).fit(X, ys)
     w = linear.ridge(2.0).fit(None, aug, ys).w

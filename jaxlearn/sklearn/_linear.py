@@ -83,8 +83,10 @@ class _Solver:
         self.n_samples_fit_ = int(X.shape[0])
         self.n_iter_ = core.check_positive_int("max_iter", self.max_iter)
 
-    def _steps(self) -> int:
-        return core.check_positive_int("max_iter", self.max_iter) * self.n_samples_fit_
+    def _steps(self, batch_size: int = 1) -> int:
+        """``max_iter`` epochs: ``max_iter * n_samples`` examples, ``batch_size`` of them per step."""
+        examples = core.check_positive_int("max_iter", self.max_iter) * self.n_samples_fit_
+        return -(-examples // core.check_positive_int("batch_size", batch_size))
 
 
 class SGDClassifier(_Solver, BatchBinaryClassifier):
@@ -96,7 +98,8 @@ class SGDClassifier(_Solver, BatchBinaryClassifier):
       alpha: the regularisation :math:`\\lambda > 0` (the learner's ``lam``).
       eta0: ``None`` (Algorithm 6), or :math:`\\eta` of Algorithm 5's :math:`\\eta/\\sqrt t`.
       fit_intercept: a constant feature (its weight, regularised, is the intercept).
-      max_iter: epochs: ``steps = max_iter * n_samples`` (uniformly drawn examples).
+      max_iter: epochs: ``steps = max_iter * n_samples / batch_size`` (uniformly drawn examples).
+      batch_size: examples per step (a stratified mini-batch, as ``linear.sgd``'s; at most n_samples).
       random_state: ``None``, an int or a ``RandomState``; draws the examples.
 
     Attributes:
@@ -112,19 +115,21 @@ class SGDClassifier(_Solver, BatchBinaryClassifier):
     """
 
     def __init__(self, loss="hinge", *, alpha=1e-2, eta0=None, fit_intercept=True, max_iter=5,
-                 random_state=None):
+                 batch_size=1, random_state=None):
         self.loss = loss
         self.alpha = alpha
         self.eta0 = eta0
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
+        self.batch_size = batch_size
         self.random_state = random_state
 
     def _batch_learner(self, X=None):
         loss = {"hinge": losses.hinge, "log_loss": losses.logistic}.get(self.loss)
         if loss is None:
             raise ValueError(f"expected `loss` 'hinge' or 'log_loss', got {self.loss!r}")
-        learner = linear.sgd(loss, steps=self._steps(), eta=self.eta0, lam=self.alpha)
+        steps, batch_size = self._steps(self.batch_size), self.batch_size
+        learner = linear.sgd(loss, steps=steps, batch_size=batch_size, eta=self.eta0, lam=self.alpha)
         return with_intercept(learner, bool(self.fit_intercept))
 
 
@@ -139,7 +144,8 @@ class LinearSVC(_Solver, BatchBinaryClassifier):
       C: the inverse regularisation, ``> 0``; ignored when ``lam`` is given.
       lam: UML's :math:`\\lambda > 0`, or ``None`` (from ``C``).
       fit_intercept: the learner's constant feature (its weight ``b`` is regularised).
-      max_iter: epochs: ``steps = max_iter * n_samples``.
+      max_iter: epochs: ``steps = max_iter * n_samples / batch_size``.
+      batch_size: examples per step (mini-batch Pegasos, stratified; at most n_samples).
       random_state: draws the examples.
 
     Attributes:
@@ -153,16 +159,19 @@ class LinearSVC(_Solver, BatchBinaryClassifier):
       ['b', 'b', 'a', 'a']
     """
 
-    def __init__(self, C=1.0, *, lam=None, fit_intercept=True, max_iter=20, random_state=None):
+    def __init__(self, C=1.0, *, lam=None, fit_intercept=True, max_iter=20, batch_size=1, random_state=None):
         self.C = C
         self.lam = lam
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
+        self.batch_size = batch_size
         self.random_state = random_state
 
     def _batch_learner(self, X=None):
         lam = _lam_from_C(self.C, self.lam, self.n_samples_fit_)
-        return linear.soft_svm(lam, self._steps(), fit_intercept=bool(self.fit_intercept))
+        fit_intercept = bool(self.fit_intercept)
+        steps = self._steps(self.batch_size)
+        return linear.soft_svm(lam, steps, batch_size=self.batch_size, fit_intercept=fit_intercept)
 
 
 class HardMarginSVC(BatchBinaryClassifier):
