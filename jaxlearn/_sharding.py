@@ -21,7 +21,7 @@ from typing import Any, NamedTuple, Optional
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax.sharding import NamedSharding
+from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
 Array = jax.Array
@@ -77,6 +77,31 @@ def check_divisible(split: RowSplit, m: int, batch_size: int) -> None:
             f"expected `batch_size` divisible by the {split.count} devices the rows are split over, got "
             f"batch_size = {batch_size}"
         )
+
+
+def check_mesh(mesh: Any) -> None:
+    """A ``TypeError`` naming ``mesh`` unless it is a ``jax.sharding.Mesh`` or ``None``."""
+    if mesh is not None and not isinstance(mesh, Mesh):
+        found = type(mesh).__name__
+        raise TypeError(f"expected `mesh` a jax.sharding.Mesh (parallel.mesh()) or None, got {found}")
+
+
+def check_progress(progress: bool, devices: int) -> None:
+    """A ``ValueError`` for a progress bar on several devices: JAX runs the bar's ordered host
+    callbacks on one device only."""
+    if progress and devices > 1:
+        raise ValueError(
+            f"expected `progress=False` on {devices} devices: the progress bar's ordered host callbacks "
+            "run on one device only"
+        )
+
+
+def rows_like(split: RowSplit, value: Any, name: str = "y") -> Any:
+    """``value`` (``y``, weights) with its rows split as ``split`` says, from the host, one device or
+    replicated; a value already split so, or a tracer (left to ``shard_map``'s ``in_specs``), as is."""
+    if isinstance(value, jax.core.Tracer) or row_split(value, name) == split:
+        return value
+    return jax.device_put(value, NamedSharding(split.mesh, split.spec))
 
 
 def block_starts(m: int, batch_size: int) -> np.ndarray:

@@ -77,9 +77,12 @@ from jaxlearn._sharding import (  # noqa: F401 - the data-parallel building bloc
     block_starts,
     block_weights,
     check_divisible,
+    check_mesh,
+    check_progress,
     device_index,
     local_rows,
     row_split,
+    rows_like,
     stratified_indices,
 )
 

@@ -47,6 +47,7 @@ from jaxlearn.core import (
     learner_factory,
     num_classes_of,
     row_split,
+    rows_like,
 )
 
 __all__ = ["KNNParams", "knn", "knn_regressor", "neighbors"]
@@ -203,8 +204,7 @@ def _fit(X, y):
     split = row_split(X)
     if split is None:
         return _store(X, y)
-    y = jax.device_put(y, NamedSharding(split.mesh, split.spec))  # y split as X is
-    return _store_split(split.mesh, split.axes)(X, y)
+    return _store_split(split.mesh, split.axes)(X, rows_like(split, y))
 
 
 def _check_sample(X, y, k):

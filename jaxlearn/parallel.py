@@ -46,7 +46,7 @@ import numpy as np
 from jax.sharding import AxisType, Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from jaxlearn.core import as_array, check_finite
+from jaxlearn.core import as_array, check_finite, check_mesh
 
 __all__ = ["mesh", "replicate", "shard_rows", "sweep"]
 
@@ -86,11 +86,8 @@ def mesh(axis_names: Sequence[str] = ("data",), devices: Optional[Sequence[Any]]
 
 
 def _default(mesh_: Optional[Mesh]) -> Mesh:
-    if mesh_ is None:
-        return mesh()
-    if not isinstance(mesh_, Mesh):
-        raise TypeError(f"expected `mesh` a jax.sharding.Mesh (parallel.mesh()), got {type(mesh_).__name__}")
-    return mesh_
+    check_mesh(mesh_)
+    return mesh() if mesh_ is None else mesh_
 
 
 def _axis(mesh_: Mesh, axis: Optional[str]) -> str:

@@ -374,8 +374,7 @@ def grid_search(
         raise ValueError(f"expected `grid` (or `static`) non-empty, names not in `static`, got {list(grid)}")
     if batch_size is not None:
         POSITIVE_INT.check("batch_size", batch_size)
-    if mesh is not None and not isinstance(mesh, Mesh):
-        raise TypeError(f"expected `mesh` a jax.sharding.Mesh or None, got {type(mesh).__name__}")
+    core.check_mesh(mesh)
     program = functools.partial(_grid_program, score=_scorer(scoring), batch_size=batch_size, mesh=mesh)
     X, y = _sample(X, y)
     _check_key(key)

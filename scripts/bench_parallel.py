@@ -60,7 +60,6 @@ if "jax" not in sys.modules and "xla_force_host_platform_device_count" not in os
     ).strip()
 
 import argparse  # noqa: E402
-import inspect  # noqa: E402
 import time  # noqa: E402
 import warnings  # noqa: E402
 
@@ -216,45 +215,42 @@ def cpu_section(args):
     )
 
     # nn.train: the same, with the devices' gradients of an MLP
-    if "sampling" in inspect.signature(nn.train).parameters:
 
-        def mlp(steps, dtype=jnp.float32):
-            params = nn.mlp_init(jax.random.PRNGKey(1), [d, MLP_HIDDEN, 2], dtype=dtype)
-            return lambda Xs, ys: nn.train(
-                KEY,
-                params,
-                Xs,
-                ys,
-                loss="cross_entropy",
-                optimizer=ADAM,
-                steps=steps,
-                batch_size=BATCH,
-                eval_every=steps // 4,
-                activation=jax.nn.relu,
-                sampling="stratified",
-            )[0]
+    def mlp(steps, dtype=jnp.float32):
+        params = nn.mlp_init(jax.random.PRNGKey(1), [d, MLP_HIDDEN, 2], dtype=dtype)
+        return lambda Xs, ys: nn.train(
+            KEY,
+            params,
+            Xs,
+            ys,
+            loss="cross_entropy",
+            optimizer=ADAM,
+            steps=steps,
+            batch_size=BATCH,
+            eval_every=steps // 4,
+            activation=jax.nn.relu,
+            sampling="stratified",
+        )[0]
 
-        sk_mlp = quiet(
-            lambda: MLPClassifier(
-                (MLP_HIDDEN,),
-                batch_size=BATCH,
-                learning_rate_init=MLP_LR,
-                max_iter=epochs,
-                tol=0.0,
-                n_iter_no_change=epochs + 1,
-                random_state=0,
-            ).fit(X, y01)
-        )
-        on_meshes(
-            table,
-            f"nn.train {d}-{MLP_HIDDEN}-2 (Adam), {steps:,} steps of {BATCH}",
-            lambda mesh: split(mlp(steps), X, y01, mesh),
-            sk_mlp,
-            repeats,
-            float64(lambda: mlp(CHECK_STEPS, jnp.float64), y01),
-        )
-    else:
-        table.notes.append("- TODO: nn.train has no `sampling` argument yet: no data-parallel MLP row")
+    sk_mlp = quiet(
+        lambda: MLPClassifier(
+            (MLP_HIDDEN,),
+            batch_size=BATCH,
+            learning_rate_init=MLP_LR,
+            max_iter=epochs,
+            tol=0.0,
+            n_iter_no_change=epochs + 1,
+            random_state=0,
+        ).fit(X, y01)
+    )
+    on_meshes(
+        table,
+        f"nn.train {d}-{MLP_HIDDEN}-2 (Adam), {steps:,} steps of {BATCH}",
+        lambda mesh: split(mlp(steps), X, y01, mesh),
+        sk_mlp,
+        repeats,
+        float64(lambda: mlp(CHECK_STEPS, jnp.float64), y01),
+    )
 
     # k-NN: each device its own top k of its rows, one merge
     Q = labelled(args.queries, d, seed=1)[0]

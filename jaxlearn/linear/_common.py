@@ -9,7 +9,6 @@ from typing import Any, Callable, Optional
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 from jax.typing import ArrayLike
 
@@ -18,10 +17,12 @@ from jaxlearn.core import (
     block_weights,
     check_divisible,
     check_ndim,
+    check_progress,
     check_width,
     float_dtype,
     local_rows,
     row_split,
+    rows_like,
     sample_indices,
     stratified_indices,
 )
@@ -84,19 +85,9 @@ def data_parallel(body: Callable, split: RowSplit, **static) -> Callable:
     inside ``jax.shard_map``: ``idx`` (T, b) split by its batch column, ``X``, ``y`` and ``weights`` by
     rows/blocks, the hyperparameters and the result replicated; one compiled program per ``split`` and
     ``static`` (cached)."""
-    if static.get("progress"):
-        raise ValueError(
-            f"expected `progress=False` for `X` split over {split.count} devices: the progress bar's ordered "
-            "host callbacks run on one device only"
-        )
+    check_progress(static.get("progress", False), split.count)
     program = functools.partial(_program, body, split, tuple(sorted(static.items())))
-
-    def run(idx, X, y, *rest):
-        if not isinstance(y, jax.core.Tracer) and row_split(y, "y") != split:  # y's rows go where X's are
-            y = jax.device_put(y, NamedSharding(split.mesh, split.spec))
-        return program(len(rest) - 1)(idx, X, y, *rest)
-
-    return run
+    return lambda idx, X, y, *rest: program(len(rest) - 1)(idx, X, rows_like(split, y), *rest)
 
 
 @functools.lru_cache(maxsize=64)

@@ -25,8 +25,10 @@ from jaxlearn.core import (
     block_starts,
     block_weights,
     check_divisible,
+    check_progress,
     local_rows,
     row_split,
+    rows_like,
     warn_if_diverged,
 )
 from jaxlearn.nn._descent import descend, mean_over_batch, minibatches, weighted_sum
@@ -228,11 +230,7 @@ def train(
     X, y = check_network_sample(params, X, y, "X", "y", **kinds)
     split = row_split(X)
     sampling = _sampling(sampling, split, X.shape[0], batch_size)
-    if split is not None and progress:
-        raise ValueError(
-            f"expected `progress`=False with `X` split by rows over {split.count} devices: the tqdm bar's "
-            "host callbacks are ordered, which JAX runs on one device only"
-        )
+    check_progress(progress, 1 if split is None else split.count)
     if validation is None:
         Xv, yv = X, y
     else:
@@ -247,8 +245,7 @@ def train(
     if split is None:
         result = _train(key, params, X, y, Xv, yv, weight_decay, sampling=sampling, **structure)
     else:
-        if row_split(y, "y") != split:  # y's rows go where X's are
-            y = jax.device_put(y, NamedSharding(split.mesh, split.spec))
+        y = rows_like(split, y)
         if validation is not None:
             Xv, yv = jax.device_put((Xv, yv), NamedSharding(split.mesh, P()))
         program = _data_parallel(split, validation is None, **structure)

@@ -13,7 +13,7 @@ from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 from jax.typing import ArrayLike
 
-from jaxlearn.core import POSITIVE_INT, BatchLearner, learner_factory, scan
+from jaxlearn.core import POSITIVE_INT, BatchLearner, check_mesh, check_progress, learner_factory, scan
 from jaxlearn.trees._common import (
     TREE_RANGES,
     as_int,
@@ -122,10 +122,8 @@ def random_forest(
     feature_count(max_features, 1)  # validates the option
     if not isinstance(bootstrap, (bool, np.bool_)):
         raise TypeError(f"expected `bootstrap` a bool, got {bootstrap!r} of type {type(bootstrap).__name__}")
-    if mesh is not None and not isinstance(mesh, Mesh):
-        raise TypeError(f"expected `mesh` a jax.sharding.Mesh or None, got {type(mesh).__name__}")
-    if progress and mesh is not None and mesh.size > 1:  # jax-tqdm's callbacks are ordered: one device
-        raise ValueError(f"expected `progress=False` with a `mesh` of {mesh.size} devices (a bar needs one)")
+    check_mesh(mesh)
+    check_progress(progress, 1 if mesh is None else mesh.size)
 
     def fit(key, X, y):
         k = classes_of(y, num_classes)

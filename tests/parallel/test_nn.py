@@ -124,7 +124,7 @@ def test_data_parallel_errors():
         nn.train(KEY, params, Xs, ys, **dict(kwargs, sampling="uniform"))
     with pytest.raises(ValueError, match="`batch_size` divisible by the 4 devices"):
         nn.train(KEY, params, Xs, ys, **dict(kwargs, batch_size=6))
-    with pytest.raises(ValueError, match="`progress`=False"):
+    with pytest.raises(ValueError, match="`progress=False`"):
         nn.train(KEY, params, Xs, ys, **dict(kwargs, progress=True))
     by_columns = NamedSharding(parallel.mesh(devices=jax.devices()[:2]), P(None, "data"))
     with pytest.raises(ValueError, match="`X` split by rows only"):
