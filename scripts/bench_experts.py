@@ -375,7 +375,6 @@ def main():
     parser.add_argument("--n", type=int, default=1_000, help="experts")
     parser.add_argument("--repeats", type=int, default=5, help="timed runs (median reported)")
     args = parser.parse_args()
-    jax.config.update("jax_platforms", "cpu")
 
     losses = jax.random.uniform(jax.random.PRNGKey(0), (args.T, args.n), jnp.float32)
     report = Report()

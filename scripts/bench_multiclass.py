@@ -137,7 +137,6 @@ def main():
     parser.add_argument("--repeats", type=int, default=5, help="timed runs (median reported)")
     parser.add_argument("--min-steps", type=int, default=2_500, help="first T of the doubling search")
     args = parser.parse_args()
-    jax.config.update("jax_platforms", "cpu")
 
     data = digits()
     rows, notes, targets = [], [], []

@@ -218,7 +218,6 @@ def main():
     parser.add_argument("--d", type=int, default=100, help="dimension")
     parser.add_argument("--repeats", type=int, default=5, help="timed runs (median reported)")
     args = parser.parse_args()
-    jax.config.update("jax_platforms", "cpu")
 
     key_sep, key_noisy = jax.random.split(jax.random.PRNGKey(0))
     X_sep, y_sep, _ = datasets.separable(key_sep, args.n, args.d, 0.05, dtype=jnp.float32)

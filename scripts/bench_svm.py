@@ -451,7 +451,6 @@ def main():
     parser.add_argument("--kernel-steps", type=int, default=None, help="kernel_svm steps (default 10 m)")
     parser.add_argument("--repeats", type=int, default=5, help="timed runs (median reported)")
     args = parser.parse_args()
-    jax.config.update("jax_platforms", "cpu")
 
     report = Report()
     X, y = linear_data(args.n, args.d)
