@@ -6,38 +6,19 @@ each measured quantity in its own column (mistakes, updates, regret and its comp
 test accuracy, objective, margin) beside the theorem's bound and the throughput of the compiled loop
 or fit. It also draws the online learners' mistakes and regret against their bounds, round by round,
 to ``--figure`` (default ``jaxlearn_demo.png`` in the working directory; needs matplotlib).
+
+``bench`` runs ``scripts/bench_<name>.py`` (all of them without names); ``--json PATH`` also writes every
+script's rows into one record, and ``bench --compare OLD.json NEW.json`` prints the ratios that moved by
+more than ``--threshold`` between two records (:mod:`jaxlearn._bench`).
 """
 
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
-from pathlib import Path
 
+from jaxlearn import _bench
 from jaxlearn._demo import demo
-
-#: The benchmark scripts live in the source checkout, beside the package (they need scikit-learn,
-#: river and the checkout's ``scripts/benchtools.py``); ``bench`` runs them one after the other.
-SCRIPTS_DIR = Path(__file__).resolve().parent.parent / "scripts"
-
-
-def bench(names=()) -> int:
-    """Run ``scripts/bench_<name>.py`` for each name (all of them when ``names`` is empty)."""
-    available = sorted(p.stem.removeprefix("bench_") for p in SCRIPTS_DIR.glob("bench_*.py"))
-    if not available:
-        where = f"no benchmark scripts in {SCRIPTS_DIR} (they ship with the source checkout)"
-        print(where, file=sys.stderr)
-        return 2
-    unknown = sorted(set(names) - set(available))
-    if unknown:
-        print(f"unknown benchmark(s) {unknown}; expected some of {available}", file=sys.stderr)
-        return 2
-    status = 0
-    for name in names or available:
-        print(f"\n## bench_{name}.py\n", flush=True)
-        status |= subprocess.call([sys.executable, str(SCRIPTS_DIR / f"bench_{name}.py")])
-    return status
 
 
 def main(argv=None) -> int:
@@ -51,13 +32,30 @@ def main(argv=None) -> int:
         help="demo: where to write the figure of measured against bound (default: %(default)s)",
     )
     parser.add_argument("--no-figure", action="store_true", help="demo: print the tables only")
+    parser.add_argument("--json", metavar="PATH", help="bench: also write every script's rows to PATH")
+    parser.add_argument(
+        "--compare", nargs=2, metavar=("OLD", "NEW"), help="bench: the ratios that moved from OLD to NEW"
+    )
+    parser.add_argument(
+        "--threshold",
+        type=float,
+        default=0.2,
+        help="bench --compare: the relative change of a ratio that counts as moved (default: %(default)s)",
+    )
     args = parser.parse_args(argv)
     if args.command == "demo":
         if args.names:
             parser.error("demo takes no further arguments")
         demo(figure=None if args.no_figure else args.figure)
         return 0
-    return bench(args.names)
+    if args.compare:
+        if args.names or args.json:
+            parser.error("bench --compare takes no script names and no --json")
+        try:
+            return _bench.compare(*args.compare, threshold=args.threshold)
+        except ValueError as error:
+            parser.error(str(error))
+    return _bench.run_scripts(args.names, json_path=args.json)
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import river.linear_model
-from benchtools import timeit
+from benchtools import record, timeit
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Perceptron
 
@@ -81,7 +81,8 @@ def close(a, b):
 
 
 class Report:
-    def __init__(self):
+    def __init__(self, workload):
+        self.workload = workload
         self.rows, self.checks, self.notes, self.targets = [], [], [], []
 
     def check(self, what, ok, fatal, detail=""):
@@ -91,6 +92,8 @@ class Report:
 
     def add(self, task, impl, seconds, work, sklearn_rate=None):
         rate = work / seconds
+        if sklearn_rate:
+            record(f"{task}: {impl}", self.workload, rate, sklearn_rate, unit="examples/s")
         self.rows.append((task, impl, seconds, rate, rate / sklearn_rate if sklearn_rate else 1.0))
         return rate
 
@@ -222,7 +225,7 @@ def main():
     key_sep, key_noisy = jax.random.split(jax.random.PRNGKey(0))
     X_sep, y_sep, _ = datasets.separable(key_sep, args.n, args.d, 0.05, dtype=jnp.float32)
     X_noisy, y_noisy, _ = datasets.noisy_halfspace(key_noisy, args.n, args.d, 0.05, dtype=jnp.float32)
-    report = Report()
+    report = Report(f"n={args.n}, d={args.d}, float32")
     single_stream(report, "single stream, separable", X_sep, y_sep, args.repeats, exact=True)
     single_stream(report, "single stream, noisy", X_noisy, y_noisy, args.repeats, exact=False)
     sweep_task = f"{N_LEARNERS}-rate sweep"

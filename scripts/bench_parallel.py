@@ -67,7 +67,7 @@ import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 import optax  # noqa: E402
-from benchtools import timeit  # noqa: E402
+from benchtools import record, timeit  # noqa: E402
 from sklearn.datasets import make_classification  # noqa: E402
 from sklearn.ensemble import RandomForestClassifier  # noqa: E402
 from sklearn.exceptions import ConvergenceWarning  # noqa: E402
@@ -118,14 +118,16 @@ def max_difference(outputs):
 
 
 class Table:
+    """A Markdown table: workload | one column per device setting | scikit-learn | ratio, and notes."""
+
     def __init__(self, columns):
         self.columns, self.rows, self.notes = columns, [], []
-
-    """A Markdown table: workload | one column per device setting | scikit-learn | ratio, and notes."""
 
     def add(self, workload, seconds, sklearn_seconds, sklearn_note=""):
         """``ratio``: scikit-learn's seconds over the last column's (above 1: jaxlearn faster)."""
         cells = [f"{s:.3f}" for s in seconds]
+        for column, value in zip(self.columns, seconds):
+            record(workload, column, value, sklearn_seconds)
         ratio = f"{sklearn_seconds / seconds[-1]:.2f}x"
         self.rows.append((workload, *cells, f"{sklearn_seconds:.3f}{sklearn_note}", ratio))
 

@@ -36,7 +36,7 @@ import warnings
 import jax
 import jax.numpy as jnp
 import numpy as np
-from benchtools import timeit
+from benchtools import record, timeit
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import SGDClassifier
 from sklearn.model_selection import GridSearchCV
@@ -110,6 +110,9 @@ def main():
     learner = linear.soft_svm(result.points["lam"][row], chosen)
     cv = selection.cross_validate(learner, X, y, key=KEY, folds=FOLDS)
     ok = np.allclose(np.asarray(cv), np.asarray(result.scores[row]), atol=1e-6)
+    workload = f"{args.lams} lams x {FOLDS} folds, n={args.n}, d={args.d}"
+    record("grid_search(soft_svm), steady", workload, steady, sk_seconds, target=TARGET)
+    record("grid_search(soft_svm), first call", workload, first, sk_seconds)
 
     print(f"## Grid search: {args.lams} values of lam x {FOLDS} folds, n={args.n}, d={args.d} (float32)\n")
     print(f"{os.cpu_count()} CPU cores, load average {load:.1f} at the start; jax {jax.__version__}\n")

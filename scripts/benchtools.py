@@ -72,6 +72,7 @@ def record(name, workload, jaxlearn, reference, *, unit="s", reference_name="sci
         "ratio": ratio,
         "target": None if target is None else float(target),
         "backend": jax.default_backend(),
+        "device": jax.devices()[0].device_kind,
     }
     path = os.environ.get(RECORD_ENV)
     if path:
