@@ -11,9 +11,17 @@ optimised ones do up to floating-point contraction; the notebooks run in their o
 a user's programs are, and their stored outputs are compared with that.
 """
 
-import jax
-import pytest
-from _pytest.doctest import DoctestItem
+import os
+
+# The suite's thousands of programs (compiled with most optimisations off, below) are of no use to a
+# user's compilation cache, and JAX 0.10 writes cache entries in place (no rename, no lock), so xdist
+# workers sharing a directory could read half-written entries: the suite runs with jaxlearn's cache
+# off unless JAXLEARN_COMPILATION_CACHE is set. tests/test_latency_cache.py checks it in subprocesses.
+os.environ.setdefault("JAXLEARN_COMPILATION_CACHE", "0")
+
+import jax  # noqa: E402
+import pytest  # noqa: E402
+from _pytest.doctest import DoctestItem  # noqa: E402
 
 jax.config.update("jax_disable_most_optimizations", True)
 

@@ -22,6 +22,10 @@ Start here:
 - :mod:`jaxlearn.sklearn`: scikit-learn estimators over the learners (needs scikit-learn).
 """
 
+from jaxlearn._compilation_cache import enable_compilation_cache as _enable_compilation_cache
+
+_enable_compilation_cache()  # before anything compiles; JAXLEARN_COMPILATION_CACHE=0 turns it off
+
 from jaxlearn import core
 from jaxlearn import datasets
 from jaxlearn import experts

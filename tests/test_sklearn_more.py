@@ -181,7 +181,8 @@ def _matches_cases():
     svm = linear.soft_svm(1.0 / m, 5 * m, fit_intercept=True)  # LinearSVC(C=1, max_iter=5)
     return [
         (OneVsRestClassifier(LinearSVC(max_iter=5), random_state=0), multiclass.one_vs_all(svm, k), _key(0)),
-        (OneVsOneClassifier(LinearSVC(max_iter=5), random_state=0), multiclass.all_pairs(svm, k), _key(0)),
+        (OneVsOneClassifier(LinearSVC(max_iter=5), random_state=0),
+         multiclass.all_pairs(svm, k, subsample="mask"), _key(0)),
         (MulticlassSVC(max_iter=5, random_state=0),
          multiclass.multiclass_svm(1.0 / m, 5 * m, k, fit_intercept=True), _key(0)),
         (MulticlassPerceptron(max_iter=50), multiclass.multiclass_perceptron(k, max_epochs=50), None),

@@ -15,7 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlearn.core import BatchLearner, check_multiclass_sample, is_concrete, learner_factory
+from jaxlearn.core import BatchLearner, check_multiclass_sample, is_concrete, learner_factory, row_split
 from jaxlearn.multiclass._common import (
     NUM_CLASSES,
     argmax_label,
@@ -24,10 +24,11 @@ from jaxlearn.multiclass._common import (
     check_binary,
     check_outputs,
 )
+from jaxlearn.multiclass._pair_sgd import fit_pairs, soft_svm_options
 
 Array = jax.Array
 
-_SUBSAMPLE = ("mask", "cycle")
+_SUBSAMPLE = ("pair", "mask", "cycle")
 
 
 def _keys(key, num: int):
@@ -108,7 +109,7 @@ def pairs(num_classes: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 @learner_factory("binary", ranges={"num_classes": NUM_CLASSES})
-def all_pairs(binary: BatchLearner, num_classes: int, *, subsample: str = "mask") -> BatchLearner:
+def all_pairs(binary: BatchLearner, num_classes: int, *, subsample: str = "pair") -> BatchLearner:
     r"""All-Pairs (UML section 17.1; SPEC 11.2).
 
     .. math:: h(x) \in \arg\max_{i \in [k]} \sum_{j \in [k]} \mathrm{sign}(j - i)\, h_{i,j}(x), \qquad
@@ -120,8 +121,18 @@ def all_pairs(binary: BatchLearner, num_classes: int, *, subsample: str = "mask"
     Args:
       binary: a binary :class:`~jaxlearn.core.BatchLearner` taking labels :math:`\pm1` (traced leaves).
       num_classes: :math:`k \ge 2`, labels ``0..k-1`` (static).
-      subsample: ``"mask"``: other examples get label 0 (zero sub-gradient for the SGD learners); ``"cycle"``:
-        the pair's examples repeated to fill :math:`m` slots (for ``batch_perceptron``, ``hard_svm``).
+      subsample: how pair :math:`(i, j)` leaves out the other classes. ``"pair"`` (default, for the SGD
+        learners): the pair's SGD draws from its own :math:`n_{ij}` examples :math:`S_{ij}` (per pair the
+        book's :math:`C = 1/(\lambda n_{ij})`). Over ``linear.soft_svm`` (``batch_size=1``, ``X`` on one
+        device) it is exactly ``soft_svm.fit(key_ij, X[S_ij], y_ij)``, by index into the shared ``X``;
+        any other binary learner fits :math:`S_{ij}` repeated :math:`r = \lfloor m/n_{ij}\rfloor` times in
+        :math:`m` slots, the other slots label 0 (a uniform draw over the slots is uniform over
+        :math:`S_{ij}`, or a skipped step with probability :math:`1 - r n_{ij}/m < n_{ij}/m`).
+        ``"mask"``: the sample as it is, other examples label 0 (a zero sub-gradient): every pair gets
+        :math:`C = 1/(\lambda m)`, as ``OneVsOneClassifier(LinearSVC(C))``, but only :math:`n_{ij}/m` of
+        its SGD steps move it; the mode that stays data-parallel over an ``X`` split by rows.
+        ``"cycle"``: :math:`S_{ij}` repeated to fill the :math:`m` slots (for ``batch_perceptron``,
+        ``hard_svm``, which take no label 0).
 
     Returns:
       A :class:`~jaxlearn.core.BatchLearner`: ``fit`` returns the binary params stacked over the pairs;
@@ -144,6 +155,7 @@ def all_pairs(binary: BatchLearner, num_classes: int, *, subsample: str = "mask"
     k = int(num_classes)
     first, second = pairs(k)
     num = first.size
+    by_index = soft_svm_options(binary)  # soft_svm's hyperparameters: the fast path of "pair"
     # votes = h @ A: +h_{i,j} for i, -h_{i,j} for j
     signs = np.zeros((num, k))
     signs[np.arange(num), first] = 1.0
@@ -165,13 +177,17 @@ def all_pairs(binary: BatchLearner, num_classes: int, *, subsample: str = "mask"
         i, j = jnp.asarray(first, jnp.int32)[:, None], jnp.asarray(second, jnp.int32)[:, None]
         Y = jnp.where(y[None, :] == i, 1, jnp.where(y[None, :] == j, -1, 0)).astype(X.dtype)  # (num, m)
         keys = _keys(key, num)
+        # "pair" over soft_svm: each pair's SGD indexes its own examples in the shared X (the fast path).
         # "mask": SGD on the pair's problem with the same C = 1/(lam m) for every pair (as
         # OneVsOneClassifier(LinearSVC(C))), but only |S_ij|/m of the steps move w. "cycle": the same
         # cyclic scan of S_ij for batch_perceptron (epochs count m slots), the same solution for hard_svm.
+        if subsample == "pair" and by_index is not None and row_split(X) is None:
+            return fit_pairs(by_index, keys, X, Y)
         if subsample == "mask":
             return _fit_all(binary, keys, X, Y)
-        slots = jax.vmap(_cycle_slots)(Y != 0)  # (num, m) indices into the sample
-        return _fit_all(binary, keys, X[slots], jnp.take_along_axis(Y, slots, axis=1), x_axis=0)
+        slots, used = jax.vmap(functools.partial(_pair_slots, cycle=subsample == "cycle"))(Y != 0)
+        labels = jnp.where(used, jnp.take_along_axis(Y, slots, axis=1), jnp.zeros((), Y.dtype))
+        return _fit_all(binary, keys, X[slots], labels, x_axis=0)
 
     def decision_function(params, X):
         A = jnp.asarray(signs)
@@ -190,9 +206,13 @@ def all_pairs(binary: BatchLearner, num_classes: int, *, subsample: str = "mask"
     return BatchLearner(fit, predict, decision_function, check)
 
 
-def _cycle_slots(member: Array) -> Array:
-    """Indices of the members of a pair, in order, repeated to fill ``len(member)`` slots."""
+def _pair_slots(member: Array, cycle: bool) -> tuple[Array, Array]:
+    """The examples of a pair (``member``) in ``m = len(member)`` slots, in order and repeated:
+    ``(slots, used)``, ``slots`` indices into the sample, ``used`` which slots keep their label. ``cycle``:
+    every slot is used (the last repeat cut short); else only the ``r = m // n`` whole repeats."""
     m = member.shape[0]
     order = jnp.argsort(~member, stable=True)  # members first, in their order
     count = jnp.maximum(jnp.sum(member, dtype=jnp.int32), 1)
-    return order[jnp.arange(m, dtype=jnp.int32) % count]
+    slot = jnp.arange(m, dtype=jnp.int32)
+    used = jnp.ones(m, bool) if cycle else slot < (m // count) * count
+    return order[slot % count], used

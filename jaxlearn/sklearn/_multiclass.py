@@ -195,9 +195,12 @@ class OneVsOneClassifier(_Reduction):
 
     Args:
       estimator: a jaxlearn binary batch estimator; ``None``: ``jaxlearn.sklearn.LinearSVC()``.
-      subsample: how a pair's problem leaves out the other classes: ``"mask"`` (their examples get
-        label 0, a zero sub-gradient: for the SGD learners, the default) or ``"cycle"`` (the pair's
-        examples repeated to fill the sample: for ``HardMarginSVC`` and batch Perceptrons).
+      subsample: how a pair's problem leaves out the other classes: ``"mask"`` (the default here:
+        their examples get label 0, a zero sub-gradient, so every pair has scikit-learn's one ``C``),
+        ``"pair"`` (each pair's SGD draws from its own examples: several times fewer steps on 10
+        classes, but the book's per-pair ``C = 1/(lam n_ij)``, not scikit-learn's ``C``) or
+        ``"cycle"`` (the pair's examples repeated to fill the sample: for ``HardMarginSVC`` and batch
+        Perceptrons).
       random_state: the key of the fits (split one per pair); ``None``: the binary estimator's.
 
     Example:

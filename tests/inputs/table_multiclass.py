@@ -5,7 +5,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlearn import linear, multiclass, online
+from jaxlearn import core, linear, multiclass, online
 from tests.inputs.rows import Bad, Holds, Same
 
 KEY = jax.random.PRNGKey(0)
@@ -176,6 +176,43 @@ ROWS = [
         "unknown subsample",
         lambda: multiclass.all_pairs(_SVM, 3, subsample="x"),
         "subsample",
+    ),
+    Bad(
+        multiclass.all_pairs,
+        "subsample None",
+        lambda: multiclass.all_pairs(_SVM, 3, subsample=None),
+        "subsample",
+    ),
+    Bad(
+        multiclass.all_pairs,
+        "subsample 'gather' (not a mode)",
+        lambda: multiclass.all_pairs(_SVM, 3, subsample="gather"),
+        "subsample",
+    ),
+    Same(
+        multiclass.all_pairs,
+        "the default subsample is 'pair'",
+        _labels_of(_AP),
+        _labels_of(multiclass.all_pairs(_SVM, 3, subsample="pair")),
+    ),
+    Holds(multiclass.all_pairs, "'pair' fits the sample", _labels_of(_AP), _equal(_Y)),
+    Holds(
+        multiclass.all_pairs,
+        "'pair' over a hand-built binary",
+        _labels_of(multiclass.all_pairs(core.BatchLearner(lambda *a: _SVM.fit(*a), _SVM.predict), 3)),
+        _equal(_Y),
+    ),
+    Holds(
+        multiclass.all_pairs,
+        "'pair' with a class absent",
+        lambda: _AP.predict(_AP.fit(KEY, _X, np.where(_Y == 2, 0, _Y)), _X),
+        lambda got: np.testing.assert_equal(set(np.asarray(got).tolist()) <= {0, 1, 2}, True),
+    ),
+    Same(
+        multiclass.all_pairs,
+        "'pair' under jit",
+        lambda: jax.jit(_AP.fit)(KEY, _X, _Y),
+        lambda: _AP.fit(KEY, _X, _Y),
     ),
     Bad(multiclass.one_vs_all, "label 3 of 3", lambda: _OVA.fit(KEY, _X, np.where(_Y == 2, 3, _Y)), "y"),
     Bad(multiclass.all_pairs, "label 0.5", lambda: _AP.fit(KEY, _X, np.where(_Y == 2, 0.5, _Y)), "y"),

@@ -134,7 +134,7 @@ def test_all_pairs_mask_gives_excluded_examples_no_weight(x64):
     k = 3
     X, y = blobs(jax.random.PRNGKey(5), 40, jnp.float64, k=k)
     y = np.asarray(y)
-    params = all_pairs(SVM, k).fit(KEY, X, y)
+    params = all_pairs(SVM, k, subsample="mask").fit(KEY, X, y)
     keys = jax.random.split(KEY, 3)
     first, second = pairs(k)
     for p, (i, j) in enumerate(zip(first.tolist(), second.tolist())):
@@ -150,6 +150,73 @@ def test_all_pairs_mask_gives_excluded_examples_no_weight(x64):
             if label != 0 and label * (w @ Xa[e]) < 1:
                 theta += label * Xa[e]
         np.testing.assert_allclose(np.r_[params.w[p], params.b[p]], total / 300, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "svm",
+    [SVM, linear.soft_svm(0.05, 300, variant="ss10")],
+    ids=["intercept", "ss10"],
+)
+def test_all_pairs_default_is_soft_svm_on_each_pairs_own_examples(x64, svm):
+    """subsample="pair" over soft_svm: pair (i, j) is soft_svm.fit(key_ij, X[S_ij], y_ij), the book's
+    definition, with the same draws (bitwise equal in our runs; 1e-12 allows another XLA's reassociation).
+    A pair with no examples keeps w = 0."""
+    k = 5
+    X, y = blobs(jax.random.PRNGKey(5), 40, jnp.float64, k=3)  # classes 3 and 4 have no examples
+    y = np.asarray(y)
+    params = all_pairs(svm, k).fit(KEY, X, y)
+    keys = jax.random.split(KEY, 10)
+    for p, (i, j) in enumerate(zip(*pairs(k))):
+        own = (y == i) | (y == j)
+        if not own.any():
+            assert float(jnp.abs(params.w[p]).max()) == 0.0 and float(params.b[p]) == 0.0
+            continue
+        one = svm.fit(keys[p], X[own], np.where(y[own] == i, 1.0, -1.0))
+        np.testing.assert_allclose(params.w[p], one.w, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(params.b[p], one.b, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize(
+    "binary",
+    [
+        core.BatchLearner(lambda *a: SVM.fit(*a), SVM.predict, SVM.decision_function),
+        linear.soft_svm(0.05, 300, batch_size=4),
+    ],
+    ids=["hand-built", "batch_size=4"],
+)
+def test_all_pairs_default_over_other_learners_repeats_each_pairs_examples(x64, binary):
+    """subsample="pair" over any other binary learner: pair (i, j) fits S_ij in order, repeated
+    r = m // n_ij whole times in m slots, the rest label 0 (so a uniform draw is uniform over S_ij)."""
+    k, m = 3, 40
+    X, y = blobs(jax.random.PRNGKey(6), m, jnp.float64, k=k)
+    y = np.asarray(y)
+    params = all_pairs(binary, k).fit(KEY, X, y)
+    keys = jax.random.split(KEY, 3)
+    for p, (i, j) in enumerate(zip(*pairs(k))):
+        own = np.flatnonzero((y == i) | (y == j))
+        r = m // own.size
+        slots = np.resize(own, m)  # own, own, ... cut at m
+        labels = np.where(y[slots] == i, 1.0, -1.0) * (np.arange(m) < r * own.size)
+        one = jax.jit(binary.fit)(keys[p], X[slots], labels)  # jit: label 0 passes the value check
+        np.testing.assert_allclose(params.w[p], one.w, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(params.b[p], one.b, rtol=1e-12, atol=1e-14)
+
+
+def test_all_pairs_default_is_one_program_whatever_the_class_counts():
+    """One scan over the 45 pairs, X shared (no per-pair copy of the sample); new labels (other class
+    counts) and a new lam compile nothing."""
+    k = 10
+    X, y = blobs(jax.random.PRNGKey(2), 60, jnp.float32, k=k)
+    ap = all_pairs(SVM, k)
+    jaxpr = jax.make_jaxpr(ap.fit)(KEY, X, y).jaxpr
+    assert _count(jaxpr, "scan") == 1
+    assert not any(v.aval.shape[-2:] == X.shape for e in _walk(jaxpr) for v in e.outvars if v.aval.ndim == 3)
+    jax.block_until_ready(ap.fit(KEY, X, y))
+    _, y2 = blobs(jax.random.PRNGKey(3), 60, jnp.float32, k=k)
+    assert np.any(np.bincount(y2, minlength=k) != np.bincount(y, minlength=k))
+    with count_compilations() as compiled:
+        jax.block_until_ready(all_pairs(linear.soft_svm(0.5, 300, fit_intercept=True), k).fit(KEY, X, y2))
+    assert compiled[0] == 0
 
 
 def test_all_pairs_votes_and_tie_rule():

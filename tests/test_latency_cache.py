@@ -1,0 +1,145 @@
+"""The persistent compilation cache jaxlearn turns on (``jaxlearn/_compilation_cache.py``).
+
+Each case runs in a fresh Python process with a controlled environment: the cache is configured
+once per process, before the first compilation, so these cases cannot share the test process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from jaxlearn import _compilation_cache
+
+ROOT = Path(__file__).resolve().parents[1]
+MODULE = str(ROOT / "jaxlearn" / "_compilation_cache.py")
+
+# Enable the cache as ``import jaxlearn`` does, compile one small program (jaxlearn keeps every program,
+# however fast it compiled), and report what happened.
+SCRIPT = """
+import json, warnings
+warnings.simplefilter("always")
+with warnings.catch_warnings(record=True) as caught:
+    import jax
+    if {user_dir!r}:
+        jax.config.update("jax_compilation_cache_dir", {user_dir!r})
+    if {package}:
+        import jaxlearn
+        path = jax.config.values.get("jax_compilation_cache_dir")
+    else:  # the module alone (it needs only jax): a process that does not import all of jaxlearn
+        import importlib.util
+        spec = importlib.util.spec_from_file_location("cache", {module!r})
+        _compilation_cache = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(_compilation_cache)
+        path = _compilation_cache.enable_compilation_cache()
+    import jax.numpy as jnp
+    value = float(jax.jit(lambda x: jnp.sin(x).sum() * 3.0)(jnp.arange(5.0)))
+print(json.dumps({{"path": path, "dir": jax.config.values.get("jax_compilation_cache_dir"), "value": value,
+                  "warnings": [str(w.message) for w in caught if "jaxlearn" in str(w.message)]}}))
+"""
+
+
+def run(tmp_path, *, user_dir="", package=False, **env_vars):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JAX_COMPILATION_CACHE", "JAXLEARN_"))}
+    env.update({"XDG_CACHE_HOME": str(tmp_path / "xdg"), "HOME": str(tmp_path / "home"), **env_vars})
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT.format(user_dir=user_dir, package=package, module=MODULE)],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def entries(path):
+    return [p for p in Path(path).iterdir() if p.name.endswith("-cache")] if Path(path).exists() else []
+
+
+def test_on_by_default_under_xdg_cache_home(tmp_path):
+    out = run(tmp_path)
+    expected = tmp_path / "xdg" / "jaxlearn" / f"jax-{__import__('jax').__version__}"
+    assert out["path"] == out["dir"] == str(expected)
+    assert entries(expected), "no cache entry written"
+    assert out["value"] == pytest.approx(3.0 * sum(__import__("math").sin(i) for i in range(5)), rel=1e-6)
+    assert out["warnings"] == []
+
+
+def test_home_cache_without_xdg(tmp_path):
+    out = run(tmp_path, XDG_CACHE_HOME="")
+    assert out["path"].startswith(str(tmp_path / "home" / ".cache" / "jaxlearn" / "jax-"))
+    assert entries(out["path"])
+
+
+def test_off_with_the_environment_variable(tmp_path):
+    out = run(tmp_path, JAXLEARN_COMPILATION_CACHE="off")
+    assert out["path"] is None and out["dir"] is None
+    assert not (tmp_path / "xdg").exists()
+
+
+def test_directory_named_by_the_environment_variable(tmp_path):
+    chosen = tmp_path / "chosen" / "cache"
+    out = run(tmp_path, JAXLEARN_COMPILATION_CACHE=str(chosen))
+    assert out["path"] == out["dir"] == str(chosen)
+    assert entries(chosen) and not (tmp_path / "xdg").exists()
+
+
+def test_users_own_threshold_is_respected(tmp_path):
+    out = run(tmp_path, JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="100")
+    assert out["path"] == out["dir"] and not entries(out["path"])  # the directory, but nothing kept
+
+
+def test_users_own_jax_cache_is_respected(tmp_path):
+    mine = tmp_path / "mine"
+    out = run(tmp_path, JAX_COMPILATION_CACHE_DIR=str(mine))
+    assert out["path"] is None and out["dir"] == str(mine)
+    assert not entries(mine)  # JAX's own threshold (1 s) left as it was: nothing this small is kept
+    assert not (tmp_path / "xdg").exists()
+    configured = tmp_path / "configured"
+    out = run(tmp_path, user_dir=str(configured))
+    assert out["path"] is None and out["dir"] == str(configured)
+    assert not (tmp_path / "xdg").exists()
+
+
+def test_unusable_default_directory_is_silently_off(tmp_path):
+    blocker = tmp_path / "a-file"  # a file where the directory should go: unusable, even for root
+    blocker.write_text("not a directory")
+    out = run(tmp_path, XDG_CACHE_HOME=str(blocker))
+    assert out["path"] is None and out["dir"] is None and out["warnings"] == []
+    assert out["value"] == pytest.approx(3.0 * sum(__import__("math").sin(i) for i in range(5)), rel=1e-6)
+
+
+def test_unusable_named_directory_warns_once_and_stays_off(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    out = run(tmp_path, JAXLEARN_COMPILATION_CACHE=str(blocker / "cache"))
+    assert out["path"] is None and out["dir"] is None
+    assert len(out["warnings"]) == 1 and "JAXLEARN_COMPILATION_CACHE=0" in out["warnings"][0]
+
+
+@pytest.mark.skipif(
+    "_compilation_cache" not in (ROOT / "jaxlearn" / "__init__.py").read_text(),
+    reason="import jaxlearn does not enable the cache yet (the lead wires it into jaxlearn/__init__.py)",
+)
+def test_import_jaxlearn_turns_it_on(tmp_path):
+    out = run(tmp_path, package=True)
+    assert out["dir"] == str(tmp_path / "xdg" / "jaxlearn" / f"jax-{__import__('jax').__version__}")
+    assert entries(out["dir"]) and out["warnings"] == []
+    assert run(tmp_path / "off", package=True, JAXLEARN_COMPILATION_CACHE="0")["dir"] is None
+
+
+def test_cache_directory_rules():
+    for off in ("0", "off", "False", " no "):
+        assert _compilation_cache.cache_directory({"JAXLEARN_COMPILATION_CACHE": off}) is None
+    assert _compilation_cache.cache_directory(
+        {"JAXLEARN_COMPILATION_CACHE": "1", "XDG_CACHE_HOME": "/x"}
+    ) == (os.path.join("/x", "jaxlearn", f"jax-{__import__('jax').__version__}"))
+    assert _compilation_cache.cache_directory({"JAXLEARN_COMPILATION_CACHE": "~/c"}) == os.path.expanduser(
+        "~/c"
+    )
