@@ -52,10 +52,6 @@ def _array(name: str, value, ndim: int, what: str) -> Array:
     return value
 
 
-def _batch_size(batch_size):
-    return None if batch_size is None else check_positive_int("batch_size", batch_size)
-
-
 def _linear(x, z):
     return jnp.vdot(*_pair(x, z))
 
@@ -80,6 +76,7 @@ def _polynomial(degree: int) -> Callable:  # one function per degree: equal tree
     def k(x, z):
         return (1 + jnp.vdot(*_pair(x, z))) ** degree
 
+    k.degree = degree  # read by _rows
     return k
 
 
@@ -130,10 +127,8 @@ PAD = -1
 def encode_strings(strings: Sequence[str], length: Optional[int] = None, *, pad: int = PAD) -> Array:
     """Strings as a padded (n, length) int32 array of Unicode code points, for :func:`substring`.
 
-    Args:
-      strings: Python strings.
-      length: the padded width (static); the longest string's length when omitted.
-      pad: the value of the positions past each string's end (never a code point: negative).
+    Args: ``strings`` (Python strings); ``length``, the padded width (static; by default the longest
+    string's); ``pad``, the value past each string's end (negative: never a code point).
 
     Examples:
       >>> from jaxlearn import kernels
@@ -240,11 +235,10 @@ def is_psd(G: ArrayLike, tol: Optional[ArrayLike] = None) -> Array:
     r"""Whether ``G`` is a symmetric positive semidefinite matrix (UML Lemma 16.2), up to ``tol``.
 
     UML Lemma 16.2: a symmetric :math:`K` is a kernel (an inner product in some Hilbert space) iff every
-    Gram matrix is PSD. The test is :math:`\|G - G^\top\|_{\max} \le \tau s` and
-    :math:`\lambda_{\min}((G + G^\top)/2) \ge -\tau s` (``eigvalsh``), with the scale
-    :math:`s = \max_i |\lambda_i|` and :math:`\tau` = ``tol``, by default
-    :math:`n \cdot \varepsilon_{\text{dtype}}` (rounding of the eigenvalue computation). Pure JAX: it
-    runs under ``jit``/``vmap`` and returns a bool scalar array.
+    Gram matrix is PSD. The test: :math:`\|G - G^\top\|_{\max} \le \tau s` and
+    :math:`\lambda_{\min}((G + G^\top)/2) \ge -\tau s` (``eigvalsh``), with :math:`s = \max_i |\lambda_i|`
+    and :math:`\tau` = ``tol``, by default :math:`n \cdot \varepsilon_{\text{dtype}}` (eigenvalue rounding).
+    Pure JAX: it runs under ``jit``/``vmap`` and returns a bool scalar array.
 
     Examples:
       >>> import jax.numpy as jnp
@@ -312,22 +306,42 @@ def gram(
         take ``batch_size * m`` rather than ``n * m`` entries; ``None`` vmaps over all rows at once.
 
     Returns:
-      The (n, m) matrix, in the kernel's output dtype (the kernels of this module promote bool/int
-      examples to the default float dtype).
+      The (n, m) matrix in the kernel's output dtype (this module's kernels promote bool/int to float).
     """
     X = _array("X", X, 2, "(n, d)")
     Z = X if Z is None else _array("Z", Z, 2, f"(m, {X.shape[1]})")
     if X.shape[1] != Z.shape[1]:
         raise ValueError(f"expected `X` of shape (n, d) and `Z` of shape (m, d), got {X.shape} and {Z.shape}")
-    batch_size = _batch_size(batch_size)
+    batch_size = None if batch_size is None else check_positive_int("batch_size", batch_size)
     check_kernel(kernel, X, Z)
+    row = _rows(kernel, X, Z)
+    return jax.vmap(row)(X) if batch_size is None else jax.lax.map(row, X, batch_size=batch_size)
+
+
+def _rows(kernel: Kernel, X: Array, Z: Array) -> Callable[[Array], Array]:
+    r"""``x -> [k(x, z_j)]_j``: for :func:`linear`, :func:`polynomial` and :func:`gaussian` a matrix product
+    under ``vmap`` (full float precision; :math:`\|x - z\|^2 = \|x'\|^2 + \|z'\|^2 - 2\langle x', z'\rangle`
+    with :math:`x' = x - c`, :math:`c` the mean of ``Z``), else the kernel vmapped over ``Z``."""
+    func = getattr(kernel, "func", None)
+    degree = getattr(func, "degree", None)
+    if not (isinstance(degree, int) and func is _polynomial(degree)):  # only this module's polynomials
+        degree = None
+    if func is not _linear and func is not _gaussian and degree is None:
+        return lambda x: jax.vmap(lambda z: kernel(x, z))(Z)
+    dtype = jax.eval_shape(_pair, *(jax.ShapeDtypeStruct(A.shape[1:], A.dtype) for A in (X, Z)))[0].dtype
+    center = jnp.mean(Z.astype(dtype), axis=0) if func is _gaussian else jnp.zeros((), dtype)
+    Z = Z.astype(dtype) - center
+    norms = jnp.sum(Z * Z, axis=1)
 
     def row(x):
-        return jax.vmap(lambda z: kernel(x, z))(Z)
+        x = x.astype(dtype) - center
+        dots = jnp.matmul(x, Z.T, precision=jax.lax.Precision.HIGHEST)
+        if func is not _gaussian:
+            return dots if degree is None else (1 + dots) ** degree
+        squared_distances = jnp.maximum(jnp.vdot(x, x) + norms - 2 * dots, 0)
+        return jnp.exp(-squared_distances / (2 * jnp.asarray(kernel.args[0]).astype(dtype)))
 
-    if batch_size is None:
-        return jax.vmap(row)(X)
-    return jax.lax.map(row, X, batch_size=batch_size)
+    return row
 
 
 def expansion(
@@ -337,6 +351,7 @@ def expansion(
 
     This is :math:`\langle w, \psi(x)\rangle` for :math:`w = \sum_j \alpha_j \psi(x_j)`, evaluated
     through the kernel only; it never forms ``w`` nor, with ``batch_size``, the whole (n, m) matrix.
+    Returns the (n,) or (n, k) scores.
 
     Args:
       kernel: ``k(x, z) -> scalar``.
@@ -345,9 +360,6 @@ def expansion(
         (bool/int coefficients are promoted to the default float dtype).
       X: (n, d) the points to score.
       batch_size: rows of ``X`` scored at a time (memory ``batch_size * m``); ``None``: all at once.
-
-    Returns:
-      (n,) or (n, k) scores.
     """
     support = _array("support", support, 2, "(m, d)")
     X = _array("X", X, 2, f"(n, {support.shape[1]})")
@@ -362,23 +374,20 @@ def expansion(
             f"`support` example, got {alpha.shape}"
         )
     alpha = alpha.astype(float_dtype(alpha))
-    batch_size = _batch_size(batch_size)
+    batch_size = None if batch_size is None else check_positive_int("batch_size", batch_size)
     check_kernel(kernel, support, X)
 
-    def score(x):
-        return jax.vmap(kernel, in_axes=(0, None))(support, x).astype(alpha.dtype) @ alpha
-
-    if batch_size is None:
-        return jax.vmap(score)(X)
-    return jax.lax.map(score, X, batch_size=batch_size)
+    row = _rows(kernel, X, support)
+    score = lambda x: jnp.matmul(row(x).astype(alpha.dtype), alpha, precision=jax.lax.Precision.HIGHEST)
+    return jax.vmap(score)(X) if batch_size is None else jax.lax.map(score, X, batch_size=batch_size)
 
 
 def polynomial_features(x: ArrayLike, degree: int) -> Array:
     r"""The exact feature map of :func:`polynomial` (UML Example 16.1), for testing.
 
-    With :math:`x_0 = 1`, one coordinate :math:`\prod_{i=1}^k x_{J_i}` per :math:`J \in \{0..n\}^k`,
-    so :math:`\langle \psi(x), \psi(x')\rangle = (1 + \langle x, x'\rangle)^k`. Its dimension is
-    :math:`(n+1)^k`: use it only on small inputs. ``x`` has shape (n,); vmap for batches.
+    With :math:`x_0 = 1`, one coordinate :math:`\prod_{i=1}^k x_{J_i}` per :math:`J \in \{0..n\}^k`, so
+    :math:`\langle \psi(x), \psi(x')\rangle = (1 + \langle x, x'\rangle)^k`; dimension :math:`(n+1)^k`
+    (small inputs only). ``x`` has shape (n,); vmap for batches.
     """
     degree = check_positive_int("degree", degree)
     x = _array("x", x, 1, "(n,)")

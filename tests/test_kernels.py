@@ -224,3 +224,26 @@ def test_kernels_are_pytrees_whose_leaves_are_their_numeric_parameters():
     assert kernels.as_tree(plain)(X[0], X[1]) == 2.0 and kernels.as_tree(kernels.linear()) is not None
     with pytest.raises(ValueError, match="`kernel` a function"):
         kernels.as_tree("rbf")
+
+
+@pytest.mark.parametrize("dtype", [jnp.float32, jnp.float64])
+def test_gram_by_matrix_products_equals_the_kernel_pair_by_pair(dtype, x64):
+    """gram/expansion evaluate linear, polynomial and Gaussian kernels by matrix products (the
+    Gaussian through ||x||^2 + ||z||^2 - 2<x, z>, centred): the values of k(x, z) pair by pair."""
+    X = 3.0 + jax.random.normal(jax.random.PRNGKey(8), (9, 4), dtype)  # off the origin: centring matters
+    Z = 3.0 + jax.random.normal(jax.random.PRNGKey(9), (6, 4), dtype)
+    tol = dict(rtol=1e-12, atol=1e-12) if dtype == jnp.float64 else dict(rtol=1e-5, atol=1e-6)
+    alpha = jnp.linspace(-1.0, 1.0, 6, dtype=dtype)
+    for k in (kernels.linear(), kernels.polynomial(3), kernels.gaussian(0.8)):
+        pairwise = jax.vmap(jax.vmap(k, (None, 0)), (0, None))(X, Z)  # the kernel itself, pair by pair
+        G = kernels.gram(k, X, Z)
+        assert G.dtype == dtype
+        np.testing.assert_allclose(G, pairwise, **tol)
+        np.testing.assert_allclose(kernels.expansion(k, Z, alpha, X), pairwise @ alpha, **tol)
+    G = kernels.gram(kernels.gaussian(0.8), X)
+    np.testing.assert_allclose(jnp.diag(G), 1.0, **tol)
+    assert float(G.min()) >= 0.0 and float(G.max()) <= 1.0
+    ints = jnp.arange(6).reshape(3, 2)  # int examples: promoted like the kernel promotes them
+    G = kernels.gram(kernels.gaussian(2.0), ints)
+    assert G.dtype == jnp.result_type(float)
+    np.testing.assert_allclose(G, kernels.gram(kernels.gaussian(2.0), ints.astype(float)), rtol=1e-12)

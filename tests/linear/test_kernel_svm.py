@@ -7,7 +7,7 @@ import pytest
 
 from jaxlearn import kernels
 from jaxlearn.core import sample_indices
-from jaxlearn.linear._kernel_svm import kernel_svm
+from jaxlearn.linear._kernel_svm import BLOCK, kernel_svm
 from jaxlearn.linear._svm import soft_svm
 
 KEY = jax.random.PRNGKey(0)
@@ -71,6 +71,56 @@ def test_chunked_and_on_the_fly_gram_give_the_same_fit(options, x64):
     a, b = learner.fit(KEY, X, y), other.fit(KEY, X, y)
     np.testing.assert_allclose(b.alpha, a.alpha, rtol=1e-12)
     np.testing.assert_allclose(other.decision_function(b, X), learner.decision_function(a, X), rtol=1e-12)
+
+
+@pytest.mark.parametrize("variant", ["uml", "ss10"])
+def test_fewer_steps_than_examples_use_the_visited_examples_only(variant, x64):
+    """T <= m: the (T, T) kernel matrix of the visited examples; the same fit as a Gram row per step
+    and as the book's loop (NumPy transcription of UML section 16.3)."""
+    X, y = _sample(8, m=60)
+    lam, steps, k = 0.05, 45, kernels.gaussian(0.7)
+    params = kernel_svm(k, lam, steps, variant=variant).fit(KEY, X, y)
+    rows = kernel_svm(k, lam, steps, variant=variant, precompute=False).fit(KEY, X, y)
+    np.testing.assert_allclose(params.alpha, rows.alpha, rtol=1e-12, atol=1e-15)
+    G, yn = np.asarray(kernels.gram(k, X)), np.asarray(y)
+    beta, alpha_sum = np.zeros(60), np.zeros(60)
+    for t, i in enumerate(np.asarray(sample_indices(KEY, steps, 60)), start=1):
+        alpha = beta / (lam * (t if variant == "uml" else max(t - 1, 1)))
+        alpha_sum += alpha
+        if yn[i] * (G[i] @ alpha) < 1:
+            beta[i] += yn[i]
+    np.testing.assert_allclose(params.alpha, alpha_sum / steps, rtol=1e-12, atol=1e-15)
+    assert 5 < int(jnp.sum(params.alpha != 0)) <= steps  # a non-trivial run, at most T examples
+
+
+def test_blocks_of_steps_over_the_gram_matrix_equal_one_step_at_a_time(x64):
+    """T > m: BLOCK steps per product with the Gram matrix (here 3 blocks and 5 steps) == a row per step
+    (variant "ss10" here; "uml" against the book's loop above)."""
+    variant = "ss10"
+    X, y = _sample(12, m=50)
+    steps, k = 3 * BLOCK + 5, kernels.gaussian(0.6)
+    blocks = kernel_svm(k, 0.02, steps, variant=variant).fit(KEY, X, y)
+    rows = kernel_svm(k, 0.02, steps, variant=variant, precompute=False).fit(KEY, X, y)
+    np.testing.assert_allclose(blocks.alpha, rows.alpha, rtol=1e-12, atol=1e-15)
+    assert int(jnp.sum(blocks.alpha != 0)) > 10
+
+
+def test_decision_function_over_the_nonzero_coefficients_equals_the_full_expansion():
+    X, y = _sample(9, m=80)
+    k = kernels.gaussian(0.5)
+    short, long = kernel_svm(k, 0.01, 30), kernel_svm(k, 0.01, 400)
+    X_new, _ = _sample(10, m=20)
+    for params in (short.fit(KEY, X, y), long.fit(KEY, X, y)):  # the long fit: more than 30 nonzeros
+        want = kernels.gram(k, X_new, X) @ params.alpha
+        np.testing.assert_allclose(short.decision_function(params, X_new), want, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(long.decision_function(params, X_new), want, rtol=1e-5, atol=1e-6)
+    assert int(jnp.sum(long.fit(KEY, X, y).alpha != 0)) > 30
+    lams = jnp.array([0.01, 0.1], jnp.float32)  # under vmap the choice of expansion is a select
+    swept = jax.vmap(lambda lam: short.decision_function(kernel_svm(k, lam, 30).fit(KEY, X, y), X_new))(lams)
+    for i, lam in enumerate(lams):
+        one = kernel_svm(k, lam, 30)
+        want = one.decision_function(one.fit(KEY, X, y), X_new)
+        np.testing.assert_allclose(swept[i], want, rtol=1e-5, atol=1e-6)
 
 
 def test_gaussian_kernel_separates_a_circle():
