@@ -98,25 +98,45 @@ def warn_if_diverged(result: Any, what: str, stacklevel: int = 3) -> None:
 # --- numbers -------------------------------------------------------------------------------------
 
 
+#: A ``jax.Array`` of at least this many entries is summarised on its own device by one compiled pass
+#: (:func:`_summary`); smaller arrays and host arrays by NumPy (no program to compile).
+ON_DEVICE_FROM = 1 << 20
+
+
+@jax.jit
+def _device_summary(x):
+    return jnp.isfinite(x).all(), jnp.min(x), jnp.max(x)
+
+
+def _summary(leaf) -> tuple[bool, Any, Any]:
+    """``(all finite, min, max)`` of a non-empty array in one pass; a large ``jax.Array`` stays where it
+    is (no copy of the whole array to the host: on a GPU, three scalars come back)."""
+    if isinstance(leaf, jax.Array) and leaf.size >= ON_DEVICE_FROM:
+        finite, lo, hi = jax.device_get(_device_summary(leaf))
+        return bool(finite), lo, hi
+    array = np.asarray(leaf)
+    lo, hi = array.min(), array.max()
+    finite = bool(np.isfinite(lo) and np.isfinite(hi)) if np.issubdtype(array.dtype, np.inexact) else True
+    return finite, lo, hi
+
+
 def check_finite(name: str, value: Any) -> None:
     """Raise ``ValueError`` if a concrete floating array ``value`` holds NaN or inf."""
     if value is None or not is_concrete(value):
         return
     for leaf in jax.tree_util.tree_leaves(value):
-        leaf = np.asarray(leaf)
-        if np.issubdtype(leaf.dtype, np.inexact) and not np.isfinite(leaf).all():
+        dtype = leaf.dtype if hasattr(leaf, "dtype") else np.asarray(leaf).dtype
+        if np.issubdtype(dtype, np.inexact) and np.size(leaf) and not _summary(leaf)[0]:
             raise ValueError(f"expected `{name}` to be finite, found NaN or inf values")
 
 
 def check_range(name: str, value: Any, lo: float, hi: float) -> None:
     """Raise ``ValueError`` unless every value of concrete ``value`` lies in ``[lo, hi]``."""
-    if value is None or not is_concrete(value):
+    if value is None or not is_concrete(value) or not np.size(value):
         return
-    array = np.asarray(value)
-    if array.size and (array.min() < lo or array.max() > hi):
-        raise ValueError(
-            f"expected `{name}` in [{lo:g}, {hi:g}], found values in [{array.min():g}, {array.max():g}]"
-        )
+    _, low, high = _summary(value if isinstance(value, jax.Array) else np.asarray(value))
+    if not (low >= lo and high <= hi):  # NaN fails too
+        raise ValueError(f"expected `{name}` in [{lo:g}, {hi:g}], found values in [{low:g}, {high:g}]")
 
 
 def check_positive(name: str, value: Any) -> None:

@@ -164,3 +164,22 @@ def test_vmap_over_seeds_of_the_data():
 
     batched = jax.jit(jax.vmap(one))(keys)
     np.testing.assert_array_equal(batched, [one(k) for k in keys])
+
+
+@pytest.mark.parametrize("on_device", [True, False])
+def test_finite_and_range_checks_summarise_large_arrays_on_their_device(monkeypatch, on_device):
+    from jaxlearn import _checks
+
+    monkeypatch.setattr(_checks, "ON_DEVICE_FROM", 4 if on_device else 1 << 20)
+    good = jnp.linspace(0.0, 1.0, 12).reshape(3, 4)
+    core.check_finite("X", good)
+    core.check_range("ys", good, 0.0, 1.0)
+    for bad in (jnp.nan, jnp.inf, -jnp.inf):
+        with pytest.raises(ValueError, match="expected `X` to be finite, found NaN or inf values"):
+            core.check_finite("X", good.at[1, 2].set(bad))
+        with pytest.raises(ValueError, match=r"expected `ys` in \[0, 1\]"):
+            core.check_range("ys", good.at[2, 3].set(bad), 0.0, 1.0)
+    with pytest.raises(ValueError, match=r"expected `ys` in \[0, 1\], found values in \[-0.5, 1\]"):
+        core.check_range("ys", good.at[0, 0].set(-0.5), 0.0, 1.0)
+    core.check_finite("X", jnp.arange(12).reshape(3, 4))  # integers are always finite
+    core.check_finite("X", jnp.zeros((0, 4)))  # empty: nothing to check

@@ -7,11 +7,13 @@ once per process, before the first compilation, so these cases cannot share the 
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import jax
 import pytest
 
 from jaxlearn import _compilation_cache
@@ -45,7 +47,8 @@ print(json.dumps({{"path": path, "dir": jax.config.values.get("jax_compilation_c
 
 
 def run(tmp_path, *, user_dir="", package=False, **env_vars):
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("JAX_COMPILATION_CACHE", "JAXLEARN_"))}
+    ours = ("JAX_COMPILATION_CACHE", "JAX_ENABLE_COMPILATION_CACHE", "JAX_PERSISTENT_CACHE", "JAXLEARN_")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(ours)}
     env.update({"XDG_CACHE_HOME": str(tmp_path / "xdg"), "HOME": str(tmp_path / "home"), **env_vars})
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     done = subprocess.run(
@@ -64,10 +67,10 @@ def entries(path):
 
 def test_on_by_default_under_xdg_cache_home(tmp_path):
     out = run(tmp_path)
-    expected = tmp_path / "xdg" / "jaxlearn" / f"jax-{__import__('jax').__version__}"
+    expected = tmp_path / "xdg" / "jaxlearn" / f"jax-{jax.__version__}"
     assert out["path"] == out["dir"] == str(expected)
     assert entries(expected), "no cache entry written"
-    assert out["value"] == pytest.approx(3.0 * sum(__import__("math").sin(i) for i in range(5)), rel=1e-6)
+    assert out["value"] == pytest.approx(3.0 * sum(math.sin(i) for i in range(5)), rel=1e-6)
     assert out["warnings"] == []
 
 
@@ -112,7 +115,7 @@ def test_unusable_default_directory_is_silently_off(tmp_path):
     blocker.write_text("not a directory")
     out = run(tmp_path, XDG_CACHE_HOME=str(blocker))
     assert out["path"] is None and out["dir"] is None and out["warnings"] == []
-    assert out["value"] == pytest.approx(3.0 * sum(__import__("math").sin(i) for i in range(5)), rel=1e-6)
+    assert out["value"] == pytest.approx(3.0 * sum(math.sin(i) for i in range(5)), rel=1e-6)
 
 
 def test_unusable_named_directory_warns_once_and_stays_off(tmp_path):
@@ -129,7 +132,7 @@ def test_unusable_named_directory_warns_once_and_stays_off(tmp_path):
 )
 def test_import_jaxlearn_turns_it_on(tmp_path):
     out = run(tmp_path, package=True)
-    assert out["dir"] == str(tmp_path / "xdg" / "jaxlearn" / f"jax-{__import__('jax').__version__}")
+    assert out["dir"] == str(tmp_path / "xdg" / "jaxlearn" / f"jax-{jax.__version__}")
     assert entries(out["dir"]) and out["warnings"] == []
     assert run(tmp_path / "off", package=True, JAXLEARN_COMPILATION_CACHE="0")["dir"] is None
 
@@ -139,7 +142,7 @@ def test_cache_directory_rules():
         assert _compilation_cache.cache_directory({"JAXLEARN_COMPILATION_CACHE": off}) is None
     assert _compilation_cache.cache_directory(
         {"JAXLEARN_COMPILATION_CACHE": "1", "XDG_CACHE_HOME": "/x"}
-    ) == (os.path.join("/x", "jaxlearn", f"jax-{__import__('jax').__version__}"))
+    ) == (os.path.join("/x", "jaxlearn", f"jax-{jax.__version__}"))
     assert _compilation_cache.cache_directory({"JAXLEARN_COMPILATION_CACHE": "~/c"}) == os.path.expanduser(
         "~/c"
     )

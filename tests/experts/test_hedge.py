@@ -1,5 +1,6 @@
-"""Hedge: the sqrt(2 T ln n) theorem, the per-trial inequality (2), HA-2 sampling, the allocation API."""
+"""Hedge: the sqrt(2 T ln n) theorem, inequality (2), HA-2 sampling, the allocation API, the block path."""
 
+import chex
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -114,3 +115,59 @@ def test_block_mode_equals_the_round_by_round_scan(sample, block_size, x64):
     np.testing.assert_allclose(blk[1].prediction, seq[1].prediction, atol=1e-12)
     np.testing.assert_array_equal(blk[1].action, seq[1].action)
     np.testing.assert_allclose(blk[1].action_loss, seq[1].action_loss, atol=1e-12)
+
+
+def test_default_run_takes_the_block_path_and_equals_the_scan(x64):
+    # T not a multiple of the default block: the last, shorter block goes through run_block too.
+    learner = experts.hedge(0.3)
+    assert learner.block_size and learner.run_block is not None
+    T = 3 * learner.block_size + 5
+    losses = jax.random.uniform(jax.random.PRNGKey(2), (T, 11))
+    state0 = learner.init(jnp.zeros(11))
+    fast = core.run(learner, state0, None, losses)
+    scan = core.run(learner, state0, None, losses, block_size=0)
+    chex.assert_trees_all_close(fast, scan, rtol=0, atol=1e-12)
+    assert int(fast[0].step) == T
+
+
+@pytest.mark.parametrize("block_size", [5, 33, 128])
+def test_block_sizes_equal_the_scan_with_eta_traced_under_vmap(block_size, x64):
+    T, n = 130, 6  # 130 is a multiple of none of them but 2 and 5
+    losses = jax.random.uniform(jax.random.PRNGKey(3), (T, n))
+    etas = jnp.array([1e-3, 0.1, 1.0, 7.0])
+    s0 = experts.hedge(1.0).init(jnp.zeros(n))
+
+    def sweep(size):
+        return jax.vmap(lambda e: core.run(experts.hedge(e), s0, None, losses, block_size=size))(etas)
+
+    chex.assert_trees_all_close(sweep(block_size), sweep(0), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("eta", [1e-8, 50.0, 1e6])
+@pytest.mark.parametrize("dtype", [jnp.float32, jnp.float64])
+def test_extreme_etas_keep_the_allocation_a_distribution(eta, dtype, x64):
+    # Large eta: after a few rounds every expert but the leader has weight exp(-eta * gap) = 0.
+    T, n = 100, 8
+    losses = jax.random.uniform(jax.random.PRNGKey(4), (T, n), dtype)
+    learner = experts.hedge(eta)
+    state0 = learner.init(jnp.zeros(n, dtype))
+    state, trace = core.run(learner, state0, None, losses)
+    _, scan = core.run(learner, state0, None, losses, block_size=0)
+    for a in (state.log_v, trace.prediction, trace.loss):
+        assert a.dtype == dtype
+    assert bool(jnp.all(jnp.isfinite(trace.prediction)) & jnp.all(jnp.isfinite(trace.loss)))
+    assert bool(jnp.all(jnp.isfinite(jax.nn.logsumexp(state.log_v))))
+    atol = 1e-12 if dtype == jnp.float64 else 1e-5  # log-weights of size eta * L lose digits as L grows
+    np.testing.assert_allclose(trace.prediction.sum(axis=1), 1, rtol=atol)
+    np.testing.assert_allclose(jnp.exp(state.log_v).sum(), 1, rtol=atol)
+    np.testing.assert_allclose(trace.prediction, scan.prediction, atol=atol)
+    np.testing.assert_allclose(trace.loss, scan.loss, atol=atol)
+
+
+@pytest.mark.parametrize("size", [1, 17, 33, 300])
+def test_earlier_rounds_is_the_exclusive_cumulative_sum(size, x64):
+    from jaxlearn.experts._hedge import earlier_rounds
+
+    losses = jax.random.uniform(jax.random.PRNGKey(size), (size, 3))
+    expected = jnp.cumsum(losses, axis=0) - losses
+    np.testing.assert_allclose(earlier_rounds(losses), expected, rtol=0, atol=1e-12)
