@@ -3,7 +3,6 @@ r"""Random forests: trees grown on bootstrap samples with random feature subsets
 
 from __future__ import annotations
 
-import functools
 from typing import NamedTuple, Optional, Union
 
 import jax
@@ -14,6 +13,7 @@ from jax.sharding import PartitionSpec as P
 from jax.typing import ArrayLike
 
 from jaxlearn.core import POSITIVE_INT, BatchLearner, check_mesh, check_progress, learner_factory, scan
+from jaxlearn.trees._bins import fit_bins
 from jaxlearn.trees._common import (
     TREE_RANGES,
     as_int,
@@ -26,9 +26,9 @@ from jaxlearn.trees._common import (
 )
 from jaxlearn.trees._criteria import check_criterion
 from jaxlearn.trees._features import bin_features, presort
-from jaxlearn.trees._histogram import grow_binned
+from jaxlearn.trees._histogram import grow_histograms, tree_jit
 from jaxlearn.trees._params import DecisionTreeParams
-from jaxlearn.trees._sweep import grow
+from jaxlearn.trees._sweep import grow, level_uniforms
 from jaxlearn.trees._tree import predict
 
 Array = jax.Array
@@ -102,20 +102,24 @@ def random_forest(
     References:
       UML section 18.3; Breiman (2001), "Random forests"; SPEC 15.6.
     """
-    # The algorithm. All trees are one program: `jax.vmap` of the growth over the trees' keys; the
-    # bootstrap sample enters as integer multiplicities of the examples, and the per-node feature
-    # subsets are drawn uniformly without replacement among the features not constant in the node
-    # (as scikit-learn does). With `max_bins=B` (default 256) every feature is quantised once, at the
-    # start of `fit`, to at most B quantile bins, shared by all trees (a bootstrap sample only
-    # reweights the examples); each level of each tree is then grown by class histograms
-    # (`_histogram.grow_binned`: O(m r k + w r B k) a level for r drawn features, w nodes and k
-    # classes, no sorting, only the drawn features touched). The trees are exactly the single trees
-    # of `decision_tree(max_depth, max_bins=B)` grown on the same weighted sample (tested).
-    # `max_bins=None` grows the trees by the exact sorted sweep (`_sweep.grow`; slower: every
-    # feature's sorted order is partitioned at every level). The forest predicts the majority vote
-    # of its trees' labels (scikit-learn's `RandomForestClassifier` averages the trees' class
-    # probabilities instead). With `bootstrap=False` and `max_features=None` every tree is the single
-    # tree `decision_tree(max_depth, max_bins=max_bins)` (tested, binned and exact).
+    # The algorithm. All trees are one program; the bootstrap sample enters as integer
+    # multiplicities of the examples, and the per-node feature subsets are drawn uniformly without
+    # replacement among the features not constant in the node (as scikit-learn does). With
+    # `max_bins=B` (default 256) every feature is quantised once, at the start of `fit`, to at most
+    # B quantile bins shared by all trees, renumbered so that only the bins in use remain
+    # (`_bins.fit_bins`: the digits use at most 17 of 256); the trees are then grown together, level
+    # by level, by class histograms (`_histogram`: O(m r + w r B k) a level and tree for r drawn
+    # features, w nodes and k classes, no sorting, only the drawn features touched; on CPU one
+    # cache-sized group of trees after the other). The trees are exactly the single trees of
+    # `decision_tree(max_depth, max_bins=B)` grown on the same weighted sample (tested).
+    # `max_bins=None` (exact thresholds): on data of at most 256 distinct values a feature, the same
+    # histograms with one bin per value (the exact sweep's trees, tested); else the sorted sweep
+    # (`_sweep.grow`, vmapped over the trees; slower: every feature's sorted order is partitioned at
+    # every level). A fit under `jit`/`vmap` cannot read the bins in use off traced data: it bins
+    # inside its program (B bins) or sweeps, and grows the same trees. The forest predicts the
+    # majority vote of its trees' labels (scikit-learn's `RandomForestClassifier` averages the trees'
+    # class probabilities instead). With `bootstrap=False` and `max_features=None` every tree is the
+    # single tree `decision_tree(max_depth, max_bins=max_bins)` (tested, binned and exact).
     num_trees, max_depth = as_int(num_trees), as_int(max_depth)
     min_samples_leaf, max_bins = as_int(min_samples_leaf), as_int(max_bins)
     check_criterion(criterion)
@@ -129,10 +133,14 @@ def random_forest(
         k = classes_of(y, num_classes)
         X, y = as_tree_sample(X, y)
         size = feature_count(max_features, X.shape[1])
+        # exact thresholds, feature subsets and min_samples_leaf > 1: the sweep draws among the features
+        # with a split leaving min_samples_leaf a side, which histograms of the drawn features cannot tell
+        sweep = max_bins is None and size < X.shape[1] and min_samples_leaf > 1
         return _fit(
             key,
             X,
             y,
+            None if sweep else fit_bins(X, max_bins),
             num_trees=num_trees,
             max_depth=max_depth,
             num_classes=k,
@@ -148,8 +156,7 @@ def random_forest(
     return BatchLearner(fit, forest_predict, check=tree_sample_check(num_classes))
 
 
-@functools.partial(
-    jax.jit,
+@tree_jit(
     static_argnames=(
         "num_trees",
         "max_depth",
@@ -167,6 +174,7 @@ def _fit(
     key,
     X,
     y,
+    binned,
     *,
     num_trees,
     max_depth,
@@ -179,49 +187,42 @@ def _fit(
     progress=False,
     mesh=None,
 ):
-    m = X.shape[0]
-    if max_bins is None:
-        order = presort(X)  # shared by every tree
-    else:
-        bins, edges = bin_features(X, max_bins)  # shared by every tree
+    m, d = X.shape
+    if binned is None and max_bins is not None:
+        binned = bin_features(X, max_bins)  # traced data: all max_bins bins
+    if binned is None:
+        order = presort(X)  # exact thresholds on traced or many-valued data: the sorted sweep
     count = 1 if mesh is None else mesh.shape[mesh.axis_names[0]]
     padded = -(-num_trees // count) * count  # the keys of extra trees, dropped at the end
     keys = jax.random.split(key, padded)
 
-    def one(key):
-        draw_key, grow_key = jax.random.split(key)
-        if bootstrap:
-            draws = jax.random.randint(draw_key, (m,), 0, m)
-            weights = jax.ops.segment_sum(jnp.ones(m, jnp.int32), draws, num_segments=m)
+    def grow_trees(keys):
+        draw_keys, grow_keys = jnp.moveaxis(jax.vmap(jax.random.split)(keys), 1, 0)
+        n = keys.shape[0]
+        if bootstrap:  # multiplicities of m draws with replacement, one flat segment sum for all trees
+            draws = jax.vmap(lambda k: jax.random.randint(k, (m,), 0, m))(draw_keys)
+            draws = draws + m * jnp.arange(n, dtype=draws.dtype)[:, None]
+            weights = jax.ops.segment_sum(jnp.ones(n * m, jnp.int32), draws.reshape(-1), num_segments=n * m)
+            weights = weights.reshape(n, m)
         else:
-            weights = jnp.ones(m, jnp.int32)
-        if max_bins is not None:
-            return grow_binned(
-                grow_key,
-                bins,
-                edges,
-                y,
-                weights,
-                max_depth=max_depth,
-                num_classes=num_classes,
-                criterion=criterion,
-                min_samples_leaf=min_samples_leaf,
-                max_features=max_features,
-            )
-        return grow(
-            grow_key,
-            X,
-            y,
-            weights,
-            order,
+            weights = jnp.ones((n, m), jnp.int32)
+        static = dict(
             max_depth=max_depth,
             num_classes=num_classes,
             criterion=criterion,
             min_samples_leaf=min_samples_leaf,
             max_features=max_features,
         )
+        if binned is not None:
+            uniforms = None
+            if max_features is not None and max_bins is None:  # the sorted sweep's draws
+                uniforms = jax.vmap(lambda k: level_uniforms(k, d, max_depth))(grow_keys)
+            elif max_features is not None:  # per tree one draw for all nodes (row i: internal node i)
+                uniforms = jax.vmap(lambda k: jax.random.uniform(k, (2**max_depth - 1, d)))(grow_keys)
+            return grow_histograms(uniforms, *binned, y, weights, **static)
+        return jax.vmap(lambda k, w: grow(k, X, y, w, order, **static))(grow_keys, weights)
 
-    grow_all = jax.vmap(one) if mesh is None else _split_over(jax.vmap(one), mesh)
+    grow_all = grow_trees if mesh is None else _split_over(grow_trees, mesh)
     if not progress:
         trees = grow_all(keys)
     else:

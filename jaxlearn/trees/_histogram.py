@@ -1,101 +1,264 @@
-r"""The binned split search: class histograms over quantile bins (LightGBM, ``HistGradientBoosting``).
+r"""The binned split search: class histograms over bins (LightGBM, ``HistGradientBoosting``), for a
+whole forest at once.
 
-With every feature quantised once to :math:`B` bins (:func:`~jaxlearn.trees._features.bin_features`),
-a level costs one scatter-add of the examples' weighted one-hot labels into the class histograms of
-every (node, feature, bin), cumulative sums over the bins (the left counts of the split "bin
-:math:`\le b`" of UML section 18.2.3), the split scores and arg-maxes: :math:`O(m\,r\,k + w\,r\,B\,k)`
-for the :math:`r` features scored per node and the :math:`w` nodes of a level, with no sorting.
+With every feature quantised once to :math:`B` bins (:mod:`~jaxlearn.trees._bins`), a level costs
+one scatter-add of the examples' weights into the class histograms of every (tree, node, feature,
+bin, class), cumulative sums over the bins (the left counts of the split "bin :math:`\le b`" of
+UML section 18.2.3), the split scores and arg-maxes: :math:`O(m\,r + w\,r\,B\,k)` a tree for the
+:math:`r` features scored per node, the :math:`w` nodes of the level and :math:`k` classes, with no
+sorting. When each feature has few distinct values (the digits: 17 grey levels), one bin per value
+makes these the exact thresholds of the sorted sweep (:mod:`~jaxlearn.trees._sweep`), at a
+fraction of its cost.
+
+The :math:`T` trees of a forest are grown together, node :math:`i` of tree :math:`t` being segment
+:math:`t\,w + i` of the level: every segment sum and scatter is one flat operation (a ``vmap`` over
+trees would batch each scatter, several times slower on CPU). Compiling a level takes far longer
+than growing it on small data, so on small data the levels come in two compiled groups (:func:`level_groups`),
+each a ``lax.fori_loop`` at the width of its deepest level; on CPU the trees are grown one
+cache-sized group after the other (``lax.map``), every tree at once elsewhere.
 """
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import jax.numpy as jnp
 
-from jaxlearn.trees._criteria import valid_split_score
-from jaxlearn.trees._grow import LevelSplits, best_of_rows, class_counts, draw_subsets, grow_levels
+from jaxlearn.trees._criteria import impurity, valid_split_score
+from jaxlearn.trees._grow import draw_subsets, midpoint
+from jaxlearn.trees._params import DecisionTreeParams, importances
 
 Array = jax.Array
 
+#: On CPU the trees are grown in groups whose histograms at the widest level have at most this many
+#: cells (int32): about the size of a core's L2 cache.
+CPU_HISTOGRAM_CELLS = 2**18
+#: The work of the deepest level (histogram cells and scattered entries, all trees) from which every
+#: level is compiled at its own width (:func:`level_groups`).
+UNROLL_WORK = 5 * 10**7
+#: XLA's older CPU loop emitters compile the tree programs faster than its fusion emitters, and the
+#: programs run no slower (2 cores: the digits forest's first fit 4.7 s against 6 s on a loaded
+#: machine; the digits tree's program compiles in 0.4 s).
+CPU_COMPILER_OPTIONS = {"xla_cpu_use_fusion_emitters": False}
 
-def grow_binned(
-    key, bins, edges, y, weights, *, max_depth, num_classes, criterion, min_samples_leaf, max_features
-):
-    r"""Grow one tree on binned features by class histograms (traceable; vmap it for a forest).
 
-    It grows the same tree as :func:`~jaxlearn.trees._sweep.grow` on the quantised sample
-    ``edges[bins]`` (same gains, the same tie rules: lowest feature, then lowest threshold; the
-    threshold is the mid-point between the upper edges of the last bin on the left and the next bin
-    present in the node). With ``max_features`` set, only each node's drawn features get histograms.
+def tree_jit(fn=None, **options):
+    """``jax.jit(fn, **options)``, compiled with :data:`CPU_COMPILER_OPTIONS` where JAX's default
+    backend is the CPU and the call is not inside another trace (where JAX refuses compiler options;
+    other backends never see them); usable as a decorator factory."""
+    if fn is None:
+        return functools.partial(tree_jit, **options)
+    plain = jax.jit(fn, **options)
+    cpu = jax.jit(fn, compiler_options=CPU_COMPILER_OPTIONS, **options)
+    usable = [_top_level() is not None]  # an optimisation only: any JAX lacking what it needs skips it
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        if usable[0] and _top_level() and jax.default_backend() == "cpu":
+            try:
+                return cpu(*args, **kwargs)
+            except RuntimeError:  # XlaRuntimeError: a jaxlib that does not know the option; plain jit
+                usable[0] = False
+        return plain(*args, **kwargs)
+
+    return call
+
+
+def _top_level():
+    """Whether no trace is under way (JAX refuses compiler options on a nested ``jit``); ``None`` where
+    this JAX has no way to tell (then :func:`tree_jit` is a plain ``jax.jit``)."""
+    try:
+        from jax._src import core as jax_core  # private: checked, and never required
+
+        return jax_core.trace_state_clean()
+    except (ImportError, AttributeError):
+        return None
+
+
+def grow_histograms(uniforms, bins, edges, y, weights, **options) -> DecisionTreeParams:
+    """:func:`grow_together` on groups of trees, one group after the other when their histograms would
+    outgrow the CPU's caches (every tree at once on an accelerator); the same trees."""
+    num_trees = weights.shape[0]
+    r = bins.shape[1] if options["max_features"] is None else options["max_features"]
+    cells = 2 ** max(options["max_depth"] - 1, 0) * r * edges.shape[0] * (options["num_classes"] + 1)
+    group = num_trees if jax.default_backend() != "cpu" else max(1, CPU_HISTOGRAM_CELLS // cells)
+    group = max(g for g in range(1, min(group, num_trees) + 1) if num_trees % g == 0)
+    options["level_work"] = num_trees * (cells + weights.shape[1] * r)  # the deepest level's, all trees
+    if group == num_trees:
+        return grow_together(uniforms, bins, edges, y, weights, **options)
+
+    def part(a):
+        return None if a is None else a.reshape(num_trees // group, group, *a.shape[1:])
+
+    trees = jax.lax.map(
+        lambda uw: grow_together(uw[0], bins, edges, y, uw[1], **options), (part(uniforms), part(weights))
+    )
+    return jax.tree_util.tree_map(lambda a: a.reshape(num_trees, *a.shape[2:]), trees)
+
+
+def grow_together(
+    uniforms,
+    bins,
+    edges,
+    y,
+    weights,
+    *,
+    max_depth,
+    num_classes,
+    criterion,
+    min_samples_leaf,
+    max_features,
+    level_work=None,
+) -> DecisionTreeParams:
+    r"""Grow :math:`T` trees on binned features by class histograms (traceable).
+
+    Tree :math:`t` is the tree of :func:`~jaxlearn.trees._sweep.grow` on the quantised sample
+    ``edges[bins]`` with multiplicities ``weights[t]`` (same gains and tie rules: lowest feature, then
+    lowest threshold; the threshold is the mid-point between the upper edges of the last bin on the
+    left and of the next bin present in the node). With ``max_features`` set, only each node's drawn
+    features get histograms.
 
     Args:
-      key: draws the per-node feature subsets when ``max_features`` is set (else unused).
-      bins: (m, d) int32 bin indices in ``0..B-1``; edges: (B, d) their upper edges (floats).
-      y: (m,) int32 labels; weights: (m,) int32 multiplicities (examples of weight 0 take no part).
+      uniforms: (T, 2^D - 1, d) the uniforms that draw the per-node feature subsets (row :math:`i`:
+        the internal node :math:`i` in heap order), or ``None`` when ``max_features`` is ``None``.
+      bins: (m, d) int32 bin indices in ``0..B-1``, shared by the trees; edges: (B, d) their upper
+        edges (floats, non-decreasing in each column; a bin's edge is the value it stands for).
+      y: (m,) int32 labels; weights: (T, m) int32 multiplicities (weight 0: the example takes no part).
       max_features: ``None`` (all features at every node) or the size of the random subset of
         features, drawn per node among the features that are not constant in it.
+
+    Returns:
+      The trees' :class:`~jaxlearn.trees.DecisionTreeParams`, stacked on a leading axis of length T.
     """
-    m, d = bins.shape
+    num_trees, m = weights.shape
+    d = bins.shape[1]
     num_bins = edges.shape[0]
     k = num_classes
     dtype = edges.dtype
+    width = 2**max_depth  # local node id `width`: the example was dropped (its node is a leaf)
     alive = weights > 0
     r = d if max_features is None else max_features
-    onehot = class_counts(y, weights, k)
-    # channels of the histograms: the weighted class counts, and the examples (for min_samples_leaf)
-    with_sizes = min_samples_leaf > 1
-    data = jnp.concatenate([onehot, alive.astype(jnp.int32)[:, None]], axis=1) if with_sizes else onehot
-    c = data.shape[1]
-    if max_features is not None:  # one draw for all levels (each draw is a costly compilation)
-        uniforms = jax.random.uniform(key, (2**max_depth - 1, d))  # row i: the internal node i (heap)
+    with_sizes = min_samples_leaf > 1  # a last channel counting the examples (for min_samples_leaf)
+    c = k + 1 if with_sizes else k
+    tree = jnp.arange(num_trees, dtype=jnp.int32)[:, None]  # (T, 1)
+    narrow = bins.astype(jnp.uint8 if num_bins <= 256 else jnp.int32)  # for the per-node bin ranges
+    node = jnp.where(alive, 0, width).astype(jnp.int32)  # (T, m) the examples' nodes in the level
+    num_nodes = 2 * width - 1
+    params = (
+        jnp.zeros((num_trees, num_nodes), jnp.int32),
+        jnp.zeros((num_trees, num_nodes), dtype),
+        jnp.ones((num_trees, num_nodes), bool),
+        jnp.zeros((num_trees, num_nodes, k), jnp.int32),
+    )
+    if uniforms is not None:  # rows past the last internal node, read (and unused) by the widest level
+        uniforms = jnp.concatenate([uniforms, jnp.zeros((num_trees, width, d), uniforms.dtype)], axis=1)
 
-    def search(level, w, node, totals, sizes, state):
+    def grow_level(level, w, node, params):
+        """Level ``level`` (static or traced) on arrays of ``w >= 2**level`` nodes."""
+        first = jnp.left_shift(jnp.int32(1), jnp.asarray(level, jnp.int32))  # the level's 2**level nodes
+        inside = node < w
         node_c = jnp.minimum(node, w - 1)
+        segment = jnp.where(inside, tree * w + node, num_trees * w)  # flat ids; T * w: dropped
+        totals = _class_totals(segment, y, weights, num_trees * w, k).reshape(num_trees, w, k)
         if max_features is None:
-            chosen, row_bins = None, bins  # (m, r)
-        else:  # features not constant in the node: the candidates of its random subset
-            lo = jax.ops.segment_min(bins, node, num_segments=w)
-            hi = jax.ops.segment_max(bins, node, num_segments=w)
-            chosen = draw_subsets(uniforms[w - 1 : 2 * w - 1], hi > lo, max_features)
-            row_bins = jnp.take_along_axis(bins, chosen[node_c], axis=1)  # (m, r)
-        slot = (jnp.minimum(node, w)[:, None] * r + jnp.arange(r, dtype=jnp.int32)) * num_bins + row_bins
-        hist = jax.ops.segment_sum(
-            jnp.broadcast_to(data[:, None, :], (m, r, c)).reshape(m * r, c),
-            slot.reshape(m * r),
-            num_segments=w * r * num_bins,
-        ).reshape(w, r, num_bins, c)
-        left = jnp.cumsum(hist, axis=2)
-        node_totals = jnp.concatenate([totals, sizes[:, None]], axis=1) if with_sizes else totals
-        right = node_totals[:, None, None, :] - left
+            chosen, row_bins = None, bins[None]  # (1, m, r): every node scores every feature
+        else:  # the features not constant in the node are the candidates of its random subset
+            rows = jnp.broadcast_to(jnp.concatenate([narrow, ~narrow], axis=1), (num_trees, m, 2 * d))
+            top = jax.ops.segment_max(rows.reshape(num_trees * m, 2 * d), segment.reshape(-1),
+                                      num_segments=num_trees * w)  # the largest bin and ~ the smallest
+            u = jax.lax.dynamic_slice_in_dim(uniforms, first - 1, w, axis=1).reshape(num_trees * w, d)
+            chosen = draw_subsets(u, top[:, :d] > ~top[:, d:], max_features).reshape(num_trees, w, r)
+            feature = jnp.take_along_axis(chosen, node_c[:, :, None], axis=1)  # (T, m, r)
+            row_bins = jnp.take_along_axis(bins[None], feature, axis=2)
+        slot = ((segment[:, :, None] * r + jnp.arange(r, dtype=jnp.int32)) * num_bins + row_bins) * c
+        index, value = slot + y[None, :, None], jnp.broadcast_to(weights[:, :, None], slot.shape)
+        if with_sizes:
+            index = jnp.concatenate([index, slot + k], axis=2)
+            ones = jnp.broadcast_to(alive[:, :, None], slot.shape).astype(jnp.int32)
+            value = jnp.concatenate([value, ones], axis=2)
+        hist = jnp.zeros(num_trees * w * r * num_bins * c, jnp.int32)
+        hist = hist.at[index.reshape(-1)].add(value.reshape(-1).astype(jnp.int32), mode="drop")
+        left = jnp.cumsum(hist.reshape(num_trees, w, r, num_bins, c), axis=3)
+        node_totals = totals
+        if with_sizes:
+            sizes = jax.ops.segment_sum(alive.reshape(-1).astype(jnp.int32), segment.reshape(-1),
+                                        num_segments=num_trees * w).reshape(num_trees, w, 1)
+            node_totals = jnp.concatenate([totals, sizes], axis=2)
+        right = node_totals[:, :, None, None, :] - left
         if with_sizes:
             n_left, n_right = left[..., k], right[..., k]
         else:
-            n_left, n_right = jnp.sum(left[..., :k], -1), jnp.sum(right[..., :k], -1)
+            n_left, n_right = jnp.sum(left, -1), jnp.sum(right, -1)
         valid = (n_left >= min_samples_leaf) & (n_right >= min_samples_leaf)
-        score = valid_split_score(left[..., :k], right[..., :k], valid, criterion, dtype)  # (w, r, B)
-        node_score, best_row, best_feature = best_of_rows(jnp.max(score, axis=2), chosen)
-        row_score = jnp.take_along_axis(score, best_row[:, None, None], axis=1)[:, 0]  # (w, B)
-        b_lo = jnp.argmax(row_score, axis=1).astype(jnp.int32)  # lowest threshold on a tie
-        present = jnp.sum(jnp.take_along_axis(hist, best_row[:, None, None, None], axis=1)[:, 0], -1) > 0
-        b_hi = jnp.argmax(present & (jnp.arange(num_bins, dtype=jnp.int32) > b_lo[:, None]), axis=1)
+        score = valid_split_score(left[..., :k], right[..., :k], valid, criterion, dtype)  # (T, w, r, B)
+        # the best (row, bin) of each node: the first maximum in row-major order, i.e. the lowest
+        # feature (rows are in increasing feature order), then the lowest threshold
+        score, n_left = score.reshape(num_trees, w, r * num_bins), n_left.reshape(num_trees, w, r * num_bins)
+        best = jnp.argmax(score, axis=2).astype(jnp.int32)
+        node_score = jnp.max(score, axis=2)
+        best_row, b_lo = best // num_bins, best % num_bins
+        if chosen is None:
+            best_feature = best_row
+        else:
+            best_feature = jnp.take_along_axis(chosen, best_row[..., None], axis=2)[..., 0]
+        # the next bin present in the node: the first later bin of the row with more examples on its left
+        at_lo = jnp.take_along_axis(n_left, best[..., None], axis=2)
+        position = jnp.arange(r * num_bins, dtype=jnp.int32)
+        later = (position > best[..., None]) & (n_left > at_lo)
+        b_hi = jnp.argmax(later, axis=2).astype(jnp.int32) % num_bins
+        lo_hi = edges[jnp.stack([b_lo, b_hi]), best_feature[None]]  # (2, T, w)
+        thr = midpoint(lo_hi[0], lo_hi[1])
+        # a node splits when it is impure and has a valid split (even of gain 0, as ID3 does)
+        split = (jnp.sum(totals > 0, axis=-1) > 1) & jnp.isfinite(node_score)
+        per_node = jnp.stack([best_feature, b_lo, split.astype(jnp.int32)], axis=2)  # (T, w, 3)
+        mine = jnp.take_along_axis(per_node, node_c[:, :, None], axis=1)  # (T, m, 3): each example's node
+        x_bin = jnp.take_along_axis(bins[None], mine[:, :, :1], axis=2)[:, :, 0]
+        goes_on = inside & (mine[:, :, 2] > 0)
+        node = jnp.where(goes_on, 2 * node + (x_bin > mine[:, :, 1]).astype(jnp.int32), width)
+        values = (jnp.where(split, best_feature, 0), jnp.where(split, thr, 0).astype(dtype), ~split, totals)
+        local = jnp.arange(w, dtype=jnp.int32)
+        heap = jnp.where(local < first, first - 1 + local, num_nodes)  # out of range: dropped
+        return node, tuple(p.at[:, heap].set(v, mode="drop") for p, v in zip(params, values))
 
-        def goes_right(thr, node_c):
-            x_bin = jnp.take_along_axis(bins, best_feature[node_c][:, None], axis=1)[:, 0]
-            return x_bin > b_lo[node_c]
+    if level_work is None:  # the work of the deepest level, which decides how the levels compile
+        level_work = num_trees * (width // 2 * r * num_bins * c + m * r)
+    for start, stop, w in level_groups(max_depth, level_work):
+        if stop - start == 1:
+            node, params = grow_level(start, w, node, params)
+        else:  # one compiled level for the group, at its widest level's width
+            step = lambda lv, carry, w=w: grow_level(lv, w, *carry)  # noqa: E731
+            node, params = jax.lax.fori_loop(start, stop, step, (node, params))
+    segment = jnp.where(node < width, tree * width + node, num_trees * width)
+    leaves = _class_totals(segment, y, weights, num_trees * width, k).reshape(num_trees, width, k)
+    feature, threshold, is_leaf, counts = params
+    counts = counts.at[:, width - 1 :].set(leaves).astype(dtype)
+    node_impurity = impurity(counts, criterion).astype(dtype)
+    reachable = jnp.ones(feature.shape[1], bool)  # nodes below a leaf are leaves with no counts
+    weights_of = jax.vmap(lambda f, leaf, n, imp: importances(f, leaf, n, imp, reachable, d))
+    gains = weights_of(feature, is_leaf, counts, node_impurity).astype(dtype)
+    return DecisionTreeParams(feature, threshold, is_leaf, counts, node_impurity, gains)
 
-        lo_edge, hi_edge = edges[b_lo, best_feature], edges[b_hi, best_feature]
-        return LevelSplits(node_score, best_feature, lo_edge, hi_edge, goes_right, lambda *_: state)
 
-    # The levels are unrolled (the depth is structural): level l works on arrays of its 2**l nodes,
-    # which makes the shallow levels cheap (a fori_loop would need the widest level's shapes throughout).
-    return grow_levels(
-        search,
-        (),
-        onehot,
-        alive,
-        max_depth=max_depth,
-        dtype=dtype,
-        unroll=True,
-        criterion=criterion,
-        num_features=d,
-    )
+def _class_totals(segment, y, weights, num_segments, k):
+    """(num_segments * k,) int32: the weighted class counts of the segments (larger ids dropped)."""
+    index = segment * k + y[None, :]
+    total = jnp.zeros(num_segments * k, jnp.int32)
+    return total.at[index.reshape(-1)].add(weights.reshape(-1), mode="drop")
+
+
+def level_groups(max_depth: int, level_work: int = 0):
+    """The levels ``[start, stop)`` grown by one compiled level at width ``w``: ``(start, stop, w)``.
+
+    Compiling a level takes far longer than running it on small data, and a level at width ``w``
+    costs about ``w`` nodes' work, so the levels come in two groups: the shallow ones at the width
+    of their deepest, the deep ones at ``2**(D-1)`` (about 1.8 times the work of levels at their own
+    widths, and two compiled levels instead of ``D``). When the deepest level's work (``level_work``,
+    histogram cells and scattered entries of all trees) reaches :data:`UNROLL_WORK`, running costs
+    more than compiling: every level is compiled at its own width.
+    """
+    if level_work >= UNROLL_WORK:
+        return [(level, level + 1, 2**level) for level in range(max_depth)]
+    split = max_depth // 2 + 1
+    groups = [(0, min(split, max_depth)), (split, max_depth)]
+    return [(a, b, 2 ** (b - 1)) for a, b in groups if b > a]

@@ -165,3 +165,12 @@ def _feature_subsets(key, candidates, size):
     order; a node with fewer candidates gets them all (plus features it cannot split on). Like
     scikit-learn, features that are constant in the node do not count towards ``size``."""
     return draw_subsets(jax.random.uniform(key, candidates.shape).T, candidates.T, size)
+
+
+def level_uniforms(key, d: int, max_depth: int):
+    """(2^D - 1, d): the uniforms :func:`grow` draws its feature subsets from, in heap order (row
+    :math:`i`: the internal node :math:`i`), so that a histogram growth draws the same subsets."""
+    width = 2**max_depth
+    draw = lambda level: jax.random.uniform(jax.random.fold_in(key, level), (d, width)).T[: 2**level]  # noqa: E731
+    rows = [draw(level) for level in range(max_depth)]
+    return jnp.concatenate(rows, axis=0) if rows else jnp.zeros((0, d))

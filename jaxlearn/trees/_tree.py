@@ -1,9 +1,12 @@
 r"""The decision tree learner: the factory, its ``fit`` and prediction (SPEC 15.2-15.5; UML 18.2).
 
-``fit`` is one jit-compiled program: each feature is sorted once, then a ``lax.fori_loop`` over the
-:math:`D` levels finds the best split of every node of a level at once by the sorted sweep of UML
-section 18.2.3 (:mod:`jaxlearn.trees._sweep`, growth shared with the binned search in
-:mod:`jaxlearn.trees._grow`); the params are described in :mod:`jaxlearn.trees._params`.
+``fit`` is one jit-compiled program. When every feature takes few values (at most 256 distinct
+values, or ``max_bins`` quantile bins), the levels are grown by class histograms over one bin per
+value in use (:mod:`jaxlearn.trees._histogram`, bins from :mod:`jaxlearn.trees._bins`); otherwise
+each feature is sorted once and a ``lax.fori_loop`` over the :math:`D` levels finds the best split
+of every node of a level at once by the sorted sweep of UML section 18.2.3
+(:mod:`jaxlearn.trees._sweep`, growth in :mod:`jaxlearn.trees._grow`). Both find the same splits
+(tested); the params are described in :mod:`jaxlearn.trees._params`.
 
 Notes on :func:`decision_tree`:
 
@@ -32,6 +35,7 @@ import jax.numpy as jnp
 from jax.typing import ArrayLike
 
 from jaxlearn.core import BatchLearner, learner_factory
+from jaxlearn.trees._bins import fit_bins
 from jaxlearn.trees._common import (
     TREE_RANGES,
     as_int,
@@ -42,6 +46,7 @@ from jaxlearn.trees._common import (
 )
 from jaxlearn.trees._criteria import check_criterion
 from jaxlearn.trees._features import presort, quantize
+from jaxlearn.trees._histogram import grow_histograms, tree_jit
 from jaxlearn.trees._params import DecisionTreeParams, tree_depth
 from jaxlearn.trees._sweep import grow
 
@@ -94,6 +99,18 @@ def decision_tree(
     def fit(key, X, y):
         k = classes_of(y, num_classes)
         X, y = as_tree_sample(X, y)
+        binned = fit_bins(X, max_bins)
+        if binned is not None:  # few bins in use, or few distinct values: histograms, the same tree
+            bins, edges = binned
+            return _fit_binned(
+                bins,
+                edges,
+                y,
+                max_depth=max_depth,
+                num_classes=k,
+                criterion=criterion,
+                min_samples_leaf=min_samples_leaf,
+            )
         weights = jnp.ones(X.shape[0], jnp.int32)
         return _fit(
             key,
@@ -157,3 +174,21 @@ def _fit(key, X, y, weights, *, max_depth, num_classes, criterion, min_samples_l
         min_samples_leaf=min_samples_leaf,
         max_features=max_features,
     )
+
+
+@tree_jit(static_argnames=("max_depth", "num_classes", "criterion", "min_samples_leaf"))
+def _fit_binned(bins, edges, y, *, max_depth, num_classes, criterion, min_samples_leaf):
+    weights = jnp.ones((1, bins.shape[0]), jnp.int32)
+    params = grow_histograms(
+        None,
+        bins,
+        edges,
+        y,
+        weights,
+        max_depth=max_depth,
+        num_classes=num_classes,
+        criterion=criterion,
+        min_samples_leaf=min_samples_leaf,
+        max_features=None,
+    )
+    return jax.tree_util.tree_map(lambda a: a[0], params)

@@ -1,0 +1,74 @@
+r"""The bins a fit grows its trees on, as few as the data needs (read off concrete data before tracing).
+
+* ``max_bins=B``: the quantile bins of :func:`~jaxlearn.trees._features.bin_features`, renumbered so
+  that only the bins in use remain (a quantile edge repeated over several bins is one bin): the
+  digits' 256 quantile bins are at most 17 per pixel. The bins keep their order and edges, so the
+  trees are those of the 256 bins, at a fifteenth of the histogram work.
+* ``max_bins=None`` (exact thresholds): when no feature has more than :data:`MAX_EXACT_BINS` distinct
+  values, one bin per distinct value; the histograms then find exactly the splits of the sorted
+  sweep (same mid-points, same tie rules), and cheaply.
+
+The number of bins is a shape, so it must be known when the growth is traced: these functions
+return ``None`` for traced data (a fit under ``jit`` or ``vmap``), and the fit then bins inside its
+program (``max_bins`` bins, or the sorted sweep for exact thresholds).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Optional
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxlearn.trees._features import bin_features
+
+Array = jax.Array
+
+#: Exact thresholds are grown by histograms when every feature has at most this many distinct values.
+MAX_EXACT_BINS = 256
+
+
+def fit_bins(X, max_bins: Optional[int]) -> Optional[tuple[Array, Array]]:
+    """``(bins, edges)`` of the concrete sample ``X`` (m, d) with only the bins in use, or ``None``.
+
+    ``bins`` (m, d) int32 in ``0..B-1`` and ``edges`` (B, d), :math:`B` the most bins any feature
+    uses (the unused tail of a column repeats its last edge). ``None``: ``X`` is traced, or exact
+    thresholds (``max_bins=None``) on a feature of more than :data:`MAX_EXACT_BINS` distinct values.
+    """
+    if isinstance(X, jax.core.Tracer):
+        return None
+    if max_bins is None:
+        return _distinct_bins(np.asarray(X))
+    bins, edges = _quantile_bins(X, max_bins)
+    e = np.asarray(edges)
+    rank = np.concatenate([np.zeros((1, e.shape[1]), np.int32), np.cumsum(e[1:] > e[:-1], axis=0)])
+    used = int(rank[-1].max()) + 1
+    compact = np.repeat(e[-1:], used, axis=0)  # the tail of a column: its last edge
+    compact[rank, np.arange(e.shape[1])] = e  # the edges of a run of equal edges are equal
+    return _renumber(bins, jnp.asarray(rank.astype(np.int32))), jnp.asarray(compact)
+
+
+@functools.partial(jax.jit, static_argnames="max_bins")
+def _quantile_bins(X, max_bins):
+    return bin_features(X, max_bins)
+
+
+@jax.jit
+def _renumber(bins, rank):
+    return jnp.take_along_axis(rank, bins, axis=0)
+
+
+def _distinct_bins(X: np.ndarray) -> Optional[tuple[Array, Array]]:
+    """One bin per distinct value of each feature, or ``None`` if a feature has too many values."""
+    values = []
+    for column in X.T:  # a loop over the features, on the host; stops at the first too-rich one
+        distinct = np.unique(column)
+        if len(distinct) > MAX_EXACT_BINS:
+            return None
+        values.append(distinct)
+    num_bins = max(2, max(len(v) for v in values))
+    edges = np.stack([np.concatenate([v, np.full(num_bins - len(v), v[-1], v.dtype)]) for v in values], 1)
+    bins = np.stack([np.searchsorted(v, column) for v, column in zip(values, X.T)], 1).astype(np.int32)
+    return jnp.asarray(bins), jnp.asarray(edges)

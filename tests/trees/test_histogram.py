@@ -1,0 +1,93 @@
+"""The histogram growth (one bin per value in use, all trees together) grows the trees of the paths it
+replaced: a fit under ``jit`` bins inside its program (all ``max_bins`` bins) or sweeps the sorted
+values (exact thresholds), and must give the same trees, bit for bit."""
+
+from __future__ import annotations
+
+import chex
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from jaxlearn.trees import decision_tree, random_forest
+from jaxlearn.trees._bins import MAX_EXACT_BINS, fit_bins
+from jaxlearn.trees._features import quantize
+from jaxlearn.trees._histogram import UNROLL_WORK, grow_together, level_groups
+
+KEY = jax.random.PRNGKey(0)
+
+
+def _few_values(seed=0, m=160, d=5, k=3):
+    """Features of 2 to 9 distinct values (equal gains, empty bins), k classes."""
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.normal(size=(m, d)) * np.arange(1, d + 1)).astype(np.float32)
+    y = (np.digitize(X[:, 0] + X[:, 1], [-1, 1]) + (rng.random(m) < 0.2)) % k
+    return X, y
+
+
+def _assert_same(got, want):
+    exact = ("feature", "threshold", "is_leaf", "counts")
+    chex.assert_trees_all_equal(tuple(getattr(got, f) for f in exact), tuple(getattr(want, f) for f in exact))
+    chex.assert_trees_all_close(
+        (got.impurity, got.feature_importances),
+        (want.impurity, want.feature_importances),
+        rtol=1e-6,
+        atol=1e-7,
+    )
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        dict(),
+        dict(max_bins=None),
+        dict(max_bins=None, max_features=None, bootstrap=False, criterion="entropy"),
+        dict(max_bins=6, min_samples_leaf=3, criterion="train_error"),
+    ],
+    ids=["256-sqrt", "exact-sqrt", "exact-all-entropy", "6-msl3"],
+)
+def test_forest_grows_the_trees_of_the_traced_fit(options):
+    X, y = _few_values()
+    forest = random_forest(6, 4, num_classes=3, **options)
+    _assert_same(forest.fit(KEY, X, y).trees, jax.jit(forest.fit)(KEY, X, y).trees)
+
+
+@pytest.mark.parametrize("options", [dict(), dict(max_bins=5, min_samples_leaf=2)], ids=["exact", "5-msl2"])
+def test_tree_grows_the_tree_of_the_sorted_sweep(options):
+    X, y = _few_values(seed=1)
+    tree = decision_tree(5, num_classes=3, **options)
+    _assert_same(tree.fit(KEY, X, y), jax.jit(tree.fit)(KEY, X, y))
+
+
+def test_bins_in_use_only():
+    X, _ = _few_values()
+    bins, edges = fit_bins(jnp.asarray(X), 256)  # 256 quantile bins, renumbered: those in use remain
+    quantised = np.asarray(quantize(jnp.asarray(X), 256))
+    assert edges.shape[0] == max(len(np.unique(c)) for c in quantised.T) < 32 and bins.shape == X.shape
+    np.testing.assert_array_equal(np.take_along_axis(np.asarray(edges), np.asarray(bins), 0), quantised)
+    bins, edges = fit_bins(X, None)  # exact: one bin per distinct value
+    np.testing.assert_array_equal(np.take_along_axis(np.asarray(edges), np.asarray(bins), 0), X)
+    assert fit_bins(np.arange(2 * MAX_EXACT_BINS, dtype=np.float32)[:, None], None) is None  # the sweep
+    jax.jit(lambda X: fit_bins(X, None) is None or 1 / 0)(X)  # traced data: binned inside the program
+
+
+@pytest.mark.parametrize("depth", [0, 1, 2, 5, 8, 24])
+def test_level_groups_cover_every_level_once(depth):
+    levels = [level for start, stop, w in level_groups(depth) for level in range(start, stop)]
+    assert levels == list(range(depth))
+    assert all(2 ** (stop - 1) == w for start, stop, w in level_groups(depth))
+    assert level_groups(depth, UNROLL_WORK) == [(level, level + 1, 2**level) for level in range(depth)]
+
+
+def test_levels_compiled_at_their_own_widths_grow_the_same_trees():
+    X, y = _few_values(seed=2)
+    bins, edges = fit_bins(X, None)
+    weights = jnp.asarray(np.random.default_rng(0).integers(0, 3, (2, len(y))), jnp.int32)
+    uniforms = jax.random.uniform(KEY, (2, 2**4 - 1, X.shape[1]))
+    options = dict(max_depth=4, num_classes=3, criterion="gini", min_samples_leaf=1, max_features=2)
+    grow = jax.jit(grow_together, static_argnames=(*options, "level_work"))
+    labels = jnp.asarray(y, jnp.int32)
+    grouped = grow(uniforms, bins, edges, labels, weights, **options, level_work=0)
+    unrolled = grow(uniforms, bins, edges, labels, weights, **options, level_work=UNROLL_WORK)
+    _assert_same(unrolled, grouped)
