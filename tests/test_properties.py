@@ -161,7 +161,10 @@ def test_chunked_run_equals_whole_run(case, seed, cuts, data):
     for lo, hi in zip([0, *cuts], [*cuts, N]):
         state, trace = core.run(learner, state, None if xs is None else xs[lo:hi], ys[lo:hi])
         traces.append(trace)
-    chex.assert_trees_all_close((state, _concat(*traces)), whole, rtol=1e-6, atol=1e-6)
+    # Hedge plays blocks of 16 rounds by default, so a cut moves the blocks: its log-weights are sums in
+    # another order (float32: 2e-6 on a log-weight of -4e-4), the tolerance of the block rule below.
+    tol = dict(rtol=1e-4, atol=1e-5) if case is HEDGE else dict(rtol=1e-6, atol=1e-6)
+    chex.assert_trees_all_close((state, _concat(*traces)), whole, **tol)
 
 
 # --- 2. the block rule -----------------------------------------------------------------------------------
