@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import warnings
+import weakref
 from typing import Any, NamedTuple, Optional
 
 import jax
@@ -104,20 +105,30 @@ ON_DEVICE_FROM = 1 << 20
 
 
 @jax.jit
-def _device_summary(x):
-    return jnp.isfinite(x).all(), jnp.min(x), jnp.max(x)
+def _device_min_max(x):
+    return jnp.min(x), jnp.max(x)  # NaN propagates through both: finite iff both are
+
+
+_last_summary: list = [None]  # (weak reference to a jax.Array, its summary): arrays are immutable
 
 
 def _summary(leaf) -> tuple[bool, Any, Any]:
-    """``(all finite, min, max)`` of a non-empty array in one pass; a large ``jax.Array`` stays where it
-    is (no copy of the whole array to the host: on a GPU, three scalars come back)."""
+    """``(all finite, min, max)`` of a non-empty array. A large ``jax.Array`` is read in one pass on its
+    own device (three scalars come back, no copy of it to the host), and the summary of the last one is
+    kept, so that ``check_finite`` and ``check_range`` of the same stream read it once."""
     if isinstance(leaf, jax.Array) and leaf.size >= ON_DEVICE_FROM:
-        finite, lo, hi = jax.device_get(_device_summary(leaf))
-        return bool(finite), lo, hi
-    array = np.asarray(leaf)
-    lo, hi = array.min(), array.max()
-    finite = bool(np.isfinite(lo) and np.isfinite(hi)) if np.issubdtype(array.dtype, np.inexact) else True
-    return finite, lo, hi
+        last = _last_summary[0]
+        if last is not None and last[0]() is leaf:
+            return last[1]
+        lo, hi = jax.device_get(_device_min_max(leaf))
+    else:
+        array = np.asarray(leaf)
+        lo, hi = array.min(), array.max()
+    inexact = np.issubdtype(np.asarray(lo).dtype, np.inexact)
+    summary = (bool(np.isfinite(lo) and np.isfinite(hi)) if inexact else True, lo, hi)
+    if isinstance(leaf, jax.Array) and leaf.size >= ON_DEVICE_FROM:
+        _last_summary[0] = (weakref.ref(leaf), summary)
+    return summary
 
 
 def check_finite(name: str, value: Any) -> None:

@@ -183,3 +183,18 @@ def test_finite_and_range_checks_summarise_large_arrays_on_their_device(monkeypa
         core.check_range("ys", good.at[0, 0].set(-0.5), 0.0, 1.0)
     core.check_finite("X", jnp.arange(12).reshape(3, 4))  # integers are always finite
     core.check_finite("X", jnp.zeros((0, 4)))  # empty: nothing to check
+
+
+def test_a_large_arrays_summary_is_read_once_for_both_checks(monkeypatch):
+    from jaxlearn import _checks
+
+    monkeypatch.setattr(_checks, "ON_DEVICE_FROM", 4)
+    calls = []
+    monkeypatch.setattr(_checks, "_device_min_max", lambda x: calls.append(1) or (jnp.min(x), jnp.max(x)))
+    losses = jnp.linspace(0.0, 1.0, 12).reshape(3, 4)
+    core.check_finite("ys", losses)
+    core.check_range("ys", losses, 0.0, 1.0)
+    assert len(calls) == 1  # the same array: one pass
+    with pytest.raises(ValueError, match=r"found values in \[0, 2\]"):
+        core.check_range("ys", losses * 2, 0.0, 1.0)  # a new array: read afresh
+    assert len(calls) == 2
