@@ -1,14 +1,17 @@
 """The bounds of SPEC 15.1 and 16.3 in jaxlearn.theory: (18.1) by its formula, and Theorems 19.3 / 19.5
-checked on data meeting their assumptions with the k-NN rules of jaxlearn.neighbors."""
+checked on data meeting their assumptions with the k-NN rules of jaxlearn.neighbors; the VC dimension
+of trees over the Boolean cube (2^d) with jaxlearn.trees."""
 
 from __future__ import annotations
+
+import itertools
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxlearn import theory
+from jaxlearn import theory, trees
 from jaxlearn.neighbors import knn
 
 
@@ -59,3 +62,23 @@ def test_knn_expected_error_within_theorems_19_3_and_19_5(k, samples=3):
     assert bayes <= expected <= float(bound), (expected, float(bound))
     # 1-NN approaches E[2 eta (1 - eta)] = 1/12 here (Cover and Hart), k = 10 gets closer to Bayes
     assert expected < (0.1 if k == 1 else 0.085)
+
+
+@pytest.mark.parametrize("d", [2, 3])
+def test_trees_of_depth_d_shatter_the_boolean_cube_vc_is_2_to_the_d(d):
+    """UML 18.6 Ex. 1 (SPEC 15.1): over X = {0,1}^d every Boolean function is a tree with d levels of splits
+    (the book's height d + 1), so the class shatters all 2^d points and VCdim = 2^d (|X| = 2^d caps it).
+    With d - 1 levels a leaf leaves a bit free, so parity is out of reach: the cube is not shattered."""
+    X = jnp.asarray(list(itertools.product([0, 1], repeat=d)), jnp.float32)
+    labellings = jnp.asarray(list(itertools.product([0, 1], repeat=2**d)), jnp.int32)  # all 2^(2^d)
+
+    def realised(depth):
+        learner = trees.decision_tree(depth, num_classes=2)
+        fit_predict = jax.vmap(lambda y: learner.predict(learner.fit(jax.random.PRNGKey(0), X, y), X))
+        return np.asarray((fit_predict(labellings) == labellings).all(axis=1))
+
+    assert realised(d).all()  # every labelling of the 2^d points: shattered
+    shallow = realised(d - 1)
+    parity = np.asarray(X.sum(axis=1) % 2, np.int32)
+    parity_row = int(np.flatnonzero((np.asarray(labellings) == parity).all(axis=1))[0])
+    assert not shallow[parity_row] and shallow.sum() < labellings.shape[0]
