@@ -116,7 +116,8 @@ def _summary(leaf) -> tuple[bool, Any, Any]:
     """``(all finite, min, max)`` of a non-empty array. A large ``jax.Array`` is read in one pass on its
     own device (three scalars come back, no copy of it to the host), and the summary of the last one is
     kept, so that ``check_finite`` and ``check_range`` of the same stream read it once."""
-    if isinstance(leaf, jax.Array) and leaf.size >= ON_DEVICE_FROM:
+    on_device = isinstance(leaf, jax.Array) and leaf.size >= ON_DEVICE_FROM
+    if on_device:
         last = _last_summary[0]
         if last is not None and last[0]() is leaf:
             return last[1]
@@ -126,7 +127,7 @@ def _summary(leaf) -> tuple[bool, Any, Any]:
         lo, hi = array.min(), array.max()
     inexact = np.issubdtype(np.asarray(lo).dtype, np.inexact)
     summary = (bool(np.isfinite(lo) and np.isfinite(hi)) if inexact else True, lo, hi)
-    if isinstance(leaf, jax.Array) and leaf.size >= ON_DEVICE_FROM:
+    if on_device:
         _last_summary[0] = (weakref.ref(leaf), summary)
     return summary
 

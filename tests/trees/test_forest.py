@@ -3,7 +3,6 @@ rule, accuracy against scikit-learn's RandomForestClassifier on digits and breas
 
 from __future__ import annotations
 
-import chex
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -14,6 +13,7 @@ from sklearn.model_selection import train_test_split
 
 from jaxlearn.trees import DecisionTreeParams, RandomForestParams, decision_tree, random_forest
 from jaxlearn.trees._forest import forest_predict
+from tests.trees.checks import assert_same_tree
 
 KEY = jax.random.PRNGKey(0)
 
@@ -23,19 +23,6 @@ def _sample(seed=0, m=200, d=4):
     X = rng.normal(size=(m, d)).astype(np.float32)
     y = ((X[:, 0] * X[:, 1] > 0) ^ (rng.random(m) < 0.15)).astype(int)
     return X, y
-
-
-def _assert_same_tree(got, want):
-    """The same tree: structure and counts exactly; impurities and importances (computed from the
-    counts in differently fused programs) to rounding."""
-    exact = ("feature", "threshold", "is_leaf", "counts")
-    chex.assert_trees_all_equal(tuple(getattr(got, f) for f in exact), tuple(getattr(want, f) for f in exact))
-    chex.assert_trees_all_close(
-        (got.impurity, got.feature_importances),
-        (want.impurity, want.feature_importances),
-        rtol=1e-6,
-        atol=1e-7,
-    )
 
 
 def _sample_with_ties(seed=0, m=200, d=4):
@@ -57,7 +44,7 @@ def test_forest_without_bootstrap_and_with_all_features_is_the_tree(max_bins, mi
     ).fit(KEY, X, y)
     assert not np.all(np.asarray(tree.is_leaf[:7]))  # a grown tree, not a stump
     for t in range(2):
-        _assert_same_tree(jax.tree_util.tree_map(lambda a, t=t: a[t], forest.trees), tree)
+        assert_same_tree(jax.tree_util.tree_map(lambda a, t=t: a[t], forest.trees), tree)
 
 
 def test_binned_forest_on_bootstrap_weights_is_the_tree_on_the_resample():
@@ -78,7 +65,7 @@ def test_binned_forest_on_bootstrap_weights_is_the_tree_on_the_resample():
         KEY, Xq, jnp.asarray(y, jnp.int32), w, _features.presort(Xq),
         max_depth=3, num_classes=2, criterion="gini", min_samples_leaf=1, max_features=None,
     )  # fmt: skip
-    _assert_same_tree(jax.tree_util.tree_map(lambda a: a[0], forest.trees), exact)
+    assert_same_tree(jax.tree_util.tree_map(lambda a: a[0], forest.trees), exact)
 
 
 def test_bootstrap_and_feature_subsets_make_different_trees():

@@ -4,7 +4,6 @@ values (exact thresholds), and must give the same trees, bit for bit."""
 
 from __future__ import annotations
 
-import chex
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -14,6 +13,7 @@ from jaxlearn.trees import decision_tree, random_forest
 from jaxlearn.trees._bins import MAX_EXACT_BINS, fit_bins
 from jaxlearn.trees._features import quantize
 from jaxlearn.trees._histogram import UNROLL_WORK, grow_together, level_groups
+from tests.trees.checks import assert_same_tree
 
 KEY = jax.random.PRNGKey(0)
 
@@ -24,17 +24,6 @@ def _few_values(seed=0, m=160, d=5, k=3):
     X = np.round(rng.normal(size=(m, d)) * np.arange(1, d + 1)).astype(np.float32)
     y = (np.digitize(X[:, 0] + X[:, 1], [-1, 1]) + (rng.random(m) < 0.2)) % k
     return X, y
-
-
-def _assert_same(got, want):
-    exact = ("feature", "threshold", "is_leaf", "counts")
-    chex.assert_trees_all_equal(tuple(getattr(got, f) for f in exact), tuple(getattr(want, f) for f in exact))
-    chex.assert_trees_all_close(
-        (got.impurity, got.feature_importances),
-        (want.impurity, want.feature_importances),
-        rtol=1e-6,
-        atol=1e-7,
-    )
 
 
 @pytest.mark.parametrize(
@@ -50,14 +39,14 @@ def _assert_same(got, want):
 def test_forest_grows_the_trees_of_the_traced_fit(options):
     X, y = _few_values()
     forest = random_forest(6, 4, num_classes=3, **options)
-    _assert_same(forest.fit(KEY, X, y).trees, jax.jit(forest.fit)(KEY, X, y).trees)
+    assert_same_tree(forest.fit(KEY, X, y).trees, jax.jit(forest.fit)(KEY, X, y).trees)
 
 
 @pytest.mark.parametrize("options", [dict(), dict(max_bins=5, min_samples_leaf=2)], ids=["exact", "5-msl2"])
 def test_tree_grows_the_tree_of_the_sorted_sweep(options):
     X, y = _few_values(seed=1)
     tree = decision_tree(5, num_classes=3, **options)
-    _assert_same(tree.fit(KEY, X, y), jax.jit(tree.fit)(KEY, X, y))
+    assert_same_tree(tree.fit(KEY, X, y), jax.jit(tree.fit)(KEY, X, y))
 
 
 def test_bins_in_use_only():
@@ -90,4 +79,4 @@ def test_levels_compiled_at_their_own_widths_grow_the_same_trees():
     labels = jnp.asarray(y, jnp.int32)
     grouped = grow(uniforms, bins, edges, labels, weights, **options, level_work=0)
     unrolled = grow(uniforms, bins, edges, labels, weights, **options, level_work=UNROLL_WORK)
-    _assert_same(unrolled, grouped)
+    assert_same_tree(unrolled, grouped)
