@@ -78,9 +78,7 @@ def regularized_sgd(
     check_variant(variant)
     dtype = jax.tree_util.tree_leaves(zeros)[0].dtype
     steps = idx.shape[0]
-    t = jnp.arange(1, steps + 1, dtype=jnp.int32).astype(dtype)
-    divisors = t if variant == "uml" else jnp.maximum(t - 1, 1)
-    scales = 1 / (jnp.asarray(lam).astype(dtype) * divisors)
+    scales = step_scales(lam, steps, variant, dtype)
 
     if sparse:
         return _sparse_sgd(subgradient, idx, scales, zeros)
@@ -103,8 +101,22 @@ def _sparse_sgd(subgradient, idx, scales, zeros):
         return theta.at[j].add(-v), (j, v)
 
     _, (coordinates, values) = jax.lax.scan(step, zeros, (idx, scales))
-    # sum_t w^(t) = sum_t scale_t theta^(t): the increment of step u is in every theta^(t), t > u.
+    return average_of_increments(zeros, coordinates, -values, scales)
+
+
+def step_scales(lam: ArrayLike, steps: int, variant: str, dtype) -> Array:
+    r"""The scales :math:`1/(\lambda d_t)`, :math:`t = 1..T`, of :math:`w^{(t)} = \theta^{(t)}/(\lambda d_t)`,
+    with :math:`d_t = t` (``"uml"``) or :math:`\max(t - 1, 1)` (``"ss10"``)."""
+    t = jnp.arange(1, steps + 1, dtype=jnp.int32).astype(dtype)
+    divisors = t if variant == "uml" else jnp.maximum(t - 1, 1)
+    return 1 / (jnp.asarray(lam).astype(dtype) * divisors)
+
+
+def average_of_increments(zeros: Array, coordinates: Array, increments: Array, scales: Array) -> Array:
+    r""":math:`\bar w = \frac1T \sum_t w^{(t)}` of a sparse run, from its increments: step :math:`u`
+    adds ``increments[u]`` to :math:`\theta_{coordinates[u]}`, which is in every :math:`\theta^{(t)}`,
+    :math:`t > u` (``scales`` from :func:`step_scales`)."""
     tail = jnp.cumsum(scales[::-1])[::-1]  # sum over t = u..T, smallest terms first
     later = jnp.concatenate([tail[1:], jnp.zeros((1,), scales.dtype)])
-    total = zeros.at[coordinates].add(-values * later)
-    return total / jnp.asarray(idx.shape[0], total.dtype)
+    total = zeros.at[coordinates].add(increments * later)
+    return total / jnp.asarray(scales.shape[0], total.dtype)

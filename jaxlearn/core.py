@@ -71,7 +71,13 @@ from jaxlearn._learner import (  # noqa: F401 - the protocols, re-exported
 )
 from jaxlearn._pipeline import PipelineState, Transform, pipeline  # noqa: F401 - composition
 from jaxlearn._progress import scan  # noqa: F401 - lax.scan with an optional progress bar
-from jaxlearn._regularized import check_variant, regularized_sgd, sample_indices  # noqa: F401
+from jaxlearn._regularized import (  # noqa: F401
+    average_of_increments,
+    check_variant,
+    regularized_sgd,
+    sample_indices,
+    step_scales,
+)
 from jaxlearn._sharding import (  # noqa: F401 - the data-parallel building blocks
     RowSplit,
     block_starts,

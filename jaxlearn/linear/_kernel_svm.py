@@ -21,6 +21,7 @@ from jaxlearn.core import (
     POSITIVE_INT,
     BatchLearner,
     as_float,
+    average_of_increments,
     check_positive_int,
     check_sample,
     check_variant,
@@ -29,6 +30,7 @@ from jaxlearn.core import (
     regularized_sgd,
     sample_indices,
     sign_label,
+    step_scales,
 )
 from jaxlearn.kernels import Kernel, as_tree, check_kernel, expansion, gram
 from jaxlearn.linear._common import as_support_dtype, kernel_example
@@ -167,8 +169,7 @@ def _fit_in_blocks(G, y, idx, lam, variant, dtype):
     with G read as one matrix-vector product per block. The padding steps past :math:`T` are not averaged.
     """
     steps, m = idx.shape[0], G.shape[0]
-    t = jnp.arange(1, steps + 1, dtype=jnp.int32).astype(dtype)  # the scales of core.regularized_sgd
-    scales = 1 / (jnp.asarray(lam).astype(dtype) * (t if variant == "uml" else jnp.maximum(t - 1, 1)))
+    scales = step_scales(lam, steps, variant, dtype)  # those of core.regularized_sgd
     padding = -steps % BLOCK
     blocks = jnp.concatenate([idx, jnp.zeros((padding,), idx.dtype)]).reshape(-1, BLOCK)
     block_scales = jnp.concatenate([scales, jnp.ones((padding,), dtype)]).reshape(-1, BLOCK)
@@ -186,10 +187,7 @@ def _fit_in_blocks(G, y, idx, lam, variant, dtype):
         return beta.at[i].add(delta), delta
 
     _, increments = jax.lax.scan(block, jnp.zeros((m,), dtype), (blocks, block_scales))
-    # as in core.regularized_sgd: the increment of step u is in every alpha^(t), t > u
-    tail = jnp.cumsum(scales[::-1])[::-1]
-    later = jnp.concatenate([tail[1:], jnp.zeros((1,), dtype)])
-    return jnp.zeros((m,), dtype).at[idx].add(increments.reshape(-1)[:steps] * later) / steps
+    return average_of_increments(jnp.zeros((m,), dtype), idx, increments.reshape(-1)[:steps], scales)
 
 
 @functools.partial(jax.jit, static_argnums=(4, 5))
