@@ -1,0 +1,74 @@
+"""The checkable bounds of the source documents, as functions of their parameters.
+
+Every function is plain ``jnp`` arithmetic, so bounds can be evaluated on traced values and
+vmapped alongside the learners they bound. Section numbers refer to the sources (``SPEC n.m``: the
+numbering of ``docs/algorithms.md``).
+Concrete arguments outside the range the theorem assumes (a margin ``<= 0``, ``delta`` outside (0, 1),
+a count that is not a positive integer, NaN, inf) raise a ``ValueError`` naming the argument.
+"""
+
+from jaxlearn.theory._batch import hard_svm_bound
+from jaxlearn.theory._batch import knn_bound
+from jaxlearn.theory._batch import multiclass_perceptron_bound
+from jaxlearn.theory._batch import multiclass_sgd_steps
+from jaxlearn.theory._batch import multiclass_svm_bound
+from jaxlearn.theory._batch import one_nn_bound
+from jaxlearn.theory._batch import sgd_convex_bound
+from jaxlearn.theory._batch import sgd_strongly_convex_bound
+from jaxlearn.theory._batch import soft_svm_bound
+from jaxlearn.theory._batch import stability_bound
+from jaxlearn.theory._batch import tree_mdl_bound
+from jaxlearn.theory._online import agnostic_regret_bound
+from jaxlearn.theory._online import conjunction_bound
+from jaxlearn.theory._online import consistent_bound
+from jaxlearn.theory._online import decision_list_bound
+from jaxlearn.theory._online import exponential_weights_bound
+from jaxlearn.theory._online import halfspace_margin
+from jaxlearn.theory._online import halving_bound
+from jaxlearn.theory._online import hedge_regret_bound
+from jaxlearn.theory._online import margin
+from jaxlearn.theory._online import margin_perceptron_bound
+from jaxlearn.theory._online import ogd_pathwise_bound
+from jaxlearn.theory._online import ogd_regret_bound
+from jaxlearn.theory._online import perceptron_mistake_bound
+from jaxlearn.theory._online import perceptron_nonseparable_bound
+from jaxlearn.theory._online import radius
+from jaxlearn.theory._online import rwm_regret_bound
+from jaxlearn.theory._online import total_deviation
+from jaxlearn.theory._online import weighted_average_regret_bound
+from jaxlearn.theory._online import weighted_majority_bound
+from jaxlearn.theory._online import winnow_mistake_bound
+
+__all__ = [
+    "agnostic_regret_bound",
+    "conjunction_bound",
+    "consistent_bound",
+    "decision_list_bound",
+    "exponential_weights_bound",
+    "halfspace_margin",
+    "halving_bound",
+    "hard_svm_bound",
+    "hedge_regret_bound",
+    "knn_bound",
+    "margin",
+    "margin_perceptron_bound",
+    "multiclass_perceptron_bound",
+    "multiclass_sgd_steps",
+    "multiclass_svm_bound",
+    "ogd_pathwise_bound",
+    "ogd_regret_bound",
+    "one_nn_bound",
+    "perceptron_mistake_bound",
+    "perceptron_nonseparable_bound",
+    "radius",
+    "rwm_regret_bound",
+    "sgd_convex_bound",
+    "sgd_strongly_convex_bound",
+    "soft_svm_bound",
+    "stability_bound",
+    "total_deviation",
+    "tree_mdl_bound",
+    "weighted_average_regret_bound",
+    "weighted_majority_bound",
+    "winnow_mistake_bound",
+]
