@@ -20,8 +20,8 @@ from jaxlearn.core import check_finite, is_concrete
 
 # fmt: off
 __all__ = [
-    "absolute", "check_cost_matrix", "entropic", "generalized_hinge", "hinge", "logistic", "square",
-    "squared", "zero_one", "zero_one_cost",
+    "absolute", "check_cost_matrix", "entropic", "generalized_hinge", "hinge", "logistic", "ramp",
+    "square", "squared", "zero_one", "zero_one_cost",
 ]
 # fmt: on
 
@@ -88,6 +88,27 @@ def hinge(w: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
     """
     margin = _margin(w, x, y)
     return jnp.where(margin < 1, 1 - margin, jnp.zeros_like(margin))
+
+
+def ramp(w: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
+    r"""Ramp loss :math:`\min\{1, \max\{0, 1 - y \langle w, x\rangle\}\}` (UML section 15.2.3).
+
+    The hinge loss capped at 1: it equals the 0-1 loss on mistakes (:math:`y\langle w, x\rangle \le 0`)
+    and lies between the 0-1 loss and the hinge loss. Like the hinge (and unlike the 0-1 loss) it
+    depends on the scale of :math:`w`; it is not convex, so minimising it is intractable in general.
+    It is :math:`\|x\|`-Lipschitz in :math:`w`. Sub-gradient: :math:`-y x` where
+    :math:`0 < y\langle w, x\rangle < 1`, else 0 (0 at both kinks).
+
+    Examples:
+      >>> import jax.numpy as jnp
+      >>> from jaxlearn import losses
+      >>> x = jnp.array([1.0, 1.0])
+      >>> [float(losses.ramp(jnp.array([c, 0.0]), x, 1.0)) for c in (-2.0, 0.0, 0.25, 2.0)]
+      [1.0, 1.0, 0.75, 0.0]
+    """
+    margin = _margin(w, x, y)
+    inside = jnp.where(margin > 0, 1 - margin, jnp.ones_like(margin))
+    return jnp.where(margin < 1, inside, jnp.zeros_like(margin))
 
 
 def logistic(w: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:

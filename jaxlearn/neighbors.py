@@ -56,6 +56,9 @@ Array = jax.Array
 #: The ranges of the numeric arguments of the k-NN factories.
 RANGES = {"k": POSITIVE_INT, "query_chunk": POSITIVE_INT}
 
+#: The neighbours' weights (UML section 19.1): equal, inverse distance (scikit-learn's ``"distance"``),
+#: or proportional to distance (the formula as UML prints it).
+WEIGHTS = ("uniform", "distance", "as_printed")
 #: Extra candidates shortlisted by the expanded distance before the exact re-ranking.
 EXTRA_CANDIDATES = 8
 #: Block length of the two-stage top-k.
@@ -79,24 +82,33 @@ class KNNParams(NamedTuple):
 
 
 @learner_factory(ranges={**RANGES, "num_classes": at_least(2, integer=True)})
-def knn(k: int, *, query_chunk: int = 256, num_classes: Optional[int] = None) -> BatchLearner:
+def knn(
+    k: int, *, weights: str = "uniform", query_chunk: int = 256, num_classes: Optional[int] = None
+) -> BatchLearner:
     r"""The k-NN rule (UML section 19.1): the majority label of the :math:`k` nearest training points.
 
     With :math:`\pi_1(x), \dots, \pi_m(x)` the training indices sorted by :math:`\|x - x_i\|`
     (ties: lower index first), and a tie of votes going to the smallest label (as scikit-learn's
-    ``KNeighborsClassifier`` with uniform weights); :math:`k = 1` is the 1-NN rule :math:`y_{\pi_1(x)}`:
+    ``KNeighborsClassifier``); :math:`k = 1` is the 1-NN rule :math:`y_{\pi_1(x)}`. Each neighbour
+    votes with a weight :math:`w_i(x)` (all 1 unless ``weights`` says otherwise, see :data:`WEIGHTS`):
 
-    .. math:: h_S(x) = \arg\max_c\ \big|\{i \le k : y_{\pi_i(x)} = c\}\big|.
+    .. math:: h_S(x) = \arg\max_c \sum_{i \le k:\ y_{\pi_i(x)} = c} w_i(x).
 
     Args:
       k: the number of neighbours (structural; at most the sample size).
+      weights: ``"uniform"`` (:math:`w_i = 1`), ``"distance"`` (:math:`w_i = 1/\rho_i` with
+        :math:`\rho_i = \|x - x_{\pi_i(x)}\|`; a query on training points: those points get weight 1 and
+        the others 0, as scikit-learn's ``weights="distance"``) or ``"as_printed"`` (UML's formula as
+        printed, :math:`w_i = \rho_i / \sum_{j \le k} \rho_j`: *farther* neighbours weigh more; all
+        :math:`k` at distance 0: equal weights). Static.
       query_chunk: queries processed at once (static; memory is ``query_chunk * m`` distances).
       num_classes: the number of classes (labels ``0..num_classes-1``), or ``None`` to read it off
         concrete labels as ``max(y) + 1`` (at least 2).
 
     Returns:
       A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y) -> KNNParams`` (stores the sample;
-      ``key`` unused), ``predict(params, X)`` the int32 labels.
+      ``key`` unused), ``predict(params, X)`` the int32 labels, ``decision_function`` each class's
+      share of the (weighted) votes, (n, K).
 
     Examples:
       >>> import jax, jax.numpy as jnp
@@ -104,11 +116,14 @@ def knn(k: int, *, query_chunk: int = 256, num_classes: Optional[int] = None) ->
       >>> rule = knn(3)
       >>> rule.predict(rule.fit(jax.random.PRNGKey(0), X, y), jnp.array([[0.4], [9.0]])).tolist()
       [0, 1]
+      >>> near = knn(3, weights="distance")  # 1.9 is much nearer to 2 (label 1) than to 0 and 1
+      >>> near.predict(near.fit(jax.random.PRNGKey(0), X, y), jnp.array([[1.9]])).tolist()
+      [1]
 
     References:
       UML sections 19.1 (the rules), 19.3 (brute-force implementation); SPEC 16.1-16.2.
     """
-    k, query_chunk = int(k), int(query_chunk)
+    k, query_chunk, weights = int(k), int(query_chunk), _check_weights(weights)
     num_classes = None if num_classes is None else int(num_classes)
 
     def check(X, y):
@@ -122,19 +137,31 @@ def knn(k: int, *, query_chunk: int = 256, num_classes: Optional[int] = None) ->
     def predict(params, X):
         Xq = _check_query(params, X, k)
         classes = num_classes if num_classes is not None else _classes_of(params.y)
-        return _run("vote", params, Xq, k, query_chunk, classes)
+        return _run("vote", params, Xq, k, query_chunk, classes, weights)
 
-    return BatchLearner(fit, predict, check=check)
+    def decision_function(params, X):
+        Xq = _check_query(params, X, k)
+        classes = num_classes if num_classes is not None else _classes_of(params.y)
+        return _run("shares", params, Xq, k, query_chunk, classes, weights)
+
+    return BatchLearner(fit, predict, decision_function, check=check)
 
 
 @learner_factory(ranges=RANGES)
-def knn_regressor(k: int, *, query_chunk: int = 256) -> BatchLearner:
-    r"""k-NN regression (UML section 19.1): the mean target of the :math:`k` nearest training points.
+def knn_regressor(k: int, *, weights: str = "uniform", query_chunk: int = 256) -> BatchLearner:
+    r"""k-NN regression (UML section 19.1): the mean target of the :math:`k` nearest training points,
+    or their weighted mean with the weights :math:`w_i(x)` of :func:`knn`:
 
-    .. math:: h_S(x) = \frac1k\sum_{i=1}^k y_{\pi_i(x)}.
+    .. math:: h_S(x) = \frac1k\sum_{i=1}^k y_{\pi_i(x)}, \qquad
+        h_S(x) = \frac{\sum_{i=1}^k w_i(x)\, y_{\pi_i(x)}}{\sum_{i=1}^k w_i(x)}.
+
+    ``weights="as_printed"`` is UML's distance-weighted rule exactly as printed,
+    :math:`\sum_i \big(\rho(x, x_{\pi_i(x)}) / \sum_j \rho(x, x_{\pi_j(x)})\big)\, y_{\pi_i(x)}`.
 
     Args:
       k: the number of neighbours (structural; at most the sample size).
+      weights: ``"uniform"``, ``"distance"`` (scikit-learn's ``KNeighborsRegressor(weights="distance")``)
+        or ``"as_printed"``, as in :func:`knn` (static).
       query_chunk: queries processed at once (static).
 
     Returns:
@@ -152,14 +179,14 @@ def knn_regressor(k: int, *, query_chunk: int = 256) -> BatchLearner:
     References:
       UML section 19.1; SPEC 16.1.
     """
-    k, query_chunk = int(k), int(query_chunk)
+    k, query_chunk, weights = int(k), int(query_chunk), _check_weights(weights)
 
     def fit(key, X, y):
         return _fit(*as_float(X, y))
 
     def predict(params, X):
         Xq = _check_query(params, X, k)
-        return _run("mean", params, Xq, k, query_chunk)
+        return _run("mean", params, Xq, k, query_chunk, weights=weights)
 
     return BatchLearner(fit, predict, check=lambda X, y: _check_sample(X, y, k))
 
@@ -205,6 +232,23 @@ def _fit(X, y):
     if split is None:
         return _store(X, y)
     return _store_split(split.mesh, split.axes)(X, rows_like(split, y))
+
+
+def _check_weights(weights):
+    if not isinstance(weights, str) or weights not in WEIGHTS:
+        raise ValueError(f"expected `weights` one of {WEIGHTS}, got {weights!r}")
+    return weights
+
+
+def _neighbour_weights(weights, sq_dist):
+    """The weights (n, k) of the neighbours at squared distances ``sq_dist`` (see :func:`knn`)."""
+    rho = jnp.sqrt(sq_dist)
+    if weights == "distance":  # on training points: those points only (their weight 1), as scikit-learn
+        here = rho == 0
+        inverse = 1 / jnp.where(here, 1, rho)
+        return jnp.where(jnp.any(here, axis=1, keepdims=True), here.astype(rho.dtype), inverse)
+    total = jnp.sum(rho, axis=1, keepdims=True)  # "as_printed"; all k on the query: equal weights
+    return jnp.where(total > 0, rho / jnp.where(total > 0, total, 1), 1 / rho.shape[1])
 
 
 def _check_sample(X, y, k):
@@ -314,13 +358,19 @@ def _answer(params, Xq, k, chunk, split, with_y=True):
     return idx, dist, targets[0] if with_y else None
 
 
-def _vote(targets, num_classes):
-    counts = jnp.sum(jax.nn.one_hot(targets, num_classes, dtype=jnp.int32), axis=1, dtype=jnp.int32)
-    return jnp.argmax(counts, axis=1).astype(jnp.int32)  # smallest label on a tie
+def _counts(targets, num_classes, w):
+    """The (weighted) votes of the ``k`` neighbours for each class: (n, K)."""
+    return jnp.einsum("nk,nkc->nc", w, jax.nn.one_hot(targets, num_classes, dtype=w.dtype))
+
+
+def _mean(targets, w=None):
+    if w is None:
+        return jnp.mean(targets, axis=1)
+    return jnp.sum(w * targets, axis=1) / jnp.sum(w, axis=1)
 
 
 @functools.lru_cache(maxsize=None)
-def _program(kind, k, chunk, num_classes, split):
+def _program(kind, k, chunk, num_classes, split, weights="uniform"):
     """The compiled prediction ``(params, Xq) -> answer``, one per (kind, static options, mesh): under
     ``jax.jit``, or ``jax.jit(jax.shard_map(...))`` over the mesh of a row-split ``split``."""
 
@@ -328,7 +378,13 @@ def _program(kind, k, chunk, num_classes, split):
         idx, dist, targets = _answer(params, Xq, k, chunk, split, with_y=kind != "neighbors")
         if kind == "neighbors":
             return idx, dist
-        return _vote(targets, num_classes) if kind == "vote" else jnp.mean(targets, axis=1)
+        w = None if weights == "uniform" else _neighbour_weights(weights, dist)
+        if kind == "mean":
+            return _mean(targets, w)
+        counts = _counts(targets, num_classes, jnp.ones_like(dist) if w is None else w)
+        if kind == "shares":
+            return counts / jnp.sum(counts, axis=1, keepdims=True)
+        return jnp.argmax(counts, axis=1).astype(jnp.int32)  # smallest label on a tie
 
     if split is None:
         return jax.jit(answer)
@@ -337,8 +393,8 @@ def _program(kind, k, chunk, num_classes, split):
     return jax.jit(jax.shard_map(answer, mesh=split.mesh, in_specs=in_specs, out_specs=P(), check_vma=False))
 
 
-def _run(kind, params, Xq, k, chunk, num_classes=None):
+def _run(kind, params, Xq, k, chunk, num_classes=None, weights="uniform"):
     split = row_split(params.X, "params.X")
     if split is not None:
         Xq = jax.device_put(Xq, NamedSharding(split.mesh, P()))  # the queries go to every device
-    return _program(kind, k, chunk, num_classes, split)(params, Xq)
+    return _program(kind, k, chunk, num_classes, split, weights)(params, Xq)

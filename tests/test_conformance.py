@@ -240,6 +240,7 @@ MULTICLASS_LABEL = (K, rf"expected `y` with labels in 0..{K - 1} \(num_classes={
 
 _noisy5 = _halfspace(datasets.noisy_halfspace, 5, 0.1)
 _separable4 = _halfspace(datasets.separable, 4, 0.2)
+_noisy2 = _halfspace(datasets.noisy_halfspace, 2, 0.1)  # the inefficient Perceptron enumerates pairs
 
 
 @data
@@ -373,6 +374,23 @@ BATCH = [
         _noisy5,
         small=lambda a: linear.augmented_perceptron(a, 2),
     ),
+    BatchCase(  # exponential in d: 16 examples in R^2, 136 candidate directions
+        "inefficient_perceptron",
+        linear.inefficient_perceptron,
+        lambda gamma: linear.inefficient_perceptron(gamma, 50),
+        (0.1, 0.05, 0.3),
+        _noisy2,
+        small=lambda gamma: linear.inefficient_perceptron(gamma, 2),
+        n=16,
+    ),
+    BatchCase(  # a Gaussian Gram matrix is positive definite: the ring is separable, 3-15 passes
+        "kernel_batch_perceptron",
+        linear.kernel_batch_perceptron,
+        lambda sigma: linear.kernel_batch_perceptron(kernels.gaussian(sigma), 50),
+        (0.5, 1.0, 3.0),
+        _ring,
+        small=lambda sigma: linear.kernel_batch_perceptron(kernels.gaussian(sigma), 2),
+    ),
     _sgd_row(
         "one_vs_all",
         multiclass.one_vs_all,
@@ -401,6 +419,17 @@ BATCH = [
         _blobs,
         labels=LABELS,
         params_type=multiclass.MulticlassSVMParams,
+        min_accuracy=0.6,
+        bad_label=MULTICLASS_LABEL,
+    ),
+    _sgd_row(
+        "multiclass_sgd",
+        multiclass.multiclass_sgd,
+        lambda eta, T: multiclass.multiclass_sgd(eta, T, K),
+        (0.01, 0.1, 1.0),
+        _blobs,
+        labels=LABELS,
+        params_type=multiclass.MulticlassSGDParams,
         min_accuracy=0.6,
         bad_label=MULTICLASS_LABEL,
     ),

@@ -209,7 +209,11 @@ def test_matches_jaxlearn(estimator, learner, key):
     chex.assert_trees_all_close(fitted.params_, params, rtol=1e-5, atol=1e-6)
     want = np.asarray(learner.predict(params, X))
     np.testing.assert_array_equal(fitted.predict(X), np.array(["a", "b", "c"])[want])
-    if learner.decision_function is not None:
+    if learner.decision_function is not None and not hasattr(fitted, "decision_function"):
+        # k-NN: scikit-learn has no decision_function; predict_proba is the learner's vote shares
+        want = np.asarray(learner.decision_function(params, X))
+        np.testing.assert_allclose(fitted.predict_proba(X), want, rtol=1e-5, atol=1e-6)
+    elif learner.decision_function is not None:
         want = np.asarray(learner.decision_function(params, X))
         want = want[:, 1] - want[:, 0] if want.shape[1] == 2 else want
         np.testing.assert_allclose(fitted.decision_function(X), want, rtol=1e-5, atol=1e-5)
@@ -239,6 +243,24 @@ def test_knn_matches_sklearn():
     their_distances, their_index = theirs.kneighbors(Q)
     np.testing.assert_array_equal(index, their_index)
     np.testing.assert_allclose(distances, their_distances, rtol=1e-4)
+
+
+def test_distance_weighted_knn_matches_sklearn():
+    """``weights="distance"`` (UML 19.1's weighted rule with inverse distances) gives scikit-learn's
+    labels, class shares and regression targets, also for queries on training points."""
+    rng = np.random.RandomState(1)
+    X = rng.normal(size=(40, 3))
+    y = np.array(["x", "y", "z"])[rng.randint(0, 3, size=40)]
+    Q = np.concatenate([rng.normal(size=(30, 3)), X[:5]])
+    ours = KNeighborsClassifier(7, weights="distance").fit(X, y)
+    theirs = sklearn.neighbors.KNeighborsClassifier(7, weights="distance").fit(X, y)
+    np.testing.assert_array_equal(ours.predict(Q), theirs.predict(Q))
+    np.testing.assert_allclose(ours.predict_proba(Q), theirs.predict_proba(Q), rtol=1e-5, atol=1e-6)
+    assert not np.allclose(ours.predict_proba(Q), KNeighborsClassifier(7).fit(X, y).predict_proba(Q))
+    targets = rng.normal(size=40)
+    ours = KNeighborsRegressor(4, weights="distance").fit(X, targets)
+    theirs = sklearn.neighbors.KNeighborsRegressor(4, weights="distance").fit(X, targets)
+    np.testing.assert_allclose(ours.predict(Q[:30]), theirs.predict(Q[:30]), rtol=1e-5)
 
 
 def test_knn_too_few_examples():

@@ -2,6 +2,10 @@
 
 from jaxlearn.linear._centroid import KernelCentroidParams
 from jaxlearn.linear._centroid import kernel_centroid
+from jaxlearn.linear._inefficient_perceptron import InefficientPerceptronParams
+from jaxlearn.linear._inefficient_perceptron import inefficient_perceptron
+from jaxlearn.linear._kernel_perceptron import KernelBatchPerceptronParams
+from jaxlearn.linear._kernel_perceptron import kernel_batch_perceptron
 from jaxlearn.linear._kernel_svm import KernelSVMParams
 from jaxlearn.linear._kernel_svm import kernel_svm
 from jaxlearn.linear._perceptron import AugmentedPerceptronParams
@@ -25,6 +29,8 @@ __all__ = [
     "AugmentedPerceptronParams",
     "BatchPerceptronParams",
     "HardSVMParams",
+    "InefficientPerceptronParams",
+    "KernelBatchPerceptronParams",
     "KernelCentroidParams",
     "KernelRidgeParams",
     "KernelSVMParams",
@@ -35,6 +41,8 @@ __all__ = [
     "batch_perceptron",
     "check_separable",
     "hard_svm",
+    "inefficient_perceptron",
+    "kernel_batch_perceptron",
     "kernel_centroid",
     "kernel_ridge",
     "kernel_svm",

@@ -27,12 +27,15 @@ Array = jax.Array
 
 class BatchPerceptronParams(NamedTuple):
     """``w``: the weights; ``num_updates``: updates made; ``num_epochs``: passes over the sample;
-    ``converged``: the last pass made no update (every example has :math:`y\\langle w, x\\rangle > 0`)."""
+    ``converged``: the last pass made no update (every example has :math:`y\\langle w, x\\rangle > 0`);
+    ``update_counts``: the updates made on each example, so :math:`w = \\sum_i c_i y_i x_i`: the examples
+    with :math:`c_i > 0` are the Perceptron's compression set (SS10 L4 Corollary 2)."""
 
     w: Array
     num_updates: Array
     num_epochs: Array
     converged: Array
+    update_counts: Array
 
 
 class AugmentedPerceptronParams(NamedTuple):
@@ -140,19 +143,18 @@ def _batch_fit(X, y, *, max_epochs, block_size):
     learner = online.perceptron()
 
     def one_pass(carry):
-        state, updates, epochs, _ = carry
+        state, updates, epochs, _, counts = carry
         state, trace = core.run(learner, state, X, y, block_size=block_size, trace_fn=lambda i: i.mistake)
         made = jnp.sum(trace).astype(jnp.int32)
-        return state, updates + made, epochs + 1, made == 0
+        return state, updates + made, epochs + 1, made == 0, counts + trace.astype(jnp.int32)
 
     def keep_going(carry):
         return (~carry[3]) & (carry[2] < max_epochs)
 
     zero = jnp.zeros([], jnp.int32)
-    state, updates, epochs, converged = jax.lax.while_loop(
-        keep_going, one_pass, (learner.init(X[0]), zero, zero, jnp.array(False))
-    )
-    return BatchPerceptronParams(state.w, updates, epochs, converged)
+    init = (learner.init(X[0]), zero, zero, jnp.array(False), jnp.zeros(X.shape[0], jnp.int32))
+    state, updates, epochs, converged, counts = jax.lax.while_loop(keep_going, one_pass, init)
+    return BatchPerceptronParams(state.w, updates, epochs, converged, counts)
 
 
 @functools.partial(jax.jit, static_argnames=("max_epochs",))

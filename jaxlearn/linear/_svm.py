@@ -3,7 +3,8 @@
 ``soft_svm`` is the book's SGD for Soft-SVM (UML section 15.5, or SS10 Algorithm 7): one ``lax.scan``
 over an index sequence drawn up front from the key, ``lam`` traced (sweep it with ``jax.vmap``).
 ``hard_svm`` solves the homogeneous Hard-SVM (15.3) exactly through its dual (15.11) in a bounded
-``lax.while_loop`` and reports, rather than hides, a sample it cannot separate.
+``lax.while_loop`` (with ``fit_intercept``, (15.2) with an unregularised bias, by pairwise steps:
+``_hard_svm_bias``) and reports, rather than hides, a sample it cannot separate.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from jaxlearn.core import (
     sign_label,
 )
 from jaxlearn.linear._common import all_devices, data_parallel, linear_score, minibatches
+from jaxlearn.linear._hard_svm_bias import hard_svm_bias_fit
 
 Array = jax.Array
 
@@ -140,24 +142,32 @@ _soft_svm_fit = jax.jit(_soft_svm_body, static_argnames=("fit_intercept", "varia
 
 
 class HardSVMParams(NamedTuple):
-    r"""The homogeneous Hard-SVM solution and its certificates.
+    r"""The Hard-SVM solution and its certificates.
 
     Attributes:
       w: :math:`w_0 = \arg\min \|w\|^2` s.t. :math:`y_i\langle w, x_i\rangle \ge 1` (UML (15.3)),
-        :math:`= \sum_i \alpha_i y_i x_i`; the unit-norm output of the book is ``w / ||w||``.
-      alpha: the dual variables of (15.11), :math:`\alpha \ge 0`, with :math:`\sum_i\alpha_i = \|w_0\|^2`.
+        :math:`= \sum_i \alpha_i y_i x_i`; the unit-norm output of the book is ``w / ||w||``. With
+        ``fit_intercept``, :math:`(w_0, b_0)` of (15.2): :math:`y_i(\langle w, x_i\rangle + b) \ge 1`.
+      b: the bias :math:`b_0` (not in the norm; 0 unless ``fit_intercept``); the book outputs
+        ``b / ||w||``.
+      alpha: the dual variables of (15.11), :math:`\alpha \ge 0`, with :math:`\sum_i\alpha_i = \|w_0\|^2`
+        (and :math:`\sum_i \alpha_i y_i = 0` with ``fit_intercept``).
       support: the support vectors, :math:`\alpha_i > \sqrt{\epsilon}\max_j\alpha_j` (:math:`\epsilon`
         the machine epsilon of the dtype); they lie on the margin, :math:`y_i\langle w_0, x_i\rangle = 1`.
       margin: :math:`1/\|w\|` when ``separable``, else 0; when ``converged`` this is the margin of
-        the sample, :math:`\gamma(S) = 1/\|w_0\|` (UML Lemma 15.2).
+        the sample, :math:`\gamma(S) = 1/\|w_0\|` (UML Lemma 15.2), with ``fit_intercept`` the largest
+        distance :math:`\min_i |\langle w, x_i\rangle + b|/\|w\|` of a separating hyperplane
+        (Claim 15.1; :math:`\infty` on a one-class sample traced through ``jit``).
       separable: the returned ``w`` separates the sample, :math:`\min_i y_i\langle w, x_i\rangle > 0`
-        (a certificate). ``False``: the sample is not separable by a homogeneous halfspace, or its
-        margin is too small to resolve in ``max_steps`` sweeps.
+        (plus ``b``; a certificate). ``False``: the sample is not separable by a homogeneous halfspace
+        (by any halfspace, with ``fit_intercept``), or its margin is too small to resolve in
+        ``max_steps`` sweeps.
       converged: the KKT conditions of (15.11) hold to ``tol`` (then ``separable`` is ``True``).
       num_steps: sweeps over the sample performed (int32).
     """
 
     w: Array
+    b: Array
     alpha: Array
     support: Array
     margin: Array
@@ -167,24 +177,30 @@ class HardSVMParams(NamedTuple):
 
 
 @learner_factory("tol", ranges={"max_steps": POSITIVE_INT, "tol": POSITIVE})
-def hard_svm(*, max_steps: int = 10_000, tol: ArrayLike = 1e-6) -> BatchLearner:
-    r"""Homogeneous Hard-SVM by dual coordinate ascent (UML sections 15.1-15.4; SS10 Lemma 8).
+def hard_svm(*, max_steps: int = 10_000, tol: ArrayLike = 1e-6, fit_intercept: bool = False) -> BatchLearner:
+    r"""Hard-SVM by dual coordinate ascent, homogeneous or with a bias (UML sections 15.1-15.4; SS10 Lemma 8).
 
     .. math::
         \max_{\alpha \ge 0}\ \sum_i \alpha_i - \frac12\Big\|\sum_i \alpha_i y_i x_i\Big\|^2, \qquad
         w_0 = \sum_i \alpha_i y_i x_i = \arg\min_{y_i\langle w, x_i\rangle \ge 1} \|w\|^2
 
     one coordinate at a time in a bounded ``lax.while_loop``, until the KKT conditions hold to ``tol``.
-    A sample no homogeneous halfspace separates (or with a margin below :math:`\max(\sqrt\epsilon,
-    10^{-5}) R`) is flagged ``separable=False``, not raised (:func:`check_separable` raises).
+    ``fit_intercept=True`` solves (15.2), :math:`\min \|w\|^2` s.t. :math:`y_i(\langle w, x_i\rangle + b)
+    \ge 1`, the bias outside the norm (as scikit-learn's ``SVC``): the dual gains :math:`\sum_i \alpha_i
+    y_i = 0`, kept by steps on pairs of coordinates (SMO, second-order pair choice).
+    A sample no homogeneous halfspace separates (no halfspace, with ``fit_intercept``), or with a margin
+    below :math:`\max(\sqrt\epsilon, 10^{-5}) R` (:math:`R` of the centred sample, with
+    ``fit_intercept``), is flagged ``separable=False``, not raised (:func:`check_separable` raises).
 
     Args:
       max_steps: the most sweeps over the sample (static).
       tol: the KKT tolerance on :math:`y_i\langle w, x_i\rangle \ge 1` (traced).
+      fit_intercept: fit the unregularised bias ``b`` of (15.2) (static; the sample needs both labels).
+        Appending a constant feature instead regularises it (UML section 15.1.1): another halfspace.
 
     Returns:
       A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y) -> HardSVMParams`` (``key`` unused),
-      ``predict`` +1 iff :math:`\langle w_0, x\rangle > 0`, ``decision_function`` the score.
+      ``predict`` +1 iff :math:`\langle w_0, x\rangle + b_0 > 0`, ``decision_function`` the score.
 
     Examples:
       >>> import jax.numpy as jnp
@@ -192,15 +208,29 @@ def hard_svm(*, max_steps: int = 10_000, tol: ArrayLike = 1e-6) -> BatchLearner:
       >>> params = hard_svm().fit(None, X, jnp.array([1.0, 1.0, -1.0, 1.0]))
       >>> [round(v, 4) for v in params.w.tolist()], round(float(params.margin), 4), bool(params.converged)
       ([0.5, 1.0], 0.8944, True)
+      >>> X = jnp.array([[2.0], [3.0], [4.0]])  # the threshold 2.5 is 0.5 from the nearest points
+      >>> params = hard_svm(fit_intercept=True).fit(None, X, jnp.array([-1.0, 1.0, 1.0]))
+      >>> round(float(params.w[0]), 4), round(float(params.b), 4), round(float(params.margin), 4)
+      (2.0, -5.0, 0.5)
 
     References:
-      UML (15.3), Lemma 15.2, section 15.4 (15.11), Theorem 15.8; SS10 Lemma 8, Corollary 5 (SPEC 9.2-9.3).
+      UML (15.2), (15.3), Lemma 15.2, section 15.4 (15.11), Theorem 15.8; SS10 Lemma 8, Corollary 5
+      (SPEC 9.2-9.3); Platt (1998) and Fan, Chen and Lin (2005) for the pairwise steps.
     """
     max_steps = check_positive_int("max_steps", max_steps)
+    if not isinstance(fit_intercept, (bool, np.bool_)):
+        raise TypeError(f"expected `fit_intercept` a bool, got {fit_intercept!r}")
 
     def fit(key, X, y):
         del key  # deterministic: cyclic sweeps
+        if fit_intercept and is_concrete(y) and not (np.any(np.asarray(y) > 0) and np.any(np.asarray(y) < 0)):
+            raise ValueError(
+                "expected `y` with examples of both classes -1 and +1 for hard_svm(fit_intercept=True), "
+                "found one class only (the bias alone separates it: no margin to maximise)"
+            )
         X, y = as_float(X, y)
+        if fit_intercept:
+            return _bias_params(X, y, tol, *hard_svm_bias_fit(X, y, tol, max_steps=max_steps))
         return _hard_svm_fit(X, y, tol, max_steps=max_steps)
 
     def predict(params, X):
@@ -213,7 +243,7 @@ def hard_svm(*, max_steps: int = 10_000, tol: ArrayLike = 1e-6) -> BatchLearner:
 # KKT tolerance is floored at the rounding level 16 eps R ||w|| (float32 fits converge). On a sample
 # that is not separable the dual is unbounded and ||w|| / sum(alpha), an upper bound on the margin for
 # every alpha >= 0, falls like 1/sweeps: the loop stops once it is below max(sqrt(eps), 1e-5) R.
-# A bias is not part of (15.3): append a constant feature (it is then regularised, UML 15.1.1).
+# A bias is not part of (15.3): fit_intercept solves (15.2) instead (_hard_svm_bias).
 class _DualState(NamedTuple):
     alpha: Array
     w: Array
@@ -271,7 +301,22 @@ def _hard_svm_fit(X, y, tol, *, max_steps):
     converged = separable & (state.violation <= jnp.maximum(tol, 16 * eps * radius * norm))
     support = alpha > jnp.sqrt(eps) * jnp.max(alpha)
     margin = jnp.where(separable, 1 / jnp.where(norm > 0, norm, jnp.ones_like(norm)), jnp.zeros_like(norm))
-    return HardSVMParams(w, alpha, support, margin, separable, converged, state.step)
+    b = jnp.zeros([], dtype)
+    return HardSVMParams(w, b, alpha, support, margin, separable, converged, state.step)
+
+
+@jax.jit
+def _bias_params(X, y, tol, w, b, alpha, violation, num_steps):
+    eps = jnp.finfo(X.dtype).eps
+    norm = jnp.linalg.norm(w)
+    separable = jnp.min(y * (X @ w + b)) > 0
+    spread = jnp.max(jnp.linalg.norm(X - jnp.mean(X, axis=0), axis=1))
+    converged = separable & (
+        violation <= jnp.maximum(jnp.asarray(tol).astype(X.dtype), 16 * eps * spread * norm)
+    )
+    support = alpha > jnp.sqrt(eps) * jnp.max(alpha)
+    margin = jnp.where(separable, 1 / norm, jnp.zeros_like(norm))  # 1/0 = inf: one class, w = 0
+    return HardSVMParams(w, b, alpha, support, margin, separable, converged, num_steps)
 
 
 def check_separable(params: HardSVMParams) -> None:
@@ -291,9 +336,10 @@ def _check_separable(params, what: str) -> None:
     if not separable.all():
         where = "" if separable.ndim == 0 else f" (fits {np.flatnonzero(~separable)[:10].tolist()})"
         raise ValueError(
-            f"expected {what} that a homogeneous halfspace separates, but hard_svm found no "
-            f"separator{where}: the sample is not linearly separable (or its margin is below the "
-            "resolution of max_steps sweeps); use soft_svm, or add a constant feature for a bias"
+            f"expected {what} that a halfspace separates (homogeneous, or with a bias under "
+            f"fit_intercept=True), but hard_svm found no separator{where}: the sample is not linearly "
+            "separable (or its margin is below the resolution of max_steps sweeps); use soft_svm, or "
+            "hard_svm(fit_intercept=True) for a halfspace with a bias"
         )
 
 

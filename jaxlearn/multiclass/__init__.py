@@ -7,16 +7,20 @@ from jaxlearn.multiclass._perceptron import multiclass_perceptron
 from jaxlearn.multiclass._reductions import all_pairs
 from jaxlearn.multiclass._reductions import one_vs_all
 from jaxlearn.multiclass._reductions import pairs
+from jaxlearn.multiclass._sgd import MulticlassSGDParams
+from jaxlearn.multiclass._sgd import multiclass_sgd
 from jaxlearn.multiclass._svm import MulticlassSVMParams
 from jaxlearn.multiclass._svm import loss_augmented_argmax
 from jaxlearn.multiclass._svm import multiclass_svm
 
 __all__ = [
     "MulticlassPerceptronParams",
+    "MulticlassSGDParams",
     "MulticlassSVMParams",
     "all_pairs",
     "loss_augmented_argmax",
     "multiclass_perceptron",
+    "multiclass_sgd",
     "multiclass_svm",
     "multivector",
     "one_vs_all",

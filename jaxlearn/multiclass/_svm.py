@@ -175,13 +175,15 @@ def linear_scores(params, X: ArrayLike, psi, num_classes: int, blocks: bool) -> 
     return scores if b is None else scores + b
 
 
-@functools.partial(jax.jit, static_argnames=("num_classes", "blocks", "fit_intercept"))
-def _fit(idx, X, y, lam, cost, psi, *, num_classes, blocks, fit_intercept):
-    dtype = X.dtype
-    if fit_intercept:
-        X = jnp.concatenate([X, jnp.ones((X.shape[0], 1), dtype)], axis=1)
+def hinge_subgradient(X: Array, y: Array, cost: Array, psi, num_classes: int, blocks: bool):
+    r"""The generalised hinge's sub-gradient on example ``i`` and the start :math:`w^{(1)} = 0`.
 
-    if blocks:  # theta as a (k, n) matrix: Psi(x, y) is x in row y
+    Returns ``(subgradient, zeros)``: ``subgradient(w, i)`` is :math:`\Psi(x_i, \hat y) - \Psi(x_i, y_i)`
+    with :math:`\hat y` from :func:`loss_augmented_argmax` (exactly 0 when :math:`\hat y = y_i`), shaped
+    like ``zeros``: a ``(k, n)`` matrix for the multivector map (row ``y`` is :math:`w_y`), else ``(d,)``.
+    """
+    dtype = X.dtype
+    if blocks:  # w as a (k, n) matrix: Psi(x, y) is x in row y
 
         def subgradient(W, i):
             x, label = X[i], y[i]
@@ -189,19 +191,24 @@ def _fit(idx, X, y, lam, cost, psi, *, num_classes, blocks, fit_intercept):
             move = jnp.where(y_hat != label, x, jnp.zeros_like(x))  # v = 0 exactly when y_hat = y
             return jnp.zeros_like(W).at[label].add(-move).at[y_hat].add(move)
 
-        zeros = jnp.zeros((num_classes, X.shape[1]), dtype)
-    else:
+        return subgradient, jnp.zeros((num_classes, X.shape[1]), dtype)
 
-        def subgradient(w, i):
-            x, label = X[i], y[i]
-            features = all_features(psi, x, num_classes).astype(dtype)
-            y_hat = loss_augmented_argmax(features @ w, cost[:, label], label)
-            return jnp.where(y_hat != label, features[y_hat] - features[label], jnp.zeros_like(w))
+    def subgradient(w, i):
+        x, label = X[i], y[i]
+        features = all_features(psi, x, num_classes).astype(dtype)
+        y_hat = loss_augmented_argmax(features @ w, cost[:, label], label)
+        return jnp.where(y_hat != label, features[y_hat] - features[label], jnp.zeros_like(w))
 
-        d = jax.eval_shape(lambda x: psi(x, 0, num_classes), X[0]).shape[0]
-        zeros = jnp.zeros(d, dtype)
+    d = jax.eval_shape(lambda x: psi(x, 0, num_classes), X[0]).shape[0]
+    return subgradient, jnp.zeros(d, dtype)
 
+
+@functools.partial(jax.jit, static_argnames=("num_classes", "blocks", "fit_intercept"))
+def _fit(idx, X, y, lam, cost, psi, *, num_classes, blocks, fit_intercept):
+    if fit_intercept:
+        X = jnp.concatenate([X, jnp.ones((X.shape[0], 1), X.dtype)], axis=1)
+    subgradient, zeros = hinge_subgradient(X, y, cost, psi, num_classes, blocks)
     w_bar = regularized_sgd(subgradient, idx, lam, zeros)
     if fit_intercept:
         return MulticlassSVMParams(w=w_bar[:, :-1].reshape(-1), b=w_bar[:, -1])
-    return MulticlassSVMParams(w=w_bar.reshape(-1), b=jnp.zeros(num_classes, dtype))
+    return MulticlassSVMParams(w=w_bar.reshape(-1), b=jnp.zeros(num_classes, X.dtype))

@@ -21,6 +21,7 @@ from jaxlearn.online._perceptron import margin_perceptron
 from jaxlearn.online._perceptron import perceptron
 from jaxlearn.online._projections import box
 from jaxlearn.online._projections import l2_ball
+from jaxlearn.online._projections import simplex
 from jaxlearn.online._standardize import StandardizeState
 from jaxlearn.online._standardize import standardize
 from jaxlearn.online._winnow import WinnowInfo
@@ -51,6 +52,7 @@ __all__ = [
     "margin_perceptron",
     "online_gradient_descent",
     "perceptron",
+    "simplex",
     "standardize",
     "winnow",
 ]

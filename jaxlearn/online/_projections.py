@@ -55,6 +55,34 @@ def box(lo: ArrayLike, hi: ArrayLike) -> Projection:
     return Partial(_project_box, lo, hi)
 
 
+def simplex(scale: ArrayLike = 1.0) -> Projection:
+    r"""Projection onto the simplex :math:`\{w : w_i \ge 0, \sum_i w_i = s\}` (sort-based, SPEC 5.2).
+
+    .. math:: \Pi(w)_i = \max(w_i - \tau, 0), \quad \tau \text{ such that } \sum_i \max(w_i - \tau, 0) = s,
+
+    with :math:`\tau` read off the sorted coordinates (optax's ``projection_simplex``). The scale
+    :math:`s > 0` is a leaf of the returned ``Partial`` (traced; checked when concrete). As OGD's
+    projection the first iterate is :math:`\Pi(0) = (s/d, \dots, s/d)`: online learning of a
+    distribution over :math:`d` coordinates.
+
+    Examples:
+      >>> import jax.numpy as jnp
+      >>> from jaxlearn import online
+      >>> online.simplex()(jnp.array([0.5, 2.0, -1.0])).tolist()
+      [0.0, 1.0, 0.0]
+      >>> online.simplex(2.0)(jnp.zeros(4)).tolist()
+      [0.5, 0.5, 0.5, 0.5]
+    """
+    POSITIVE.check("scale", scale)
+    return Partial(_project_simplex, scale)
+
+
+def _project_simplex(scale, w):
+    # optax divides float sums by an int ``arange``: standard promotion, whatever the user's setting
+    with jax.numpy_dtype_promotion("standard"):
+        return projections.projection_simplex(w, jnp.asarray(scale).astype(w.dtype)).astype(w.dtype)
+
+
 def _project_l2_ball(radius, w):
     return projections.projection_l2_ball(w, jnp.asarray(radius).astype(w.dtype))
 

@@ -181,7 +181,9 @@ class HardMarginSVC(BatchBinaryClassifier):
     (``params_.separable`` is ``False``); use :class:`LinearSVC` there.
 
     Args:
-      fit_intercept: a constant feature (the intercept is then part of the margin's norm).
+      fit_intercept: a constant feature (the intercept is then part of the margin's norm, so a
+        non-separable sample still gets a usable ``w``); ``jaxlearn.linear.hard_svm(fit_intercept=True)``
+        is UML (15.2)'s unregularised bias.
       max_steps, tol: the solver's sweeps and KKT tolerance.
 
     Attributes:

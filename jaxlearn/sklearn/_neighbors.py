@@ -1,5 +1,6 @@
 """scikit-learn estimators for the k-nearest-neighbour rules: ``KNeighborsClassifier`` and
-``KNeighborsRegressor`` (``jaxlearn.neighbors``: exact brute-force Euclidean distances, uniform weights).
+``KNeighborsRegressor`` (``jaxlearn.neighbors``: exact brute-force Euclidean distances; ``weights``
+``"uniform"`` or ``"distance"`` as scikit-learn's, or UML's ``"as_printed"``).
 
 Equal distances go to the lower training index and a tie of votes to the first class, as
 scikit-learn's brute-force search with ``weights="uniform"`` does. ``n_neighbors`` larger than the
@@ -8,23 +9,14 @@ training sample is a ``ValueError`` (jaxlearn refuses it, as scikit-learn's ``kn
 
 from __future__ import annotations
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 from sklearn.base import RegressorMixin
 
-from jaxlearn import core, neighbors
+from jaxlearn import neighbors
 from jaxlearn.sklearn._base import JaxlearnEstimator, float_dtype
-from jaxlearn.sklearn._multiclass import MulticlassClassifier, evaluate, fit_learner
+from jaxlearn.sklearn._multiclass import MulticlassClassifier, evaluate, fit_learner, scores
 
 __all__ = ["KNeighborsClassifier", "KNeighborsRegressor"]
-
-
-def _vote_shares(learner, params, X):
-    """The share of the k nearest neighbours in each class: (n, K); its argmax is the k-NN rule."""
-    options = core.hyperparameters(learner)
-    index, _ = neighbors.neighbors(params, X, options["k"], query_chunk=options["query_chunk"])
-    return jnp.mean(jax.nn.one_hot(params.y[index], options["num_classes"], dtype=X.dtype), axis=1)
 
 
 class _Neighbors:
@@ -60,10 +52,13 @@ class _Neighbors:
 class KNeighborsClassifier(_Neighbors, MulticlassClassifier):
     r"""The k-NN rule (``jaxlearn.neighbors.knn``, UML 19.1): the majority label of the k nearest points.
 
-    ``predict_proba`` is the share of the k neighbours in each class (its argmax is ``predict``).
+    ``predict_proba`` is each class's share of the k neighbours' (weighted) votes (its argmax is
+    ``predict``).
 
     Args:
       n_neighbors: :math:`k \ge 1`, at most the training sample size.
+      weights: ``"uniform"``, ``"distance"`` (inverse distance; a query on training points takes
+        their labels) or ``"as_printed"`` (UML 19.1's formula as printed); see ``jaxlearn.neighbors.knn``.
       query_chunk: queries processed at once (memory ``query_chunk * n_samples`` distances).
 
     Example:
@@ -75,15 +70,18 @@ class KNeighborsClassifier(_Neighbors, MulticlassClassifier):
       (['a', 'b'], [[2.0, 1.0]])
     """
 
-    def __init__(self, n_neighbors: int = 5, *, query_chunk: int = 256):
+    def __init__(self, n_neighbors: int = 5, *, weights: str = "uniform", query_chunk: int = 256):
         self.n_neighbors = n_neighbors
+        self.weights = weights
         self.query_chunk = query_chunk
 
     def _fit_key(self):
         return None  # the rule stores the sample
 
     def _batch_learner(self, X, n_classes):
-        return neighbors.knn(self.n_neighbors, query_chunk=self.query_chunk, num_classes=n_classes)
+        return neighbors.knn(
+            self.n_neighbors, weights=self.weights, query_chunk=self.query_chunk, num_classes=n_classes
+        )
 
     def fit(self, X, y):
         """Store the sample ``X`` (n, d) with its labels ``y`` (two or more values).
@@ -95,10 +93,10 @@ class KNeighborsClassifier(_Neighbors, MulticlassClassifier):
         self.n_samples_fit_ = int(self.params_.X.shape[0])
         return self
 
-    _extra = staticmethod(_vote_shares)
+    _extra = staticmethod(scores)
 
     def predict_proba(self, X) -> np.ndarray:
-        """The share of the ``n_neighbors`` nearest training points in each class: (n, K)."""
+        """Each class's share of the (weighted) votes of the ``n_neighbors`` nearest points: (n, K)."""
         return self._evaluate(X)[1]
 
 
@@ -107,6 +105,8 @@ class KNeighborsRegressor(_Neighbors, RegressorMixin, JaxlearnEstimator):
 
     Args:
       n_neighbors: :math:`k \ge 1`, at most the training sample size.
+      weights: ``"uniform"`` (the mean), ``"distance"`` or ``"as_printed"`` (weighted means; see
+        ``jaxlearn.neighbors.knn_regressor``).
       query_chunk: queries processed at once.
 
     Example:
@@ -117,12 +117,13 @@ class KNeighborsRegressor(_Neighbors, RegressorMixin, JaxlearnEstimator):
       [0.5]
     """
 
-    def __init__(self, n_neighbors: int = 5, *, query_chunk: int = 256):
+    def __init__(self, n_neighbors: int = 5, *, weights: str = "uniform", query_chunk: int = 256):
         self.n_neighbors = n_neighbors
+        self.weights = weights
         self.query_chunk = query_chunk
 
     def _batch_learner(self):
-        return neighbors.knn_regressor(self.n_neighbors, query_chunk=self.query_chunk)
+        return neighbors.knn_regressor(self.n_neighbors, weights=self.weights, query_chunk=self.query_chunk)
 
     def fit(self, X, y):
         """Store the sample ``X`` (n, d) with its real targets ``y`` (n,).
@@ -138,6 +139,6 @@ class KNeighborsRegressor(_Neighbors, RegressorMixin, JaxlearnEstimator):
         return self
 
     def predict(self, X) -> np.ndarray:
-        """The mean target of the ``n_neighbors`` nearest training points of each row of ``X``: (n,)."""
+        """The (weighted) mean target of the ``n_neighbors`` nearest training points of each row: (n,)."""
         X = self._check_X(X)
         return np.asarray(evaluate(self._batch_learner(), self.params_, X)[0])

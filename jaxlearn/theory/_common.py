@@ -10,11 +10,12 @@ from jaxlearn import core
 #: The range of each argument of the bounds, by name (a function passes its own where a theorem differs).
 _RANGES = {
     **dict.fromkeys("radius margin U R eta threshold rho lam B gamma w_norm epsilon".split(), core.POSITIVE),
-    **dict.fromkeys("T n k L m d n_nodes".split(), core.POSITIVE_INT),
+    **dict.fromkeys("T n k L m d n_nodes num_edges".split(), core.POSITIVE_INT),
     **dict.fromkeys("total_deviation grad_sq_norms c".split(), core.NON_NEGATIVE),
     **dict.fromkeys("best_mistakes ldim".split(), core.NON_NEGATIVE_INT),
     **dict.fromkeys("beta delta".split(), core.OPEN_UNIT),
     "train_error": core.UNIT,
+    **dict.fromkeys("holdout_error margin_error".split(), core.UNIT),  # compression bounds (SPEC 18)
     "bayes_error": core.Interval(0.0, 0.5, True, True),  # L_D(h*) = E[min(eta, 1 - eta)] <= 1/2
 }
 

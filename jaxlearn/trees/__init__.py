@@ -2,6 +2,9 @@
 
 from jaxlearn.trees._forest import RandomForestParams
 from jaxlearn.trees._forest import random_forest
+from jaxlearn.trees._mdl import description_length
+from jaxlearn.trees._mdl import mdl_code
+from jaxlearn.trees._mdl import mdl_decode
 from jaxlearn.trees._prune import num_nodes
 from jaxlearn.trees._prune import prune
 from jaxlearn.trees._criteria import gain
@@ -16,8 +19,11 @@ __all__ = [
     "RandomForestParams",
     "apply",
     "decision_tree",
+    "description_length",
     "gain",
     "impurity",
+    "mdl_code",
+    "mdl_decode",
     "num_nodes",
     "predict_proba",
     "prune",

@@ -39,8 +39,10 @@ _LEARNERS = [
     ("ridge", linear.ridge(1.0), _T),
     ("kernel_ridge", linear.kernel_ridge(_GAUSS, 0.1), _T),
     ("kernel_centroid", linear.kernel_centroid(_GAUSS), _Y),
+    ("kernel_batch_perceptron", linear.kernel_batch_perceptron(_GAUSS, 20), _Y),
     ("batch_perceptron", linear.batch_perceptron(20), _Y),
     ("augmented_perceptron", linear.augmented_perceptron(0.5, 20), _Y),
+    ("inefficient_perceptron", linear.inefficient_perceptron(0.5, 20), _Y),
 ]
 
 
@@ -185,9 +187,44 @@ _RANGES = [  # (factory, what, call, argument, error)
         "max_epochs",
         ValueError,
     ),
+    (linear.inefficient_perceptron, "gamma 0", lambda: linear.inefficient_perceptron(0.0), "gamma", ValueError),
+    (linear.inefficient_perceptron, "gamma -1", lambda: linear.inefficient_perceptron(-1.0), "gamma", ValueError),
+    (
+        linear.inefficient_perceptron,
+        "gamma NaN",
+        lambda: linear.inefficient_perceptron(float("nan")),
+        "gamma",
+        ValueError,
+    ),
+    (
+        linear.inefficient_perceptron,
+        "max_epochs 0",
+        lambda: linear.inefficient_perceptron(0.5, 0),
+        "max_epochs",
+        ValueError,
+    ),
+    (  # C(200, 3) + C(200, 2) + 200 > 10^6 candidate directions: refused before any work
+        linear.inefficient_perceptron,
+        "m = 200 in R^3",
+        lambda: _fit(linear.inefficient_perceptron(0.1), np.ones((200, 3), np.float32), np.ones(200, np.float32)),
+        "X",
+        ValueError,
+    ),
 ]
 
 _SQUARED = dict(labels=None, steps=200)
+
+
+def _not_separable(params):
+    assert not bool(params.separable) and not bool(params.converged), params
+    assert np.isfinite(np.asarray(params.w)).all() and np.isfinite(np.asarray(params.b)), params
+
+
+def _not_converged(params):
+    assert not bool(params.converged) and int(params.num_epochs) == 5, params
+    assert np.isfinite(np.asarray(params.alpha)).all(), params
+
+
 _NON_SEPARABLE = (np.array([[1.0, 0.0], [1.0, 0.0]], np.float32), np.array([1.0, -1.0], np.float32))
 
 ROWS = [
@@ -285,5 +322,93 @@ ROWS = [
         lambda: linear.check_separable(_fit(linear.soft_svm(0.1, 10))),
         "params",
         TypeError,
+    ),
+    # hard_svm(fit_intercept=True): UML (15.2), the bias outside the norm
+    Bad(
+        linear.hard_svm,
+        "fit_intercept a string",
+        lambda: linear.hard_svm(fit_intercept="yes"),
+        "fit_intercept",
+        TypeError,
+    ),
+    Bad(
+        linear.hard_svm,
+        "fit_intercept, one class",
+        lambda: _fit(linear.hard_svm(fit_intercept=True), _X, np.ones(6, np.float32)),
+        "y",
+    ),
+    Bad(
+        linear.hard_svm,
+        "fit_intercept, labels {0, 1}",
+        lambda: _fit(linear.hard_svm(fit_intercept=True), _X, (_Y + 1) / 2),
+        "y",
+    ),
+    Bad(
+        linear.hard_svm,
+        "fit_intercept, NaN in X",
+        lambda: _fit(linear.hard_svm(fit_intercept=True), np.where(_X > 2, np.nan, _X)),
+        "X",
+    ),
+    Same(
+        linear.hard_svm,
+        "fit_intercept, int X and y",
+        lambda: _scores(linear.hard_svm(fit_intercept=True), _XI, _Y.astype(np.int32)),
+        lambda: _scores(linear.hard_svm(fit_intercept=True), _X, _Y),
+    ),
+    Holds(
+        linear.hard_svm,
+        "fit_intercept, equal points of both labels: flagged, finite",
+        lambda: _fit(linear.hard_svm(fit_intercept=True), *_NON_SEPARABLE),
+        _not_separable,
+    ),
+    Bad(
+        linear.check_separable,
+        "fit_intercept, a non-separable fit",
+        lambda: linear.check_separable(_fit(linear.hard_svm(fit_intercept=True), *_NON_SEPARABLE)),
+        "params",
+    ),
+    # kernel_batch_perceptron (the other rows: _LEARNERS above)
+    Bad(
+        linear.kernel_batch_perceptron,
+        "max_epochs 0",
+        lambda: linear.kernel_batch_perceptron(_GAUSS, 0),
+        "max_epochs",
+    ),
+    Bad(
+        linear.kernel_batch_perceptron,
+        "max_epochs 2.5",
+        lambda: linear.kernel_batch_perceptron(_GAUSS, 2.5),
+        "max_epochs",
+        TypeError,
+    ),
+    Bad(
+        linear.kernel_batch_perceptron,
+        "kernel not callable",
+        lambda: linear.kernel_batch_perceptron(2.0),
+        "kernel",
+    ),
+    Bad(
+        linear.kernel_batch_perceptron,
+        "kernel of a vector",
+        lambda: _fit(linear.kernel_batch_perceptron(lambda x, z: x * z)),
+        "kernel",
+    ),
+    Bad(
+        linear.kernel_batch_perceptron,
+        "labels {0, 1}",
+        lambda: _fit(linear.kernel_batch_perceptron(_GAUSS), _X, (_Y + 1) / 2),
+        "y",
+    ),
+    Holds(
+        linear.kernel_batch_perceptron,
+        "not separable: converged False, finite",
+        lambda: _fit(linear.kernel_batch_perceptron(kernels.linear(), 5), *_NON_SEPARABLE),
+        _not_converged,
+    ),
+    Holds(
+        linear.kernel_batch_perceptron,
+        "one row",
+        lambda: _fit(linear.kernel_batch_perceptron(_GAUSS), _X[:1], _Y[:1]),
+        lambda p: np.testing.assert_array_equal(p.alpha, [1.0]),
     ),
 ]

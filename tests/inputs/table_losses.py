@@ -76,11 +76,13 @@ def _prediction_rows(loss):
     ]
 
 
-_EXAMPLE_LOSSES = (L.zero_one, L.hinge, L.logistic, L.squared, L.absolute)
+_EXAMPLE_LOSSES = (L.zero_one, L.hinge, L.ramp, L.logistic, L.squared, L.absolute)
 
 ROWS = [
     *[row for loss in _EXAMPLE_LOSSES for row in _example_rows(loss)],
-    *[row for loss in (L.zero_one, L.hinge, L.logistic) for row in _classification_rows(loss)],
+    *[row for loss in (L.zero_one, L.hinge, L.ramp, L.logistic) for row in _classification_rows(loss)],
+    Holds(L.ramp, "a huge wrong margin costs 1, as 0-1",
+          lambda: L.ramp(np.array([1e30, 0, 0], np.float32), _X, -1.0), _true(lambda v: float(v) == 1.0)),
     Holds(L.logistic, "huge margin: finite", lambda: L.logistic(np.array([1e30, 0, 0], np.float32), _X, -1.0),
           _true(lambda v: np.isfinite(v) and float(v) > 1e29)),
     Holds(L.squared, "real-valued target", lambda: L.squared(_W, _X, 3.5), _true(lambda v: float(v) == 6.25)),

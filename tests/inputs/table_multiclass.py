@@ -25,8 +25,10 @@ _OVA = multiclass.one_vs_all(_SVM, 3)
 _AP = multiclass.all_pairs(_SVM, 3)
 _MSVM = multiclass.multiclass_svm(0.1, 20, 3)
 _MP = multiclass.multiclass_perceptron(3, max_epochs=5)
+_MSGD = multiclass.multiclass_sgd(0.1, 20, 3)
 _PSI = multiclass.tfidf(_COUNTS, _TOPICS, 2)
 _TFSVM = multiclass.multiclass_svm(0.1, 20, 2, feature_map=_PSI)
+_TFSGD = multiclass.multiclass_sgd(0.1, 20, 2, feature_map=_PSI)
 
 
 def _labels_of(learner, X=_X, y=_Y):
@@ -320,4 +322,58 @@ ROWS = [
         lambda: _MP.fit(None, _X.astype(np.int32), _Y),
         lambda p: np.testing.assert_equal(jnp.issubdtype(p.w.dtype, jnp.floating), True),
     ),
+    # --- multiclass SGD (fixed step size, UML Corollary 17.2) ----------------------------------------
+    Bad(
+        multiclass.multiclass_sgd,
+        "NaN in delta",
+        lambda: multiclass.multiclass_sgd(0.1, 10, 3, delta=np.where(np.eye(3) > 0, 0.0, np.nan)),
+        "delta",
+    ),
+    Bad(
+        multiclass.multiclass_sgd,
+        "delta of 2 classes",
+        lambda: multiclass.multiclass_sgd(0.1, 10, 3, delta=1 - np.eye(2)),
+        "delta",
+    ),
+    Bad(
+        multiclass.multiclass_sgd,
+        "float steps",
+        lambda: multiclass.multiclass_sgd(0.1, 10.0, 3),
+        "steps",
+        TypeError,
+    ),
+    Bad(
+        multiclass.multiclass_sgd,
+        "not a map",
+        lambda: multiclass.multiclass_sgd(0.1, 10, 3, feature_map=3),
+        "feature_map",
+        TypeError,
+    ),
+    Bad(
+        multiclass.multiclass_sgd,
+        "intercept with a tfidf map",
+        lambda: multiclass.multiclass_sgd(0.1, 10, 2, feature_map=_PSI, fit_intercept=True),
+        "feature_map",
+    ),
+    Bad(
+        multiclass.multiclass_sgd,
+        "tfidf map, X too wide",
+        lambda: _TFSGD.predict(_TFSGD.fit(KEY, _COUNTS, _TOPICS), np.ones((2, 4))),
+        "X",
+    ),
+    Same(
+        multiclass.multiclass_sgd,
+        "int delta",
+        _labels_of(multiclass.multiclass_sgd(0.1, 20, 3, delta=(1 - np.eye(3, dtype=np.int32)))),
+        _labels_of(_MSGD),
+    ),
+    Same(
+        multiclass.multiclass_sgd,
+        "fit_intercept is a constant feature",
+        lambda: multiclass.multiclass_sgd(0.1, 20, 3, fit_intercept=True).fit(KEY, _X, _Y),
+        lambda: (lambda w: multiclass.MulticlassSGDParams(w[:, :-1].reshape(-1), w[:, -1]))(
+            _MSGD.fit(KEY, np.c_[_X, np.ones(len(_X), np.float32)], _Y).w.reshape(3, -1)
+        ),
+    ),
+    Holds(multiclass.multiclass_sgd, "fits the sample", _labels_of(_MSGD), _equal(_Y)),
 ]

@@ -15,6 +15,7 @@ _Y = np.array([0, 0, 1, 1, 1])
 _Q = np.array([[0.2, 1.1], [3.9, 0.8]], np.float32)
 _KNN = nb.knn(3, num_classes=2)
 _REG = nb.knn_regressor(2)
+_NEAR = nb.knn(3, weights="distance", num_classes=2)
 
 
 @functools.lru_cache(maxsize=None)
@@ -79,4 +80,21 @@ ROWS = [
           _labels([2.5, 2.5])),
     Same(nb.knn_regressor, "int targets", lambda: _REG.predict(_REG.fit(KEY, _X, _Y), _Q),
          lambda: _REG.predict(_REG.fit(KEY, _X, _Y.astype(np.float32)), _Q)),
+    # weights= (SPEC 16.1): "uniform", "distance" (scikit-learn's) or "as_printed" (UML's formula)
+    Bad(nb.knn, "weights 'inverse'", lambda: nb.knn(3, weights="inverse"), "weights"),
+    Bad(nb.knn, "weights a callable (not offered)", lambda: nb.knn(3, weights=lambda d: 1 / d), "weights"),
+    Bad(nb.knn, "weights 'Distance'", lambda: nb.knn(3, weights="Distance"), "weights"),
+    Bad(nb.knn_regressor, "weights None", lambda: nb.knn_regressor(2, weights=None), "weights"),
+    Bad(nb.knn_regressor, "weights an array", lambda: nb.knn_regressor(2, weights=np.ones(2)), "weights"),
+    Holds(nb.knn, "distance weights, a query on a training point: its label",
+          lambda: nb.knn(5, weights="distance", num_classes=2).predict(_params(), _X[2:4]), _labels([1, 1])),
+    Holds(nb.knn_regressor, "distance weights, a query on a training point: its target",
+          lambda: nb.knn_regressor(3, weights="distance").predict(_REG.fit(KEY, _X, [1.0, 2, 3, 4, 5]),
+                                                                  _X[:2]), _labels([1.0, 2.0])),
+    Holds(nb.knn_regressor, "as_printed, every neighbour on the query: the plain mean",
+          lambda: nb.knn_regressor(2, weights="as_printed").predict(
+              _REG.fit(KEY, _X[[0, 0, 4]], [1.0, 2.0, 9.0]), _X[:1]), _labels([1.5])),
+    Same(nb.knn, "distance weights, int queries",
+         lambda: _NEAR.predict(_params(), np.array([[0, 1], [4, 2]])),
+         lambda: _NEAR.predict(_params(), np.float32([[0, 1], [4, 2]]))),
 ]  # fmt: skip

@@ -306,6 +306,22 @@ ROWS = [
         lambda: online.box(-np.inf, np.inf)(jnp.array([-3.0, 3.0])),
         lambda: jnp.array([-3.0, 3.0]),
     ),
+    Bad(online.simplex, "scale 0", lambda: online.simplex(0.0), "scale"),
+    Bad(online.simplex, "scale -1", lambda: online.simplex(-1.0), "scale"),
+    Bad(online.simplex, "scale NaN", lambda: online.simplex(np.nan), "scale"),
+    Bad(online.simplex, "scale a string", lambda: online.simplex("1"), "scale", TypeError),
+    Same(
+        online.simplex,
+        "int scale, int-valued point",
+        lambda: online.simplex(2)(jnp.array([3.0, 1.0, -4.0])),
+        lambda: online.simplex(2.0)(jnp.array([3.0, 1.0, -4.0])),
+    ),
+    Holds(
+        online.simplex,
+        "huge coordinates: onto the simplex",
+        lambda: online.simplex(1.0)(jnp.array([3e30, -4e30, 1.0])),
+        lambda w: np.testing.assert_allclose(np.asarray(w), [1.0, 0.0, 0.0]),
+    ),
     # --- fit_intercept, online.standardize, core.pipeline -----------------------------------------
     Same(
         online.perceptron,

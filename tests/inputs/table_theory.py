@@ -179,3 +179,231 @@ ROWS += [
          _call(T.margin, _X[:2], _Y[:2]), rtol=1e-5),
     Holds(T.margin, "gamma(S) of two points", _call(T.margin, _X[:2], _Y[:2]), _finite),
 ]
+
+# --- VC dimension, epsilon-nets and PAC learning of intervals (SPEC 17.3, 19, 21; helper "pac") ---
+_H = np.array([[0, 0, 1], [0, 1, 1], [1, 1, 1]], np.int32)  # thresholds on 3 points
+_P = np.array([0.1, 0.4, 0.5, 0.7], np.float32)
+_L = np.array([0, 1, 1, 0], np.int32)
+_VC_CASES = [
+    (T.epsilon_net_sample_size, dict(d=2, epsilon=0.1, delta=0.1),
+     dict(d=(-1, 1.5, np.nan, np.inf), epsilon=_OPEN, delta=(0.0, 0.25, 0.5, np.nan))),
+    (T.sauer_bound, dict(d=2, m=10), dict(d=(-1, 1.5, np.nan, np.inf), m=_COUNT)),
+    (T.sign_network_vc_bound, dict(num_edges=9), dict(num_edges=_COUNT)),
+]
+ROWS += [
+    Bad(f, f"{name}={bad!r}", _call(f, **{**valid, name: bad}), name)
+    for f, valid, bads in _VC_CASES
+    for name, values in bads.items()
+    for bad in values
+]
+ROWS += [Holds(f, "valid call is finite", _call(f, **valid), _finite) for f, valid, _ in _VC_CASES]
+ROWS += [
+    Bad(T.sauer_bound, "closed form with m < d", _call(T.sauer_bound, 5, 3, closed_form=True), ("m", "d")),
+    Bad(T.sauer_bound, "closed form with d = 0", _call(T.sauer_bound, 0, 3, closed_form=True), "d"),
+    Bad(T.sauer_bound, "closed_form not a bool", _call(T.sauer_bound, 2, 3, closed_form="yes"), "closed_form",
+        TypeError),
+    Bad(T.sign_network_vc_bound, "closed_form not a bool", _call(T.sign_network_vc_bound, 9, closed_form=1),
+        "closed_form", TypeError),
+    Holds(T.sauer_bound, "d = 0: one labeling", _call(T.sauer_bound, 0, 7), _close(1.0)),
+    Holds(T.sauer_bound, "d >= m: 2^m", _call(T.sauer_bound, 9, [3, 5]), _close([8.0, 32.0])),
+    Same(T.sauer_bound, "integral float counts", _call(T.sauer_bound, 2.0, 10.0),
+         _call(T.sauer_bound, 2, 10)),
+    Holds(T.sauer_bound, "under vmap", lambda: jax.vmap(T.sauer_bound)(jnp.array([1, 2]), jnp.array([4, 4])),
+          _close([5.0, 11.0])),
+    Holds(T.sign_network_vc_bound, "under jit", lambda: jax.jit(T.sign_network_vc_bound)(10), _close(77.0)),
+    Holds(T.epsilon_net_sample_size, "d = 0", _call(T.epsilon_net_sample_size, 0, 0.5, 0.1),
+          _close(np.ceil(16 * np.log(20)))),
+    Bad(T.growth_function, "1-d labelings", _call(T.growth_function, _H[0]), "labelings"),
+    Bad(T.growth_function, "no hypotheses", _call(T.growth_function, _H[:0]), "labelings"),
+    Bad(T.growth_function, "no points", _call(T.growth_function, _H[:, :0]), "labelings"),
+    Bad(T.growth_function, "too many subsets", _call(T.growth_function, np.zeros((2, 24), np.int32)),
+        "labelings"),
+    Bad(T.growth_function, "negative entries", _call(T.growth_function, -_H), "labelings"),
+    Bad(T.growth_function, "fractions", _call(T.growth_function, _H / 2), "labelings"),
+    Bad(T.growth_function, "NaN", _call(T.growth_function, np.where(_H > 0, np.nan, 0.0)), "labelings"),
+    Bad(T.growth_function, "codes over int32", _call(T.growth_function, np.full((2, 10), 10)), "labelings"),
+    Bad(T.growth_function, "strings", _call(T.growth_function, np.array([["a", "b"]])), "labelings",
+        TypeError),
+    Same(T.growth_function, "a list", _call(T.growth_function, _H.tolist()), _call(T.growth_function, _H)),
+    Same(T.growth_function, "bools and floats", _call(T.growth_function, _H.astype(bool)),
+         _call(T.growth_function, _H.astype(np.float32))),
+    Holds(T.growth_function, "thresholds: m + 1", _call(T.growth_function, _H), _close([1, 2, 3, 3])),
+    Holds(T.growth_function, "under jit", lambda: jax.jit(T.growth_function)(jnp.asarray(_H)),
+          _close([1, 2, 3, 3])),
+    Bad(T.interval_erm, "2-d x", _call(T.interval_erm, _P[None], _L[None]), "x"),
+    Bad(T.interval_erm, "empty x", _call(T.interval_erm, _P[:0], _L[:0]), "x"),
+    Bad(T.interval_erm, "NaN in x", _call(T.interval_erm, np.where(_L > 0, np.nan, _P), _L), "x"),
+    Bad(T.interval_erm, "lengths differ", _call(T.interval_erm, _P, _L[:3]), ("x", "y")),
+    Bad(T.interval_erm, "labels in {-1, +1}", _call(T.interval_erm, _P, 2 * _L - 1), "y"),
+    Bad(T.interval_erm, "string labels", _call(T.interval_erm, _P, np.array(list("abcd"))), "y", TypeError),
+    Same(T.interval_erm, "lists", _call(T.interval_erm, _P.tolist(), _L.tolist()),
+         _call(T.interval_erm, _P, _L)),
+    Same(T.interval_erm, "bool labels and int points",
+         _call(T.interval_erm, (10 * _P).astype(np.int32), _L > 0),
+         _call(T.interval_erm, np.float32([1, 4, 5, 7]), _L)),
+    Holds(T.interval_erm, "the hull of the positives", _call(T.interval_erm, _P, _L), _close([0.4, 0.5])),
+    Holds(T.interval_erm, "no positives: the empty interval", _call(T.interval_erm, _P, 0 * _L),
+          _close([np.inf, -np.inf])),
+    Holds(T.interval_erm, "under vmap",
+          lambda: jax.vmap(T.interval_erm)(jnp.stack([_P, _P]), jnp.stack([_L, _L])),
+          _close([[0.4, 0.5], [0.4, 0.5]])),
+    Bad(T.is_interval_epsilon_net, "x outside [0, 1]", _call(T.is_interval_epsilon_net, _P + 1, 0.5), "x"),
+    Bad(T.is_interval_epsilon_net, "2-d x", _call(T.is_interval_epsilon_net, _P[None], 0.5), "x"),
+    Bad(T.is_interval_epsilon_net, "empty x", _call(T.is_interval_epsilon_net, _P[:0], 0.5), "x"),
+    Bad(T.is_interval_epsilon_net, "NaN in x", _call(T.is_interval_epsilon_net, _P * np.nan, 0.5), "x"),
+    Bad(T.is_interval_epsilon_net, "epsilon 0", _call(T.is_interval_epsilon_net, _P, 0.0), "epsilon"),
+    Bad(T.is_interval_epsilon_net, "NaN epsilon", _call(T.is_interval_epsilon_net, _P, np.nan), "epsilon"),
+    Same(T.is_interval_epsilon_net, "a list", _call(T.is_interval_epsilon_net, _P.tolist(), [0.2, 0.4]),
+         _call(T.is_interval_epsilon_net, _P, np.float32([0.2, 0.4]))),
+    Holds(T.is_interval_epsilon_net, "largest gap 0.3 (0.7 to 1)",
+          _call(T.is_interval_epsilon_net, _P, [0.29, 0.31]),
+          lambda got: np.testing.assert_array_equal(got, [False, True])),
+    Holds(T.is_interval_epsilon_net, "under jit", lambda: jax.jit(T.is_interval_epsilon_net)(_P, 0.31),
+          lambda got: np.testing.assert_array_equal(got, True)),
+]
+
+# nearest neighbour in high dimension (UML Theorem 19.4, section 19.2.2): sizes, the hard grid distribution
+_NNK = jax.random.PRNGKey(0)
+_NNG = T.nn_lower_bound_grid(_NNK, 2, 2)
+ROWS += [
+    *(Bad(T.nn_lower_bound_sample_size, f"c={bad!r}", _call(T.nn_lower_bound_sample_size, bad, 2), "c")
+      for bad in (0.5, 0.0, np.nan, np.inf)),
+    *(Bad(T.nn_lower_bound_sample_size, f"d={bad!r}", _call(T.nn_lower_bound_sample_size, 3.0, bad), "d")
+      for bad in _COUNT),
+    Holds(T.nn_lower_bound_sample_size, "(c + 1)^d / 2, c = 1 allowed (the corners)",
+          _call(T.nn_lower_bound_sample_size, np.array([1.0, 3.0]), 2), _close([2.0, 8.0])),
+    *(Bad(T.curse_of_dimensionality_sample_size, f"{name}={bad!r}",
+          _call(T.curse_of_dimensionality_sample_size, **{**dict(c=1.0, d=2, epsilon=0.1), name: bad}), name)
+      for name, values in dict(c=_NONNEG, d=_COUNT, epsilon=_POS).items() for bad in values),
+    Holds(T.curse_of_dimensionality_sample_size, "(4 c sqrt(d) / eps)^(d + 1)",
+          _call(T.curse_of_dimensionality_sample_size, 2.0, 4, 1.0), _close(16.0**5)),
+    Same(T.curse_of_dimensionality_sample_size, "under jit",
+         lambda: jax.jit(T.curse_of_dimensionality_sample_size)(1.0, 1, 0.1),
+         _call(T.curse_of_dimensionality_sample_size, 1.0, 1, 0.1), rtol=1e-5),
+    Bad(T.nn_lower_bound_grid, "c 0", _call(T.nn_lower_bound_grid, _NNK, 0, 2), "c"),
+    Bad(T.nn_lower_bound_grid, "c 1.5", _call(T.nn_lower_bound_grid, _NNK, 1.5, 2), "c", TypeError),
+    Bad(T.nn_lower_bound_grid, "c True", _call(T.nn_lower_bound_grid, _NNK, True, 2), "c", TypeError),
+    Bad(T.nn_lower_bound_grid, "d 0", _call(T.nn_lower_bound_grid, _NNK, 3, 0), "d"),
+    Bad(T.nn_lower_bound_grid, "d None", _call(T.nn_lower_bound_grid, _NNK, 3, None), "d", TypeError),
+    Bad(T.nn_lower_bound_grid, "11^10 points", _call(T.nn_lower_bound_grid, _NNK, 10, 10), ("c", "d")),
+    Bad(T.nn_lower_bound_grid, "int seed as key", _call(T.nn_lower_bound_grid, 0, 3, 2), "key", TypeError),
+    Bad(T.nn_lower_bound_grid, "a batch of keys", _call(T.nn_lower_bound_grid, jax.random.split(_NNK), 3, 2),
+        "key"),
+    Same(T.nn_lower_bound_grid, "typed key", _call(T.nn_lower_bound_grid, jax.random.key(0), 3, 2),
+         _call(T.nn_lower_bound_grid, _NNK, 3, 2)),
+    Holds(T.nn_lower_bound_grid, "c = 1, d = 3: the 8 corners, labels in {0, 1}",
+          _call(T.nn_lower_bound_grid, _NNK, 1, 3),
+          lambda got: (np.testing.assert_array_equal(np.abs(np.asarray(got.points) - 0.5), 0.5),
+                       np.testing.assert_array_equal(np.isin(got.labels, [0, 1]), True))),
+    Bad(T.sample_labelled_grid, "grid a tuple", _call(T.sample_labelled_grid, _NNK, tuple(_NNG), 4), "grid",
+        TypeError),
+    Bad(T.sample_labelled_grid, "m 0", _call(T.sample_labelled_grid, _NNK, _NNG, 0), "m"),
+    Bad(T.sample_labelled_grid, "m None", _call(T.sample_labelled_grid, _NNK, _NNG, None), "m", TypeError),
+    Bad(T.sample_labelled_grid, "m 2.5", _call(T.sample_labelled_grid, _NNK, _NNG, 2.5), "m", TypeError),
+    Bad(T.sample_labelled_grid, "float array as key",
+        _call(T.sample_labelled_grid, np.zeros(2, np.float32), _NNG, 4), "key", TypeError),
+    Holds(T.sample_labelled_grid, "grid points (spacing 1/2, index 3 i + j) with their labels",
+          _call(T.sample_labelled_grid, _NNK, _NNG, 50),
+          lambda got: np.testing.assert_array_equal(
+              _NNG.labels[np.rint(np.asarray(got[0]) @ [6.0, 2.0]).astype(int)], got[1])),
+]  # fmt: skip
+
+# --- compression bounds and schemes (SPEC 18, 4.5-4.6; helper "compression") ---
+_ERR = (-0.1, 1.5, np.nan)
+_SIZE = (-1, 2.5, np.nan, np.inf)
+_UNIT_GAMMA = (0.0, -0.5, 1.5, np.nan)
+_COMPRESSION_CASES = [
+    (T.holdout_bound, dict(holdout_error=0.1, n=300, delta=0.05),
+     dict(holdout_error=_ERR, n=_COUNT, delta=_OPEN)),
+    (T.compression_bound, dict(k=4, m=1000, delta=0.05, holdout_error=0.1),
+     dict(k=_SIZE, m=_COUNT, delta=_OPEN, holdout_error=_ERR)),
+    (T.compression_train_bound, dict(k=4, m=1000, delta=0.05, train_error=0.1),
+     dict(k=_SIZE, m=_COUNT, delta=_OPEN, train_error=_ERR)),
+    (T.perceptron_compression_bound, dict(gamma=0.5, m=1000, delta=0.05),
+     dict(gamma=_UNIT_GAMMA, m=_COUNT, delta=_OPEN)),
+    (T.inefficient_perceptron_bound, dict(margin_error=0.1, gamma=0.5, m=1000, delta=0.05),
+     dict(margin_error=_ERR, gamma=_UNIT_GAMMA, m=_COUNT, delta=_OPEN)),
+    (T.rectangle_compression_bound, dict(d=2, m=1000, delta=0.05), dict(d=_COUNT, m=_COUNT, delta=_OPEN)),
+]
+_RX = np.array([[0.1, 0.5], [0.4, 0.2], [0.3, 0.3], [0.9, 0.9]], np.float32)
+_RY = np.array([1.0, 1.0, 1.0, -1.0], np.float32)
+
+
+def _separates(w):
+    _finite(w)
+    assert np.all(_Y * (_X @ np.asarray(w)) > 0), w
+
+
+def _rectangle_of(X, y):
+    return T.rectangle_reconstruct(X, y, T.rectangle_compress(X, y))
+
+
+ROWS += [
+    Bad(f, f"{name}={bad!r}", _call(f, **{**valid, name: bad}), name)
+    for f, valid, bads in _COMPRESSION_CASES
+    for name, values in bads.items()
+    for bad in values
+]
+ROWS += [Holds(f, "valid call is finite", _call(f, **valid), _finite) for f, valid, _ in _COMPRESSION_CASES]
+ROWS += [
+    # conditions between arguments
+    Bad(T.compression_bound, "m < 2k (Theorem 1)", _call(T.compression_bound, 10, 15, 0.1), ("m", "k")),
+    Bad(T.compression_train_bound, "m < 2k (Theorem 2)", _call(T.compression_train_bound, 10, 15, 0.01, 0.0),
+        ("m", "k")),
+    Bad(T.compression_train_bound, "m / delta < 42 (Theorem 2)",
+        _call(T.compression_train_bound, 1, 4, 0.5, 0.0), ("m", "delta")),
+    Bad(T.perceptron_compression_bound, "m < 2 / gamma^2 (Corollary 3)",
+        _call(T.perceptron_compression_bound, 0.1, 100, 0.1), ("m", "gamma")),
+    Bad(T.rectangle_compression_bound, "m < 4 d", _call(T.rectangle_compression_bound, 3, 10, 0.1),
+        ("m", "d")),
+    Holds(T.compression_bound, "k = 0: an empty compression set", _call(T.compression_bound, 0, 10, 0.1),
+          _close(0.0)),
+    Holds(T.compression_bound, "under vmap over hold-out errors",
+          lambda: jax.vmap(T.compression_bound, (None, None, None, 0))(1, 100, 0.1, jnp.array([0.0, 0.0])),
+          _close([8 * np.log(1000) / 100] * 2)),
+    Holds(T.rectangle_compression_bound, "under jit",
+          lambda: jax.jit(T.rectangle_compression_bound)(1, 100, 0.1), _close(16 * np.log(1000) / 100)),
+    # the schemes
+    Bad(T.rectangle_compress, "labels in {0, 1}", _call(T.rectangle_compress, _RX, (_RY + 1) / 2), "y"),
+    Bad(T.rectangle_compress, "1-d X", _call(T.rectangle_compress, _RX[:, 0], _RY), "X"),
+    Bad(T.rectangle_compress, "NaN in X", _call(T.rectangle_compress, np.where(_RX > 0.8, np.nan, _RX), _RY),
+        "X"),
+    Bad(T.rectangle_reconstruct, "mask of another length",
+        _call(T.rectangle_reconstruct, _RX, _RY, np.ones(3, bool)), "mask"),
+    Bad(T.rectangle_reconstruct, "lengths differ",
+        _call(T.rectangle_reconstruct, _RX, _RY[:3], np.ones(4, bool)), ("X", "y")),
+    Bad(T.rectangle_predict, "a rectangle of another width",
+        _call(T.rectangle_predict, T.Rectangle(np.zeros(3), np.ones(3)), _RX), "rectangle"),
+    Bad(T.rectangle_predict, "NaN in X",
+        lambda: T.rectangle_predict(_rectangle_of(_RX, _RY), np.where(_RX > 0.8, np.nan, _RX)), "X"),
+    Same(T.rectangle_compress, "lists", _call(T.rectangle_compress, _RX.tolist(), _RY.tolist()),
+         _call(T.rectangle_compress, _RX, _RY)),
+    Same(T.rectangle_reconstruct, "int labels and a list mask",
+         _call(T.rectangle_reconstruct, _RX, _RY.astype(np.int32), [True, True, False, False]),
+         _call(T.rectangle_reconstruct, _RX, _RY, np.array([True, True, False, False]))),
+    Holds(T.rectangle_predict, "the rectangle of the sample labels it",
+          lambda: T.rectangle_predict(_rectangle_of(_RX, _RY), _RX), _close(_RY)),
+    Bad(T.halfspace_compress, "labels in {0, 1}", _call(T.halfspace_compress, _X, (_Y + 1) / 2), "y"),
+    Bad(T.halfspace_compress, "NaN in X", _call(T.halfspace_compress, np.where(_X > 3, np.nan, _X), _Y), "X"),
+    Bad(T.halfspace_compress, "steps 0", _call(T.halfspace_compress, _X, _Y, steps=0), "steps"),
+    Bad(T.halfspace_compress, "mask of another length", _call(T.halfspace_compress, _X, _Y, mask=[True]),
+        "mask"),
+    Bad(T.halfspace_reconstruct, "support of another length",
+        _call(T.halfspace_reconstruct, _X, _Y, np.ones(2, bool)), "support"),
+    Same(T.halfspace_compress, "int X, y",
+         lambda: T.halfspace_compress(_X.astype(np.int32), _Y.astype(np.int32)).w,
+         lambda: T.halfspace_compress(_X, _Y).w, rtol=1e-5),
+    Holds(T.halfspace_compress, "the min-norm point separates", lambda: T.halfspace_compress(_X, _Y).w,
+          _separates),
+    Holds(T.halfspace_reconstruct, "the support rebuilds a separator",
+          lambda: T.halfspace_reconstruct(_X, _Y, T.halfspace_compress(_X, _Y).support), _separates),
+    Bad(T.perceptron_compress, "labels in {0, 1}", _call(T.perceptron_compress, _X, (_Y + 1) / 2), "y"),
+    Bad(T.perceptron_compress, "max_epochs 0", _call(T.perceptron_compress, _X, _Y, max_epochs=0),
+        "max_epochs"),
+    Bad(T.perceptron_reconstruct, "support of another length",
+        _call(T.perceptron_reconstruct, _X, _Y, np.ones(2, bool)), "support"),
+    Holds(T.perceptron_reconstruct, "the updated examples rebuild a separator",
+          lambda: T.perceptron_reconstruct(_X, _Y, T.perceptron_compress(_X, _Y)), _separates),
+    Holds(T.perceptron_reconstruct, "nothing kept: w = 0",
+          _call(T.perceptron_reconstruct, _X, _Y, np.zeros(3, bool)), _close([0.0, 0.0])),
+]  # fmt: skip

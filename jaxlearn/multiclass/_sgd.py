@@ -1,0 +1,137 @@
+r"""SGD for multiclass learning: a fixed step size, no regulariser, the average iterate (UML section 17.2.5,
+Corollary 17.2; SPEC 11.5).
+
+One ``lax.scan`` over an index sequence drawn up front from the key; ``eta`` and the cost matrix ``delta``
+are traced, so ``jax.vmap`` over ``eta`` (or over keys) is one compiled program. The sub-gradient and the
+loss-augmented argmax are :func:`~jaxlearn.multiclass.multiclass_svm`'s.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import NamedTuple, Optional
+
+import jax
+import jax.numpy as jnp
+from jax.typing import ArrayLike
+
+from jaxlearn.core import (
+    NON_NEGATIVE,
+    POSITIVE,
+    POSITIVE_INT,
+    BatchLearner,
+    check_multiclass_sample,
+    learner_factory,
+    sample_indices,
+)
+from jaxlearn.losses import check_cost_matrix, zero_one_cost
+from jaxlearn.multiclass._common import NUM_CLASSES, argmax_label, as_feature_map, as_sample
+from jaxlearn.multiclass._feature_maps import multivector
+from jaxlearn.multiclass._svm import hinge_subgradient, linear_scores
+
+Array = jax.Array
+
+
+class MulticlassSGDParams(NamedTuple):
+    r"""``w``: the average iterate :math:`\bar w = \frac1T\sum_{t=1}^T w^{(t)}`, flat, shape ``(d,)`` (for
+    the multivector map ``w.reshape(k, n)[y]`` is :math:`w_y`); ``b``: the per-class intercepts, shape
+    ``(k,)`` (0 unless ``fit_intercept``)."""
+
+    w: Array
+    b: Array
+
+
+@learner_factory(
+    "eta",
+    "delta",
+    "feature_map",
+    ranges={"eta": POSITIVE, "steps": POSITIVE_INT, "num_classes": NUM_CLASSES, "delta": NON_NEGATIVE},
+)
+def multiclass_sgd(
+    eta: ArrayLike,
+    steps: int,
+    num_classes: int,
+    *,
+    delta: Optional[ArrayLike] = None,
+    feature_map=multivector,
+    fit_intercept: bool = False,
+) -> BatchLearner:
+    r"""SGD for multiclass learning (UML section 17.2.5): the generalised hinge loss, a fixed step size.
+
+    .. math::
+        w^{(1)} = 0;\quad t = 1..T:\ (x, y) \sim S,\
+        \hat y \in \arg\max_{y'} \Delta(y', y) + \langle w^{(t)}, \Psi(x, y') - \Psi(x, y)\rangle,\
+        w^{(t+1)} = w^{(t)} - \eta\,(\Psi(x, \hat y) - \Psi(x, y));\quad \bar w = \frac1T\sum_{t=1}^T w^{(t)}
+
+    No projection and no regulariser (compare :func:`~jaxlearn.multiclass.multiclass_svm`, the
+    regularised problem). Corollary 17.2: if :math:`\|\Psi(x, y)\| \le \rho/2`,
+    :math:`T \ge B^2\rho^2/\epsilon^2` (:func:`jaxlearn.theory.multiclass_sgd_steps`) and
+    :math:`\eta = \sqrt{B^2/(\rho^2 T)}`, then
+    :math:`E[L_D^\Delta(h_{\bar w})] \le \min_{\|u\| \le B} L_D^{g-hinge}(u) + \epsilon`.
+
+    Args:
+      eta: the step size :math:`\eta > 0` (traced: vmap sweeps a grid).
+      steps: the SGD steps :math:`T` (static); each draws an example uniformly from the sample.
+      num_classes: :math:`k \ge 2`, labels ``0..k-1`` (static).
+      delta: the ``(k, k)`` cost matrix ``delta[y', y]`` (zero diagonal, >= 0; traced); ``None``: zero-one.
+      feature_map: ``psi(x, y, num_classes) -> (d,)``: :func:`multivector` (default) or :func:`tfidf`'s.
+      fit_intercept: per-class intercepts ``b``, learned as the weights of a constant feature 1 (the
+        1 appended in UML Exercise 17.1; multivector only).
+
+    Returns:
+      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y) -> MulticlassSGDParams``; ``predict`` the
+      argmax labels (int32, ties to the minimal index); ``decision_function`` the scores ``(n, k)``.
+
+    Examples:
+      >>> import jax, jax.numpy as jnp
+      >>> X = jnp.array([[2.0, 0.0], [0.0, 2.0], [-2.0, -2.0], [1.5, 0.2]])
+      >>> sgd = multiclass_sgd(0.1, 500, num_classes=3)
+      >>> sgd.predict(sgd.fit(jax.random.PRNGKey(0), X, jnp.array([0, 1, 2, 0])), X).tolist()
+      [0, 1, 2, 0]
+
+    References:
+      UML section 17.2.5, Corollary 17.2 (:func:`jaxlearn.theory.multiclass_sgd_steps`); SPEC 11.5.
+    """
+    steps, k = int(steps), int(num_classes)
+    if delta is not None:
+        check_cost_matrix(delta, k)
+    blocks = feature_map is multivector
+    if fit_intercept and not blocks:
+        raise ValueError(
+            "expected `feature_map` the multivector map with `fit_intercept=True` (the intercept is the "
+            "weight of a constant feature in each class's block), got another map"
+        )
+    psi = as_feature_map(feature_map)
+
+    def fit(key, X, y):
+        X, y = as_sample(X, y)
+        cost = zero_one_cost(k, X.dtype) if delta is None else jnp.asarray(delta).astype(X.dtype)
+        idx = sample_indices(key, steps, X.shape[0])
+        return _fit(idx, X, y, eta, cost, psi, num_classes=k, blocks=blocks, fit_intercept=fit_intercept)
+
+    def decision_function(params, X):
+        return linear_scores(params, X, psi, k, blocks)
+
+    def predict(params, X):
+        return argmax_label(decision_function(params, X))
+
+    check = functools.partial(check_multiclass_sample, num_classes=k)
+    return BatchLearner(fit, predict, decision_function, check)
+
+
+@functools.partial(jax.jit, static_argnames=("num_classes", "blocks", "fit_intercept"))
+def _fit(idx, X, y, eta, cost, psi, *, num_classes, blocks, fit_intercept):
+    if fit_intercept:
+        X = jnp.concatenate([X, jnp.ones((X.shape[0], 1), X.dtype)], axis=1)
+    subgradient, zeros = hinge_subgradient(X, y, cost, psi, num_classes, blocks)
+    eta = jnp.asarray(eta).astype(X.dtype)
+
+    def step(carry, i):  # adds w^(t) to the running sum, then takes the step to w^(t+1)
+        w, total = carry
+        return (w - eta * subgradient(w, i), total + w), None
+
+    (_, total), _ = jax.lax.scan(step, (zeros, zeros), idx)
+    w_bar = total / jnp.asarray(idx.shape[0], X.dtype)
+    if fit_intercept:
+        return MulticlassSGDParams(w=w_bar[:, :-1].reshape(-1), b=w_bar[:, -1])
+    return MulticlassSGDParams(w=w_bar.reshape(-1), b=jnp.zeros(num_classes, X.dtype))
