@@ -132,7 +132,7 @@ def _prune(params, leaf_errors, m, d, delta, *, bound):
     def objective(errors, nodes):  # f(T, m) = L_S(T) + bound(n(T), d, m, delta), or validation errors
         if bound is None:
             return errors
-        return errors / m + bound(nodes.astype(dtype), d, m, delta)
+        return errors / m + jnp.asarray(bound(nodes.astype(dtype), d, m, delta), dtype)  # a float64 bound
 
     num_nodes = params.is_leaf.shape[0]
     reachable = _reachable(params.is_leaf)

@@ -23,8 +23,7 @@ def _cube(d):
 def _fitted(d, depth, count=24):
     """Trees fit (ID3, vmapped) to random labellings of a random sample of the cube, and their pruned
     versions (by the MDL bound): params stacked on a leading axis, the sample, and its labels. Built in
-    float32 whoever asks first (``trees.prune(bound=theory.tree_mdl_bound)`` of a float32 tree fails under
-    x64 with strict promotion)."""
+    float32 whoever asks first."""
     with jax.enable_x64(False):
         return _fit_and_prune(d, depth, count)
 

@@ -90,6 +90,18 @@ def test_bound_pruning_never_increases_f():
     assert int(pruned.feature[0]) == 0
 
 
+def test_bound_pruning_of_a_float32_tree_under_x64_is_the_same():
+    """The bound is float64 under x64 (``theory`` computes in the default float); a float32 tree is
+    pruned the same way, not refused by strict dtype promotion."""
+    X, y = _noisy(2, 400)
+    params = TREE.fit(KEY, X, y)
+    want = prune(params, bound=theory.tree_mdl_bound, d=4)
+    with jax.enable_x64(True):
+        got = prune(params, bound=theory.tree_mdl_bound, d=4)
+    assert got.counts.dtype == params.counts.dtype
+    np.testing.assert_array_equal(got.is_leaf, want.is_leaf)
+
+
 def test_pure_noise_prunes_to_a_single_leaf_for_small_m():
     X, y = _noisy(3, 60, noise=0.5)
     params = TREE.fit(KEY, X, y)
