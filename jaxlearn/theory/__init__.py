@@ -61,6 +61,10 @@ from jaxlearn.theory._schemes import perceptron_reconstruct
 from jaxlearn.theory._schemes import rectangle_compress
 from jaxlearn.theory._schemes import rectangle_predict
 from jaxlearn.theory._schemes import rectangle_reconstruct
+from jaxlearn.theory._stability import rlm_distance_bound
+from jaxlearn.theory._stability import rlm_oracle_bound
+from jaxlearn.theory._stability import rlm_tuned_lam
+from jaxlearn.theory._stability import stable_erm_bound
 from jaxlearn.theory._vc import growth_function
 from jaxlearn.theory._vc import sauer_bound
 from jaxlearn.theory._vc import sign_network_vc_bound
@@ -110,6 +114,9 @@ __all__ = [
     "rectangle_compression_bound",
     "rectangle_predict",
     "rectangle_reconstruct",
+    "rlm_distance_bound",
+    "rlm_oracle_bound",
+    "rlm_tuned_lam",
     "rwm_regret_bound",
     "sample_labelled_grid",
     "sauer_bound",
@@ -118,6 +125,7 @@ __all__ = [
     "sign_network_vc_bound",
     "soft_svm_bound",
     "stability_bound",
+    "stable_erm_bound",
     "total_deviation",
     "tree_mdl_bound",
     "weighted_average_regret_bound",

@@ -12,6 +12,7 @@ _RANGES = {
     **dict.fromkeys("radius margin U R eta threshold rho lam B gamma w_norm epsilon".split(), core.POSITIVE),
     **dict.fromkeys("T n k L m d n_nodes num_edges".split(), core.POSITIVE_INT),
     **dict.fromkeys("total_deviation grad_sq_norms c".split(), core.NON_NEGATIVE),
+    **dict.fromkeys("stability erm_error".split(), core.NON_NEGATIVE),  # SS10 Theorem 7 (SPEC 8)
     **dict.fromkeys("best_mistakes ldim".split(), core.NON_NEGATIVE_INT),
     **dict.fromkeys("beta delta".split(), core.OPEN_UNIT),
     "train_error": core.UNIT,
@@ -25,7 +26,7 @@ def _check(ranges=None, **named) -> list:
     or :data:`_RANGES`; a count may be an integral float: ``1e6``, ``[10.0, 100.0]``)."""
     out = []
     for name, value in named.items():
-        interval = (ranges or {}).get(name, _RANGES[name])
+        interval = ranges[name] if ranges and name in ranges else _RANGES[name]
         value = np.asarray(value) if isinstance(value, (list, tuple)) else value
         if value is None or callable(value):
             raise TypeError(f"expected `{name}` {interval}, got {value!r}")
