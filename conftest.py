@@ -60,12 +60,3 @@ def _release_compiled_programs():
         jax.clear_caches()
         _watch["cleared_at"] = _memory_maps()
 
-
-#: The longest tests (the demo, and each notebook in its own kernel: 20-140 s each on 2 cores).
-_LONGEST_FIRST = ("tests/test_demo.py::", "tests/test_notebooks.py::test_notebook_executes")
-
-
-def pytest_collection_modifyitems(config, items):
-    """Start the longest tests first, so that pytest-xdist's workers share out the short ones after them
-    instead of one worker finishing a notebook while the other waits."""
-    items.sort(key=lambda item: not item.nodeid.startswith(_LONGEST_FIRST))  # a stable sort

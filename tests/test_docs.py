@@ -35,7 +35,8 @@ def test_relative_links_resolve(document):
 
 def test_readme_points_to_the_docs():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "(docs/design.md)" in readme and "(docs/algorithms.md)" in readme
+    for page in ("design", "algorithms", "theorems"):
+        assert f"(docs/{page}.md)" in readme, page
 
 
 def test_every_learner_factory_is_in_the_algorithm_table():

@@ -20,14 +20,11 @@ from jaxlearn.core import (
     POSITIVE,
     POSITIVE_INT,
     BatchLearner,
-    check_multiclass_sample,
     learner_factory,
-    sample_indices,
 )
-from jaxlearn.losses import check_cost_matrix, zero_one_cost
-from jaxlearn.multiclass._common import NUM_CLASSES, argmax_label, as_feature_map, as_sample
+from jaxlearn.multiclass._common import NUM_CLASSES
 from jaxlearn.multiclass._feature_maps import multivector
-from jaxlearn.multiclass._svm import hinge_subgradient, linear_scores
+from jaxlearn.multiclass._svm import hinge_subgradient, sgd_learner
 
 Array = jax.Array
 
@@ -92,31 +89,7 @@ def multiclass_sgd(
     References:
       UML section 17.2.5, Corollary 17.2 (:func:`jaxlearn.theory.multiclass_sgd_steps`); SPEC 11.5.
     """
-    steps, k = int(steps), int(num_classes)
-    if delta is not None:
-        check_cost_matrix(delta, k)
-    blocks = feature_map is multivector
-    if fit_intercept and not blocks:
-        raise ValueError(
-            "expected `feature_map` the multivector map with `fit_intercept=True` (the intercept is the "
-            "weight of a constant feature in each class's block), got another map"
-        )
-    psi = as_feature_map(feature_map)
-
-    def fit(key, X, y):
-        X, y = as_sample(X, y)
-        cost = zero_one_cost(k, X.dtype) if delta is None else jnp.asarray(delta).astype(X.dtype)
-        idx = sample_indices(key, steps, X.shape[0])
-        return _fit(idx, X, y, eta, cost, psi, num_classes=k, blocks=blocks, fit_intercept=fit_intercept)
-
-    def decision_function(params, X):
-        return linear_scores(params, X, psi, k, blocks)
-
-    def predict(params, X):
-        return argmax_label(decision_function(params, X))
-
-    check = functools.partial(check_multiclass_sample, num_classes=k)
-    return BatchLearner(fit, predict, decision_function, check)
+    return sgd_learner(_fit, eta, steps, num_classes, delta, feature_map, fit_intercept)
 
 
 @functools.partial(jax.jit, static_argnames=("num_classes", "blocks", "fit_intercept"))

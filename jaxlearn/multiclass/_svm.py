@@ -128,19 +128,30 @@ def multiclass_svm(
     References:
       UML sections 17.2.4-17.2.5, 15.5; Crammer & Singer (2001); SPEC 11.4-11.5, 9.7.
     """
+    return sgd_learner(_fit, lam, steps, num_classes, delta, feature_map, fit_intercept)
+
+
+def sgd_learner(program, step_size, steps, num_classes, delta, feature_map, fit_intercept) -> BatchLearner:
+    """The learner of a multiclass SGD (:func:`multiclass_svm`, ``multiclass_sgd``): ``fit`` draws the
+    ``steps`` indices from the key and runs ``program(idx, X, y, step_size, cost, psi, *, num_classes,
+    blocks, fit_intercept)``; the scores are :func:`linear_scores`, the labels their argmax."""
     steps, k = int(steps), int(num_classes)
     if delta is not None:
         check_cost_matrix(delta, k)
     blocks = feature_map is multivector
     if fit_intercept and not blocks:
-        raise ValueError("expected `feature_map=multivector` with `fit_intercept=True`")
+        raise ValueError(
+            "expected `feature_map` the multivector map with `fit_intercept=True` (the intercept is the "
+            "weight of a constant feature in each class's block), got another map"
+        )
     psi = as_feature_map(feature_map)
 
     def fit(key, X, y):
         X, y = as_sample(X, y)
         cost = zero_one_cost(k, X.dtype) if delta is None else jnp.asarray(delta).astype(X.dtype)
         idx = sample_indices(key, steps, X.shape[0])
-        return _fit(idx, X, y, lam, cost, psi, num_classes=k, blocks=blocks, fit_intercept=fit_intercept)
+        options = dict(num_classes=k, blocks=blocks, fit_intercept=fit_intercept)
+        return program(idx, X, y, step_size, cost, psi, **options)
 
     def decision_function(params, X):
         return linear_scores(params, X, psi, k, blocks)
