@@ -4,7 +4,7 @@ of the SGD learners with their data-parallel program."""
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, Optional
+from typing import Any, Callable, NamedTuple, Optional
 
 import jax
 import jax.numpy as jnp
@@ -99,3 +99,31 @@ def _program(body, split, static, num_hyperparameters):
         return body(rows, X, y, *rest, **dict(static), axes=split.axes)
 
     return jax.jit(jax.shard_map(inner, mesh=split.mesh, in_specs=specs, out_specs=P(), check_vma=False))
+
+
+class DualState(NamedTuple):
+    """The loop state of the hard-SVM dual solvers (``_svm`` and ``_hard_svm_bias``)."""
+
+    alpha: jax.Array
+    w: jax.Array
+    violation: jax.Array
+    stop: jax.Array
+    step: jax.Array
+
+
+def kkt_tolerance(tol, radius, w):
+    """The hard-SVM solvers' KKT tolerance, floored at the rounding level 16 eps R ||w|| (float32 fits
+    converge)."""
+    eps = jnp.finfo(w.dtype).eps
+    return jnp.maximum(jnp.asarray(tol).astype(w.dtype), 16 * eps * radius * jnp.linalg.norm(w))
+
+
+def dual_unbounded(alpha, w, radius):
+    """On a sample no halfspace separates, the hard-SVM dual is unbounded: ``||w|| / sum(alpha)`` bounds
+    the margin of every halfspace, and once it is below ``max(sqrt(eps), 1e-5) R`` the sample is taken as
+    not separable."""
+    dtype = w.dtype
+    total = jnp.sum(alpha)
+    resolution = jnp.maximum(jnp.sqrt(jnp.finfo(dtype).eps), 1e-5).astype(dtype)
+    margin_bound = jnp.linalg.norm(w) / jnp.maximum(total, jnp.finfo(dtype).tiny)
+    return (total > 0) & (margin_bound <= resolution * radius)

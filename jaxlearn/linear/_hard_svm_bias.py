@@ -16,20 +16,11 @@ Used by :func:`jaxlearn.linear.hard_svm` with ``fit_intercept=True``.
 from __future__ import annotations
 
 import functools
-from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 
-Array = jax.Array
-
-
-class _SMOState(NamedTuple):
-    alpha: Array
-    w: Array
-    violation: Array
-    stop: Array
-    step: Array
+from jaxlearn.linear._common import DualState, dual_unbounded, kkt_tolerance
 
 
 # With s_t = y_t - <w, x_t> (= -y_t times the gradient of the dual objective), the KKT conditions are
@@ -51,7 +42,6 @@ def hard_svm_bias_fit(X, y, tol, *, max_steps):
     sq_norms = jnp.sum(Xc * Xc, axis=1)
     radius = jnp.sqrt(jnp.max(sq_norms))
     both = jnp.any(y > 0) & jnp.any(y < 0)  # one class: w = 0, b = y (no pair to step on)
-    resolution = jnp.maximum(jnp.sqrt(eps), 1e-5).astype(dtype)
     # a pair of points closer than sqrt(eps) R with opposite labels (no curvature: the dual is unbounded
     # along it) stops the loop: its margin is below the resolution
     min_curvature = jnp.maximum(eps * radius**2, jnp.finfo(dtype).tiny)
@@ -83,23 +73,20 @@ def hard_svm_bias_fit(X, y, tol, *, max_steps):
     def kkt(alpha, w):
         high, low = extremes(alpha, y - Xc @ w)
         violation = jnp.where(both, (high - low) / 2, jnp.zeros_like(high))
-        converged = violation <= jnp.maximum(tol, 16 * eps * radius * jnp.linalg.norm(w))
-        total = jnp.sum(alpha)
-        margin_bound = jnp.linalg.norm(w) / jnp.maximum(total, jnp.finfo(dtype).tiny)
-        return violation, converged | ((total > 0) & (margin_bound <= resolution * radius))
+        return violation, (violation <= kkt_tolerance(tol, radius, w)) | dual_unbounded(alpha, w, radius)
 
     def body(state):
         carry = (state.alpha, y - Xc @ state.w, jnp.array(False))
         alpha, _, flat = jax.lax.fori_loop(0, X.shape[0], pair_step, carry)
         w = Xc.T @ (alpha * y)  # recompute: no drift from the incremental updates
         violation, stop = kkt(alpha, w)
-        return _SMOState(alpha, w, violation, stop | flat, state.step + 1)
+        return DualState(alpha, w, violation, stop | flat, state.step + 1)
 
     def cond(state):
         return ~state.stop & (state.step < max_steps)
 
     zeros = jnp.zeros(X.shape[0], dtype)
-    init = _SMOState(zeros, jnp.zeros(X.shape[1], dtype), jnp.asarray(jnp.inf, dtype), ~both, jnp.int32(0))
+    init = DualState(zeros, jnp.zeros(X.shape[1], dtype), jnp.asarray(jnp.inf, dtype), ~both, jnp.int32(0))
     state = jax.lax.while_loop(cond, body, init)
     high, low = extremes(state.alpha, y - Xc @ state.w)
     b = jnp.where(both, (high + low) / 2, y[0]) - jnp.vdot(state.w, center)

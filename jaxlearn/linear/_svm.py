@@ -30,7 +30,15 @@ from jaxlearn.core import (
     regularized_sgd,
     sign_label,
 )
-from jaxlearn.linear._common import all_devices, data_parallel, linear_score, minibatches
+from jaxlearn.linear._common import (
+    DualState,
+    all_devices,
+    data_parallel,
+    dual_unbounded,
+    kkt_tolerance,
+    linear_score,
+    minibatches,
+)
 from jaxlearn.linear._hard_svm_bias import hard_svm_bias_fit
 
 Array = jax.Array
@@ -244,14 +252,6 @@ def hard_svm(*, max_steps: int = 10_000, tol: ArrayLike = 1e-6, fit_intercept: b
 # that is not separable the dual is unbounded and ||w|| / sum(alpha), an upper bound on the margin for
 # every alpha >= 0, falls like 1/sweeps: the loop stops once it is below max(sqrt(eps), 1e-5) R.
 # A bias is not part of (15.3): fit_intercept solves (15.2) instead (_hard_svm_bias).
-class _DualState(NamedTuple):
-    alpha: Array
-    w: Array
-    violation: Array
-    stop: Array
-    step: Array
-
-
 @functools.partial(jax.jit, static_argnames=("max_steps",))
 def _hard_svm_fit(X, y, tol, *, max_steps):
     dtype = X.dtype
@@ -261,8 +261,6 @@ def _hard_svm_fit(X, y, tol, *, max_steps):
     sq_norms = jnp.sum(Z * Z, axis=1)
     radius = jnp.sqrt(jnp.max(sq_norms))
     degenerate = jnp.any(sq_norms == 0)  # <w, 0> >= 1 is infeasible
-    # a margin below resolution * R is reported as "not separable"
-    resolution = jnp.maximum(jnp.sqrt(eps), 1e-5).astype(dtype)
     safe_sq = jnp.where(sq_norms > 0, sq_norms, jnp.ones_like(sq_norms))
 
     def coordinate(i, carry):
@@ -276,29 +274,26 @@ def _hard_svm_fit(X, y, tol, *, max_steps):
     def kkt(alpha, w):
         gap = 1 - Z @ w
         violation = jnp.max(jnp.where(alpha > 0, jnp.abs(gap), jnp.maximum(gap, 0)))
-        floor = 16 * eps * radius * jnp.linalg.norm(w)
-        converged = violation <= jnp.maximum(tol, floor)
-        margin_bound = jnp.linalg.norm(w) / jnp.maximum(jnp.sum(alpha), jnp.finfo(dtype).tiny)
-        infeasible = degenerate | ((jnp.sum(alpha) > 0) & (margin_bound <= resolution * radius))
-        return violation, converged | infeasible
+        infeasible = degenerate | dual_unbounded(alpha, w, radius)  # a margin below the resolution
+        return violation, (violation <= kkt_tolerance(tol, radius, w)) | infeasible
 
     def body(state):
         alpha, w = jax.lax.fori_loop(0, Z.shape[0], coordinate, (state.alpha, state.w))
         w = Z.T @ alpha  # recompute: no drift from the incremental updates
         violation, stop = kkt(alpha, w)
-        return _DualState(alpha, w, violation, stop, state.step + 1)
+        return DualState(alpha, w, violation, stop, state.step + 1)
 
     def cond(state):
         return ~state.stop & (state.step < max_steps)
 
     zeros = jnp.zeros(Z.shape[0], dtype)
     w0 = jnp.zeros(X.shape[1], dtype)
-    init = _DualState(zeros, w0, jnp.asarray(jnp.inf, dtype), degenerate, jnp.zeros([], jnp.int32))
+    init = DualState(zeros, w0, jnp.asarray(jnp.inf, dtype), degenerate, jnp.zeros([], jnp.int32))
     state = jax.lax.while_loop(cond, body, init)
     alpha, w = state.alpha, state.w
     norm = jnp.linalg.norm(w)
     separable = (jnp.min(Z @ w) > 0) & ~degenerate
-    converged = separable & (state.violation <= jnp.maximum(tol, 16 * eps * radius * norm))
+    converged = separable & (state.violation <= kkt_tolerance(tol, radius, w))
     support = alpha > jnp.sqrt(eps) * jnp.max(alpha)
     margin = jnp.where(separable, 1 / jnp.where(norm > 0, norm, jnp.ones_like(norm)), jnp.zeros_like(norm))
     b = jnp.zeros([], dtype)
@@ -311,9 +306,7 @@ def _bias_params(X, y, tol, w, b, alpha, violation, num_steps):
     norm = jnp.linalg.norm(w)
     separable = jnp.min(y * (X @ w + b)) > 0
     spread = jnp.max(jnp.linalg.norm(X - jnp.mean(X, axis=0), axis=1))
-    converged = separable & (
-        violation <= jnp.maximum(jnp.asarray(tol).astype(X.dtype), 16 * eps * spread * norm)
-    )
+    converged = separable & (violation <= kkt_tolerance(tol, spread, w))
     support = alpha > jnp.sqrt(eps) * jnp.max(alpha)
     margin = jnp.where(separable, 1 / norm, jnp.zeros_like(norm))  # 1/0 = inf: one class, w = 0
     return HardSVMParams(w, b, alpha, support, margin, separable, converged, num_steps)
