@@ -46,9 +46,8 @@ def earlier_rounds(losses: Array) -> Array:
     Up to ``4 GROUP`` rows: one triangular matrix product, in full precision (``Precision.HIGHEST``: on
     GPUs the default rounds the losses to TF32's 10-bit mantissa, 1e-3 off the scan). Longer: rows go
     in groups of ``GROUP``; inside a group the sums are a chain of additions, one per row, and the
-    groups' offsets are the same
-    sums over the group totals, recursively: a few additions per entry and no loop over rows, where one
-    triangular matrix product would cost :math:`2T` flops per entry.
+    groups' offsets are the same sums over the group totals, recursively: a few additions per entry and
+    no loop over rows, where one triangular matrix product would cost :math:`2T` flops per entry.
 
     Examples:
       >>> import jax.numpy as jnp
