@@ -22,8 +22,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlearn.trees._features import bin_features
-
 Array = jax.Array
 
 #: Exact thresholds are grown by histograms when every feature has at most this many distinct values.
@@ -41,23 +39,31 @@ def fit_bins(X, max_bins: Optional[int]) -> Optional[tuple[Array, Array]]:
         return None
     if max_bins is None:
         return _distinct_bins(np.asarray(X))
-    bins, edges = _quantile_bins(X, max_bins)
-    e = np.asarray(edges)
+    bins, e = quantile_bins(np.asarray(X), max_bins)
     rank = np.concatenate([np.zeros((1, e.shape[1]), np.int32), np.cumsum(e[1:] > e[:-1], axis=0)])
     used = int(rank[-1].max()) + 1
     compact = np.repeat(e[-1:], used, axis=0)  # the tail of a column: its last edge
     compact[rank, np.arange(e.shape[1])] = e  # the edges of a run of equal edges are equal
-    return _renumber(bins, jnp.asarray(rank.astype(np.int32))), jnp.asarray(compact)
+    renumbered = np.take_along_axis(rank.astype(np.int32), bins, axis=0)
+    return jnp.asarray(renumbered), jnp.asarray(compact)
 
 
-@functools.partial(jax.jit, static_argnames="max_bins")
-def _quantile_bins(X, max_bins):
-    return bin_features(X, max_bins)
+def quantile_bins(X: np.ndarray, max_bins: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`~jaxlearn.trees._features.bin_features` of a concrete sample, in NumPy: the same bins and
+    edges (the same float quantile positions, "higher" method), without compiling a sort (the digits:
+    0.5 ms against 7 ms)."""
+    m = X.shape[0]
+    qs = _quantile_levels(max_bins, X.dtype.name)
+    position = np.ceil(qs * np.asarray(m - 1, qs.dtype)).astype(np.int64)  # as jnp.quantile, "higher"
+    edges = np.sort(X, axis=0)[np.clip(position, 0, m - 1)]
+    bins = np.stack([np.searchsorted(e, c, side="left") for e, c in zip(edges.T, X.T)], axis=1)
+    return np.clip(bins, 0, max_bins - 1).astype(np.int32), edges
 
 
-@jax.jit
-def _renumber(bins, rank):
-    return jnp.take_along_axis(rank, bins, axis=0)
+@functools.lru_cache(maxsize=None)
+def _quantile_levels(max_bins: int, dtype: str) -> np.ndarray:
+    """The quantile levels of :func:`bin_features` (``jnp.linspace`` in the sample's dtype)."""
+    return np.asarray(jnp.linspace(0, 1, max_bins + 1, dtype=dtype)[1:])
 
 
 def _distinct_bins(X: np.ndarray) -> Optional[tuple[Array, Array]]:

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from jaxlearn.trees import decision_tree, random_forest
-from jaxlearn.trees._bins import MAX_EXACT_BINS, fit_bins
-from jaxlearn.trees._features import quantize
+from jaxlearn.trees._bins import MAX_EXACT_BINS, fit_bins, quantile_bins
+from jaxlearn.trees._features import bin_features, quantize
 from jaxlearn.trees._histogram import UNROLL_WORK, grow_together, level_groups
 from tests.trees.checks import assert_same_tree
 
@@ -47,6 +47,23 @@ def test_tree_grows_the_tree_of_the_sorted_sweep(options):
     X, y = _few_values(seed=1)
     tree = decision_tree(5, num_classes=3, **options)
     assert_same_tree(tree.fit(KEY, X, y), jax.jit(tree.fit)(KEY, X, y))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_host_quantile_bins_equal_the_traced_ones(dtype):
+    """A concrete sample is binned in NumPy (``quantile_bins``), a traced one by ``bin_features`` in the
+    program: the same bins and edges, ties, repeated quantiles and more bins than examples included."""
+    rng = np.random.default_rng(3)
+    with jax.enable_x64(dtype == np.float64):
+        for m, max_bins in [(1, 4), (7, 256), (100, 5), (1257, 256), (2000, 1000)]:
+            normal = rng.normal(size=(m, 3))
+            samples = (normal, rng.integers(0, 5, (m, 3)), np.round(normal, 1))
+            for X in samples:
+                bins, edges = quantile_bins(X.astype(dtype), max_bins)
+                want_bins, want_edges = bin_features(jnp.asarray(X, dtype), max_bins)
+                np.testing.assert_array_equal(bins, want_bins)
+                np.testing.assert_array_equal(edges, want_edges)
+                assert edges.dtype == want_edges.dtype
 
 
 def test_bins_in_use_only():
