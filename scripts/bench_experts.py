@@ -324,7 +324,8 @@ def single_stream(report, losses, repeats):
     report.notes.append(
         f"- {task}: why 80% of the ceiling is out of reach here. Hedge's allocation at round t needs the "
         f"losses of every round before it. In order, the loop's body is a block of {CEILING_ROWS} x {n} "
-        f"entries, which XLA runs on one core: the ceiling's own fusion run that way reaches "
+        f"entries, one block after the other (on a CPU, XLA runs a body this small on one core): the "
+        f"ceiling's own fusion run that way reaches "
         f"{100 * t_ceiling / t_in_order:.0f}% of the ceiling, and the default Hedge is at "
         f"{100 * t_in_order / t_run:.0f}% of that. Parallel in time, the chunks need the cumulative "
         f"losses before them: one read of the losses without any exp already takes "
