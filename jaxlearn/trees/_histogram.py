@@ -285,9 +285,9 @@ def level_groups(max_depth: int, level_work: int = 0):
     and the deepest ones (at most :data:`DEEP_LEVELS`, none of levels ``0..D // 2``) are compiled one
     by one, each at its own width (the digits forest of depth 8: levels 0-4 at width 16, then 32, 64
     and 128; warm 0.12 s against 0.14 s for levels 5-7 as one group at width 128, first call 2.4 s
-    against 1.8 s). When the
-    deepest level's work (``level_work``, histogram cells and scattered entries of all trees) reaches
-    :data:`UNROLL_WORK`, running costs more than compiling: every level is compiled at its own width.
+    against 1.8 s). When the deepest level's work (``level_work``, histogram cells and scattered
+    entries of all trees) reaches :data:`UNROLL_WORK`, running costs more than compiling: every level
+    is compiled at its own width.
     """
     if level_work >= UNROLL_WORK:
         return [(level, level + 1, 2**level) for level in range(max_depth)]
