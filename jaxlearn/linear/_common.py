@@ -1,5 +1,5 @@
-"""The linear score shared by the batch linear learners, the checks of their ``X``, and the mini-batches
-of the SGD learners with their data-parallel program."""
+"""The linear score shared by the batch linear learners, the checks of their ``X``, the passes of the
+batch Perceptrons, and the mini-batches of the SGD learners with their data-parallel program."""
 
 from __future__ import annotations
 
@@ -127,3 +127,28 @@ def dual_unbounded(alpha, w, radius):
     resolution = jnp.maximum(jnp.sqrt(jnp.finfo(dtype).eps), 1e-5).astype(dtype)
     margin_bound = jnp.linalg.norm(w) / jnp.maximum(total, jnp.finfo(dtype).tiny)
     return (total > 0) & (margin_bound <= resolution * radius)
+
+
+def cyclic_passes(visit: Callable, state: Any, num_rows: int, max_epochs: int):
+    """Cyclic passes over rows ``0..num_rows-1`` until one makes no update, or ``max_epochs`` passes.
+
+    ``visit(state, i) -> (state, updated)`` visits row ``i`` (``updated``: a bool scalar). Returns
+    ``(state, updates, epochs, converged)``: the updates in all, the passes made, and whether the last
+    pass made none (the batch Perceptrons' loop: plain, masked, augmented and kernel).
+    """
+
+    def visit_counting(carry, i):
+        state, updates = carry
+        state, updated = visit(state, i)
+        return (state, updates + updated.astype(jnp.int32)), None
+
+    def one_pass(carry):
+        state, updates, epochs, _ = carry
+        (state, new_updates), _ = jax.lax.scan(visit_counting, (state, updates), jnp.arange(num_rows))
+        return state, new_updates, epochs + 1, new_updates == updates
+
+    def keep_going(carry):
+        return (~carry[3]) & (carry[2] < max_epochs)
+
+    zero = jnp.zeros([], jnp.int32)
+    return jax.lax.while_loop(keep_going, one_pass, (state, zero, zero, jnp.array(False)))

@@ -21,7 +21,7 @@ from jaxlearn.core import (
     learner_factory,
     sign_label,
 )
-from jaxlearn.linear._common import linear_score
+from jaxlearn.linear._common import cyclic_passes, linear_score
 
 Array = jax.Array
 
@@ -157,19 +157,8 @@ def _fit(X, y, gamma, tables, *, max_epochs):
 def _masked_perceptron(X, y, mask, max_epochs):
     """The batch Perceptron (cyclic scan, first violating example) on the examples with ``mask``."""
 
-    def visit(carry, i):
-        w, updates = carry
+    def visit(w, i):
         violated = mask[i] & (y[i] * jnp.vdot(w, X[i]) <= 0)
-        return (jnp.where(violated, w + y[i] * X[i], w), updates + violated.astype(jnp.int32)), None
+        return jnp.where(violated, w + y[i] * X[i], w), violated
 
-    def one_pass(carry):
-        w, updates, epochs, _ = carry
-        (w, new_updates), _ = jax.lax.scan(visit, (w, updates), jnp.arange(X.shape[0]))
-        return w, new_updates, epochs + 1, new_updates == updates
-
-    def keep_going(carry):
-        return (~carry[3]) & (carry[2] < max_epochs)
-
-    zero = jnp.zeros([], jnp.int32)
-    init = (jnp.zeros(X.shape[1], X.dtype), zero, zero, jnp.array(False))
-    return jax.lax.while_loop(keep_going, one_pass, init)
+    return cyclic_passes(visit, jnp.zeros(X.shape[1], X.dtype), X.shape[0], max_epochs)

@@ -18,7 +18,7 @@ from jaxlearn.core import (
     sign_label,
 )
 from jaxlearn.kernels import Kernel, as_tree, check_kernel, expansion, gram
-from jaxlearn.linear._common import as_support_dtype, kernel_example
+from jaxlearn.linear._common import as_support_dtype, cyclic_passes, kernel_example
 
 Array = jax.Array
 HIGHEST = jax.lax.Precision.HIGHEST  # float32 products in float32 (no TF32 on a GPU)
@@ -97,23 +97,12 @@ def kernel_batch_perceptron(kernel: Kernel, max_epochs: int = 1000) -> BatchLear
 def _fit(kernel, X, y, *, max_epochs):
     columns = gram(kernel, X).T.astype(X.dtype)  # row i: K(x_j, x_i) over j
 
-    def visit(carry, i):
-        alpha, updates = carry
+    def visit(alpha, i):
         violated = y[i] * jnp.matmul(columns[i], alpha, precision=HIGHEST) <= 0
-        alpha = alpha.at[i].add(jnp.where(violated, y[i], jnp.zeros_like(y[i])))
-        return (alpha, updates + violated.astype(jnp.int32)), None
+        return alpha.at[i].add(jnp.where(violated, y[i], jnp.zeros_like(y[i]))), violated
 
-    def one_pass(carry):
-        alpha, updates, epochs, _ = carry
-        (alpha, new_updates), _ = jax.lax.scan(visit, (alpha, updates), jnp.arange(X.shape[0]))
-        return alpha, new_updates, epochs + 1, new_updates == updates
-
-    def keep_going(carry):
-        return (~carry[3]) & (carry[2] < max_epochs)
-
-    zero = jnp.zeros([], jnp.int32)
-    init = (jnp.zeros(X.shape[0], X.dtype), zero, zero, jnp.array(False))
-    alpha, updates, epochs, converged = jax.lax.while_loop(keep_going, one_pass, init)
+    alpha0 = jnp.zeros(X.shape[0], X.dtype)
+    alpha, updates, epochs, converged = cyclic_passes(visit, alpha0, X.shape[0], max_epochs)
     return KernelBatchPerceptronParams(X, alpha, updates, epochs, converged)
 
 

@@ -20,7 +20,7 @@ from jaxlearn.core import (
     learner_factory,
     sign_label,
 )
-from jaxlearn.linear._common import linear_score
+from jaxlearn.linear._common import cyclic_passes, linear_score
 
 Array = jax.Array
 
@@ -163,21 +163,12 @@ def _augmented_fit(X, y, a, *, max_epochs):
     b_ = jnp.sqrt(1 - a_**2)
 
     def visit(carry, i):
-        w, xi, updates = carry
+        w, xi = carry
         violated = y[i] * (a_ * jnp.vdot(w, X[i]) + b_ * xi[i]) <= 0
         w = jnp.where(violated, w + a_ * y[i] * X[i], w)
         xi = xi.at[i].add(jnp.where(violated, b_ * y[i], 0))
-        return (w, xi, updates + violated.astype(jnp.int32)), None
+        return (w, xi), violated
 
-    def one_pass(carry):
-        w, xi, updates, epochs, _ = carry
-        (w, xi, new_updates), _ = jax.lax.scan(visit, (w, xi, updates), jnp.arange(X.shape[0]))
-        return w, xi, new_updates, epochs + 1, new_updates == updates
-
-    def keep_going(carry):
-        return (~carry[4]) & (carry[3] < max_epochs)
-
-    zero = jnp.zeros([], jnp.int32)
-    init = (jnp.zeros(X.shape[1], X.dtype), jnp.zeros(X.shape[0], X.dtype), zero, zero, jnp.array(False))
-    w, xi, updates, epochs, converged = jax.lax.while_loop(keep_going, one_pass, init)
+    start = (jnp.zeros(X.shape[1], X.dtype), jnp.zeros(X.shape[0], X.dtype))
+    (w, xi), updates, epochs, converged = cyclic_passes(visit, start, X.shape[0], max_epochs)
     return AugmentedPerceptronParams(w, xi, updates, epochs, converged)
