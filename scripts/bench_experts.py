@@ -182,11 +182,17 @@ def ceiling_fn(ls, eta):
     return jnp.sum(jnp.exp(-eta * ls) * ls, axis=1)
 
 
+def row_blocks(ls, rows):
+    """The T x n losses as blocks of ``rows`` rounds, the last padded with zero rows (which add 0)."""
+    T, n = ls.shape
+    return jnp.pad(ls, ((0, -T % rows), (0, 0))).reshape(-1, rows, n)
+
+
 def in_order_ceiling_fn(ls, eta, rows=CEILING_ROWS):
     """Not Hedge: ``ceiling_fn`` in stream order, ``rows`` rounds per step of a ``lax.scan`` (the loop
-    any in-order Hedge runs; XLA runs a loop body this small on one core)."""
-    T, n = ls.shape
-    blocks = jnp.pad(ls, ((0, -T % rows), (0, 0))).reshape(-1, rows, n)
+    any in-order Hedge runs; on a CPU, XLA runs a loop body this small on one core)."""
+    T = ls.shape[0]
+    blocks = row_blocks(ls, rows)
     _, sums = jax.lax.scan(lambda c, b: (c, jnp.sum(jnp.exp(-eta * b) * b, axis=-1)), 0.0, blocks)
     return sums.reshape(-1)[:T]
 
@@ -202,8 +208,8 @@ def sweep_ceiling_fn(ls, etas, rows=CEILING_ROWS):
     """The ceiling for K rates: ``ceiling_fn`` at every rate, ``rows`` rounds at a time (one pass over the
     losses; a K x rows x n block of exponentials at once, as the vmapped Hedge computes them; the whole
     K x T x n at once would not fit in memory)."""
-    T, n = ls.shape
-    blocks = jnp.pad(ls, ((0, -T % rows), (0, 0))).reshape(-1, rows, n)  # zero rows add 0
+    T = ls.shape[0]
+    blocks = row_blocks(ls, rows)
     per_block = jax.lax.map(lambda b: jnp.sum(jnp.exp(-etas[:, None, None] * b) * b, axis=-1), blocks)
     return per_block.transpose(1, 0, 2).reshape(etas.shape[0], -1)[:, :T]
 
