@@ -19,10 +19,14 @@ this process, with XLA's default threading:
    The ceiling row is not Hedge: one fused XLA pass computing ``sum_i exp(-eta l_ti) l_ti`` over the
    whole T x n matrix (one exponential, one product and one sum per entry, the matrix read once).
    Any Hedge implementation evaluates those T n exponentials, so its rounds/s bounds Hedge on this
-   machine; each Hedge row is also given as a percentage of it. Two "limit" rows measure why a Hedge
+   machine; each Hedge row is also given as a percentage of it. The "limit" rows measure why a Hedge
    falls short of it: the same fusion in stream order (a ``lax.scan`` over blocks of ``CEILING_ROWS``
-   rounds, the loop an in-order Hedge runs) and one read of the losses without any exponential (the
-   chunk sums a Hedge parallel over time needs before its chunks can start).
+   and of ``LONG_ROWS`` rounds, the loop an in-order Hedge runs), and the two things Hedge adds to it,
+   each alone: the partial sums of the losses inside blocks of ``LONG_ROWS`` rounds (Hedge's own
+   ``earlier_rounds``, no exponential), and two sums per exponential (``sum_i e_ti`` and
+   ``sum_i e_ti l_ti`` of ``e = exp(-eta l)``, in blocks of ``LONG_ROWS`` rounds: the normaliser and
+   the loss of each round), and one read of the losses without any exponential (the chunk sums a Hedge
+   parallel over time needs before its chunks can start).
 2. Sweep: 64 learning rates ``eta* x logspace(-2, 1, 64)`` on the same stream, as one
    ``jax.jit(jax.vmap(...))`` program over ``core.run`` (default path), against 64 sequential NumPy
    runs and one NumPy loop vectorised over the rates (a (64, n) weight matrix per round); both NumPy
@@ -59,6 +63,7 @@ from benchtools import median_seconds, record
 from river import base, ensemble, optim
 
 from jaxlearn import core, experts
+from jaxlearn.experts._hedge import earlier_rounds  # Hedge's partial sums, timed alone in a limit row
 
 N_LEARNERS = 64
 BLOCK_SIZES = (8, 32, 128)  # besides the default, experts.hedge(eta).block_size
@@ -66,6 +71,7 @@ RIVER_PREFIX = 300
 NUMPY_SWEEP_PREFIX = 5_000
 CEILING_SHARE = 0.8
 CEILING_ROWS = 16  # rounds per block of the sweep's ceiling
+LONG_ROWS = 128  # rounds per block of the limit rows (blocks this long split over the CPU's cores)
 # Final allocations are compared elementwise, relative to the largest weight; float32 rounding
 # accumulates over 10^5 rounds to a few 1e-5 (printed with the checks).
 WEIGHT_RTOL = 1e-3
@@ -188,13 +194,38 @@ def row_blocks(ls, rows):
     return jnp.pad(ls, ((0, -T % rows), (0, 0))).reshape(-1, rows, n)
 
 
+def in_blocks(ls, rows, fn):
+    """``fn`` of each block of ``rows`` rounds in stream order (a ``lax.scan`` over the full blocks, then
+    the tail; slices of the losses, never a padded copy), the (T,) per-round results joined."""
+    T = ls.shape[0]
+    full, rest = divmod(T, rows)
+    step = lambda c, i: (c, fn(jax.lax.dynamic_slice_in_dim(ls, i * rows, rows)))  # noqa: E731
+    parts = [jax.lax.scan(step, 0, jnp.arange(full))[1].reshape(-1)] if full else []
+    return jnp.concatenate(parts + ([fn(ls[T - rest :])] if rest else []))
+
+
 def in_order_ceiling_fn(ls, eta, rows=CEILING_ROWS):
     """Not Hedge: ``ceiling_fn`` in stream order, ``rows`` rounds per step of a ``lax.scan`` (the loop
-    any in-order Hedge runs; on a CPU, XLA runs a loop body this small on one core)."""
-    T = ls.shape[0]
-    blocks = row_blocks(ls, rows)
-    _, sums = jax.lax.scan(lambda c, b: (c, jnp.sum(jnp.exp(-eta * b) * b, axis=-1)), 0.0, blocks)
-    return sums.reshape(-1)[:T]
+    any in-order Hedge runs)."""
+    return in_blocks(ls, rows, lambda b: ceiling_fn(b, eta))
+
+
+def partial_sums_fn(ls, rows=LONG_ROWS):
+    """Not Hedge: the part it adds before any exponential, ``sum_{s < t} l_s`` inside each block of ``rows``
+    rounds (``earlier_rounds``, as Hedge's ``run_block`` computes it), summed per round to keep the
+    output small."""
+    return in_blocks(ls, rows, lambda b: jnp.sum(earlier_rounds(b), axis=-1))
+
+
+def two_sums_fn(ls, eta, rows=LONG_ROWS):
+    """Not Hedge: one exponential per entry with both sums Hedge needs of it per round, the normaliser
+    ``sum_i e_ti`` and the loss ``sum_i e_ti l_ti`` (``e = exp(-eta l)``), in blocks of ``rows`` rounds."""
+
+    def block(b):
+        e = jnp.exp(-eta * b)
+        return jnp.sum(e * b, axis=-1) / jnp.sum(e, axis=-1)
+
+    return in_blocks(ls, rows, block)
 
 
 def read_once_fn(ls, chunks=100):
@@ -228,7 +259,8 @@ def single_stream(report, losses, repeats):
 
     jitted = jax.jit(lambda ls: core.run(learner, state0, None, ls, trace_fn=loss_only))
     ceiling = jax.jit(ceiling_fn)
-    in_order, read_once = jax.jit(in_order_ceiling_fn), jax.jit(read_once_fn)
+    in_order, read_once = jax.jit(in_order_ceiling_fn, static_argnums=2), jax.jit(read_once_fn)
+    partial_sums, two_sums = jax.jit(partial_sums_fn), jax.jit(two_sums_fn)
 
     # --- checks, before any timing (these calls are also the warm-ups) ---
     outputs = {"run": jax.block_until_ready(jaxlearn_run()())}
@@ -286,7 +318,10 @@ def single_stream(report, losses, repeats):
     t_full = median_seconds(jaxlearn_run(trace_fn=None), repeats)
     t_river = median_seconds(lambda: river_hedge(rows, n, eta), repeats)
     t_checks = median_seconds(lambda: core._check_stream(learner, None, losses), repeats)
-    t_in_order = median_seconds(lambda: in_order(losses, eta), repeats)
+    t_in_order = median_seconds(lambda: in_order(losses, eta, CEILING_ROWS), repeats)
+    t_in_order_long = median_seconds(lambda: in_order(losses, eta, LONG_ROWS), repeats)
+    t_partial = median_seconds(lambda: partial_sums(losses), repeats)
+    t_two = median_seconds(lambda: two_sums(losses, eta), repeats)
     t_read = median_seconds(lambda: read_once(losses), repeats)
 
     top = T / t_ceiling
@@ -317,26 +352,33 @@ def single_stream(report, losses, repeats):
         np_rate,
         top,
     )
+    for rows, t in ((CEILING_ROWS, t_in_order), (LONG_ROWS, t_in_order_long)):
+        report.add(task, f"limit, in order: the ceiling's fusion in a lax.scan over blocks of {rows} rounds",
+                   t, T, np_rate, top)  # fmt: skip
+    report.add(task, f"limit, Hedge's partial sums alone (blocks of {LONG_ROWS} rounds, no exp)", t_partial,
+               T, np_rate, top)  # fmt: skip
+    report.add(task, f"limit, one exp and Hedge's two sums of it per entry (blocks of {LONG_ROWS} rounds)",
+               t_two, T, np_rate, top)  # fmt: skip
     report.add(
-        task,
-        f"limit, in order: the ceiling's fusion in a lax.scan over blocks of {CEILING_ROWS} rounds",
-        t_in_order,
-        T,
-        np_rate,
-        top,
+        task, "limit, parallel in time: one read of the losses (chunk sums, no exp)", t_read, T, np_rate, top
     )
-    report.add(task, "limit, parallel in time: one read of the losses (chunk sums, no exp)", t_read, T,
-               np_rate, top)
     report.notes.append(
-        f"- {task}: why 80% of the ceiling is out of reach here. Hedge's allocation at round t needs the "
-        f"losses of every round before it. In order, the loop's body is a block of {CEILING_ROWS} x {n} "
-        f"entries, one block after the other (on a CPU, XLA runs a body this small on one core): the "
-        f"ceiling's own fusion run that way reaches "
-        f"{100 * t_ceiling / t_in_order:.0f}% of the ceiling, and the default Hedge is at "
-        f"{100 * t_in_order / t_run:.0f}% of that. Parallel in time, the chunks need the cumulative "
-        f"losses before them: one read of the losses without any exp already takes "
-        f"{100 * t_read / t_ceiling:.0f}% of the ceiling's time, so such a Hedge reaches at most "
-        f"{100 * t_ceiling / (t_ceiling + t_read):.0f}% of it"
+        f"- {task}: why 80% of the ceiling is out of reach here. In stream order, the "
+        f"ceiling's own fusion run block by block reaches {100 * t_ceiling / t_in_order:.0f}% of the ceiling "
+        f"in blocks of {CEILING_ROWS} rounds and {100 * t_ceiling / t_in_order_long:.0f}% in blocks of "
+        f"{LONG_ROWS} (long blocks are split over the cores). Hedge adds two things to that fusion. "
+        "(1) The partial sums of the losses inside each block (the allocation at round t needs every "
+        "earlier loss): alone they take "
+        f"{100 * t_partial / t_ceiling:.0f}% of the ceiling's time. (2) Two sums of each exponential, the "
+        f"round's normaliser and its loss, where the ceiling takes one: alone that reaches "
+        f"{100 * t_ceiling / t_two:.0f}% of the ceiling (XLA's CPU backend evaluates exp at the ceiling's "
+        f"rate inside a reduction fusion with one output; with two the exponentials are written out and "
+        f"read back). The two parts one after the other come to "
+        f"{100 * t_ceiling / (t_partial + t_two):.0f}% of the ceiling; the default Hedge reaches "
+        f"{100 * t_ceiling / t_run:.0f}%. Parallel in time, the chunks need the cumulative losses before "
+        f"them: one read of the losses without any exp already takes {100 * t_read / t_ceiling:.0f}% of "
+        f"the ceiling's time, so such a Hedge reaches at most {100 * t_ceiling / (t_ceiling + t_read):.0f}% "
+        "of it"
     )
     report.notes.append(
         f"- {task}: eta = sqrt(2 ln n / T) = {eta:.5f}; every jaxlearn row but one passes "

@@ -13,8 +13,9 @@ from jaxlearn.experts._common import check_loss_stream, init_log_weights, normal
 
 Array = jax.Array
 
-#: Rounds per block of ``core.run``'s default path (see ``run_block``): of 8 to 1,024, the fastest on
-#: a 2-core CPU at n = 1,000 (longer blocks pay more for their partial sums than they save in loop steps).
+#: Rounds per block of ``core.run``'s default path (see ``run_block``): of 8 to 1,024, the fastest for a
+#: vmapped sweep of rates on a 2-core CPU at n = 1,000 (one long stream runs about 25% faster at 128,
+#: the 64-rate sweep 1.3-2x slower: its blocks then leave the cache).
 BLOCK_SIZE = 16
 #: Rounds summed by plain additions inside a long block (:func:`earlier_rounds`).
 GROUP = 8
