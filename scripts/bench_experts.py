@@ -23,9 +23,9 @@ this process, with XLA's default threading:
    falls short of it: the same fusion in stream order (a ``lax.scan`` over blocks of ``CEILING_ROWS``
    and of ``LONG_ROWS`` rounds, the loop an in-order Hedge runs), and the two things Hedge adds to it,
    each alone: the partial sums of the losses inside blocks of ``LONG_ROWS`` rounds (Hedge's own
-   ``earlier_rounds``, no exponential), and two sums per exponential (``sum_i e_ti`` and
+   ``earlier_rounds``, no exponential) and two sums per exponential (``sum_i e_ti`` and
    ``sum_i e_ti l_ti`` of ``e = exp(-eta l)``, in blocks of ``LONG_ROWS`` rounds: the normaliser and
-   the loss of each round), and one read of the losses without any exponential (the chunk sums a Hedge
+   the loss of each round); and one read of the losses without any exponential (the chunk sums a Hedge
    parallel over time needs before its chunks can start).
 2. Sweep: 64 learning rates ``eta* x logspace(-2, 1, 64)`` on the same stream, as one
    ``jax.jit(jax.vmap(...))`` program over ``core.run`` (default path), against 64 sequential NumPy
