@@ -34,6 +34,27 @@ def sample_indices(key: Array, steps: int, m: int) -> Array:
     return jax.random.randint(key, (steps,), 0, m, dtype=jnp.int32)
 
 
+def hinge_subgradient(X: Array, y: Array) -> Callable[[Array, Array], Array]:
+    r"""The sub-gradient of the hinge loss on example ``i`` of ``(X, y)`` as :func:`regularized_sgd` takes
+    it, ``(w, i) -> v``: :math:`v = -\mathbb 1[y_i \langle w, x_i\rangle < 1]\, y_i x_i` (UML section 15.5;
+    at the kink, margin exactly 1, the sub-gradient 0). Soft-SVM's step, and each all-pairs pair's.
+
+    Examples:
+      >>> import jax.numpy as jnp
+      >>> step = hinge_subgradient(jnp.array([[1.0, 2.0], [3.0, 0.0]]), jnp.array([1.0, -1.0]))
+      >>> step(jnp.zeros(2), 1)  # margin 0 < 1: -y x
+      Array([3., 0.], dtype=float32)
+      >>> bool(jnp.all(step(jnp.array([1.0, 0.0]), 0) == 0))  # margin exactly 1: no step
+      True
+    """
+
+    def subgradient(w, i):
+        x, label = X[i], y[i]
+        return -(jnp.where(label * jnp.vdot(w, x) < 1, label, jnp.zeros_like(label)) * x)
+
+    return subgradient
+
+
 def regularized_sgd(
     subgradient: Callable[[Any, Array], Any],
     idx: Array,

@@ -74,6 +74,7 @@ from jaxlearn._progress import scan  # noqa: F401 - lax.scan with an optional pr
 from jaxlearn._regularized import (  # noqa: F401
     average_of_increments,
     check_variant,
+    hinge_subgradient,
     regularized_sgd,
     sample_indices,
     step_scales,

@@ -25,6 +25,7 @@ from jaxlearn.core import (
     check_positive_int,
     check_sample,
     check_variant,
+    hinge_subgradient,
     is_concrete,
     learner_factory,
     regularized_sgd,
@@ -124,17 +125,13 @@ def _soft_svm_body(idx, X, y, lam, weights, *, fit_intercept, variant, progress=
     if fit_intercept:  # a constant feature, regularised like the others (UML section 15.1.1)
         X = jnp.concatenate([X, jnp.ones((X.shape[0], 1), X.dtype)], axis=1)
 
-    def hinge_subgradient(w, i):  # -1[y <w, x> < 1] y x
-        x, label = X[i], y[i]
-        return -(jnp.where(label * jnp.vdot(w, x) < 1, label, jnp.zeros_like(label)) * x)
-
     def batch_subgradient(w, rows):  # the c_j-weighted sum over the batch (this device's part of it)
         Xb, yb = X[rows], y[rows]
         active = jnp.where(yb * (Xb @ w) < 1, yb * weights, jnp.zeros_like(yb))
         return all_devices(-(active @ Xb), axes)
 
     zeros = jnp.zeros(X.shape[1], X.dtype)
-    subgradient = hinge_subgradient if weights is None else batch_subgradient
+    subgradient = hinge_subgradient(X, y) if weights is None else batch_subgradient
     w = regularized_sgd(subgradient, idx, lam, zeros, variant=variant, progress=progress)
     if fit_intercept:
         return SoftSVMParams(w=w[:-1], b=w[-1])

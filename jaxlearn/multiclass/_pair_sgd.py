@@ -49,13 +49,9 @@ def _fit_pairs(keys, X, Y, lam, *, steps, fit_intercept, variant, progress):
 
     def one_pair(key, rows, count, y):
         idx = rows[core.sample_indices(key, steps, count)]  # uniform over the pair's own examples
-
-        def hinge_subgradient(w, i):  # -1[y <w, x> < 1] y x, as soft_svm
-            x, label = X[i], y[i]
-            return -(jnp.where(label * jnp.vdot(w, x) < 1, label, jnp.zeros_like(label)) * x)
-
         zeros = jnp.zeros(X.shape[1], X.dtype)
-        return core.regularized_sgd(hinge_subgradient, idx, lam, zeros, variant=variant, progress=progress)
+        return core.regularized_sgd(core.hinge_subgradient(X, y), idx, lam, zeros, variant=variant,
+                                    progress=progress)  # fmt: skip
 
     w = jax.vmap(one_pair)(keys, rows, counts, Y)
     if fit_intercept:
