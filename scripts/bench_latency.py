@@ -426,9 +426,6 @@ def run_child(name, data_path, mode, cache_dir):
     env = dict(os.environ)
     env.pop("JAX_COMPILATION_CACHE_DIR", None)
     env["JAXLEARN_COMPILATION_CACHE"] = cache_dir if mode == "warm" else "0"
-    # On a GPU the parent holds the device too (it names it in the record): without this, JAX's default
-    # preallocation of 75% of the GPU's memory in both left the child too little for cuBLAS and cuSolver.
-    env.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
     command = [
         sys.executable,
         __file__,
@@ -470,7 +467,10 @@ def main():
     if not names:
         raise SystemExit(f"--only {args.only!r} matches none of: {', '.join(NAMES)}")
 
-    os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # the children share the GPU
+    # On a GPU the parent holds the device too (it names it in the record): without this, JAX's default
+    # preallocation of 75% of the GPU's memory in the parent and in each child (which inherit it) left
+    # the child too little for cuBLAS and cuSolver.
+    os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
     from benchtools import record
 
     wall = time.perf_counter()
