@@ -146,12 +146,23 @@ def _apply(params, X):
 
 def predict(params: DecisionTreeParams, X: ArrayLike) -> Array:
     """The majority class of the leaf each row of ``X`` reaches (int32; smallest class on a tie)."""
-    return jnp.argmax(params.counts[apply(params, X)], axis=-1).astype(jnp.int32)
+    return leaf_class(params, check_query(params, X))
 
 
 def predict_proba(params: DecisionTreeParams, X: ArrayLike) -> Array:
     """The class frequencies of the training examples in the leaf each row of ``X`` reaches."""
-    counts = params.counts[apply(params, X)]
+    return _leaf_frequencies(params, check_query(params, X))
+
+
+@jax.jit
+def leaf_class(params, X):
+    """:func:`predict` without the checks of ``X`` (one program: no operation compiled one by one)."""
+    return jnp.argmax(params.counts[_apply(params, X)], axis=-1).astype(jnp.int32)
+
+
+@jax.jit
+def _leaf_frequencies(params, X):
+    counts = params.counts[_apply(params, X)]
     return counts / jnp.sum(counts, axis=-1, keepdims=True)
 
 

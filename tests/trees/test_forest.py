@@ -11,8 +11,8 @@ from sklearn.datasets import load_breast_cancer, load_digits
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.model_selection import train_test_split
 
-from jaxlearn.trees import DecisionTreeParams, RandomForestParams, decision_tree, random_forest
-from jaxlearn.trees._forest import forest_predict
+from jaxlearn.trees import DecisionTreeParams, RandomForestParams, _forest, decision_tree, random_forest
+from jaxlearn.trees._forest import cpu_parts, forest_predict
 from tests.trees.checks import assert_same_tree
 
 KEY = jax.random.PRNGKey(0)
@@ -77,6 +77,27 @@ def test_bootstrap_and_feature_subsets_make_different_trees():
     assert len({tuple(np.asarray(f)) for f in forest.trees.feature}) > 1
     # max_features="sqrt" of 4 features: 2 per node; never the same as the deterministic tree
     assert random_forest(4, 4).fit(KEY, X, y).trees.feature.shape == (4, 31)
+
+
+@pytest.mark.parametrize("num_trees, parts", [(7, 3), (6, 2), (5, 5)])
+def test_slices_grown_in_threads_are_the_one_program_trees(monkeypatch, num_trees, parts):
+    """An eager CPU fit grows its trees in slices, one thread each (the last slice padded with copies of
+    its last tree): the trees of the one program a fit under ``jit`` runs, bit for bit, on the first
+    fit of a shape (slice 0 alone, then the others) and on later ones (all slices at once)."""
+    X, y = _sample_with_ties(seed=4, m=120)
+    monkeypatch.setattr(_forest, "cpu_parts", lambda n: parts)
+    forest = random_forest(num_trees, 3, num_classes=2)
+    want = jax.jit(forest.fit)(KEY, X, y).trees
+    for _ in range(2):
+        assert_same_tree(forest.fit(KEY, X, y).trees, want)
+    assert forest.predict(forest.fit(KEY, X, y), X).shape == (120,)
+
+
+def test_cpu_parts_cover_the_trees_without_an_empty_slice():
+    for num_trees in (1, 2, 3, 7, 100):
+        parts = cpu_parts(num_trees)
+        size = -(-num_trees // parts)
+        assert 1 <= parts <= num_trees and (parts - 1) * size < num_trees <= parts * size
 
 
 def test_vote_ties_go_to_the_smallest_class():
