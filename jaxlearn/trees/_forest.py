@@ -30,7 +30,7 @@ from jaxlearn.trees._common import (
 )
 from jaxlearn.trees._criteria import check_criterion
 from jaxlearn.trees._features import bin_features, presort
-from jaxlearn.trees._histogram import grow_histograms, tree_jit
+from jaxlearn.trees._histogram import FOREST_DEEP_LEVELS, grow_histograms, tree_jit
 from jaxlearn.trees._params import DecisionTreeParams
 from jaxlearn.trees._sweep import grow, level_uniforms
 from jaxlearn.trees._tree import leaf_class
@@ -224,7 +224,7 @@ def _fit(
                 uniforms = jax.vmap(lambda k: level_uniforms(k, d, max_depth))(grow_keys)
             elif max_features is not None:  # per tree one draw for all nodes (row i: internal node i)
                 uniforms = jax.vmap(lambda k: jax.random.uniform(k, (2**max_depth - 1, d)))(grow_keys)
-            return grow_histograms(uniforms, *binned, y, weights, **static)
+            return grow_histograms(uniforms, *binned, y, weights, **static, deep_levels=FOREST_DEEP_LEVELS)
         return jax.vmap(lambda k, w: grow(k, X, y, w, order, **static))(grow_keys, weights)
 
     grow_all = grow_trees if mesh is None else _split_over(grow_trees, mesh)

@@ -38,8 +38,10 @@ CPU_HISTOGRAM_CELLS = 2**18
 #: The work of the deepest level (histogram cells and scattered entries, all trees) from which every
 #: level is compiled at its own width (:func:`level_groups`).
 UNROLL_WORK = 5 * 10**7
-#: On small data, the deepest levels compiled one by one (:func:`level_groups`).
-DEEP_LEVELS = 2
+#: On small data, the deepest levels compiled one by one (:func:`level_groups`): 3 for a tree, 2 for a
+#: forest, whose first fit is the longer compilation (:data:`FOREST_DEEP_LEVELS`).
+DEEP_LEVELS = 3
+FOREST_DEEP_LEVELS = 2
 #: Histograms of at most this many bins are summed over the bins by a chain of additions (:func:`_over_bins`).
 CHAIN_BINS = 32
 #: XLA's older CPU loop emitters compile the tree programs faster than its fusion emitters, and the
@@ -121,6 +123,7 @@ def grow_together(
     min_samples_leaf,
     max_features,
     level_work=None,
+    deep_levels=DEEP_LEVELS,
 ) -> DecisionTreeParams:
     r"""Grow :math:`T` trees on binned features by class histograms (traceable).
 
@@ -234,7 +237,7 @@ def grow_together(
 
     if level_work is None:  # the work of the deepest level, which decides how the levels compile
         level_work = num_trees * (width // 2 * r * num_bins * c + m * r)
-    for start, stop, w in level_groups(max_depth, level_work):
+    for start, stop, w in level_groups(max_depth, level_work, deep_levels):
         if stop - start == 1:
             node, params = grow_level(start, w, node, params)
         else:  # one compiled level for the group, at its widest level's width
@@ -282,20 +285,22 @@ def _class_totals(segment, y, weights, num_segments, k):
     return total.at[index.reshape(-1)].add(weights.reshape(-1), mode="drop")
 
 
-def level_groups(max_depth: int, level_work: int = 0):
+def level_groups(max_depth: int, level_work: int = 0, deep_levels: int = DEEP_LEVELS):
     """The levels ``[start, stop)`` grown by one compiled level at width ``w``: ``(start, stop, w)``.
 
     Compiling a level takes far longer than running it on small data, and a level at width ``w``
     costs about ``w`` nodes' work, so the shallow levels are one group at the width of its deepest,
-    and the deepest ones (at most :data:`DEEP_LEVELS`, none of levels ``0..D // 2``) are compiled one
-    by one, each at its own width (the digits forest of depth 8: levels 0-5 at width 32, then 64 and
-    128; on 2 cores its first fit 2.15 s against 2.7 s with three deep levels, warm 0.066 s against
-    0.062 s, and against 0.20 s with one). When the deepest level's work (``level_work``, histogram
-    cells and scattered entries of all trees) reaches :data:`UNROLL_WORK`, running costs more than
-    compiling: every level is compiled at its own width.
+    and the deepest ones (at most ``deep_levels``, none of levels ``0..D // 2``) are compiled one by
+    one, each at its own width. The digits tree of depth 8 (three deep levels: levels 0-4 at width 16,
+    then 32, 64 and 128): warm 6.6 ms against 8.0 ms with two, first fit 1.4 s against 1.1 s. The
+    digits forest (two: levels 0-5 at width 32, then 64 and 128; :data:`FOREST_DEEP_LEVELS`), whose
+    first fit compiles the longer program: 2.15 s against 2.7 s with three, warm 0.066 s against
+    0.062 s, and against 0.20 s with one (2 cores). When the deepest level's work (``level_work``,
+    histogram cells and scattered entries of all trees) reaches :data:`UNROLL_WORK`, running costs
+    more than compiling: every level is compiled at its own width.
     """
     if level_work >= UNROLL_WORK:
         return [(level, level + 1, 2**level) for level in range(max_depth)]
-    split = min(max(max_depth // 2 + 1, max_depth - DEEP_LEVELS), max_depth)
+    split = min(max(max_depth // 2 + 1, max_depth - deep_levels), max_depth)
     groups = [(0, split)] + [(level, level + 1) for level in range(split, max_depth)]
     return [(a, b, 2 ** (b - 1)) for a, b in groups if b > a]
