@@ -16,7 +16,15 @@ from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 from jax.typing import ArrayLike
 
-from jaxlearn.core import POSITIVE_INT, BatchLearner, check_mesh, check_progress, learner_factory, scan
+from jaxlearn.core import (
+    POSITIVE_INT,
+    BatchLearner,
+    check_mesh,
+    check_progress,
+    is_concrete,
+    learner_factory,
+    scan,
+)
 from jaxlearn.trees._bins import fit_bins
 from jaxlearn.trees._common import (
     TREE_RANGES,
@@ -147,7 +155,7 @@ def random_forest(
         options = dict(max_depth=max_depth, num_classes=k, criterion=criterion, max_bins=max_bins,
                        min_samples_leaf=min_samples_leaf, max_features=subset, bootstrap=bool(bootstrap),
                        progress=bool(progress), mesh=mesh)  # fmt: skip
-        parts = cpu_parts(num_trees) if mesh is None and not progress and _concrete(args) else 1
+        parts = cpu_parts(num_trees) if mesh is None and not progress and is_concrete(*args) else 1
         if parts == 1:
             return _fit(*args, 0, num_trees=num_trees, parts=1, **options)
         return _grow_in_threads(args, num_trees, parts, options)
@@ -264,10 +272,6 @@ def cpu_parts(num_trees: int) -> int:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     size = -(-num_trees // max(1, min(cores, num_trees)))
     return -(-num_trees // size)  # as few slices of that size as hold the trees (no slice of padding)
-
-
-def _concrete(args) -> bool:
-    return not any(isinstance(a, jax.core.Tracer) for a in jax.tree_util.tree_leaves(args))
 
 
 def _grow_in_threads(args, num_trees: int, parts: int, options: dict) -> RandomForestParams:
