@@ -106,7 +106,9 @@ ON_DEVICE_FROM = 1 << 20
 
 @jax.jit
 def _device_min_max(x):
-    return jnp.min(x), jnp.max(x)  # NaN propagates through both: finite iff both are
+    # Whether all are finite, asked apart: XLA's CPU reductions of large arrays skip NaN (min and max
+    # of a 2^20-entry array holding one NaN come back as those of the other entries).
+    return jnp.min(x), jnp.max(x), jnp.all(jnp.isfinite(x))
 
 
 _last_summary: list = [None]  # (weak reference to a jax.Array, its summary): arrays are immutable
@@ -121,12 +123,14 @@ def _summary(leaf) -> tuple[bool, Any, Any]:
         last = _last_summary[0]
         if last is not None and last[0]() is leaf:
             return last[1]
-        lo, hi = jax.device_get(_device_min_max(leaf))
+        with jax.ensure_compile_time_eval():  # a concrete array closed over inside a trace: run it now
+            lo, hi, finite = jax.device_get(_device_min_max(leaf))
     else:
         array = np.asarray(leaf)
-        lo, hi = array.min(), array.max()
+        lo, hi = array.min(), array.max()  # NumPy's propagate NaN: finite iff both are
+        finite = np.isfinite(lo) and np.isfinite(hi)
     inexact = np.issubdtype(np.asarray(lo).dtype, np.inexact)
-    summary = (bool(np.isfinite(lo) and np.isfinite(hi)) if inexact else True, lo, hi)
+    summary = (bool(finite) if inexact else True, lo, hi)
     if on_device:
         _last_summary[0] = (weakref.ref(leaf), summary)
     return summary
@@ -146,8 +150,8 @@ def check_range(name: str, value: Any, lo: float, hi: float) -> None:
     """Raise ``ValueError`` unless every value of concrete ``value`` lies in ``[lo, hi]``."""
     if value is None or not is_concrete(value) or not np.size(value):
         return
-    _, low, high = _summary(value if isinstance(value, jax.Array) else np.asarray(value))
-    if not (low >= lo and high <= hi):  # NaN fails too
+    finite, low, high = _summary(value if isinstance(value, jax.Array) else np.asarray(value))
+    if not (finite and low >= lo and high <= hi):  # NaN or inf fails, whatever the range's ends
         raise ValueError(f"expected `{name}` in [{lo:g}, {hi:g}], found values in [{low:g}, {high:g}]")
 
 

@@ -46,7 +46,15 @@ import numpy as np
 from jax.sharding import AxisType, Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from jaxlearn.core import as_array, check_finite, check_mesh
+from jaxlearn.core import (
+    as_array,
+    check_finite,
+    check_mesh,
+    cpu_parts,
+    is_concrete,
+    run_in_threads,
+    top_level,
+)
 
 __all__ = ["mesh", "replicate", "shard_rows", "sweep"]
 
@@ -161,7 +169,11 @@ def sweep(fn: Callable[[PyTree], PyTree], values: PyTree, mesh: Optional[Mesh] =
     or seed sweep of any learner, one program, each device running its share of the values.
 
     Plain JAX: ``jax.shard_map(jax.vmap(fn), mesh=mesh, in_specs=P(axis), out_specs=P(axis))`` on
-    ``values`` padded to a multiple of the axis size.
+    ``values`` padded to a multiple of the axis size. On a mesh of one CPU device (a laptop's
+    default), where XLA would run the vmapped program's loops on one core, an eager call splits the
+    values into one slice per core instead and runs ``jax.jit(jax.vmap(fn))``, compiled once, on each
+    slice in its own thread (16 MLP seeds on the digits, 2 cores: about 2x faster than one
+    ``jax.vmap``); inside a trace it is the one program.
 
     Args:
       fn: a function of one value (a pytree slice of ``values``) returning a pytree of arrays;
@@ -195,14 +207,45 @@ def sweep(fn: Callable[[PyTree], PyTree], values: PyTree, mesh: Optional[Mesh] =
         lengths = sorted({int(jnp.shape(leaf)[0]) for leaf in leaves})
         raise ValueError(f"expected `values` with one non-empty leading sweep axis, got lengths {lengths}")
     padded = -(-size // count) * count
+    parts = _core_parts(mesh_, size, values)
+    if parts > 1:  # one CPU device: the same program on one slice of the values per core, in threads
+        padded = -(-size // parts) * parts
+        slices = jax.tree_util.tree_map(lambda a: a.reshape(parts, -1, *a.shape[1:]), _pad(values, padded))
+        slices = [jax.tree_util.tree_map(lambda a, i=i: a[i], slices) for i in range(parts)]
+        program = _vmapped(fn).trace(slices[0]).lower().compile()  # here: under the caller's settings
+        out = _join(run_in_threads(program, [(piece,) for piece in slices]), size)
+        return jax.device_put(out, NamedSharding(mesh_, P()))
+    out = _sweep_program(fn, mesh_, axis)(_pad(values, padded))
+    return out if padded == size else jax.tree_util.tree_map(lambda a: a[:size], out)
 
+
+def _pad(values: PyTree, padded: int) -> PyTree:
     def pad(leaf):  # repeat the last value: the extra results are computed, then dropped
         leaf = jnp.asarray(leaf)
-        extra = jnp.repeat(leaf[-1:], padded - size, axis=0)
-        return jnp.concatenate([leaf, extra]) if padded > size else leaf
+        extra = jnp.repeat(leaf[-1:], padded - leaf.shape[0], axis=0)
+        return jnp.concatenate([leaf, extra]) if padded > leaf.shape[0] else leaf
 
-    out = _sweep_program(fn, mesh_, axis)(jax.tree_util.tree_map(pad, values))
-    return out if padded == size else jax.tree_util.tree_map(lambda a: a[:size], out)
+    return jax.tree_util.tree_map(pad, values)
+
+
+def _core_parts(mesh_: Mesh, size: int, values: PyTree) -> int:
+    """Slices for :func:`sweep` on one CPU device, one per core (``core.cpu_parts``): XLA runs the
+    vmapped program's loops on one core. 1 (the one-program path) on several devices, on other
+    platforms, for traced values and inside any trace (the function may close over tracers)."""
+    single_cpu = mesh_.size == 1 and mesh_.devices.flat[0].platform == "cpu"
+    if not single_cpu or not is_concrete(values) or not top_level():
+        return 1
+    return cpu_parts(size)
+
+
+@functools.lru_cache(maxsize=64)
+def _vmapped(fn):  # one jitted function per swept function: a second sweep of its shape compiles nothing
+    return jax.jit(jax.vmap(fn))
+
+
+@functools.partial(jax.jit, static_argnums=1)
+def _join(outs, size):
+    return jax.tree_util.tree_map(lambda *slices: jnp.concatenate(slices)[:size], *outs)
 
 
 @functools.lru_cache(maxsize=64)

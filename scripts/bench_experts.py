@@ -54,6 +54,7 @@ Usage: ``python scripts/bench_experts.py [--T 100000] [--n 1000] [--repeats 5]``
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 
 import jax
@@ -62,7 +63,7 @@ import numpy as np
 from benchtools import median_seconds, record
 from river import base, ensemble, optim
 
-from jaxlearn import core, experts
+from jaxlearn import core, experts, parallel
 from jaxlearn.experts._hedge import earlier_rounds  # Hedge's partial sums, timed alone in a limit row
 
 N_LEARNERS = 64
@@ -415,6 +416,8 @@ def sweep(report, losses, eta_star, t_ceiling, repeats):
 
     program = jax.jit(jax.vmap(one, in_axes=(0, None)))
     ceiling = jax.jit(sweep_ceiling_fn)
+    on_stream = functools.partial(one, ls=losses)  # one function: parallel.sweep compiles it once
+    threads = core.cpu_parts(N_LEARNERS) if len(jax.devices()) == 1 else 1
 
     # --- checks ---
     V, trace = jax.block_until_ready(program(jnp.asarray(etas), losses))
@@ -426,6 +429,13 @@ def sweep(report, losses, eta_star, t_ceiling, repeats):
             max_rel_diff(V[i], w_np) < WEIGHT_RTOL and abs(totals[i] - total_np) <= LOSS_RTOL * total_np,
             f"weights {max_rel_diff(V[i], w_np):.1e}, cumulative loss {totals[i]:.3f} vs {total_np:.3f}",
         )
+    V_swept, trace_swept = jax.block_until_ready(parallel.sweep(on_stream, jnp.asarray(etas)))
+    report.check(
+        f"{task}: parallel.sweep ({threads} slice(s), one thread each) equals the one vmapped program",
+        np.allclose(np.asarray(V_swept), V, rtol=1e-4, atol=1e-7)
+        and np.allclose(np.asarray(trace_swept, np.float64).sum(axis=1), totals, rtol=LOSS_RTOL),
+        f"weights {max(max_rel_diff(a, b) for a, b in zip(np.asarray(V_swept), V)):.1e}",
+    )
     V_pre, trace_pre = program(jnp.asarray(etas), losses[:prefix])
     W_pre, totals_pre = numpy_hedge_sweep(losses_np[:prefix], etas)
     W_seq = np.stack([numpy_hedge(losses_np[:prefix], e)[0] for e in etas])
@@ -443,6 +453,7 @@ def sweep(report, losses, eta_star, t_ceiling, repeats):
     # --- timings ---
     t_ceiling_sweep = median_seconds(lambda: ceiling(losses, jnp.asarray(etas)), repeats)
     t_jax = median_seconds(lambda: program(jnp.asarray(etas), losses), repeats)
+    t_swept = median_seconds(lambda: parallel.sweep(on_stream, jnp.asarray(etas)), repeats)
     t_seq = median_seconds(lambda: [numpy_hedge(losses_np[:prefix], e) for e in etas], repeats, warm_up=False)
     t_vec = median_seconds(lambda: numpy_hedge_sweep(losses_np[:prefix], etas), repeats, warm_up=False)
 
@@ -464,6 +475,10 @@ def sweep(report, losses, eta_star, t_ceiling, repeats):
         top,
     )
     rate = report.add(task, "jax.jit(jax.vmap(jaxlearn run)) (default)", t_jax, work, np_rate, top)
+    swept_rate = report.add(
+        task, f"parallel.sweep(run, etas): {threads} slice(s) of the rates, one thread each", t_swept, work,
+        np_rate, top,
+    )  # fmt: skip
     report.add(
         task,
         f"ceiling: the {N_LEARNERS} etas over blocks of {CEILING_ROWS} rounds (64 x T x n, one pass)",
@@ -481,6 +496,7 @@ def sweep(report, losses, eta_star, t_ceiling, repeats):
         f"{work * n / 1e9:.1f} G exponentials at {top * n / 1e9:.2f} G/s)"
     )
     report.target(task, "jax.jit(jax.vmap(core.run))", rate, np_rate, top, workload)
+    report.target(task, "parallel.sweep(core.run)", swept_rate, np_rate, top, workload)
     record(f"{task}: ceiling", workload, top, np_rate, unit="learner-rounds/s", reference_name="NumPy loop")
 
 

@@ -185,12 +185,22 @@ def test_finite_and_range_checks_summarise_large_arrays_on_their_device(monkeypa
     core.check_finite("X", jnp.zeros((0, 4)))  # empty: nothing to check
 
 
+def test_one_nan_in_a_large_array_is_found():
+    # XLA's CPU min and max of 2^20 entries skip a NaN: the check asks whether all are finite apart.
+    big = jnp.zeros((1025, 1024)).at[3, 5].set(jnp.nan)
+    with pytest.raises(ValueError, match="expected `X` to be finite, found NaN or inf values"):
+        core.check_finite("X", big)
+    with pytest.raises(ValueError, match=r"expected `ys` in \[0, 1\]"):
+        core.check_range("ys", big, 0.0, 1.0)
+
+
 def test_a_large_arrays_summary_is_read_once_for_both_checks(monkeypatch):
     from jaxlearn import _checks
 
     monkeypatch.setattr(_checks, "ON_DEVICE_FROM", 4)
     calls = []
-    monkeypatch.setattr(_checks, "_device_min_max", lambda x: calls.append(1) or (jnp.min(x), jnp.max(x)))
+    summarise = _checks._device_min_max
+    monkeypatch.setattr(_checks, "_device_min_max", lambda x: calls.append(1) or summarise(x))
     losses = jnp.linspace(0.0, 1.0, 12).reshape(3, 4)
     core.check_finite("ys", losses)
     core.check_range("ys", losses, 0.0, 1.0)

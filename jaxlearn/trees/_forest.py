@@ -5,8 +5,6 @@ program on one slice of the trees per core, in threads."""
 from __future__ import annotations
 
 import functools
-import os
-from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple, Optional, Union
 
 import jax
@@ -21,8 +19,10 @@ from jaxlearn.core import (
     BatchLearner,
     check_mesh,
     check_progress,
+    cpu_parts,
     is_concrete,
     learner_factory,
+    run_in_threads,
     scan,
 )
 from jaxlearn.trees._bins import fit_bins
@@ -263,26 +263,13 @@ def _group_size(num_trees: int) -> int:
     return max(g for g in range(1, limit + 1) if num_trees % g == 0)
 
 
-def cpu_parts(num_trees: int) -> int:
-    """Into how many equal slices an eager CPU fit splits ``num_trees`` trees, one per core: XLA runs
-    one program's tree loop on one core, and two programs called from two threads run side by side
-    (the digits forest: 0.08 s against 0.15 s on 2 cores). 1 on other backends and on one core."""
-    if jax.default_backend() != "cpu":
-        return 1
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    size = -(-num_trees // max(1, min(cores, num_trees)))
-    return -(-num_trees // size)  # as few slices of that size as hold the trees (no slice of padding)
-
-
 def _grow_in_threads(args, num_trees: int, parts: int, options: dict) -> RandomForestParams:
     """:func:`_fit`'s trees grown as ``parts`` slices, one thread each (the same trees: each slice draws
     from its own trees' keys). The program is traced and compiled here, under the caller's JAX settings
     (``enable_x64`` and the like hold per thread); the threads only run it."""
     slices = [np.int32(part) for part in range(parts)]
     program = _fit.compile(*args, slices[0], num_trees=num_trees, parts=parts, **options)
-    with ThreadPoolExecutor(parts) as pool:
-        grown = list(pool.map(lambda part: jax.block_until_ready(program(*args, part)), slices))
-    return _join(grown, num_trees)
+    return _join(run_in_threads(program, [(*args, part) for part in slices]), num_trees)
 
 
 @functools.partial(jax.jit, static_argnums=1)

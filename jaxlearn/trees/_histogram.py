@@ -26,6 +26,7 @@ import functools
 import jax
 import jax.numpy as jnp
 
+from jaxlearn.core import top_level
 from jaxlearn.trees._criteria import impurity, valid_split_score
 from jaxlearn.trees._grow import draw_subsets, midpoint
 from jaxlearn.trees._params import DecisionTreeParams, importances
@@ -60,10 +61,10 @@ def tree_jit(fn=None, **options):
         return functools.partial(tree_jit, **options)
     plain = jax.jit(fn, **options)
     cpu = jax.jit(fn, compiler_options=CPU_COMPILER_OPTIONS, **options)
-    usable = [_top_level() is not None]  # an optimisation only: any JAX lacking what it needs skips it
+    usable = [top_level() is not None]  # an optimisation only: any JAX lacking what it needs skips it
 
     def on(use, *args, **kwargs):
-        if usable[0] and _top_level() and jax.default_backend() == "cpu":
+        if usable[0] and top_level() and jax.default_backend() == "cpu":
             try:
                 return use(cpu, *args, **kwargs)
             except RuntimeError:  # XlaRuntimeError: a jaxlib that does not know the option; plain jit
@@ -76,17 +77,6 @@ def tree_jit(fn=None, **options):
 
     call.compile = functools.partial(on, lambda jitted, *a, **k: jitted.trace(*a, **k).lower().compile())
     return call
-
-
-def _top_level():
-    """Whether no trace is under way (JAX refuses compiler options on a nested ``jit``); ``None`` where
-    this JAX has no way to tell (then :func:`tree_jit` is a plain ``jax.jit``)."""
-    try:
-        from jax._src import core as jax_core  # private: checked, and never required
-
-        return jax_core.trace_state_clean()
-    except (ImportError, AttributeError):
-        return None
 
 
 def grow_histograms(uniforms, bins, edges, y, weights, **options) -> DecisionTreeParams:

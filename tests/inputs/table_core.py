@@ -4,7 +4,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlearn import core, online
+from jaxlearn import core, experts, online
 from tests.inputs.rows import Bad, Holds, Same
 
 _X = np.array([[1.0, 2.0], [-1.0, 0.5], [0.5, -2.0], [2.0, 1.0]], np.float32)
@@ -19,6 +19,19 @@ def _run(*args, **kwargs):
 
 def _weights(result):
     return result[0].w
+
+
+def _closed_over_sweep(nan=False):
+    """A Hedge rate sweep as one jitted program, the stream a concrete array the function closes over:
+    large enough (2^20 entries) that its checks summarise it by a compiled pass, run there and then."""
+    losses = np.array(jax.random.uniform(jax.random.PRNGKey(0), (1025, 1024)))
+    if nan:
+        losses[3, 5] = np.nan
+    losses = jnp.asarray(losses)
+    state = experts.hedge(0.1).init(jnp.zeros(1024))
+    run = lambda eta: core.run(experts.hedge(eta), state, None, losses, trace_fn=lambda i: i.loss)[1]  # noqa: E731
+    etas = jnp.array([0.05, 0.5])
+    return jax.jit(jax.vmap(run))(etas), jnp.stack([run(eta) for eta in etas])
 
 
 ROWS = [
@@ -42,6 +55,10 @@ ROWS = [
     Holds(core.run, "under jit (shape checks only)",
           lambda: jax.jit(lambda x, y: core.run(_P, _S, x, y)[0].w)(_X, _Y),
           lambda w: np.testing.assert_array_equal(w, core.run(_P, _S, _X, _Y)[0].w)),
+    Holds(core.run, "jit(vmap) over rates, a large concrete stream closed over: checked, = separate runs",
+          lambda: _closed_over_sweep(), lambda r: np.testing.assert_allclose(r[0], r[1], rtol=1e-5)),
+    Bad(core.run, "jit(vmap) over rates, a large concrete stream closed over, NaN: named",
+        lambda: _closed_over_sweep(nan=True), "ys"),
     Bad(core.predict_batch, "NaN row", lambda: core.predict_batch(_P, _S, np.where(_X > 1.5, np.nan, _X)),
         "X"),
     Bad(core.predict_batch, "one feature too wide", lambda: core.predict_batch(_P, _S, np.ones((3, 3))),
