@@ -13,6 +13,7 @@ import pytest
 from jax.sharding import PartitionSpec as P
 
 from jaxlearn import core, linear, nn, parallel
+from jaxlearn._threads import cpu_cores
 
 KEY = jax.random.PRNGKey(0)
 X = jax.random.normal(KEY, (32, 3))
@@ -100,7 +101,7 @@ def test_the_program_is_compiled_under_the_callers_settings(sliced):
 
 
 def test_one_slice_per_core_without_padding_slices():
-    cores = core.cpu_parts.__globals__["cpu_cores"]()
+    cores = cpu_cores()
     for count in range(1, 40):
         parts = core.cpu_parts(count)
         size = -(-count // parts)
