@@ -18,11 +18,13 @@ Examples:
 
 from __future__ import annotations
 
+import functools
 import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Optional, Sequence
 
 import jax
+import jax.numpy as jnp
 
 
 def cpu_cores() -> int:
@@ -55,3 +57,10 @@ def run_in_threads(program: Callable[..., Any], calls: Sequence[tuple]) -> list:
     """``[program(*args) for args in calls]``, each call in its own thread, waiting for every result."""
     with ThreadPoolExecutor(len(calls)) as pool:
         return list(pool.map(lambda args: jax.block_until_ready(program(*args)), calls))
+
+
+@functools.partial(jax.jit, static_argnums=1)
+def join_slices(outs: Sequence[Any], count: int) -> Any:
+    """The slices' results (pytrees of the same structure) joined on their leading axis, the padding
+    past ``count`` dropped: one program."""
+    return jax.tree_util.tree_map(lambda *slices: jnp.concatenate(slices)[:count], *outs)

@@ -92,7 +92,7 @@ from jaxlearn._sharding import (  # noqa: F401 - the data-parallel building bloc
     rows_like,
     stratified_indices,
 )
-from jaxlearn._threads import cpu_parts, run_in_threads, top_level  # noqa: F401 - one program, every core
+from jaxlearn._threads import cpu_parts, join_slices, run_in_threads, top_level  # noqa: F401 - every core
 
 Array = jax.Array
 PyTree = Any

@@ -52,6 +52,7 @@ from jaxlearn.core import (
     check_mesh,
     cpu_parts,
     is_concrete,
+    join_slices,
     run_in_threads,
     top_level,
 )
@@ -206,15 +207,15 @@ def sweep(fn: Callable[[PyTree], PyTree], values: PyTree, mesh: Optional[Mesh] =
     if size == 0 or any(jnp.shape(leaf)[0] != size for leaf in leaves):
         lengths = sorted({int(jnp.shape(leaf)[0]) for leaf in leaves})
         raise ValueError(f"expected `values` with one non-empty leading sweep axis, got lengths {lengths}")
-    padded = -(-size // count) * count
     parts = _core_parts(mesh_, size, values)
     if parts > 1:  # one CPU device: the same program on one slice of the values per core, in threads
         padded = -(-size // parts) * parts
         slices = jax.tree_util.tree_map(lambda a: a.reshape(parts, -1, *a.shape[1:]), _pad(values, padded))
         slices = [jax.tree_util.tree_map(lambda a, i=i: a[i], slices) for i in range(parts)]
         program = _vmapped(fn).trace(slices[0]).lower().compile()  # here: under the caller's settings
-        out = _join(run_in_threads(program, [(piece,) for piece in slices]), size)
+        out = join_slices(run_in_threads(program, [(piece,) for piece in slices]), size)
         return jax.device_put(out, NamedSharding(mesh_, P()))
+    padded = -(-size // count) * count
     out = _sweep_program(fn, mesh_, axis)(_pad(values, padded))
     return out if padded == size else jax.tree_util.tree_map(lambda a: a[:size], out)
 
@@ -241,11 +242,6 @@ def _core_parts(mesh_: Mesh, size: int, values: PyTree) -> int:
 @functools.lru_cache(maxsize=64)
 def _vmapped(fn):  # one jitted function per swept function: a second sweep of its shape compiles nothing
     return jax.jit(jax.vmap(fn))
-
-
-@functools.partial(jax.jit, static_argnums=1)
-def _join(outs, size):
-    return jax.tree_util.tree_map(lambda *slices: jnp.concatenate(slices)[:size], *outs)
 
 
 @functools.lru_cache(maxsize=64)

@@ -102,10 +102,10 @@ def test_the_program_is_compiled_under_the_callers_settings(sliced):
 
 def test_one_slice_per_core_without_padding_slices():
     cores = cpu_cores()
-    for count in range(1, 40):
+    for count in [*range(1, 40), 100]:  # trees of a forest, values of a sweep
         parts = core.cpu_parts(count)
         size = -(-count // parts)
-        assert 1 <= parts <= max(1, min(cores, count)) and (parts - 1) * size < count
+        assert 1 <= parts <= max(1, min(cores, count)) and (parts - 1) * size < count <= parts * size
 
 
 def test_run_in_threads_runs_each_slice_in_its_own_thread():

@@ -4,7 +4,6 @@ program on one slice of the trees per core, in threads."""
 
 from __future__ import annotations
 
-import functools
 from typing import NamedTuple, Optional, Union
 
 import jax
@@ -21,6 +20,7 @@ from jaxlearn.core import (
     check_progress,
     cpu_parts,
     is_concrete,
+    join_slices,
     learner_factory,
     run_in_threads,
     scan,
@@ -269,12 +269,7 @@ def _grow_in_threads(args, num_trees: int, parts: int, options: dict) -> RandomF
     (``enable_x64`` and the like hold per thread); the threads only run it."""
     slices = [np.int32(part) for part in range(parts)]
     program = _fit.compile(*args, slices[0], num_trees=num_trees, parts=parts, **options)
-    return _join(run_in_threads(program, [(*args, part) for part in slices]), num_trees)
-
-
-@functools.partial(jax.jit, static_argnums=1)
-def _join(grown, num_trees):
-    return jax.tree_util.tree_map(lambda *slices: jnp.concatenate(slices)[:num_trees], *grown)
+    return join_slices(run_in_threads(program, [(*args, part) for part in slices]), num_trees)
 
 
 def forest_predict(params: RandomForestParams, X: ArrayLike) -> Array:

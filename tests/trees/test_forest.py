@@ -12,7 +12,7 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.model_selection import train_test_split
 
 from jaxlearn.trees import DecisionTreeParams, RandomForestParams, _forest, decision_tree, random_forest
-from jaxlearn.trees._forest import cpu_parts, forest_predict
+from jaxlearn.trees._forest import forest_predict
 from tests.trees.checks import assert_same_tree
 
 KEY = jax.random.PRNGKey(0)
@@ -91,13 +91,6 @@ def test_slices_grown_in_threads_are_the_one_program_trees(monkeypatch, num_tree
     for _ in range(2):
         assert_same_tree(forest.fit(KEY, X, y).trees, want)
     assert forest.predict(forest.fit(KEY, X, y), X).shape == (120,)
-
-
-def test_cpu_parts_cover_the_trees_without_an_empty_slice():
-    for num_trees in (1, 2, 3, 7, 100):
-        parts = cpu_parts(num_trees)
-        size = -(-num_trees // parts)
-        assert 1 <= parts <= num_trees and (parts - 1) * size < num_trees <= parts * size
 
 
 def test_vote_ties_go_to_the_smallest_class():
