@@ -10,15 +10,13 @@ from jax.typing import ArrayLike
 
 from jaxlearn.core import POSITIVE, Learner, check_width, learner_factory, zero_counter
 from jaxlearn.experts._common import check_loss_stream, init_log_weights, normalize
+from jaxlearn.experts._hedge_blocks import allocations, earlier_rounds  # noqa: F401 - the bench times it
 
 Array = jax.Array
 
-#: Rounds per block of ``core.run``'s default path (see ``run_block``): of 8 to 1,024, the fastest for a
-#: vmapped sweep of rates on a 2-core CPU at n = 1,000 (one long stream runs about 25% faster at 128,
-#: the 64-rate sweep 1.3-2x slower: its blocks then leave the cache).
-BLOCK_SIZE = 16
-#: Rounds summed by plain additions inside a long block (:func:`earlier_rounds`).
-GROUP = 8
+#: Rounds per block of ``core.run``'s default path: a stream of up to this many rounds is one block,
+#: which :func:`~jaxlearn.experts._hedge_blocks.allocations` cuts into chunks played side by side.
+BLOCK_SIZE = 2**18
 
 
 class HedgeState(NamedTuple):
@@ -41,35 +39,6 @@ class HedgeInfo(NamedTuple):
     action_loss: Array
 
 
-def earlier_rounds(losses: Array) -> Array:
-    r"""Row :math:`t` of the result is :math:`\sum_{s < t} \ell_s` (the exclusive cumulative sum over rows).
-
-    Up to ``4 GROUP`` rows: one triangular matrix product, in full precision (``Precision.HIGHEST``: on
-    GPUs the default rounds the losses to TF32's 10-bit mantissa, 1e-3 off the scan). Longer: rows go
-    in groups of ``GROUP``; inside a group the sums are a chain of additions, one per row, and the
-    groups' offsets are the same sums over the group totals, recursively: a few additions per entry and
-    no loop over rows, where one triangular matrix product would cost :math:`2T` flops per entry.
-
-    Examples:
-      >>> import jax.numpy as jnp
-      >>> earlier_rounds(jnp.arange(12.0).reshape(6, 2))[:, 0]
-      Array([ 0.,  0.,  2.,  6., 12., 20.], dtype=float32)
-    """
-    size = losses.shape[0]
-    if size <= 4 * GROUP:
-        lower = jnp.tril(jnp.ones((size, size), losses.dtype), -1)
-        return jnp.matmul(lower, losses, precision=jax.lax.Precision.HIGHEST)
-    num_groups = -(-size // GROUP)
-    padded = jnp.pad(losses, [(0, num_groups * GROUP - size)] + [(0, 0)] * (losses.ndim - 1))
-    groups = padded.reshape(num_groups, GROUP, *losses.shape[1:])
-    partial = [jnp.zeros_like(groups[:, 0])]
-    for j in range(1, GROUP):  # GROUP static additions, not a loop over the stream
-        partial.append(partial[-1] + groups[:, j - 1])
-    inside = jnp.stack(partial, axis=1)
-    offsets = earlier_rounds(partial[-1] + groups[:, -1])
-    return (inside + offsets[:, None]).reshape(padded.shape)[:size]
-
-
 @learner_factory("eta", ranges={"eta": POSITIVE})
 def hedge(eta: ArrayLike, *, sample: bool = False) -> Learner:
     r"""Hedge (HA-1, or HA-2 with ``sample``): exponential weights over :math:`n` actions.
@@ -79,10 +48,11 @@ def hedge(eta: ArrayLike, *, sample: bool = False) -> Learner:
 
     ``ys`` are loss vectors :math:`\ell_t \in [0,1]^n` (``xs=None``); ``predict`` is :math:`v_t`. Regret at
     most :math:`\ln(n)/\eta + \eta T/2`, :math:`\sqrt{2T\ln n}` at :math:`\eta = \sqrt{2\ln(n)/T}`
-    (:func:`jaxlearn.theory.hedge_regret_bound`). :func:`jaxlearn.core.run` plays ``BLOCK_SIZE`` (16)
-    rounds at a time: since :math:`v_t` is the softmax of :math:`-\eta` times the cumulative losses, a
-    block's allocations are one exponential per round and action, with no dependence between its rounds
-    (equal to the round-by-round updates up to rounding; ``block_size=0`` plays them one by one).
+    (:func:`jaxlearn.theory.hedge_regret_bound`). :func:`jaxlearn.core.run` plays a stream of up to
+    ``BLOCK_SIZE`` rounds as one block: since :math:`v_t` is the softmax of :math:`-\eta` times the
+    cumulative losses, a block's allocations are one exponential per round and action, computed in
+    chunks of rounds side by side after one pass for the chunks' totals (equal to the round-by-round
+    updates up to rounding; ``block_size=0`` plays them one by one).
 
     Args:
       eta: the learning rate :math:`\eta > 0` (traced).
@@ -130,24 +100,12 @@ def hedge(eta: ArrayLike, *, sample: bool = False) -> Learner:
 
     def run_block(state, xs, losses):
         r"""A block of rounds at once, from the cumulative losses: :math:`v_t \propto v_{t_0}\,
-        e^{-\eta (L_{t-1} - L_{t_0 - 1})}` is a softmax, one exponential per round and action, each row
-        shifted by its own maximum (no per-round log-sum-exp; the partial sums by
-        :func:`earlier_rounds`)."""
+        e^{-\eta (L_{t-1} - L_{t_0 - 1})}` is a softmax, one exponential per round and action
+        (:func:`~jaxlearn.experts._hedge_blocks.allocations`: long blocks in chunks played side by side)."""
         check_width("ys", losses, state.log_v.shape[0])
         losses = jnp.asarray(losses).astype(state.log_v.dtype)
-        eta_ = jnp.asarray(eta).astype(losses.dtype)
         size = losses.shape[0]
-        # One more row, of zero losses: row `size` of z is the next state's log-weights.
-        padded = jnp.concatenate([losses, jnp.zeros_like(losses[:1])])
-        z = state.log_v - eta_ * earlier_rounds(padded)  # log v_t up to a constant per row
-        shift = jnp.max(z, axis=-1, keepdims=True)
-        shift = jnp.where(jnp.isfinite(shift), shift, 0)
-        e = jnp.exp(z - shift)
-        total = jnp.sum(e, axis=-1, keepdims=True)
-        loss = jnp.sum(e * padded, axis=-1)[:size] / total[:size, 0]
-        v = e[:size] / total[:size]
-        log_v = z - shift - jnp.log(total)
-        final = jnp.where(total[-1] > 0, log_v[-1], state.log_v)  # all weights 0: keep the last
+        final, loss, v, log_v = allocations(state.log_v, losses, jnp.asarray(eta).astype(losses.dtype))
         key = state.key
         if sample:
 
@@ -156,7 +114,7 @@ def hedge(eta: ArrayLike, *, sample: bool = False) -> Learner:
                 return k, draw
 
             key, draws = jax.lax.scan(split, state.key, None, length=size)
-            action = jax.vmap(jax.random.categorical)(draws, log_v[:size]).astype(jnp.int32)
+            action = jax.vmap(jax.random.categorical)(draws, log_v).astype(jnp.int32)
             action_loss = jnp.take_along_axis(losses, action[:, None], axis=1)[:, 0]
         else:
             action, action_loss = jnp.full(loss.shape, -1, jnp.int32), loss

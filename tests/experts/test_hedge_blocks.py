@@ -1,0 +1,102 @@
+"""Hedge's block layouts (direct, short blocks, chunks side by side) against the round-by-round updates,
+under vmap, and differentiated."""
+
+import chex
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from jaxlearn import core, experts
+from jaxlearn.experts import _hedge_blocks as blocks
+
+
+def _scan(log_v, losses, eta):
+    """The reference: Hedge's update one round at a time."""
+    learner = experts.hedge(eta)
+    state = experts.HedgeState(log_v, jax.random.PRNGKey(0), jnp.int32(0))
+    state, trace = core.run(learner, state, None, losses, block_size=0)
+    return state.log_v, trace.loss, trace.prediction, jnp.log(trace.prediction)
+
+
+def _start(n, key=9):
+    return jax.nn.log_softmax(jax.random.normal(jax.random.PRNGKey(key), (n,), jnp.float64))
+
+
+@pytest.mark.parametrize(
+    "layout",
+    [blocks.direct, blocks.in_short_blocks, *(lambda *a, c=c: blocks.chunked(*a, c) for c in (2, 5, 18))],
+    ids=["direct", "short_blocks", "2_chunks", "5_chunks", "18_chunks"],
+)
+@pytest.mark.parametrize("size", [37, 300, 1001])
+def test_every_layout_equals_the_round_by_round_updates(layout, size, x64):
+    # sizes that no chunk count divides: the tails go through play() (chunks again, or direct)
+    n, eta = 7, 0.8
+    losses = jax.random.uniform(jax.random.PRNGKey(size), (size, n), jnp.float64)
+    log_v = _start(n)
+    got = jax.jit(layout)(log_v, losses, jnp.float64(eta))
+    want = _scan(log_v, losses, eta)
+    final = got[0] - jax.nn.logsumexp(got[0])  # allocations() normalises the state once more
+    np.testing.assert_allclose(final, want[0], rtol=1e-12, atol=1e-12)
+    for a, b in zip(got[1:], want[1:]):
+        np.testing.assert_allclose(a, b, rtol=1e-11, atol=1e-12)
+
+
+def test_chunk_count_keeps_the_slab_near_its_size_and_the_chunks_long():
+    assert blocks.chunk_count(100_000, 1000) == blocks.SLAB_ENTRIES // 1000
+    assert blocks.chunk_count(100, 1000) == 100 // blocks.MIN_CHUNK_ROUNDS
+    assert blocks.chunk_count(10**6, 10**6) == 1  # play() then takes short blocks
+
+
+def test_one_stream_takes_the_chunks_and_a_batch_the_short_blocks(monkeypatch, x64):
+    calls = []
+    for name in ("chunked", "in_short_blocks"):
+        original = getattr(blocks, name)
+        monkeypatch.setattr(blocks, name, lambda *a, _f=original, _n=name: calls.append(_n) or _f(*a))
+    losses = jax.random.uniform(jax.random.PRNGKey(0), (500, 6), jnp.float64)
+    log_v = _start(6)
+    one = blocks.allocations(log_v, losses, jnp.float64(0.5))
+    assert calls == ["chunked"]
+    calls.clear()
+    etas = jnp.array([0.5, 2.0], jnp.float64)
+    swept = jax.vmap(blocks.allocations, (None, None, 0))(log_v, losses, etas)
+    assert calls[-1] == "in_short_blocks"  # (custom_vmap traces the one-stream function first)
+    chex.assert_trees_all_close(jax.tree_util.tree_map(lambda a: a[0], swept), one, rtol=1e-12, atol=1e-12)
+
+
+def test_seeds_by_rates_by_streams_under_nested_vmap(x64):
+    # HA-2 with 2 seeds x 3 rates x 2 loss streams: every combination equals its own run
+    T, n = 200, 5
+    streams = jax.random.uniform(jax.random.PRNGKey(1), (2, T, n), jnp.float64)
+    etas = jnp.array([0.05, 0.5, 5.0], jnp.float64)
+    keys = jax.random.split(jax.random.PRNGKey(2), 2)
+
+    def run(key, eta, losses):
+        learner = experts.hedge(eta, sample=True)
+        return core.run(learner, learner.init(jnp.zeros(n, jnp.float64), key), None, losses)
+
+    nested = jax.vmap(jax.vmap(jax.vmap(run, (None, None, 0)), (None, 0, None)), (0, None, None))
+    out = nested(keys, etas, streams)
+    for i, j, k in [(0, 0, 0), (1, 2, 1), (0, 1, 1)]:
+        want = run(keys[i], etas[j], streams[k])
+        got = jax.tree_util.tree_map(lambda a: a[i, j, k], out)
+        chex.assert_trees_all_close(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_gradient_with_respect_to_eta_equals_the_scans(x64):
+    T, n = 400, 8
+    losses = jax.random.uniform(jax.random.PRNGKey(3), (T, n), jnp.float64)
+    state0 = experts.hedge(1.0).init(jnp.zeros(n, jnp.float64))
+
+    def total_loss(eta, block_size):
+        return core.run(experts.hedge(eta), state0, None, losses, block_size=block_size)[1].loss.sum()
+
+    eta = jnp.float64(0.3)
+    fast = jax.grad(total_loss)(eta, None)
+    scan = jax.grad(total_loss)(eta, 0)
+    np.testing.assert_allclose(fast, scan, rtol=1e-10)
+    assert float(fast) != 0.0
+    swept = jax.vmap(jax.grad(total_loss), (0, None))(jnp.array([0.1, 0.3], jnp.float64), None)
+    np.testing.assert_allclose(swept[1], scan, rtol=1e-10)
+    _, tangent = jax.jvp(lambda e: total_loss(e, None), (eta,), (jnp.float64(1.0),))
+    np.testing.assert_allclose(tangent, scan, rtol=1e-10)
