@@ -6,9 +6,11 @@ this process, with XLA's default threading:
 1. Single stream: Hedge (HA-1, COMP0078) with ``--n`` experts over ``--T`` rounds, losses uniform in
    [0, 1] (generated once, float32), at the tuned rate :math:`\\eta = \\sqrt{2 \\ln(n)/T}`.
    Implementations: ``jaxlearn.core.run`` as a user calls it (its default path: Hedge's exact block
-   rule, ``learner.block_size`` rounds at a time, allocations from cumulative losses), the same under
+   rule, a stream of up to ``learner.block_size`` (2^18) rounds as one block, allocations from
+   cumulative losses in chunks of rounds played side by side), the same under
    ``jax.jit`` (which skips ``run``'s host-side checks of the 4 x T x n bytes of losses), other block
-   sizes, the round-by-round ``lax.scan`` (``block_size=0``), ``run`` without ``trace_fn`` (the trace
+   sizes (16: the default before the chunks), the round-by-round ``lax.scan`` (``block_size=0``),
+   ``run`` without ``trace_fn`` (the trace
    then stores the T x n allocations ``Info.prediction``), the natural NumPy implementation
    (vectorised over experts, a Python loop over rounds, the whole stream) and river's
    ``ensemble.EWARegressor`` (exponentially weighted average; its experts are river regressors that
@@ -25,15 +27,16 @@ this process, with XLA's default threading:
    each alone: the partial sums of the losses inside blocks of ``LONG_ROWS`` rounds (Hedge's own
    ``earlier_rounds``, no exponential) and two sums per exponential (``sum_i e_ti`` and
    ``sum_i e_ti l_ti`` of ``e = exp(-eta l)``, in blocks of ``LONG_ROWS`` rounds: the normaliser and
-   the loss of each round); and one read of the losses without any exponential (the chunk sums a Hedge
-   parallel over time needs before its chunks can start).
+   the loss of each round); and one read of the losses without any exponential (the chunk totals the
+   default Hedge reads before its chunks start).
 2. Sweep: 64 learning rates ``eta* x logspace(-2, 1, 64)`` on the same stream, as one
-   ``jax.jit(jax.vmap(...))`` program over ``core.run`` (default path), against 64 sequential NumPy
-   runs and one NumPy loop vectorised over the rates (a (64, n) weight matrix per round); both NumPy
-   versions are timed on a prefix of the stream and extrapolated. Throughput is learner-rounds/s =
-   64 T / time. The sweep's ceiling is the same fused exponential and reduction over 64 x T x n: the
-   one-stream ceiling at each of the 64 rates back to back, or all 64 rates over blocks of
-   ``CEILING_ROWS`` rounds (one pass over the losses; 64 x T x n at once does not fit in memory),
+   ``jax.jit(jax.vmap(...))`` program over ``core.run`` (default path: under ``vmap``, blocks of 16
+   rounds) and by ``parallel.sweep`` (one slice of the rates per core, in threads), against 64
+   sequential NumPy runs and one NumPy loop vectorised over the rates (a (64, n) weight matrix per
+   round); both NumPy versions are timed on a prefix of the stream and extrapolated. Throughput is
+   learner-rounds/s = 64 T / time. The sweep's ceiling is the same fused exponential and reduction
+   over 64 x T x n: the one-stream ceiling at each of the 64 rates back to back, or all 64 rates over
+   blocks of ``CEILING_ROWS`` rounds (one pass over the losses; 64 x T x n at once does not fit in memory),
    whichever is faster (the faster, the stricter).
    (Above 10 eta*, NumPy's float32 weights of bad experts become subnormal and NumPy slows down;
    jaxlearn's log-space weights never do, so the range stops there to keep NumPy's time fair.)
@@ -67,7 +70,7 @@ from jaxlearn import core, experts, parallel
 from jaxlearn.experts._hedge import earlier_rounds  # Hedge's partial sums, timed alone in a limit row
 
 N_LEARNERS = 64
-BLOCK_SIZES = (8, 32, 128)  # besides the default, experts.hedge(eta).block_size
+BLOCK_SIZES = (16, 128, 4096)  # besides the default, experts.hedge(eta).block_size (16: the old default)
 RIVER_PREFIX = 300
 NUMPY_SWEEP_PREFIX = 5_000
 CEILING_SHARE = 0.8

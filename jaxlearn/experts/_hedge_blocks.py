@@ -36,9 +36,13 @@ GROUP = 8
 #: Entries of the ``(C, n)`` slab of :func:`chunked` (2 MiB of float32): at n = 1,000, the 400-500 chunks
 #: of 200-250 rounds that ran fastest of 128 to 1,000 on a 2-core CPU.
 SLAB_ENTRIES = 2**19
-#: The fewest rounds per chunk: shorter chunks make the scan over chunk starts the long loop. Blocks
-#: shorter than twice this go by :func:`direct` (their log-weights, of size eta * L, stay small).
+#: The fewest rounds per chunk (shorter chunks make the scan over chunk starts the long loop), and the
+#: rounds per block of :func:`in_short_blocks`.
 MIN_CHUNK_ROUNDS = 16
+#: Blocks of up to this many rounds go by :func:`direct` (``core.run(..., block_size=b)`` with such a
+#: ``b`` plays ``b`` rounds at a time, all at once). Longer direct blocks lose float32 digits: their
+#: log-weights grow to eta times the block's cumulative losses.
+DIRECT_ROUNDS = 128
 
 
 def earlier_rounds(losses: Array) -> Array:
@@ -153,11 +157,11 @@ def chunk_count(size: int, n: int) -> int:
 
 
 def play(log_v: Array, losses: Array, eta: Array, batched: bool = False) -> tuple[Array, ...]:
-    """The layout for a block of ``(size, n)`` losses: :func:`direct` up to ``2 MIN_CHUNK_ROUNDS``
+    """The layout for a block of ``(size, n)`` losses: :func:`direct` up to :data:`DIRECT_ROUNDS`
     rounds; else :func:`chunked` for one stream, :func:`in_short_blocks` for a batch of streams."""
     size, n = losses.shape
     chunks = chunk_count(size, n)
-    if size < 2 * MIN_CHUNK_ROUNDS:
+    if size <= DIRECT_ROUNDS:
         return direct(log_v, losses, eta)
     if batched or chunks < 2:
         return in_short_blocks(log_v, losses, eta)

@@ -124,15 +124,15 @@ def test_block_mode_equals_the_round_by_round_scan(sample, block_size, x64):
     np.testing.assert_allclose(blk[1].action_loss, seq[1].action_loss, atol=1e-12)
 
 
-@pytest.mark.parametrize("T", [5003, 3 * 1000 + 5])
+@pytest.mark.parametrize("T", [5003, 3 * 2000 + 5])
 def test_default_run_takes_the_block_path_and_equals_the_scan(T, x64):
-    # 5003 rounds: one block in chunks of rounds side by side, and a tail; 3,005 rounds in blocks of
-    # 1,000: the blocks carry the state from one to the next, and the last, shorter one too.
+    # 5003 rounds: one block in chunks of rounds side by side, and a tail; 6,005 rounds in blocks of
+    # 2,000: the blocks carry the state from one to the next, and the last, shorter one too.
     learner = experts.hedge(0.3)
     assert learner.block_size >= 5003 and learner.run_block is not None
     losses = jax.random.uniform(jax.random.PRNGKey(2), (T, 11))
     state0 = learner.init(jnp.zeros(11))
-    fast = core.run(learner, state0, None, losses, block_size=None if T == 5003 else 1000)
+    fast = core.run(learner, state0, None, losses, block_size=None if T == 5003 else 2000)
     scan = core.run(learner, state0, None, losses, block_size=0)
     chex.assert_trees_all_close(fast, scan, rtol=1e-12, atol=1e-12)  # log-weights down to -500
     assert int(fast[0].step) == T

@@ -28,9 +28,9 @@ def _start(n, key=9):
     [blocks.direct, blocks.in_short_blocks, *(lambda *a, c=c: blocks.chunked(*a, c) for c in (2, 5, 18))],
     ids=["direct", "short_blocks", "2_chunks", "5_chunks", "18_chunks"],
 )
-@pytest.mark.parametrize("size", [37, 300, 1001])
+@pytest.mark.parametrize("size", [37, 300, 2051])
 def test_every_layout_equals_the_round_by_round_updates(layout, size, x64):
-    # sizes that no chunk count divides: the tails go through play() (chunks again, or direct)
+    # sizes that no chunk count divides: the tails go through play()
     n, eta = 7, 0.8
     losses = jax.random.uniform(jax.random.PRNGKey(size), (size, n), jnp.float64)
     log_v = _start(n)
@@ -53,10 +53,13 @@ def test_one_stream_takes_the_chunks_and_a_batch_the_short_blocks(monkeypatch, x
     for name in ("chunked", "in_short_blocks"):
         original = getattr(blocks, name)
         monkeypatch.setattr(blocks, name, lambda *a, _f=original, _n=name: calls.append(_n) or _f(*a))
-    losses = jax.random.uniform(jax.random.PRNGKey(0), (500, 6), jnp.float64)
+    losses = jax.random.uniform(jax.random.PRNGKey(0), (blocks.DIRECT_ROUNDS + 500, 6), jnp.float64)
     log_v = _start(6)
     one = blocks.allocations(log_v, losses, jnp.float64(0.5))
     assert calls == ["chunked"]
+    calls.clear()
+    blocks.allocations(log_v, losses[: blocks.DIRECT_ROUNDS], jnp.float64(0.5))
+    assert calls == []  # direct
     calls.clear()
     etas = jnp.array([0.5, 2.0], jnp.float64)
     swept = jax.vmap(blocks.allocations, (None, None, 0))(log_v, losses, etas)
@@ -66,7 +69,7 @@ def test_one_stream_takes_the_chunks_and_a_batch_the_short_blocks(monkeypatch, x
 
 def test_seeds_by_rates_by_streams_under_nested_vmap(x64):
     # HA-2 with 2 seeds x 3 rates x 2 loss streams: every combination equals its own run
-    T, n = 200, 5
+    T, n = blocks.DIRECT_ROUNDS + 100, 5
     streams = jax.random.uniform(jax.random.PRNGKey(1), (2, T, n), jnp.float64)
     etas = jnp.array([0.05, 0.5, 5.0], jnp.float64)
     keys = jax.random.split(jax.random.PRNGKey(2), 2)
@@ -79,12 +82,12 @@ def test_seeds_by_rates_by_streams_under_nested_vmap(x64):
     out = nested(keys, etas, streams)
     for i, j, k in [(0, 0, 0), (1, 2, 1), (0, 1, 1)]:
         want = run(keys[i], etas[j], streams[k])
-        got = jax.tree_util.tree_map(lambda a: a[i, j, k], out)
+        got = jax.tree_util.tree_map(lambda a, ijk=(i, j, k): a[ijk], out)
         chex.assert_trees_all_close(got, want, rtol=1e-12, atol=1e-12)
 
 
 def test_gradient_with_respect_to_eta_equals_the_scans(x64):
-    T, n = 400, 8
+    T, n = blocks.DIRECT_ROUNDS + 400, 8
     losses = jax.random.uniform(jax.random.PRNGKey(3), (T, n), jnp.float64)
     state0 = experts.hedge(1.0).init(jnp.zeros(n, jnp.float64))
 
