@@ -13,12 +13,12 @@ loop of updates. Three layouts compute the same allocations (up to float roundin
   large fused kernels that XLA spreads over the CPU's cores (a scan over short blocks keeps one core
   busy).
 
-:func:`allocations` takes :func:`chunked` for one stream and :func:`in_short_blocks` for a batch of
-streams under ``jax.vmap`` (a sweep of rates, where the batch already fills the kernels and the
-short blocks stay in cache: one stream measured 1.5-1.8x faster, a 64-rate sweep unchanged, on a
-2-core CPU at n = 1,000 and T = 100,000). A custom batching rule makes that choice; a custom JVP
-differentiates the one-stream layout, so ``jax.grad`` of a run with respect to ``eta`` works as through
-plain JAX.
+:func:`allocations` takes :func:`chunked` for one long stream over many actions (a slab of at least
+:data:`MIN_SLAB_ENTRIES`), and :func:`in_short_blocks` for shorter or narrower streams and for a batch of
+streams under ``jax.vmap`` (a sweep of rates, where the batch already fills the kernels and the short
+blocks stay in cache). One stream measured 1.5-1.8x faster, a 64-rate sweep unchanged, on a 2-core CPU
+at n = 1,000 and T = 100,000. A custom batching rule makes the choice; a custom JVP differentiates the
+one-stream layout, so ``jax.grad`` of a run with respect to ``eta`` works as through plain JAX.
 """
 
 from __future__ import annotations
@@ -37,6 +37,9 @@ GROUP = 8
 #: Entries of the ``(C, n)`` slab of :func:`chunked` (2 MiB of float32): at n = 1,000, the 400-500 chunks
 #: of 200-250 rounds that ran fastest of 128 to 1,000 on a 2-core CPU.
 SLAB_ENTRIES = 2**19
+#: The smallest slab worth chunks: below it the kernels are too small to spread over cores, and a stream
+#: takes :func:`in_short_blocks`, as a sweep does (so that a sweep and its separate runs round alike).
+MIN_SLAB_ENTRIES = 2**16
 #: The fewest rounds per chunk (shorter chunks make the scan over chunk starts the long loop), and the
 #: rounds per block of :func:`in_short_blocks`.
 MIN_CHUNK_ROUNDS = 16
@@ -159,12 +162,13 @@ def chunk_count(size: int, n: int) -> int:
 
 def play(log_v: Array, losses: Array, eta: Array, batched: bool = False) -> tuple[Array, ...]:
     """The layout for a block of ``(size, n)`` losses: :func:`direct` up to :data:`DIRECT_ROUNDS`
-    rounds; else :func:`chunked` for one stream, :func:`in_short_blocks` for a batch of streams."""
+    rounds; else :func:`chunked` for one stream whose slab reaches :data:`MIN_SLAB_ENTRIES`, and
+    :func:`in_short_blocks` for a batch of streams or a smaller slab."""
     size, n = losses.shape
     chunks = chunk_count(size, n)
     if size <= DIRECT_ROUNDS:
         return direct(log_v, losses, eta)
-    if batched or chunks < 2:
+    if batched or chunks < 2 or chunks * n < MIN_SLAB_ENTRIES:
         return in_short_blocks(log_v, losses, eta)
     return chunked(log_v, losses, eta, chunks)
 

@@ -53,13 +53,17 @@ def test_one_stream_takes_the_chunks_and_a_batch_the_short_blocks(monkeypatch, x
     for name in ("chunked", "in_short_blocks"):
         original = getattr(blocks, name)
         monkeypatch.setattr(blocks, name, lambda *a, _f=original, _n=name: calls.append(_n) or _f(*a))
-    losses = jax.random.uniform(jax.random.PRNGKey(0), (blocks.DIRECT_ROUNDS + 500, 6), jnp.float64)
-    log_v = _start(6)
+    n = 1000  # a slab of chunks x n >= MIN_SLAB_ENTRIES
+    losses = jax.random.uniform(jax.random.PRNGKey(0), (blocks.DIRECT_ROUNDS + 1100, n), jnp.float64)
+    log_v = _start(n)
+    assert blocks.chunk_count(*losses.shape) * n >= blocks.MIN_SLAB_ENTRIES
     one = blocks.allocations(log_v, losses, jnp.float64(0.5))
     assert calls == ["chunked"]
     calls.clear()
     blocks.allocations(log_v, losses[: blocks.DIRECT_ROUNDS], jnp.float64(0.5))
     assert calls == []  # direct
+    blocks.allocations(log_v[:6] - jax.nn.logsumexp(log_v[:6]), losses[:, :6], jnp.float64(0.5))
+    assert calls == ["in_short_blocks"]  # 6 actions: a slab too small for chunks
     calls.clear()
     etas = jnp.array([0.5, 2.0], jnp.float64)
     swept = jax.vmap(blocks.allocations, (None, None, 0))(log_v, losses, etas)
@@ -87,8 +91,9 @@ def test_seeds_by_rates_by_streams_under_nested_vmap(x64):
 
 
 def test_gradient_with_respect_to_eta_equals_the_scans(x64):
-    T, n = blocks.DIRECT_ROUNDS + 400, 8
+    T, n = blocks.DIRECT_ROUNDS + 1300, 1000  # one stream in chunks
     losses = jax.random.uniform(jax.random.PRNGKey(3), (T, n), jnp.float64)
+    assert blocks.chunk_count(T, n) * n >= blocks.MIN_SLAB_ENTRIES
     state0 = experts.hedge(1.0).init(jnp.zeros(n, jnp.float64))
 
     def total_loss(eta, block_size):
