@@ -50,9 +50,10 @@ def hedge(eta: ArrayLike, *, sample: bool = False) -> Learner:
     most :math:`\ln(n)/\eta + \eta T/2`, :math:`\sqrt{2T\ln n}` at :math:`\eta = \sqrt{2\ln(n)/T}`
     (:func:`jaxlearn.theory.hedge_regret_bound`). :func:`jaxlearn.core.run` plays a stream of up to
     ``BLOCK_SIZE`` rounds as one block: since :math:`v_t` is the softmax of :math:`-\eta` times the
-    cumulative losses, a block's allocations are one exponential per round and action, computed in
-    chunks of rounds side by side after one pass for the chunks' totals (equal to the round-by-round
-    updates up to rounding; ``block_size=0`` plays them one by one).
+    cumulative losses, a block's allocations are one exponential per round and action: for a long
+    stream over many actions, in chunks of rounds side by side after one pass for the chunks' totals;
+    else, and under ``jax.vmap``, 16 rounds at a time (equal to the round-by-round updates up to
+    rounding; ``block_size=0`` plays them one by one).
 
     Args:
       eta: the learning rate :math:`\eta > 0` (traced).
