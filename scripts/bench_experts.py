@@ -67,7 +67,7 @@ from benchtools import median_seconds, record
 from river import base, ensemble, optim
 
 from jaxlearn import core, experts, parallel
-from jaxlearn.experts._hedge import earlier_rounds  # Hedge's partial sums, timed alone in a limit row
+from jaxlearn.experts._hedge_blocks import earlier_rounds  # Hedge's partial sums, timed alone in a limit row
 
 N_LEARNERS = 64
 BLOCK_SIZES = (16, 128, 4096)  # besides the default, experts.hedge(eta).block_size (16: the old default)

@@ -10,7 +10,7 @@ from jax.typing import ArrayLike
 
 from jaxlearn.core import POSITIVE, Learner, check_width, learner_factory, zero_counter
 from jaxlearn.experts._common import check_loss_stream, init_log_weights, normalize
-from jaxlearn.experts._hedge_blocks import allocations, earlier_rounds  # noqa: F401 - the bench times it
+from jaxlearn.experts._hedge_blocks import allocations
 
 Array = jax.Array
 

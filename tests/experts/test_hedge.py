@@ -176,7 +176,7 @@ def test_extreme_etas_keep_the_allocation_a_distribution(eta, dtype, x64):
 
 @pytest.mark.parametrize("size", [1, 17, 33, 300])
 def test_earlier_rounds_is_the_exclusive_cumulative_sum(size, x64):
-    from jaxlearn.experts._hedge import earlier_rounds
+    from jaxlearn.experts._hedge_blocks import earlier_rounds
 
     losses = jax.random.uniform(jax.random.PRNGKey(size), (size, 3))
     expected = jnp.cumsum(losses, axis=0) - losses
