@@ -21,6 +21,14 @@ directory, silently for the default one (a read-only home directory). Entries ar
 program, the jax/jaxlib version, the device and the compile options, so a stale entry is never used;
 deleting the directory is always safe.
 
+The cache is bounded: when the import finds its entries above :data:`MAX_SIZE_BYTES` (1 GiB), it
+deletes the least recently used ones, down to three quarters of the bound (:func:`prune`: one scan of
+the directory per process; a single process may outgrow the bound until the next import).
+``JAXLEARN_COMPILATION_CACHE_MAX_SIZE`` sets another bound (bytes, or with a ``K``, ``M`` or ``G``
+suffix: ``500M``; ``-1`` for none). JAX's own ``jax_compilation_cache_max_size`` is not used: it scans
+the whole directory at every write (0.1 s at 3,000 entries), which a first call compiling tens of
+programs would pay each time.
+
 Examples:
     >>> import os
     >>> from jaxlearn._compilation_cache import cache_directory
@@ -31,10 +39,14 @@ Examples:
     >>> path = cache_directory({"XDG_CACHE_HOME": "/tmp/xdg"})
     >>> path.startswith(os.path.join("/tmp/xdg", "jaxlearn", "jax-"))
     True
+    >>> from jaxlearn._compilation_cache import max_size
+    >>> max_size({}), max_size({"JAXLEARN_COMPILATION_CACHE_MAX_SIZE": "500M"})
+    (1073741824, 524288000)
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 import warnings
@@ -47,11 +59,16 @@ import jax
 ENV_VAR = "JAXLEARN_COMPILATION_CACHE"
 #: Programs that took at least this long to compile are written to the cache (0: every program).
 MIN_COMPILE_SECONDS = 0.0
+#: The environment variable that bounds the cache's size.
+SIZE_ENV_VAR = "JAXLEARN_COMPILATION_CACHE_MAX_SIZE"
+#: The default bound on the cache's size: past it, the least recently used entries are deleted.
+MAX_SIZE_BYTES = 2**30
 
 _OFF = {"0", "off", "false", "no"}
 _ON = {"", "1", "on", "true", "yes"}
 _JAX_MIN_TIME_ENV = "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"
 _JAX_DEFAULT_MIN_TIME = 1.0
+_UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30}
 
 
 def cache_directory(environ: Optional[Mapping[str, str]] = None) -> Optional[str]:
@@ -68,6 +85,60 @@ def cache_directory(environ: Optional[Mapping[str, str]] = None) -> Optional[str
         return os.path.abspath(os.path.expanduser(setting))
     base = environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "jaxlearn", f"jax-{jax.__version__}")
+
+
+def max_size(environ: Optional[Mapping[str, str]] = None) -> int:
+    """The cache's bound in bytes under ``environ`` (``os.environ``): :data:`MAX_SIZE_BYTES` unless
+    ``JAXLEARN_COMPILATION_CACHE_MAX_SIZE`` says otherwise (``-1``: no bound).
+
+    Raises:
+      ValueError: the variable is neither ``-1`` nor a positive whole number of bytes with an optional
+        ``K``, ``M`` or ``G`` suffix.
+    """
+    environ = os.environ if environ is None else environ
+    setting = environ.get(SIZE_ENV_VAR, "").strip().upper().removesuffix("B").removesuffix("I")
+    if not setting:
+        return MAX_SIZE_BYTES
+    if setting == "-1":
+        return -1
+    number, unit = (setting[:-1], setting[-1]) if setting[-1] in _UNITS else (setting, "")
+    if not (number.isascii() and number.isdigit()) or int(number) == 0:
+        raise ValueError(
+            f"{SIZE_ENV_VAR} must be -1 (no bound) or a positive number of bytes, optionally with a K, M "
+            f"or G suffix (such as 500M); found {environ[SIZE_ENV_VAR]!r}"
+        )
+    return int(number) * _UNITS[unit]
+
+
+def prune(path: str, bound: int) -> int:
+    """Delete the least recently used entries of the cache in ``path`` while its entries add up to more
+    than ``bound`` bytes, down to three quarters of it (so that the next imports find room); return the
+    bytes deleted. Last use is a file's access or modification time, whichever is later. Never raises:
+    an entry that cannot be read or deleted (another process may be pruning too) is skipped."""
+    entries = []
+    try:
+        with os.scandir(path) as found:
+            for entry in found:
+                if entry.name.endswith("-cache") and entry.is_file(follow_symlinks=False):
+                    info = entry.stat(follow_symlinks=False)
+                    entries.append((max(info.st_atime, info.st_mtime), info.st_size, entry.path))
+    except OSError:
+        return 0
+    total = sum(size for _, size, _ in entries)
+    if bound < 0 or total <= bound:
+        return 0
+    deleted = 0
+    for _, size, file in sorted(entries):  # the least recently used first
+        if total - deleted <= bound * 3 // 4:
+            break
+        try:
+            os.remove(file)
+            deleted += size
+        except OSError:
+            continue
+        with contextlib.suppress(OSError):  # JAX's own bounded cache keeps a time stamp beside each entry
+            os.remove(file.removesuffix("-cache") + "-atime")
+    return deleted
 
 
 def _writable(path: str) -> bool:
@@ -115,6 +186,12 @@ def enable_compilation_cache() -> Optional[str]:
         untouched = _option("jax_persistent_cache_min_compile_time_secs") == _JAX_DEFAULT_MIN_TIME
         if untouched and _JAX_MIN_TIME_ENV not in os.environ:
             jax.config.update("jax_persistent_cache_min_compile_time_secs", MIN_COMPILE_SECONDS)
+        try:
+            bound = max_size()
+        except ValueError as error:
+            warnings.warn(f"jaxlearn: {error}; the default bound applies", RuntimeWarning, stacklevel=2)
+            bound = MAX_SIZE_BYTES
+        prune(path, bound)
         return path
     except Exception as error:  # a cache is an optimisation: never break the import
         warnings.warn(

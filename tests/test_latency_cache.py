@@ -146,3 +146,61 @@ def test_cache_directory_rules():
     assert _compilation_cache.cache_directory({"JAXLEARN_COMPILATION_CACHE": "~/c"}) == os.path.expanduser(
         "~/c"
     )
+
+
+def test_max_size_rules():
+    size = _compilation_cache.max_size
+    assert size({}) == _compilation_cache.MAX_SIZE_BYTES == 2**30
+    var = _compilation_cache.SIZE_ENV_VAR
+    for setting, expected in [("123", 123), ("4k", 4096), ("500M", 500 * 2**20), (" 2GiB ", 2 * 2**30),
+                              ("3MB", 3 * 2**20), ("-1", -1)]:  # fmt: skip
+        assert size({var: setting}) == expected, setting
+    for bad in ("lots", "0", "-5", "1.5G", "12T", "G", "٣M"):
+        with pytest.raises(ValueError, match=f"{var} must be -1 .* found {bad!r}"):
+            size({var: bad})
+
+
+def fill(directory, sizes, start=1_000_000):
+    """Fake cache entries ``e0-cache`` (last used first) .. of the given sizes, each with a JAX-style
+    ``-atime`` stamp beside it, used one second apart."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for i, size in enumerate(sizes):
+        for suffix, data in (("-cache", b"x" * size), ("-atime", b"t")):
+            path = directory / f"e{i}{suffix}"
+            path.write_bytes(data)
+            os.utime(path, (start + i, start + i))
+    return directory
+
+
+def test_prune_deletes_the_least_recently_used_down_to_three_quarters(tmp_path):
+    cache = fill(tmp_path / "c", [100] * 10)
+    (cache / "notes.txt").write_bytes(b"y" * 10_000)  # not an entry: never counted or deleted
+    assert _compilation_cache.prune(str(cache), 1000) == 0  # 1,000 bytes: within the bound
+    assert _compilation_cache.prune(str(cache), -1) == 0
+    os.utime(cache / "e0-cache", (2_000_000, 1_000_000))  # e0 read most recently (access time)
+    assert _compilation_cache.prune(str(cache), 900) == 400  # down to 675: 6 entries of 100 kept
+    assert {p.name for p in cache.glob("*-cache")} == {"e0-cache", "e5-cache", "e6-cache", "e7-cache",
+                                                         "e8-cache", "e9-cache"}  # fmt: skip
+    assert {p.name for p in cache.glob("*-atime")} == {p.name.replace("-cache", "-atime")
+                                                       for p in cache.glob("*-cache")}  # fmt: skip
+    assert (cache / "notes.txt").exists()
+    assert _compilation_cache.prune(str(tmp_path / "missing"), 10) == 0  # never raises
+
+
+def test_import_prunes_an_oversized_cache(tmp_path):
+    default = tmp_path / "xdg" / "jaxlearn" / f"jax-{jax.__version__}"
+    fill(default, [4096] * 8)  # 32 KiB of old entries against a bound of 16 KiB
+    out = run(tmp_path, package=True, JAXLEARN_COMPILATION_CACHE_MAX_SIZE="16K")
+    old = [p for p in entries(default) if p.name.startswith("e")]
+    assert len(old) == 3 and {p.name for p in old} == {"e5-cache", "e6-cache", "e7-cache"}
+    assert len(entries(default)) > len(old), "the new program was not cached"
+    assert out["warnings"] == []
+
+
+def test_bad_size_warns_and_keeps_the_default_bound(tmp_path):
+    default = tmp_path / "xdg" / "jaxlearn" / f"jax-{jax.__version__}"
+    fill(default, [4096] * 4)
+    out = run(tmp_path, package=True, JAXLEARN_COMPILATION_CACHE_MAX_SIZE="huge")
+    assert out["dir"] == str(default) and len(entries(default)) > 4  # 16 KiB, far below 1 GiB: all kept
+    assert {f"e{i}-cache" for i in range(4)} <= {p.name for p in entries(default)}
+    assert len(out["warnings"]) == 1 and "JAXLEARN_COMPILATION_CACHE_MAX_SIZE must be" in out["warnings"][0]
