@@ -11,13 +11,26 @@ optimised ones do up to floating-point contraction; the notebooks run in their o
 a user's programs are, and their stored outputs are compared with that.
 """
 
+import atexit
 import os
+import shutil
+import tempfile
 
-# The suite's thousands of programs (compiled with most optimisations off, below) are of no use to a
-# user's compilation cache, and JAX 0.10 writes cache entries in place (no rename, no lock), so xdist
-# workers sharing a directory could read half-written entries: the suite runs with jaxlearn's cache
-# off unless JAXLEARN_COMPILATION_CACHE is set. tests/test_latency_cache.py checks it in subprocesses.
-os.environ.setdefault("JAXLEARN_COMPILATION_CACHE", "0")
+# Each test process keeps the programs it compiles in a persistent compilation cache of its own,
+# deleted when it exits: tests that build the same program afresh (a learner made again, a new
+# `jax.jit` of the same function) read it back instead of compiling it again. One directory per
+# process, since JAX 0.10 writes entries in place (no rename, no lock), and xdist workers sharing one
+# could read half-written entries; the suite's programs (most optimisations off, below) are of no use
+# to a user's cache. The Jupyter kernels and the demo started by a worker share its directory (one at
+# a time). JAXLEARN_COMPILATION_CACHE set by the user is kept; tests/test_latency_cache.py checks the
+# cache itself in subprocesses with their own environment.
+_OWNER = "_JAXLEARN_TEST_CACHE_OWNER"
+if "JAXLEARN_COMPILATION_CACHE" not in os.environ or os.environ.get(_OWNER, str(os.getpid())) != str(
+    os.getpid()
+):  # unset, or set by the conftest of the xdist controller that started this worker
+    _cache = tempfile.mkdtemp(prefix="jaxlearn-test-cache-")
+    atexit.register(shutil.rmtree, _cache, ignore_errors=True)
+    os.environ.update({"JAXLEARN_COMPILATION_CACHE": _cache, _OWNER: str(os.getpid())})
 
 import jax  # noqa: E402
 import pytest  # noqa: E402
