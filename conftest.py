@@ -72,4 +72,3 @@ def _release_compiled_programs():
     if maps > 35_000 and maps > _watch["cleared_at"] + 10_000:
         jax.clear_caches()
         _watch["cleared_at"] = _memory_maps()
-
