@@ -161,8 +161,8 @@ def test_max_size_rules():
 
 
 def fill(directory, sizes, start=1_000_000):
-    """Fake cache entries ``e0-cache`` (last used first) .. of the given sizes, each with a JAX-style
-    ``-atime`` stamp beside it, used one second apart."""
+    """Fake cache entries ``e0-cache``, ``e1-cache``, ... of the given sizes, each with a JAX-style
+    ``-atime`` stamp beside it, last used one second apart (``e0`` the longest ago)."""
     directory.mkdir(parents=True, exist_ok=True)
     for i, size in enumerate(sizes):
         for suffix, data in (("-cache", b"x" * size), ("-atime", b"t")):
