@@ -115,6 +115,8 @@ def prune(path: str, bound: int) -> int:
     than ``bound`` bytes, down to three quarters of it (so that the next imports find room); return the
     bytes deleted. Last use is a file's access or modification time, whichever is later. Never raises:
     an entry that cannot be read or deleted (another process may be pruning too) is skipped."""
+    if bound < 0:  # no bound: nothing to scan
+        return 0
     entries = []
     try:
         with os.scandir(path) as found:
@@ -125,7 +127,7 @@ def prune(path: str, bound: int) -> int:
     except OSError:
         return 0
     total = sum(size for _, size, _ in entries)
-    if bound < 0 or total <= bound:
+    if total <= bound:
         return 0
     deleted = 0
     for _, size, file in sorted(entries):  # the least recently used first
