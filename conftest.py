@@ -86,3 +86,15 @@ def _release_compiled_programs():
     if maps > 35_000 and maps > _watch["cleared_at"] + 10_000:
         jax.clear_caches()
         _watch["cleared_at"] = _memory_maps()
+
+
+#: Tests that each run for most of a minute (a notebook in a Jupyter kernel of its own, the demo) go
+#: first, so that under ``pytest -n auto`` no worker is left finishing one alone at the end.
+_LONG_TESTS = (
+    "tests/test_notebooks.py::test_notebook_executes_with_the_stored_outputs",
+    "tests/test_demo.py::test_demo_tables_bounds_and_figure",
+)
+
+
+def pytest_collection_modifyitems(items):
+    items.sort(key=lambda item: not item.nodeid.startswith(_LONG_TESTS))  # stable: the rest keep their order
