@@ -37,7 +37,7 @@ if "JAXLEARN_COMPILATION_CACHE" not in os.environ or os.environ.get(_OWNER, str(
     os.environ.update({"JAXLEARN_COMPILATION_CACHE": _cache, _OWNER: str(os.getpid())})
 
 # XLA reads XLA_FLAGS once, when the backend starts: the flag is added for this process only, and the
-# processes it starts (Jupyter kernels, the demo, subprocess tests) see the user's XLA_FLAGS.
+# processes it starts (Jupyter kernels, the subprocesses of some tests) see the user's XLA_FLAGS.
 _USER_XLA_FLAGS = os.environ.get("XLA_FLAGS")
 os.environ["XLA_FLAGS"] = f"{_USER_XLA_FLAGS or ''} --xla_cpu_use_fusion_emitters=false".strip()
 
