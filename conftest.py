@@ -25,13 +25,12 @@ import tempfile
 # `jax.jit` of the same function) read it back instead of compiling it again. One directory per
 # process, since JAX 0.10 writes entries in place (no rename, no lock), and xdist workers sharing one
 # could read half-written entries; the suite's programs (most optimisations off, below) are of no use
-# to a user's cache. The Jupyter kernels and the demo started by a worker share its directory (one at
-# a time). JAXLEARN_COMPILATION_CACHE set by the user is kept; tests/test_latency_cache.py checks the
-# cache itself in subprocesses with their own environment.
+# to a user's cache. The Jupyter kernels a worker starts share its directory (one at a time).
+# JAXLEARN_COMPILATION_CACHE set by the user is kept; tests/test_latency_cache.py checks the cache
+# itself in subprocesses with their own environment.
 _OWNER = "_JAXLEARN_TEST_CACHE_OWNER"
-if "JAXLEARN_COMPILATION_CACHE" not in os.environ or os.environ.get(_OWNER, str(os.getpid())) != str(
-    os.getpid()
-):  # unset, or set by the conftest of the xdist controller that started this worker
+_inherited = os.environ.get(_OWNER) not in (None, str(os.getpid()))  # set by the xdist controller's conftest
+if "JAXLEARN_COMPILATION_CACHE" not in os.environ or _inherited:
     _cache = tempfile.mkdtemp(prefix="jaxlearn-test-cache-")
     atexit.register(shutil.rmtree, _cache, ignore_errors=True)
     os.environ.update({"JAXLEARN_COMPILATION_CACHE": _cache, _OWNER: str(os.getpid())})
