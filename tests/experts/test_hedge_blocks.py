@@ -108,3 +108,28 @@ def test_gradient_with_respect_to_eta_equals_the_scans(x64):
     np.testing.assert_allclose(swept[1], scan, rtol=1e-10)
     _, tangent = jax.jvp(lambda e: total_loss(e, None), (eta,), (jnp.float64(1.0),))
     np.testing.assert_allclose(tangent, scan, rtol=1e-10)
+
+
+@pytest.mark.parametrize("size", [blocks.DIRECT_ROUNDS, 37, 300])
+@pytest.mark.parametrize("batched", ["rates", "starts", "both"])
+def test_rates_and_starts_on_one_stream_equal_their_own_runs(size, batched, monkeypatch, x64):
+    # vmap over rates or starting weights with the stream shared: the rate axis inside each round
+    ranks = []
+    original = blocks.direct
+    monkeypatch.setattr(blocks, "direct", lambda log_v, *a: ranks.append(log_v.ndim) or original(log_v, *a))
+    n, k = 6, 3
+    losses = jax.random.uniform(jax.random.PRNGKey(size), (size, n), jnp.float64)
+    etas = jnp.array([0.05, 0.8, 9.0], jnp.float64)
+    starts = jnp.stack([_start(n, key) for key in range(k)])
+    eta_axis, start_axis = {"rates": (0, None), "starts": (None, 0), "both": (0, 0)}[batched]
+    eta_in = etas if eta_axis == 0 else etas[1]
+    start_in = starts if start_axis == 0 else starts[0]
+    swept = jax.vmap(blocks.allocations, (start_axis, None, eta_axis))(start_in, losses, eta_in)
+    assert ranks[-1] == 2  # (k, n) log-weights: the k rates in one direct() per block
+    for j in range(k):
+        one = blocks.allocations(starts[j] if start_axis == 0 else start_in, losses,
+                                 etas[j] if eta_axis == 0 else eta_in)  # fmt: skip
+        chex.assert_trees_all_close(jax.tree_util.tree_map(lambda a, j=j: a[j], swept), one,
+                                    rtol=1e-12, atol=1e-12)  # fmt: skip
+        want = _scan(starts[j] if start_axis == 0 else start_in, losses, etas[j] if eta_axis == 0 else eta_in)
+        np.testing.assert_allclose(swept[1][j], want[1], rtol=1e-11, atol=1e-12)
