@@ -22,8 +22,10 @@ this process, with XLA's default threading:
    whole T x n matrix (one exponential, one product and one sum per entry, the matrix read once).
    Any Hedge implementation evaluates those T n exponentials, so its rounds/s bounds Hedge on this
    machine; each Hedge row is also given as a percentage of it. The "limit" rows measure why a Hedge
-   falls short of it: the same fusion in stream order (a ``lax.scan`` over blocks of ``CEILING_ROWS``
-   and of ``LONG_ROWS`` rounds, the loop an in-order Hedge runs), and the two things Hedge adds to it,
+   falls short of it: the same fusion in stream order (a ``lax.scan`` over blocks of ``CEILING_ROWS``,
+   ``LONG_ROWS`` and ``SPLIT_ROWS`` rounds, the loop an in-order Hedge runs; and with the experts split
+   between the two cores, each half in stream order in its own program and thread), and the two things
+   Hedge adds to it,
    each alone: the partial sums of the losses inside blocks of ``LONG_ROWS`` rounds (Hedge's own
    ``earlier_rounds``, no exponential) and two sums per exponential (``sum_i e_ti`` and
    ``sum_i e_ti l_ti`` of ``e = exp(-eta l)``, in blocks of ``LONG_ROWS`` rounds: the normaliser and
@@ -78,6 +80,7 @@ NUMPY_SWEEP_PREFIX = 5_000
 CEILING_SHARE = 0.8
 CEILING_ROWS = 16  # rounds per block of the sweep's ceiling
 LONG_ROWS = 128  # rounds per block of the limit rows (blocks this long split over the CPU's cores)
+SPLIT_ROWS = 1024  # rounds per block of the limit rows with the experts split over the cores (the fastest)
 # Final allocations are compared elementwise, relative to the largest weight; float32 rounding
 # accumulates over 10^5 rounds to a few 1e-5 (printed with the checks).
 WEIGHT_RTOL = 1e-3
@@ -234,6 +237,19 @@ def two_sums_fn(ls, eta, rows=LONG_ROWS):
     return in_blocks(ls, rows, block)
 
 
+def half_of_the_experts_fn(ls, eta, half, rows):
+    """Not Hedge: ``ceiling_fn`` in stream order (blocks of ``rows`` rounds) over one half of the experts
+    (``half`` 0 or 1): the loop an in-order Hedge runs on each core when the experts are split between
+    two cores, each half in its own program and thread (XLA runs a program's loops on one core)."""
+    T, n = ls.shape
+    width = n // 2
+
+    def step(carry, i):
+        return carry, ceiling_fn(jax.lax.dynamic_slice(ls, (i * rows, half * width), (rows, width)), eta)
+
+    return jax.lax.scan(step, 0, jnp.arange(T // rows))[1].reshape(-1)
+
+
 def read_once_fn(ls, chunks=100):
     """Not Hedge: the column sums of ``chunks`` chunks of rounds (one read of the losses, no exp): the
     first pass of a Hedge parallel over time, whose chunks need the cumulative losses before them."""
@@ -329,6 +345,13 @@ def single_stream(report, losses, repeats):
     t_partial = median_seconds(lambda: partial_sums(losses), repeats)
     t_two = median_seconds(lambda: two_sums(losses, eta), repeats)
     t_read = median_seconds(lambda: read_once(losses), repeats)
+    t_in_order_split = median_seconds(lambda: in_order(losses, eta, SPLIT_ROWS), repeats)
+    t_halves = {}
+    for rows_ in (CEILING_ROWS, SPLIT_ROWS):  # each half its own program, in its own thread
+        halves = [jax.jit(half_of_the_experts_fn, static_argnums=(2, 3)).trace(losses, eta, h, rows_).lower()
+                  .compile() for h in (0, 1)]  # fmt: skip
+        calls = [(half, losses, eta) for half in halves]
+        t_halves[rows_] = median_seconds(lambda c=calls: core.run_in_threads(lambda f, *a: f(*a), c), repeats)
 
     top = T / t_ceiling
     np_rate = report.add(task, "NumPy loop over rounds, vectorised over experts (whole stream)", t_np, T)
@@ -363,9 +386,12 @@ def single_stream(report, losses, repeats):
         np_rate,
         top,
     )
-    for rows, t in ((CEILING_ROWS, t_in_order), (LONG_ROWS, t_in_order_long)):
+    for rows, t in ((CEILING_ROWS, t_in_order), (LONG_ROWS, t_in_order_long), (SPLIT_ROWS, t_in_order_split)):
         report.add(task, f"limit, in order: the ceiling's fusion in a lax.scan over blocks of {rows} rounds",
                    t, T, np_rate, top)  # fmt: skip
+    for rows, t in t_halves.items():
+        report.add(task, "limit, in order, experts split: the same over half the experts per core, one "
+                   f"thread each (blocks of {rows} rounds)", t, T, np_rate, top)  # fmt: skip
     report.add(task, f"limit, Hedge's partial sums alone (blocks of {LONG_ROWS} rounds, no exp)", t_partial,
                T, np_rate, top)  # fmt: skip
     report.add(task, f"limit, one exp and Hedge's two sums of it per entry (blocks of {LONG_ROWS} rounds)",
@@ -376,8 +402,9 @@ def single_stream(report, losses, repeats):
     report.notes.append(
         f"- {task}: why 80% of the ceiling is out of reach here. In stream order, the "
         f"ceiling's own fusion run block by block reaches {100 * t_ceiling / t_in_order:.0f}% of the ceiling "
-        f"in blocks of {CEILING_ROWS} rounds and {100 * t_ceiling / t_in_order_long:.0f}% in blocks of "
-        f"{LONG_ROWS} (long blocks are split over the cores). An in-order Hedge adds two things to that "
+        f"in blocks of {CEILING_ROWS} rounds, {100 * t_ceiling / t_in_order_long:.0f}% in blocks of "
+        f"{LONG_ROWS} and {100 * t_ceiling / t_in_order_split:.0f}% in blocks of {SPLIT_ROWS} (long blocks "
+        "are split over the cores). An in-order Hedge adds two things to that "
         "fusion. (1) The partial sums of the losses inside each block (the allocation at round t needs "
         f"every earlier loss): alone they take {100 * t_partial / t_ceiling:.0f}% of the ceiling's time. "
         "(2) Two sums of each exponential, the round's normaliser and its loss, where the ceiling takes "
@@ -390,7 +417,11 @@ def single_stream(report, losses, repeats):
         f"{100 * t_read / t_ceiling:.0f}% of the ceiling's time), then a scan over the rounds of a chunk "
         "advancing every chunk at once, one exp and the two sums per entry; it reaches "
         f"{100 * t_ceiling / t_run:.0f}%, and would reach at most "
-        f"{100 * t_ceiling / (t_ceiling + t_read):.0f}% if its second pass ran at the ceiling's speed"
+        f"{100 * t_ceiling / (t_ceiling + t_read):.0f}% if its second pass ran at the ceiling's speed. "
+        "A third way, the experts split between the cores (each half of the experts in stream order in "
+        "its own program and thread, their sums joined at the end; XLA does not run two loops of one "
+        "program side by side), reaches with the ceiling's own fusion, before any of Hedge's additions, "
+        + " and ".join(f"{100 * t_ceiling / t:.0f}% in blocks of {r} rounds" for r, t in t_halves.items())
     )
     report.notes.append(
         f"- {task}: eta = sqrt(2 ln n / T) = {eta:.5f}; every jaxlearn row but one passes "
