@@ -127,9 +127,8 @@ def test_rates_and_starts_on_one_stream_equal_their_own_runs(size, batched, monk
     swept = jax.vmap(blocks.allocations, (start_axis, None, eta_axis))(start_in, losses, eta_in)
     assert ranks[-1] == 2  # (k, n) log-weights: the k rates in one direct() per block
     for j in range(k):
-        one = blocks.allocations(starts[j] if start_axis == 0 else start_in, losses,
-                                 etas[j] if eta_axis == 0 else eta_in)  # fmt: skip
-        chex.assert_trees_all_close(jax.tree_util.tree_map(lambda a, j=j: a[j], swept), one,
-                                    rtol=1e-12, atol=1e-12)  # fmt: skip
-        want = _scan(starts[j] if start_axis == 0 else start_in, losses, etas[j] if eta_axis == 0 else eta_in)
-        np.testing.assert_allclose(swept[1][j], want[1], rtol=1e-11, atol=1e-12)
+        start = starts[j] if start_axis == 0 else start_in
+        eta = etas[j] if eta_axis == 0 else eta_in
+        mine = jax.tree_util.tree_map(lambda a, j=j: a[j], swept)
+        chex.assert_trees_all_close(mine, blocks.allocations(start, losses, eta), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(mine[1], _scan(start, losses, eta)[1], rtol=1e-11, atol=1e-12)
