@@ -110,16 +110,17 @@ def test_gradient_with_respect_to_eta_equals_the_scans(x64):
     np.testing.assert_allclose(tangent, scan, rtol=1e-10)
 
 
+@pytest.mark.parametrize("top_rate", [9.0, 300.0], ids=["shift_from_start", "row_maxima"])
 @pytest.mark.parametrize("size", [blocks.DIRECT_ROUNDS, 37, 300])
 @pytest.mark.parametrize("batched", ["rates", "starts", "both"])
-def test_rates_and_starts_on_one_stream_equal_their_own_runs(size, batched, monkeypatch, x64):
+def test_rates_and_starts_on_one_stream_equal_their_own_runs(size, batched, top_rate, monkeypatch, x64):
     # vmap over rates or starting weights with the stream shared: the rate axis inside each round
     ranks = []
     original = blocks.direct
     monkeypatch.setattr(blocks, "direct", lambda log_v, *a: ranks.append(log_v.ndim) or original(log_v, *a))
     n, k = 6, 3
     losses = jax.random.uniform(jax.random.PRNGKey(size), (size, n), jnp.float64)
-    etas = jnp.array([0.05, 0.8, 9.0], jnp.float64)
+    etas = jnp.array([0.05, 0.8, top_rate], jnp.float64)
     starts = jnp.stack([_start(n, key) for key in range(k)])
     eta_axis, start_axis = {"rates": (0, None), "starts": (None, 0), "both": (0, 0)}[batched]
     eta_in = etas if eta_axis == 0 else etas[1]
@@ -132,3 +133,24 @@ def test_rates_and_starts_on_one_stream_equal_their_own_runs(size, batched, monk
         mine = jax.tree_util.tree_map(lambda a, j=j: a[j], swept)
         chex.assert_trees_all_close(mine, blocks.allocations(start, losses, eta), rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(mine[1], _scan(start, losses, eta)[1], rtol=1e-11, atol=1e-12)
+
+
+def test_a_sweeps_shift_bounds_each_row_from_the_block_start_where_safe(x64):
+    n = 6
+    earlier = blocks.earlier_rounds(jax.random.uniform(jax.random.PRNGKey(4), (17, n), jnp.float64))
+    log_v = jnp.stack([_start(n, key) for key in range(3)])
+    spread = jnp.max(jnp.max(earlier, axis=-1) - jnp.min(earlier, axis=-1))
+
+    def row_maxima(etas):
+        return jnp.max(log_v - etas[:, None] * earlier[:, None], axis=-1, keepdims=True)
+
+    small = jnp.array([0.05, 0.8, 2.0], jnp.float64)
+    shift, exact = blocks.shift_for_rates(log_v, earlier, small), row_maxima(small)
+    assert shift.shape == (17, 3, 1)
+    assert bool(jnp.all(shift >= exact - 1e-12))  # no exponential above 1
+    assert bool(jnp.all(shift <= exact + small[:, None] * spread + 1e-12))  # the largest weight kept
+    assert not np.allclose(shift, exact)  # taken from the block's start, not the rows' maxima
+    large = jnp.array([0.05, 0.8, 300.0], jnp.float64)  # 300 x spread: past SAFE_RANGE of float64's range
+    negative = jnp.array([-0.1, 0.8, 2.0], jnp.float64)  # a negative rate: no bound from the start
+    for etas in (large, negative):
+        np.testing.assert_allclose(blocks.shift_for_rates(log_v, earlier, etas), row_maxima(etas), rtol=1e-14)
