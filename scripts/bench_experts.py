@@ -241,13 +241,8 @@ def half_of_the_experts_fn(ls, eta, half, rows):
     """Not Hedge: ``ceiling_fn`` in stream order (blocks of ``rows`` rounds) over one half of the experts
     (``half`` 0 or 1): the loop an in-order Hedge runs on each core when the experts are split between
     two cores, each half in its own program and thread (XLA runs a program's loops on one core)."""
-    T, n = ls.shape
-    width = n // 2
-
-    def step(carry, i):
-        return carry, ceiling_fn(jax.lax.dynamic_slice(ls, (i * rows, half * width), (rows, width)), eta)
-
-    return jax.lax.scan(step, 0, jnp.arange(T // rows))[1].reshape(-1)
+    width = ls.shape[1] // 2
+    return in_blocks(ls, rows, lambda b: ceiling_fn(b[:, half * width : (half + 1) * width], eta))
 
 
 def read_once_fn(ls, chunks=100):

@@ -254,19 +254,19 @@ def main():
           f"{gemm_flop / gemm_many / 1e9:,.1f} |")  # fmt: skip
     if threads > 1:  # parallel.sweep's layout: what each core does, per seed
         core_fit, core_sweep = t_loop / steps / SEEDS, t_sweep * threads / steps / SEEDS
-        core_gemm, per_core = gemm_slice, SEEDS // threads
+        per_core = SEEDS // threads
         print(f"| per core: one fit's step (16 sequential fits, one core at a time) | {core_fit * 1e6:.1f} | "
               f"{step_flop / core_fit / 1e9:,.1f} |")  # fmt: skip
-        print(f"| per core: `parallel.sweep`'s step per seed ({SEEDS // threads} seeds per core) | "
+        print(f"| per core: `parallel.sweep`'s step per seed ({per_core} seeds per core) | "
               f"{core_sweep * 1e6:.1f} | {step_flop / core_sweep / 1e9:,.1f} |")  # fmt: skip
         print(f"| per core: the 32x64x{HIDDEN} product alone, {per_core} seeds in each of {threads} threads, "
-              f"per seed | {core_gemm * 1e6:.2f} | {gemm_flop / core_gemm / 1e9:,.1f} |")  # fmt: skip
+              f"per seed | {gemm_slice * 1e6:.2f} | {gemm_flop / gemm_slice / 1e9:,.1f} |")  # fmt: skip
         gain = core_fit / core_sweep
         print(f"\nThe limit on {threads} cores: {target:g}x needs each core's slice to cost "
               f"{target / threads:.2f}x less per seed-step than one fit; it costs {gain:.2f}x less. The "
               f"step's largest product alone, batched over {per_core} seeds in each of {threads} threads at "
-              f"once (as parallel.sweep runs), costs {core_gemm * 1e6:.2f} us per seed and core, against "
-              f"{gemm_one * 1e6:.2f} us single in one thread ({gemm_one / core_gemm:.2f}x); the rest of "
+              f"once (as parallel.sweep runs), costs {gemm_slice * 1e6:.2f} us per seed and core, against "
+              f"{gemm_one * 1e6:.2f} us single in one thread ({gemm_one / gemm_slice:.2f}x); the rest of "
               "the step (Adam's update, the activations) is "
               "elementwise work that costs the same per seed batched or not.")  # fmt: skip
     ratio, speedup, swept = jax_rate / sk_rate, t_loop / t_vmap, t_loop / t_sweep

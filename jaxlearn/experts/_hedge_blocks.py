@@ -100,10 +100,10 @@ def direct(log_v: Array, losses: Array, eta: Array) -> tuple[Array, Array, Array
     padded = jnp.concatenate([losses, jnp.zeros_like(losses[:1])])
     earlier = earlier_rounds(padded)
     if log_v.ndim == 2:  # k rates: (rows, k, n)
-        shift = shift_for_rates(log_v, earlier, eta)
-        earlier, eta = earlier[:, None], eta[:, None]
-    z = log_v - eta * earlier  # log v_t up to a constant per row
-    if log_v.ndim == 1:
+        shift = shift_for_rates(log_v, earlier, eta)  # first: then XLA fuses z into the exponentials
+        z = log_v - eta[:, None] * earlier[:, None]  # log v_t up to a constant per row
+    else:
+        z = log_v - eta * earlier
         shift = jnp.max(z, axis=-1, keepdims=True)
     shift = jnp.where(jnp.isfinite(shift), shift, 0)
     e = jnp.exp(z - shift)
@@ -136,8 +136,8 @@ def shift_for_rates(log_v: Array, earlier: Array, eta: Array) -> Array:
     def from_start(lv, lo, ea):  # (k, 1) - (rows, k, 1)
         return jnp.max(lv, axis=-1, keepdims=True) - eta * lo[:, None]
 
-    def row_maxima(lv, lo, ea):
-        return jnp.max(lv - eta * ea[:, None], axis=-1, keepdims=True)
+    def row_maxima(lv, lo, ea):  # the rows computed again here: passing them in would make XLA write
+        return jnp.max(lv - eta * ea[:, None], axis=-1, keepdims=True)  # them out on either branch
 
     return jax.lax.cond(safe, from_start, row_maxima, log_v, lowest, earlier)
 
