@@ -1,6 +1,6 @@
 """k-nearest neighbours (UML 19.1, 19.3; SPEC 16.1-16.2): agreement with scikit-learn's brute force for
 k in {1, 3, 7}, chunking invariance, exact ranking despite float32 cancellation, the vote's tie rule,
-regression, bad input."""
+regression, equal distances (lower training index first), bad input."""
 
 from __future__ import annotations
 
@@ -95,3 +95,78 @@ def test_bad_input():
         knn(1, num_classes=3).fit(KEY, X, np.where(np.arange(10) == 0, 5, y))
     with pytest.raises(ValueError, match="`k` <= the number of training examples"):
         knn_regressor(20).fit(KEY, X, X[:, 0])
+
+
+def _mirrored_pairs(num_queries, seed, near_point=False, distractors=0):
+    """Queries with a pair of training points mirrored about each, ``q + v`` and ``q - v``, at random
+    training indices (which of the two gets the lower index is random).
+
+    Every coordinate is a half-integer of size up to ~2e4, so ``||q - x||^2`` (computed directly) is
+    exact in float32 and the two distances are *equal*, while the expanded form
+    ``||q||^2 - 2<q, x> + ||x||^2`` rounds them apart in either direction at random: only the
+    (distance, index) rule fixes their order. Queries sit on a grid over [-2e4, 2e4]^3 (at least
+    5,000 apart), so no other query's points come near. With ``near_point`` each query also has one
+    training point strictly nearer (at ``q + u``, ``|u|^2 < |v|^2``); ``distractors`` adds far points.
+    Returns ``X, Q, lower, higher, near`` (``lower``/``higher``: the pair's training indices)."""
+    rng = np.random.default_rng(seed)
+    side = int(np.ceil(num_queries ** (1 / 3)))
+    grid = np.stack(np.meshgrid(*[np.arange(side)] * 3, indexing="ij"), -1).reshape(-1, 3)[:num_queries]
+    Q = (grid - side / 2) * (40_000 // side) + rng.integers(-100, 100, (num_queries, 3)) + 0.5
+    v = rng.integers(-6, 7, (num_queries, 3)) * 1.0
+    v[np.all(v == 0, axis=1)] = [3.0, 0.0, 0.0]
+    points = [Q + v, Q - v]  # integers: q is a half-integer, v an integer
+    if near_point:
+        u = np.zeros_like(v)
+        u[:, 0] = 0.5  # |u|^2 = 1/4 < |v|^2 >= 1
+        points.append(Q + u)
+    X = np.concatenate(points + [rng.integers(-20_000, 20_000, (distractors, 3)) + 0.25])
+    perm = rng.permutation(len(X))  # position of each point in the training set
+    X_train = np.empty_like(X)
+    X_train[perm] = X
+    plus, minus = perm[:num_queries], perm[num_queries : 2 * num_queries]
+    near = perm[2 * num_queries : 3 * num_queries] if near_point else None
+    # the sample really has exact ties, in float32
+    Xf, Qf = X_train.astype(np.float32), Q.astype(np.float32)
+    d_plus = ((Xf[plus] - Qf) ** 2).sum(1)
+    np.testing.assert_array_equal(d_plus, ((Xf[minus] - Qf) ** 2).sum(1))
+    return Xf, Qf, np.minimum(plus, minus), np.maximum(plus, minus), near
+
+
+@pytest.mark.parametrize("num_queries, distractors", [(150, 0), (400, 500)])  # m = 1300: two-stage top-k
+def test_equal_distances_lower_training_index_first(num_queries, distractors):
+    # UML 19.1 sorts the training points by distance to x; the library's tie rule (documented in
+    # `knn` and `neighbors`): equal distances -> lower training index first. Sorting by distance
+    # alone passes on tie-free data but puts a mirrored pair in the wrong order on many queries.
+    X, Q, lower, higher, _ = _mirrored_pairs(num_queries, seed=num_queries, distractors=distractors)
+    m = len(X)
+    y = np.zeros(m, int)
+    y[lower], y[higher] = 1, 0  # the lower index carries label 1: the prediction shows who came first
+    target = np.zeros(m, np.float32)
+    target[lower], target[higher] = 10.0, -10.0
+    params = knn(1).fit(KEY, X, y)
+    idx, dist = neighbors(params, Q, 2, query_chunk=64)
+    np.testing.assert_array_equal(idx, np.stack([lower, higher], 1))
+    np.testing.assert_array_equal(dist[:, 0], dist[:, 1])
+    np.testing.assert_array_equal(neighbors(params, Q, 1)[0][:, 0], lower)
+    np.testing.assert_array_equal(knn(1).predict(params, Q), np.ones(num_queries))
+    reg = knn_regressor(1)
+    np.testing.assert_array_equal(reg.predict(reg.fit(KEY, X, target), Q), np.full(num_queries, 10.0))
+
+
+def test_equal_distances_at_the_kth_place_keep_the_lower_index():
+    # One point strictly nearest, then the mirrored pair tied for 2nd place: k = 2 takes exactly one
+    # of the pair, the one of lower index.
+    X, Q, lower, higher, near = _mirrored_pairs(300, seed=7, near_point=True, distractors=300)
+    m, n = len(X), len(Q)
+    y = np.zeros(m, int)
+    y[near], y[lower], y[higher] = 2, 1, 0  # a 1-1 vote goes to the smaller label: the included one
+    target = np.zeros(m, np.float32)
+    target[near], target[lower], target[higher] = 4.0, 2.0, -2.0
+    params = knn(2, num_classes=3).fit(KEY, X, y)
+    np.testing.assert_array_equal(neighbors(params, Q, 2)[0], np.stack([near, lower], 1))
+    np.testing.assert_array_equal(neighbors(params, Q, 3)[0], np.stack([near, lower, higher], 1))
+    np.testing.assert_array_equal(knn(2, num_classes=3).predict(params, Q), np.ones(n))
+    shares = knn(2, num_classes=3).decision_function(params, Q)
+    np.testing.assert_array_equal(shares, np.tile([0.0, 0.5, 0.5], (n, 1)))
+    reg = knn_regressor(2)
+    np.testing.assert_array_equal(reg.predict(reg.fit(KEY, X, target), Q), np.full(n, 3.0))
