@@ -1,4 +1,5 @@
-"""Weighted Majority with its exact constants; randomized WM's regret; equality with Hedge."""
+"""Weighted Majority with its exact constants; randomized WM's regret (sqrt(2 ln(d) T) by hand, half of it
+reached); equality with Hedge."""
 
 import chex
 import jax
@@ -150,3 +151,33 @@ def test_rwm_and_hedge_have_identical_weights(x64):
     hedge_state, hedge_trace = core.run(hedge, hedge.init(X[0]), None, jnp.abs(X - y[:, None]))
     chex.assert_trees_all_close(rwm_state.log_w, hedge_state.log_v, rtol=1e-12, atol=1e-12)
     chex.assert_trees_all_close(rwm_trace.expected_loss, hedge_trace.loss, rtol=1e-12, atol=1e-12)
+
+
+# sqrt(2 ln(d) T) worked by hand: T = 8, d = 4: sqrt(16 ln 4) = 4.709640; T = 2, d = 2:
+# sqrt(4 ln 2) = 1.665109; T = 100, d = 10: sqrt(200 ln 10) = sqrt(460.517...);
+# T = 2000, d = 1000: sqrt(4000 ln 1000) = sqrt(27631.02...).
+@pytest.mark.parametrize(
+    "T, n, want", [(8, 4, 4.70964009), (2, 2, 1.66510922), (100, 10, 21.45966026), (2000, 1000, 166.22581363)]
+)
+def test_rwm_regret_bound_is_sqrt_2_ln_d_T(T, n, want):
+    # UML Theorem 21.11: with eta = sqrt(2 log(d) / T) (T > 2 log d), regret <= sqrt(2 log(d) T).
+    assert float(theory.rwm_regret_bound(T, n)) == pytest.approx(want, rel=1e-6)
+    # the proof's intermediate bound log(d)/eta + eta T/2 at that eta
+    eta = np.sqrt(2 * np.log(n) / T)
+    assert float(theory.exponential_weights_bound(eta, T, n)) == pytest.approx(want, rel=1e-6)
+
+
+@pytest.mark.parametrize("n", [2, 10, 1000])
+def test_rwm_regret_is_a_substantial_fraction_of_the_bound(n):
+    # Expert 0 wrong for T/4 rounds while the others are right, then right while the others are
+    # wrong: randomized WM keeps following the others for about ln(n - 1)/eta rounds of phase 2, a
+    # regret of about half the bound (no [0, 1] cost sequence can exceed 5/8 of it).
+    T = 2000
+    first = jnp.tile(jnp.eye(n)[0], (T // 4, 1))
+    X = jnp.concatenate([first, jnp.tile(1 - jnp.eye(n)[0], (T - T // 4, 1))])
+    y = jnp.zeros(T)
+    learner = experts.randomized_weighted_majority(jnp.sqrt(2 * jnp.log(n) / T))
+    _, trace = core.run(learner, learner.init(X[0], jax.random.PRNGKey(0)), X, y)
+    regret = float(trace.expected_loss.sum()) - float(jnp.min(X.sum(axis=0)))
+    bound = float(theory.rwm_regret_bound(T, n))
+    assert 0.48 * bound <= regret <= bound
