@@ -11,6 +11,8 @@ through :mod:`jaxlearn.io`, and clone, pickle and compare as scikit-learn expect
 from __future__ import annotations
 
 import functools
+import inspect
+import math
 import numbers
 
 import jax
@@ -25,10 +27,12 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from jaxlearn import core, kernels
 
 __all__ = [
+    "FINITE",
     "BatchBinaryClassifier",
     "BatchRegressor",
     "BinaryClassifier",
     "BinaryLabels",
+    "InvalidParameterError",
     "JaxlearnEstimator",
     "encode_classes",
     "float_dtype",
@@ -40,6 +44,48 @@ MULTICLASS_HINT = (
     "Only binary classification is supported. Wrap the estimator in "
     "jaxlearn.sklearn.OneVsRestClassifier or OneVsOneClassifier for more classes."
 )
+
+
+#: Any finite number (``coef0``, ``binarize``).
+FINITE = core.Interval(-math.inf)
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """A hyperparameter out of its range or of the wrong type (a ``ValueError`` and a ``TypeError``, as
+    scikit-learn's own ``InvalidParameterError``)."""
+
+
+def check_params(estimator) -> None:
+    """Check the estimator's hyperparameters, naming its own parameter (never the learner's argument).
+
+    A parameter whose default in ``__init__`` is a bool must be a bool (``numpy.bool_`` too): ``"no"``
+    is not read as True. Each entry ``name: constraint`` of the ``_parameter_constraints`` of the
+    classes of the estimator is a :class:`~jaxlearn.core.Interval`, or a tuple of them with ``None``
+    where ``None`` is allowed.
+    """
+    name_of = type(estimator).__name__
+    values = estimator.get_params(deep=False)
+    for name, param in inspect.signature(type(estimator).__init__).parameters.items():
+        value = values.get(name)
+        if isinstance(param.default, bool) and not isinstance(value, (bool, np.bool_)):
+            raise InvalidParameterError(f"{name_of}: expected `{name}` a bool (True or False), got {value!r}")
+    constraints = {}
+    for cls in reversed(type(estimator).__mro__):
+        constraints.update(vars(cls).get("_parameter_constraints", {}))
+    for name, constraint in constraints.items():
+        if name not in values:
+            continue
+        value, options = values[name], (constraint,) if isinstance(constraint, core.Interval) else constraint
+        intervals = [c for c in options if c is not None]
+        if value is None:
+            if None in options:
+                continue
+            raise InvalidParameterError(f"{name_of}: expected `{name}` {intervals[0]}, got None")
+        try:
+            intervals[0].check(name, value)
+        except (TypeError, ValueError) as error:
+            allowed = " or None" if None in options else ""
+            raise InvalidParameterError(f"{name_of}: {error}{allowed}") from None
 
 
 def float_dtype():
@@ -74,8 +120,18 @@ class JaxlearnEstimator(BaseEstimator):
     Subclasses keep their hyperparameters in ``__init__`` (stored verbatim) and implement ``fit``.
     """
 
+    #: ``name: Interval`` (or a tuple of them, with ``None`` where allowed): see :func:`check_params`.
+    _parameter_constraints: dict = {}
+
+    def _check_params(self) -> None:
+        """Refuse hyperparameters out of range, naming this estimator's parameter (:func:`check_params`)."""
+        check_params(self)
+
     def _validate(self, X, y, *, reset: bool, y_numeric: bool = False):
-        """``validate_data(X, y)`` with jaxlearn's float dtype; returns ``(X, y)``."""
+        """``validate_data(X, y)`` with jaxlearn's float dtype (after :func:`check_params` when ``reset``);
+        returns ``(X, y)``."""
+        if reset:
+            self._check_params()
         return validate_data(self, X, y, reset=reset, dtype=float_dtype(), y_numeric=y_numeric)
 
     def _check_X(self, X):
@@ -222,12 +278,14 @@ def _gamma_value(gamma, X) -> float:
             raise ValueError("gamma='scale'/'auto' needs the training sample")
         if gamma == "scale":
             var = float(np.var(X))
+            if not math.isfinite(var):  # the squares overflowed the float dtype
+                var = float(np.var(X, dtype=np.float64))
             return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
         if gamma == "auto":
             return 1.0 / X.shape[1]
-        raise ValueError(f"expected `gamma` 'scale', 'auto' or a positive number, got {gamma!r}")
-    if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not gamma > 0:
-        raise ValueError(f"expected `gamma` 'scale', 'auto' or a positive number, got {gamma!r}")
+        raise ValueError(f"expected `gamma` 'scale', 'auto' or a finite positive number, got {gamma!r}")
+    if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not 0 < gamma < math.inf:
+        raise ValueError(f"expected `gamma` 'scale', 'auto' or a finite positive number, got {gamma!r}")
     return float(gamma)
 
 
@@ -251,8 +309,8 @@ def make_kernel(kernel: str, gamma, degree, coef0, X=None):
     if kernel == "rbf":
         return kernels.gaussian(1.0 / (2.0 * gamma)), gamma
     degree = core.check_positive_int("degree", degree)
-    if isinstance(coef0, bool) or not isinstance(coef0, numbers.Real):
-        raise ValueError(f"expected `coef0` a number, got {coef0!r}")
+    if isinstance(coef0, bool) or not isinstance(coef0, numbers.Real) or not math.isfinite(coef0):
+        raise ValueError(f"expected `coef0` a finite number, got {coef0!r}")
     return Partial(_poly(degree), jnp.asarray(gamma), jnp.asarray(float(coef0))), gamma
 
 

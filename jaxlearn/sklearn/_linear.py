@@ -12,7 +12,7 @@ import jax.numpy as jnp
 from jax.tree_util import Partial
 
 from jaxlearn import core, linear, losses
-from jaxlearn.sklearn._base import BatchBinaryClassifier, BatchRegressor, make_kernel
+from jaxlearn.sklearn._base import FINITE, BatchBinaryClassifier, BatchRegressor, make_kernel
 
 __all__ = [
     "HardMarginSVC",
@@ -114,8 +114,24 @@ class SGDClassifier(_Solver, BatchBinaryClassifier):
       [1, 1, 0, 0]
     """
 
-    def __init__(self, loss="hinge", *, alpha=1e-2, eta0=None, fit_intercept=True, max_iter=5,
-                 batch_size=1, random_state=None):
+    _parameter_constraints = {
+        "alpha": core.POSITIVE,
+        "eta0": (core.POSITIVE, None),
+        "max_iter": core.POSITIVE_INT,
+        "batch_size": core.POSITIVE_INT,
+    }
+
+    def __init__(
+        self,
+        loss="hinge",
+        *,
+        alpha=1e-2,
+        eta0=None,
+        fit_intercept=True,
+        max_iter=5,
+        batch_size=1,
+        random_state=None,
+    ):
         self.loss = loss
         self.alpha = alpha
         self.eta0 = eta0
@@ -159,6 +175,13 @@ class LinearSVC(_Solver, BatchBinaryClassifier):
       ['b', 'b', 'a', 'a']
     """
 
+    _parameter_constraints = {
+        "C": core.POSITIVE,
+        "lam": (core.POSITIVE, None),
+        "max_iter": core.POSITIVE_INT,
+        "batch_size": core.POSITIVE_INT,
+    }
+
     def __init__(self, C=1.0, *, lam=None, fit_intercept=True, max_iter=20, batch_size=1, random_state=None):
         self.C = C
         self.lam = lam
@@ -197,6 +220,8 @@ class HardMarginSVC(BatchBinaryClassifier):
       [1, 1, -1, -1]
     """
 
+    _parameter_constraints = {"max_steps": core.POSITIVE_INT, "tol": core.POSITIVE}
+
     def __init__(self, *, fit_intercept=True, max_steps=1000, tol=1e-4):
         self.fit_intercept = fit_intercept
         self.max_steps = max_steps
@@ -209,6 +234,8 @@ class HardMarginSVC(BatchBinaryClassifier):
 
 class _KernelMixin:
     """``kernel``/``gamma``/``degree``/``coef0`` as scikit-learn names them; ``gamma_`` is the number used."""
+
+    _parameter_constraints = {"degree": core.POSITIVE_INT, "coef0": FINITE}
 
     def _prepare(self, X):
         super()._prepare(X)
@@ -246,8 +273,20 @@ class SVC(_KernelMixin, _Solver, BatchBinaryClassifier):
       [1, 1, 0, 0, 0, 0]
     """
 
-    def __init__(self, C=1.0, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0, lam=None, max_iter=10,
-                 random_state=None):
+    _parameter_constraints = {"C": core.POSITIVE, "lam": (core.POSITIVE, None), "max_iter": core.POSITIVE_INT}
+
+    def __init__(
+        self,
+        C=1.0,
+        *,
+        kernel="rbf",
+        gamma="scale",
+        degree=3,
+        coef0=0.0,
+        lam=None,
+        max_iter=10,
+        random_state=None,
+    ):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -316,6 +355,8 @@ class RidgeClassifier(BatchBinaryClassifier):
       [1, 1, 0, 0]
     """
 
+    _parameter_constraints = {"alpha": core.POSITIVE}
+
     def __init__(self, alpha=1.0, *, fit_intercept=True):
         self.alpha = alpha
         self.fit_intercept = fit_intercept
@@ -346,6 +387,8 @@ class Ridge(BatchRegressor):
       [6.0]
     """
 
+    _parameter_constraints = {"alpha": core.POSITIVE}
+
     def __init__(self, alpha=1.0, *, fit_intercept=True):
         self.alpha = alpha
         self.fit_intercept = fit_intercept
@@ -371,6 +414,8 @@ class KernelRidge(_KernelMixin, BatchRegressor):
       [6.0]
     """
 
+    _parameter_constraints = {"alpha": core.POSITIVE}
+
     def __init__(self, alpha=1.0, *, kernel="linear", gamma=None, degree=3, coef0=1.0):
         self.alpha = alpha
         self.kernel = kernel
@@ -385,4 +430,3 @@ class KernelRidge(_KernelMixin, BatchRegressor):
     def _batch_learner(self, X=None):
         core.POSITIVE.check("alpha", self.alpha)
         return linear.kernel_ridge(self._kernel(), float(self.alpha) / (2 * self.n_samples_fit_))
-

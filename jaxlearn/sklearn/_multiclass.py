@@ -138,6 +138,7 @@ class _Reduction(ScoringClassifier):
         X, y = self._validate(X, y, reset=True)
         y = encode_classes(self, y)
         inner = self._binary()
+        inner._check_params()  # the binary estimator's own names
         prepare = getattr(inner, "_prepare", None)
         if prepare is not None:
             prepare(X)  # data-dependent values of the binary estimator (gamma="scale", ...)
@@ -243,6 +244,8 @@ class MulticlassSVC(ScoringClassifier):
       [0, 1, 2]
     """
 
+    _parameter_constraints = {"C": core.POSITIVE, "lam": (core.POSITIVE, None), "max_iter": core.POSITIVE_INT}
+
     def __init__(self, C=1.0, *, lam=None, fit_intercept=True, max_iter=20, random_state=None):
         self.C = C
         self.lam = lam
@@ -300,6 +303,8 @@ class MulticlassPerceptron(ScoringClassifier):
       ['x', 'y', 'z']
     """
 
+    _parameter_constraints = {"max_iter": core.POSITIVE_INT}
+
     def __init__(self, *, max_iter: int = 1000):
         self.max_iter = max_iter
 
@@ -324,4 +329,3 @@ class MulticlassPerceptron(ScoringClassifier):
         """The class weight vectors, shape (K, d)."""
         check_is_fitted(self)
         return np.asarray(self.params_.w).reshape(self.classes_.size, -1)
-

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import RegressorMixin
 
-from jaxlearn import neighbors
+from jaxlearn import core, neighbors
 from jaxlearn.sklearn._base import JaxlearnEstimator, float_dtype
 from jaxlearn.sklearn._multiclass import MulticlassClassifier, evaluate, fit_learner, scores
 
@@ -21,6 +21,8 @@ __all__ = ["KNeighborsClassifier", "KNeighborsRegressor"]
 
 class _Neighbors:
     """What both rules share: ``n_neighbors`` and ``kneighbors``."""
+
+    _parameter_constraints = {"n_neighbors": core.POSITIVE_INT, "query_chunk": core.POSITIVE_INT}
 
     def _check_fit_sample(self, X):
         if isinstance(self.n_neighbors, int) and self.n_neighbors > X.shape[0]:

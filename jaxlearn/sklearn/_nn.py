@@ -50,6 +50,13 @@ class MLPClassifier(ScoringClassifier):
       ['a', 'b', 'c']
     """
 
+    _parameter_constraints = {
+        "alpha": core.NON_NEGATIVE,
+        "learning_rate_init": core.POSITIVE,
+        "max_iter": core.POSITIVE_INT,
+        "validation_fraction": core.Interval(0.0, 1.0, lo_closed=True),
+    }
+
     def __init__(
         self,
         hidden_layer_sizes=(100,),

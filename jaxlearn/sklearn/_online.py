@@ -105,6 +105,8 @@ class OnlineClassifier(BinaryLabels):
     #: The learner's labels: {-1, +1}, or {0, 1} for Winnow.
     _zero_one = False
 
+    _parameter_constraints = {"max_iter": core.POSITIVE_INT}
+
     def _learner(self) -> core.Learner:  # pragma: no cover - abstract
         raise NotImplementedError
 
@@ -215,8 +217,11 @@ class Perceptron(_LinearOnline):
       ['yes', 'yes', 'no', 'no']
     """
 
-    def __init__(self, eta0=1.0, *, fit_intercept=True, normalize=False, max_iter=5, shuffle=True,
-                 random_state=None):
+    _parameter_constraints = {"eta0": core.POSITIVE}
+
+    def __init__(
+        self, eta0=1.0, *, fit_intercept=True, normalize=False, max_iter=5, shuffle=True, random_state=None
+    ):
         self.eta0 = eta0
         self.fit_intercept = fit_intercept
         self.normalize = normalize
@@ -247,6 +252,8 @@ class MarginPerceptron(_LinearOnline):
       >>> MarginPerceptron(random_state=0).fit(X, [1, 1, 0, 0]).predict(X).tolist()
       [1, 1, 0, 0]
     """
+
+    _parameter_constraints = {"gamma": core.Interval(0.0, 1.0, hi_closed=True)}
 
     def __init__(self, gamma=0.1, *, fit_intercept=True, max_iter=5, shuffle=True, random_state=None):
         self.gamma = gamma
@@ -284,8 +291,19 @@ class OnlineGradientDescentClassifier(_LinearOnline):
       [1, 1, -1, -1]
     """
 
-    def __init__(self, loss="hinge", *, eta0=0.1, radius=None, fit_intercept=True, max_iter=5,
-                 shuffle=True, random_state=None):
+    _parameter_constraints = {"eta0": core.POSITIVE, "radius": (core.POSITIVE, None)}
+
+    def __init__(
+        self,
+        loss="hinge",
+        *,
+        eta0=0.1,
+        radius=None,
+        fit_intercept=True,
+        max_iter=5,
+        shuffle=True,
+        random_state=None,
+    ):
         self.loss = loss
         self.eta0 = eta0
         self.radius = radius

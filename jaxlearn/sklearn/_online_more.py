@@ -9,7 +9,7 @@ import numpy as np
 from jax.tree_util import Partial
 
 from jaxlearn import core, kernels, online
-from jaxlearn.sklearn._base import BinaryClassifier, make_kernel
+from jaxlearn.sklearn._base import FINITE, BinaryClassifier, make_kernel
 from jaxlearn.sklearn._online import OnlineClassifier, sign_of
 
 __all__ = ["KernelPerceptron", "Winnow"]
@@ -48,8 +48,20 @@ class KernelPerceptron(OnlineClassifier, BinaryClassifier):
       [1, 0, 0, 1]
     """
 
-    def __init__(self, kernel="rbf", *, gamma="scale", degree=3, coef0=0.0, budget=1000, max_iter=5,
-                 shuffle=True, random_state=None):
+    _parameter_constraints = {"degree": core.POSITIVE_INT, "coef0": FINITE, "budget": core.POSITIVE_INT}
+
+    def __init__(
+        self,
+        kernel="rbf",
+        *,
+        gamma="scale",
+        degree=3,
+        coef0=0.0,
+        budget=1000,
+        max_iter=5,
+        shuffle=True,
+        random_state=None,
+    ):
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
@@ -111,8 +123,13 @@ class Winnow(OnlineClassifier):
 
     _zero_one = True
 
-    def __init__(self, eta=2.0, *, threshold=None, binarize=0.0, max_iter=5, shuffle=True,
-                 random_state=None):
+    _parameter_constraints = {
+        "eta": core.Interval(1.0),
+        "threshold": (core.POSITIVE, None),
+        "binarize": (FINITE, None),
+    }
+
+    def __init__(self, eta=2.0, *, threshold=None, binarize=0.0, max_iter=5, shuffle=True, random_state=None):
         self.eta = eta
         self.threshold = threshold
         self.binarize = binarize

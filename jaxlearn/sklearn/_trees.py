@@ -13,8 +13,9 @@ import jax.numpy as jnp
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from jaxlearn import trees
+from jaxlearn import core, trees
 from jaxlearn.sklearn._multiclass import MulticlassClassifier
+from jaxlearn.trees._common import TREE_RANGES
 
 __all__ = ["DecisionTreeClassifier", "RandomForestClassifier"]
 
@@ -47,6 +48,12 @@ def _depth(max_depth, X, cap: int):
 
 class _TreeEstimator(MulticlassClassifier):
     """The parts the tree and the forest share: class frequencies and feature importances."""
+
+    _parameter_constraints = {
+        "max_depth": (TREE_RANGES["max_depth"], None),
+        "min_samples_leaf": TREE_RANGES["min_samples_leaf"],
+        "max_bins": (TREE_RANGES["max_bins"], None),
+    }
 
     def _criterion(self):
         return _CRITERIA.get(self.criterion, self.criterion)
@@ -152,6 +159,8 @@ class RandomForestClassifier(_TreeEstimator):
 
     #: the depth ``max_depth=None`` grows at most.
     DEPTH_CAP = 8
+
+    _parameter_constraints = {"n_estimators": core.POSITIVE_INT}
 
     def __init__(
         self,

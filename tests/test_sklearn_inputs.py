@@ -1,0 +1,119 @@
+"""The estimators' last silent and cryptic inputs (issue 33): non-bool booleans, errors that name the
+learner's arguments instead of the estimator's, overflow at large finite scales, and an epoch order
+that grew with ``max_iter``."""
+
+from __future__ import annotations
+
+import inspect
+import math
+
+import numpy as np
+import pytest
+
+import jaxlearn.sklearn as jsk
+
+X4 = np.array([[2.0, 1.0], [1.0, 2.0], [-1.0, -2.0], [-2.0, -1.0]] * 3)
+Y4 = np.array([1, 1, 0, 0] * 3)
+REGRESSORS = ("KNeighborsRegressor", "KernelRidge", "Ridge")
+
+
+def _fit(name, **params):
+    estimator = getattr(jsk, name)(**params)
+    y = Y4.astype(float) if name in REGRESSORS else Y4
+    return estimator.fit(X4, y)
+
+
+def _bool_params(name):
+    signature = inspect.signature(getattr(jsk, name).__init__)
+    return [p for p, v in signature.parameters.items() if isinstance(v.default, bool)]
+
+
+BOOLS = [(name, p) for name in jsk.__all__ for p in _bool_params(name)]
+
+
+def test_every_boolean_is_found():
+    assert {p for _, p in BOOLS} >= {"fit_intercept", "shuffle", "normalize", "bootstrap"}
+    assert len({name for name, p in BOOLS if p == "fit_intercept"}) >= 9
+
+
+@pytest.mark.parametrize("name,param", BOOLS)
+@pytest.mark.parametrize("value", ["no", 0, 1, None, "False"])
+def test_non_bool_boolean_is_refused(name, param, value):
+    with pytest.raises(ValueError, match=f"`{param}`"):
+        _fit(name, **{param: value})
+
+
+@pytest.mark.parametrize("name,param", BOOLS)
+def test_numpy_bool_is_a_bool(name, param):
+    _fit(name, **{param: np.False_})
+
+
+#: Out-of-range values of every numeric parameter (by name: the estimators share the names).
+BAD = {
+    "alpha": [-1.0, math.nan, math.inf, "x"],
+    "C": [0.0, -1.0, math.nan, math.inf],
+    "lam": [0.0, -1.0, math.nan],
+    "eta0": [0.0, -1.0, math.nan, math.inf, "x"],
+    "eta": [1.0, 0.5, math.nan, math.inf],
+    "max_iter": [0, -1, 1.5, math.nan],
+    "batch_size": [0, 1.5],
+    "gamma": [0.0, -1.0, math.nan, math.inf],
+    "degree": [0, 1.5],
+    "coef0": [math.nan, math.inf],
+    "budget": [0, 2.5],
+    "tol": [-1.0, 0.0, math.nan],
+    "max_steps": [0, 1.5],
+    "n_neighbors": [0, -1, 1.5],
+    "query_chunk": [0, 1.5],
+    "n_estimators": [0, 1.5],
+    "max_depth": [-1, 25, 1.5],
+    "min_samples_leaf": [0, 1.5],
+    "max_bins": [1, 2.5],
+    "max_features": [0, 1.5],
+    "learning_rate_init": [0.0, -1.0, math.nan],
+    "validation_fraction": [1.0, -0.1, math.nan],
+    "radius": [0.0, -1.0, math.nan],
+    "threshold": [0.0, -1.0, math.nan],
+    "binarize": [math.nan, math.inf, "x"],
+}
+#: Parameters that are not numeric hyperparameters.
+NOT_NUMERIC = {"random_state", "hidden_layer_sizes", "estimator"}
+KERNEL = {"KernelPerceptron": "poly", "KernelRidge": "poly", "NearestCentroid": "poly", "SVC": "poly"}
+
+
+def _numeric_params(name):
+    params = getattr(jsk, name)().get_params(deep=False)
+    return [
+        p
+        for p, v in params.items()
+        if p not in NOT_NUMERIC and (v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)))
+    ]
+
+
+NUMERIC = [(name, p, bad) for name in jsk.__all__ for p in _numeric_params(name) for bad in BAD[p]]
+
+
+def test_every_numeric_parameter_is_tried():
+    names = {name for name, _, _ in NUMERIC}
+    assert names >= set(jsk.__all__) - {"OneVsOneClassifier", "OneVsRestClassifier"}
+
+
+@pytest.mark.parametrize("name,param,bad", NUMERIC)
+def test_bad_hyperparameter_names_the_estimators_parameter(name, param, bad):
+    params = {param: bad}
+    if name in KERNEL:
+        params["kernel"] = KERNEL[name]
+    with pytest.raises((ValueError, TypeError), match=f"`{param}`"):
+        _fit(name, **params)
+
+
+INNER_BAD = [("LinearSVC", "C", 0.0), ("Perceptron", "eta0", 0.0), ("SGDClassifier", "alpha", 0.0),
+             ("Perceptron", "shuffle", "no")]  # fmt: skip
+
+
+@pytest.mark.parametrize("reduction", ["OneVsRestClassifier", "OneVsOneClassifier"])
+@pytest.mark.parametrize("inner,param,bad", INNER_BAD)
+def test_reductions_name_the_binary_estimators_parameter(reduction, inner, param, bad):
+    estimator = getattr(jsk, reduction)(getattr(jsk, inner)(**{param: bad}))
+    with pytest.raises(ValueError, match=f"`{param}`"):
+        estimator.fit(X4, np.arange(12) % 3)
