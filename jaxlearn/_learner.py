@@ -21,6 +21,7 @@ from jax.tree_util import Partial
 
 from jaxlearn._checks import Interval
 from jaxlearn._eager import checked as _checked
+from jaxlearn._registry import loadable
 
 Array = jax.Array
 State = Any
@@ -222,19 +223,33 @@ def _spec_of(learner) -> Optional[_Spec]:
     return spec
 
 
-def learner_factory(*traced: str, aliases: Optional[dict] = None, ranges: Optional[dict] = None):
+def learner_factory(
+    *traced: str,
+    aliases: Optional[dict] = None,
+    ranges: Optional[dict] = None,
+    functions: tuple = (),
+    learners: tuple = (),
+    load_caps: Optional[dict] = None,
+):
     """Make a factory's learners pytrees whose leaves are the hyperparameters named in ``traced``.
 
     The other arguments are structure. ``aliases`` maps old keyword names to current ones
     (``{"learning_rate": "eta"}``) so old call sites keep working. ``ranges`` maps every numeric
     argument to its :class:`~jaxlearn.core.Interval`; a concrete value outside it is a ``ValueError``
     naming the argument when the factory is called (a traced value is not checked).
+
+    The factory is registered for :func:`jaxlearn.io.load`, which reads three more declarations:
+    ``functions`` and ``learners`` name the arguments that take a function (a kernel, a loss) or
+    learners (a reduction's binary learner); a file may give a function or a learner nowhere else.
+    ``load_caps`` maps the arguments that size what the factory computes when called (a table, a
+    list of rules) to the largest value a file may ask for.
     """
-    aliases, ranges = dict(aliases or {}), dict(ranges or {})
+    aliases, ranges, load_caps = dict(aliases or {}), dict(ranges or {}), dict(load_caps or {})
 
     def decorate(factory):
         signature = inspect.signature(factory)
-        unknown = (set(traced) | set(ranges)) - set(signature.parameters)
+        declared = set(traced) | set(ranges) | set(functions) | set(learners) | set(load_caps)
+        unknown = declared - set(signature.parameters)
         if unknown:
             raise TypeError(f"{factory.__name__} has no parameters {sorted(unknown)}")
         if not all(isinstance(r, Interval) for r in ranges.values()):
@@ -258,7 +273,9 @@ def learner_factory(*traced: str, aliases: Optional[dict] = None, ranges: Option
 
         build.traced_hyperparameters = tuple(traced)
         build.ranges = ranges
-        return build
+        build.function_arguments, build.learner_arguments = tuple(functions), tuple(learners)
+        build.load_caps = load_caps
+        return loadable(build)
 
     return decorate
 

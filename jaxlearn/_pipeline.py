@@ -16,6 +16,7 @@ from typing import Any, Callable, NamedTuple
 import jax
 
 from jaxlearn._learner import Learner, learner_factory, register_kind
+from jaxlearn._registry import loadable
 
 Array = jax.Array
 
@@ -35,6 +36,7 @@ class Transform(NamedTuple):
     observe: Callable[[Any, Any], Any]
 
 
+@loadable
 class PipelineState(NamedTuple):
     """``transforms``: the state of each transform, in order; ``learner``: the learner's state."""
 
@@ -51,7 +53,7 @@ def _forward(transforms: tuple, states: tuple, x):
     return x, tuple(inputs)
 
 
-@learner_factory("transforms", "learner")
+@learner_factory("transforms", "learner", learners=("transforms", "learner"))
 def _pipeline(transforms: tuple, learner: Learner) -> Learner:
     def init(example_x, key=None):
         states, x = [], example_x

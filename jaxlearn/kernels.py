@@ -17,7 +17,7 @@ from jax.tree_util import Partial
 from jax.typing import ArrayLike
 
 from jaxlearn import core
-from jaxlearn.core import check_finite, check_positive_int, float_dtype
+from jaxlearn.core import check_finite, check_positive_int, float_dtype, loadable
 
 # fmt: off
 __all__ = [  # PAD is the pad value; the rest are functions
@@ -52,6 +52,7 @@ def _array(name: str, value, ndim: int, what: str) -> Array:
     return value
 
 
+@loadable
 def _linear(x, z):
     return jnp.vdot(*_pair(x, z))
 
@@ -71,6 +72,7 @@ def polynomial(degree: int) -> Kernel:
     return Partial(_polynomial(degree))
 
 
+@loadable
 @functools.lru_cache(maxsize=None)
 def _polynomial(degree: int) -> Callable:  # one function per degree: equal tree structures
     def k(x, z):
@@ -93,6 +95,7 @@ def gaussian(sigma: ArrayLike) -> Kernel:
     return Partial(_gaussian, sigma)
 
 
+@loadable
 def _gaussian(sigma, x, z):
     x, z = _pair(x, z)
     diff = x - z
@@ -116,6 +119,7 @@ def min_kernel() -> Kernel:
     return Partial(_min)
 
 
+@loadable
 def _min(x, z):
     return jnp.sum(jnp.minimum(*_pair(x, z)))
 
@@ -211,6 +215,7 @@ def _check_pad(pad) -> None:
         raise ValueError(f"expected a negative `pad` (symbols are >= 0), got {pad}")
 
 
+@loadable
 @functools.lru_cache(maxsize=None)
 def _substring(pad: int, include_empty: bool) -> Callable:
     # O(L^2): with C[i, j] the longest common prefix of x[i:] and z[j:] and D[i', i] that of x[i':] and

@@ -16,7 +16,7 @@ import numpy as np
 from jax.typing import ArrayLike
 
 from jaxlearn import core
-from jaxlearn.core import check_finite, is_concrete
+from jaxlearn.core import check_finite, is_concrete, loadable
 
 # fmt: off
 __all__ = [
@@ -70,6 +70,7 @@ def _residual(w, x, y) -> Array:
     return jnp.vdot(w, x) - y
 
 
+@loadable
 def zero_one(w: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
     r"""Halfspace 0-1 loss :math:`1[y \langle w, x\rangle \le 0]` (SS10 section 10).
 
@@ -81,6 +82,7 @@ def zero_one(w: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
     return jnp.where(margin <= 0, 1.0, 0.0).astype(margin.dtype)
 
 
+@loadable
 def hinge(w: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
     r"""Hinge loss :math:`\max\{0, 1 - y \langle w, x\rangle\}` (SS10 section 10; UML section 15.2).
 
@@ -90,6 +92,7 @@ def hinge(w: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
     return jnp.where(margin < 1, 1 - margin, jnp.zeros_like(margin))
 
 
+@loadable
 def ramp(w: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
     r"""Ramp loss :math:`\min\{1, \max\{0, 1 - y \langle w, x\rangle\}\}` (UML section 15.2.3).
 
@@ -111,6 +114,7 @@ def ramp(w: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
     return jnp.where(margin < 1, inside, jnp.zeros_like(margin))
 
 
+@loadable
 def logistic(w: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
     r"""Logistic loss :math:`\log(1 + e^{-y\langle w, x\rangle})` (SS10 Example 4), computed stably.
 
@@ -120,11 +124,13 @@ def logistic(w: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
     return jnp.logaddexp(jnp.zeros_like(margin), -margin)
 
 
+@loadable
 def squared(w: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
     r"""Squared loss :math:`(\langle w, x\rangle - y)^2` (SS10 Example 3; no factor 1/2)."""
     return _residual(w, x, y) ** 2
 
 
+@loadable
 def absolute(w: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
     r"""Absolute loss :math:`|\langle w, x\rangle - y|`.
 

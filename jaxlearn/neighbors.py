@@ -45,6 +45,7 @@ from jaxlearn.core import (
     float_dtype,
     is_concrete,
     learner_factory,
+    loadable,
     num_classes_of,
     row_split,
     rows_like,
@@ -65,6 +66,7 @@ EXTRA_CANDIDATES = 8
 BLOCK = 64
 
 
+@loadable
 class KNNParams(NamedTuple):
     r"""The stored sample: ``X`` (m, d), ``y`` (m,) (int32 labels, or float targets for
     :func:`knn_regressor`), ``center`` :math:`c` (d,), the midpoint of the sample's bounding box

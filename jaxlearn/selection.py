@@ -23,7 +23,7 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec
 from jax.typing import ArrayLike
 
 from jaxlearn import core, metrics, parallel
-from jaxlearn.core import OPEN_UNIT, POSITIVE_INT, BatchLearner, as_array, as_labels
+from jaxlearn.core import OPEN_UNIT, POSITIVE_INT, BatchLearner, as_array, as_labels, loadable
 
 __all__ = ["Folds", "GridSearchResult", "cross_validate", "grid_search", "kfold", "train_test_split"]
 
@@ -32,6 +32,7 @@ Array = jax.Array
 Scorer = Callable[[Array, Array], Array]
 
 
+@loadable
 class Folds(NamedTuple):
     """k equal-size folds as index arrays (:func:`kfold`).
 
@@ -44,6 +45,7 @@ class Folds(NamedTuple):
     test: Array
 
 
+@loadable
 class GridSearchResult(NamedTuple):
     """What :func:`grid_search` found.
 

@@ -1,7 +1,8 @@
 """Layout rules, read off the sources (ast): who may import what, and how long a module may be.
 
 - The core's private modules (``jaxlearn._checks``, ``jaxlearn._eager``, ``jaxlearn._learner``,
-  ``jaxlearn._pipeline``, ``jaxlearn._progress``, ``jaxlearn._regularized``, ``jaxlearn._sharding``,
+  ``jaxlearn._pipeline``, ``jaxlearn._progress``, ``jaxlearn._regularized``, ``jaxlearn._registry``,
+  ``jaxlearn._sharding``,
   ``jaxlearn._threads``)
   are reached through ``jaxlearn.core`` only.
 - A family (``jaxlearn.online``, ``jaxlearn.linear``, ...) imports its own private modules, and of the
@@ -23,7 +24,8 @@ MAX_LINES = 400
 
 
 CORE_INTERNALS = {
-    "_checks", "_eager", "_learner", "_pipeline", "_progress", "_regularized", "_sharding", "_threads",
+    "_checks", "_eager", "_learner", "_pipeline", "_progress", "_regularized", "_registry", "_sharding",
+    "_threads",
 }
 # Private modules that the package's __init__ runs at import (configuration, not API).
 PACKAGE_SETUP = {"jaxlearn._compilation_cache"}

@@ -11,7 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn.core import POSITIVE, POSITIVE_INT, Learner, check_ndim, learner_factory, zero_counter
+from jaxlearn.core import POSITIVE, POSITIVE_INT, Learner, check_ndim, learner_factory, loadable, zero_counter
 from jaxlearn.experts._soa import (
     LABELS,
     MAX_VERSION_SPACES,
@@ -31,6 +31,7 @@ Array = jax.Array
 MAX_EXPERTS = 1 << 16
 
 
+@loadable
 class AgnosticState(NamedTuple):
     """``experts``: (d,) int32 version-space ids, :math:`V_t` of each expert; ``rwm``: the randomized
     weighted majority state over the experts; ``step``: rounds played (0-based round of the next
@@ -41,6 +42,7 @@ class AgnosticState(NamedTuple):
     step: Array
 
 
+@loadable
 class AgnosticInfo(NamedTuple):
     r"""``prediction``: the advice of the expert drawn by weighted majority; ``loss``: its 0-1 loss;
     ``expected_loss``: :math:`|p_t - y_t| = \langle w^{(t)}, v_t\rangle`; ``probability``:
@@ -72,6 +74,7 @@ def expert_index_sets(horizon: int, ldim: int) -> np.ndarray:
         "max_version_spaces": POSITIVE_INT,
         "max_experts": POSITIVE_INT,
     },
+    load_caps={"max_version_spaces": MAX_VERSION_SPACES, "max_experts": MAX_EXPERTS},
 )
 def agnostic_experts(
     H: ArrayLike,

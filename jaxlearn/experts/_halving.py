@@ -8,12 +8,13 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from jaxlearn.core import Learner, check_ndim, check_width, learner_factory, zero_counter
+from jaxlearn.core import Learner, check_ndim, check_width, learner_factory, loadable, zero_counter
 from jaxlearn.experts._common import check_advice_stream, says_one
 
 Array = jax.Array
 
 
+@loadable
 class VersionSpaceState(NamedTuple):
     """``alive``: boolean mask of the experts consistent with every outcome so far (:math:`V_t`);
     ``step``: rounds played (int32)."""
@@ -22,6 +23,7 @@ class VersionSpaceState(NamedTuple):
     step: Array
 
 
+@loadable
 class VersionSpaceInfo(NamedTuple):
     """``prediction`` in {0, 1} made before the outcome; ``loss``/``mistake`` its 0-1 loss;
     ``inconsistent``: no expert of :math:`V_t` agreed with the outcome (the stream is not realizable).

@@ -8,7 +8,7 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from jaxlearn.core import POSITIVE, Learner, check_width, learner_factory, zero_counter
+from jaxlearn.core import POSITIVE, Learner, check_width, learner_factory, loadable, zero_counter
 from jaxlearn.experts._common import check_loss_stream, init_log_weights, normalize
 from jaxlearn.experts._hedge_blocks import allocations
 
@@ -19,6 +19,7 @@ Array = jax.Array
 BLOCK_SIZE = 2**18
 
 
+@loadable
 class HedgeState(NamedTuple):
     """``log_v``: the allocation :math:`\\log v_t` (normalised); ``key``: for HA-2 sampling (a dummy key
     when ``sample=False``); ``step``: rounds played."""
@@ -28,6 +29,7 @@ class HedgeState(NamedTuple):
     step: Array
 
 
+@loadable
 class HedgeInfo(NamedTuple):
     r"""``prediction``: the allocation :math:`v_t`; ``loss``: :math:`v_t \cdot \ell_t` (HA-1);
     ``action``: the action sampled from :math:`v_t` (HA-2; -1 without sampling); ``action_loss``:

@@ -23,6 +23,7 @@ from jaxlearn.core import (
     check_ndim,
     is_concrete,
     learner_factory,
+    loadable,
     zero_counter,
 )
 from jaxlearn.experts._common import OUTCOME_HINT
@@ -250,6 +251,7 @@ def shattered_tree(H: ArrayLike, *, max_version_spaces: int = MAX_VERSION_SPACES
     return jnp.asarray(nodes)
 
 
+@loadable
 class SOAState(NamedTuple):
     """``node``: int32 id of :math:`V_t` in the version-space table; ``version_space``: the same set as a
     boolean mask over the rows of ``H``; ``step``: rounds played."""
@@ -259,6 +261,7 @@ class SOAState(NamedTuple):
     step: Array
 
 
+@loadable
 class SOAInfo(NamedTuple):
     """``prediction`` in {0, 1} made before the outcome; ``loss``/``mistake`` its 0-1 loss;
     ``inconsistent``: no hypothesis of :math:`V_t` agreed with the outcome (the stream is not
@@ -302,7 +305,10 @@ def soa_prediction(next_id: Array, ldim: Array, node: Array, x: Array) -> Array:
     return (children[1] >= children[0]).astype(jnp.int32)
 
 
-@learner_factory(ranges={"H": LABELS, "max_version_spaces": POSITIVE_INT})
+@learner_factory(
+    ranges={"H": LABELS, "max_version_spaces": POSITIVE_INT},
+    load_caps={"max_version_spaces": MAX_VERSION_SPACES},
+)
 def soa(H: ArrayLike, *, max_version_spaces: int = MAX_VERSION_SPACES) -> Learner:
     r"""The Standard Optimal Algorithm: predict the label whose version space has the larger Ldim.
 

@@ -8,7 +8,7 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from jaxlearn.core import POSITIVE, Interval, Learner, learner_factory, zero_counter
+from jaxlearn.core import POSITIVE, Interval, Learner, learner_factory, loadable, zero_counter
 from jaxlearn.experts._common import (
     as_advice,
     check_advice_stream,
@@ -21,6 +21,7 @@ from jaxlearn.experts._common import (
 Array = jax.Array
 
 
+@loadable
 class WeightedMajorityState(NamedTuple):
     """``log_w``: normalised log-weights, :math:`\\log(\\beta^{M_{t,i}} / W_t)`; ``step``: rounds played."""
 
@@ -28,6 +29,7 @@ class WeightedMajorityState(NamedTuple):
     step: Array
 
 
+@loadable
 class WeightedMajorityInfo(NamedTuple):
     """``prediction``: the weighted-majority vote in {0, 1}; ``loss``/``mistake``: its 0-1 loss."""
 
@@ -36,6 +38,7 @@ class WeightedMajorityInfo(NamedTuple):
     mistake: Array
 
 
+@loadable
 class RandomizedWeightedMajorityState(NamedTuple):
     """``log_w``: normalised log-weights :math:`\\log w^{(t)}`; ``key``: split every round; ``step``."""
 
@@ -44,6 +47,7 @@ class RandomizedWeightedMajorityState(NamedTuple):
     step: Array
 
 
+@loadable
 class RandomizedWeightedMajorityInfo(NamedTuple):
     r"""``prediction``: the advice of the expert drawn from :math:`w^{(t)}`; ``loss``: its 0-1 (or
     absolute) loss; ``expected_loss``: :math:`\langle w^{(t)}, v_t\rangle` with

@@ -3,11 +3,34 @@
 :func:`save` writes any jaxlearn pytree (an online state, batch params, a ``TrainHistory``, a learner
 built by a factory, tuples/lists/dicts of these) or a fitted :mod:`jaxlearn.sklearn` estimator to one
 file; :func:`load` gives it back with the same types (``NamedTuple`` classes, ``Learner`` factories,
-estimator classes), dtypes and shapes, bit for bit. Loading never executes code from the file (as
-skops, unlike pickle): a type name is resolved only to a ``NamedTuple`` class, a
-``core.learner_factory`` factory or a function *defined in a* ``jaxlearn.*`` *module*, or to an
-estimator listed in ``jaxlearn.sklearn.__all__``; anything else is a ``ValueError`` (your own
-``NamedTuple`` or function is restored from ``like=``, never by name).
+estimator classes), dtypes and shapes, bit for bit.
+
+**A file is untrusted input** (as with skops, unlike pickle). Loading never runs code named by the
+file and its cost is bounded by the file:
+
+- a name in the file resolves only to an entry of jaxlearn's registry (:func:`registered` lists
+  them): the learner factories, the data ``NamedTuple`` s the families return (states, params,
+  traces, histories), the pure functions a learner may hold (kernels, losses, projections,
+  activations, feature maps) and the cached makers of such functions; an estimator only to a class
+  of ``jaxlearn.sklearn.__all__``. Never ``Learner``, ``BatchLearner`` or ``Transform`` built by
+  hand, never a private helper, never another library's object. A new learner joins the registry
+  where it is defined (its ``core.learner_factory`` decorator; ``core.loadable`` on its state or
+  params class and on any function it may hold);
+- a function stands only where the factory's signature takes one (its ``functions=``
+  declaration: ``kernel``, ``loss``, ``projection``, ``feature_map``, ``activation``), a learner
+  only where it takes learners (a reduction's ``binary``, a pipeline's steps), an estimator only
+  as an estimator's parameter; fitted attributes and ``NamedTuple`` fields are data;
+- every factory argument passes the factory's own range checks before the factory runs, and the
+  arguments that size what a factory computes at once are capped (``load_caps=``: SOA's and the
+  agnostic experts' ``max_version_spaces`` at 2^17 and ``max_experts`` at 2^16, the conjunction's
+  and the decision list's ``n`` at 2^20); ``like=`` with a bigger learner lifts a cap to its value;
+- only a regular file is opened (a FIFO, a device or a directory is refused without blocking), its
+  members must be stored (a compressed member is refused: jaxlearn writes none), their declared
+  sizes must add up to no more than the file, and each array's ``.npy`` header must match the
+  metadata before its bytes are read;
+- every failure is a :class:`FileError` (a ``ValueError``) naming the file and the node.
+
+Your own ``NamedTuple`` s and functions are restored from ``like=``, never by name.
 
 **Format, version 1.** An uncompressed NumPy ``.npz`` archive (readable with
 ``numpy.load(path, allow_pickle=False)``) with the members
@@ -35,13 +58,16 @@ kernel's: ``maker``, the function's ``name``, the maker's ``args``); ``partial``
 A learner is saved as its factory call and rebuilt by calling the factory again. What cannot be named
 (a lambda, a local function, an optax optimiser, a learner built by hand) makes :func:`save` raise a
 ``ValueError`` naming where it is. The file is written atomically: a temporary file in the same
-directory, ``fsync``, then ``os.replace``; a failed save leaves no partial file. A float64
-``jax.Array`` loads only with ``jax_enable_x64`` on (a ``ValueError`` otherwise, never a silent cast).
+directory, ``fsync``, then ``os.replace``; a failed save leaves no partial file; a symlink's target is
+replaced, a read-only file is not (see :func:`save`). A float64 ``jax.Array`` loads only with
+``jax_enable_x64`` on (a :class:`FileError` otherwise, never a silent cast).
 """
 
+from jaxlearn.core import registered
 from jaxlearn.io._common import FORMAT
 from jaxlearn.io._common import VERSION
+from jaxlearn.io._common import FileError
 from jaxlearn.io._load import load
 from jaxlearn.io._save import save
 
-__all__ = ["FORMAT", "VERSION", "load", "save"]
+__all__ = ["FORMAT", "VERSION", "FileError", "load", "registered", "save"]

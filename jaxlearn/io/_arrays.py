@@ -45,16 +45,32 @@ def _dtype_name(dtype, path: str) -> str:
     raise ValueError(f"cannot save {path}: arrays of dtype {dtype} are not supported")
 
 
-def _dtype(spec: dict, fail):
-    name = spec.get("dtype")
+def _known_dtype(spec) -> "np.dtype | None":
+    name = spec.get("dtype") if isinstance(spec, dict) else None
     if name == "key":
         return np.dtype(np.uint32)
-    if isinstance(name, str) and NATIVE_DTYPE.match(name):
-        return np.dtype(name)
-    if isinstance(name, str) and EXTENDED_DTYPE.match(name):
-        with contextlib.suppress(TypeError):
+    with contextlib.suppress(TypeError, ValueError):
+        if isinstance(name, str) and NATIVE_DTYPE.match(name):
+            dtype = np.dtype(name)
+            return dtype if is_native(dtype) else None
+        if isinstance(name, str) and EXTENDED_DTYPE.match(name):
             return jnp.dtype(name)
-    raise fail(f"corrupted metadata: unknown dtype {name!r}")
+    return None
+
+
+def _dtype(spec: dict, fail):
+    dtype = _known_dtype(spec)
+    if dtype is None:
+        raise fail(f"corrupted metadata: unknown dtype {spec.get('dtype')!r}")
+    return dtype
+
+
+def storage_dtype(spec) -> "np.dtype | None":
+    """The dtype a leaf described by ``spec`` is stored as (``None`` for an unknown dtype)."""
+    dtype = _known_dtype(spec)
+    if dtype is None:
+        return None
+    return dtype if is_native(dtype) else np.dtype(f"u{dtype.itemsize}")
 
 
 def restore(spec, stored, fail):

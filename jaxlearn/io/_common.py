@@ -22,7 +22,8 @@ MISSING = object()
 
 
 class FileError(ValueError):
-    """A problem with the file itself (its message already names the file)."""
+    """Every failure of :func:`~jaxlearn.io.load`: the message names the file and, inside it, the node
+    (``tree['learner'].eta``) where the problem is."""
 
 
 def name_of(obj) -> str:

@@ -1,11 +1,12 @@
-"""Reading: the metadata checked, names resolved inside jaxlearn only, the value rebuilt."""
+"""Reading: names resolved in jaxlearn's registry only, functions and learners only where a factory
+takes them, sizes capped before any factory runs, every failure a :class:`FileError`."""
 
 from __future__ import annotations
 
 import functools
 import importlib
 import inspect
-import json
+import math
 import re
 from inspect import iscode
 from typing import Any
@@ -14,26 +15,34 @@ import jax
 import numpy as np
 from jax.tree_util import Partial
 
+from jaxlearn import core
+from jaxlearn.io._archive import read
 from jaxlearn.io._arrays import restore
-from jaxlearn.io._common import (
-    FORMAT,
-    LEARNERS,
-    META,
-    MISSING,
-    NAME,
-    VERSION,
-    FileError,
-    as_path,
-    factory_call,
-    in_jaxlearn,
-    is_factory,
-    name_of,
-)
+from jaxlearn.io._common import LEARNERS, MISSING, FileError, as_path, factory_call, name_of
 
 _NODES = (
     "none", "bool", "int", "str", "float", "array", "tuple", "list", "dict", "object_array", "namedtuple",
     "learner", "function", "closure", "partial", "estimator",
 )  # fmt: skip
+#: Where a node may stand: the nodes that are not plain data, by the role that admits them.
+DATA = frozenset()
+FUNCTION = frozenset({"function", "closure", "partial"})
+LEARNER = frozenset({"learner"})
+ESTIMATOR = frozenset({"estimator"})
+ANYTHING = FUNCTION | LEARNER | ESTIMATOR
+_NUMBER = (int, float, np.integer, np.floating)
+#: The fitted attributes an estimator may have, by name, and what each must be.
+FITTED = {
+    "classes_": lambda v: isinstance(v, np.ndarray),
+    "feature_names_in_": lambda v: isinstance(v, np.ndarray),
+    "n_features_in_": lambda v: isinstance(v, (int, np.integer)) and not isinstance(v, bool),
+    "n_iter_": lambda v: isinstance(v, (*_NUMBER, np.ndarray)) and not isinstance(v, bool),
+    "n_samples_fit_": lambda v: isinstance(v, (int, np.integer)) and not isinstance(v, bool),
+    "gamma_": lambda v: isinstance(v, _NUMBER) and not isinstance(v, bool),
+    "state_": lambda v: isinstance(v, tuple) and hasattr(v, "_fields"),
+    "params_": lambda v: isinstance(v, tuple) and hasattr(v, "_fields"),
+    "estimator_attributes_": lambda v: isinstance(v, dict),
+}
 
 
 def _is_key(value) -> bool:
@@ -43,7 +52,12 @@ def _is_key(value) -> bool:
 
 
 class _Reader:
-    """Rebuilds a value from its JSON node; ``like`` (when given) supplies types and is checked."""
+    """Rebuilds a value from its JSON node; ``like`` (when given) supplies types and is checked.
+
+    ``role`` is the set of non-data nodes the position admits: a function only as a factory's
+    function argument (or inside a ``Partial`` there), a learner only as a factory's learner
+    argument, an estimator only as an estimator's parameter; the top of the file admits them all.
+    """
 
     def __init__(self, path: str, arrays: list, leaves: list):
         self.path, self.arrays, self.leaves = path, arrays, leaves
@@ -57,18 +71,24 @@ class _Reader:
             f"the file {found}"
         )
 
-    def node(self, n, where: str, like=MISSING):
+    def node(self, n, where: str, like=MISSING, role=ANYTHING):
         kind = n.get("type") if isinstance(n, dict) else None
-        method = getattr(self, f"_{kind}") if kind in _NODES else None
-        if method is None:
+        if kind not in _NODES:
             raise self.fail(where, f"corrupted metadata: unknown node {str(n)[:80]!r}")
-        return method(n, where, like)
+        if like is MISSING and kind in ANYTHING and kind not in role:
+            raise self.fail(where, f"a {kind} where only data may stand (pass `like=` to supply your own)")
+        try:
+            return getattr(self, f"_{kind}")(n, where, like, role)
+        except (FileError, RecursionError):
+            raise
+        except Exception as e:  # noqa: BLE001 - whatever a malformed node raises is a bad file
+            raise self.fail(where, f"corrupted metadata ({type(e).__name__}: {e})") from None
 
     def _check_like(self, where, like, ok: bool, found: str):
         if like is not MISSING and not ok:
             raise self.mismatch(where, like, found)
 
-    def _none(self, n, where, like):
+    def _none(self, n, where, like, role=DATA):
         self._check_like(where, like, like is None, "has None")
 
     def _scalar(self, n, where, like, cls, value):
@@ -77,43 +97,47 @@ class _Reader:
         self._check_like(where, like, type(like) is cls, f"has a Python {cls.__name__}")
         return value
 
-    def _bool(self, n, where, like):
+    def _bool(self, n, where, like, role=DATA):
         return self._scalar(n, where, like, bool, n.get("value"))
 
-    def _int(self, n, where, like):
+    def _int(self, n, where, like, role=DATA):
         return self._scalar(n, where, like, int, n.get("value"))
 
-    def _str(self, n, where, like):
+    def _str(self, n, where, like, role=DATA):
         return self._scalar(n, where, like, str, n.get("value"))
 
-    def _float(self, n, where, like):
+    def _float(self, n, where, like, role=DATA):
         try:
             value = float.fromhex(n.get("value"))
-        except (TypeError, ValueError):
-            raise self.fail(where, "corrupted metadata: a float is not a hex string") from None
+        except (TypeError, ValueError, OverflowError):
+            raise self.fail(
+                where, "corrupted metadata: a float is not a finite-exponent hex string"
+            ) from None
         return self._scalar(n, where, like, float, value)
 
-    def _items(self, n, where, like, key="items"):
+    def _items(self, n, where, like, key="items", role=DATA):
         items = n.get(key)
         if not isinstance(items, list):
             raise self.fail(where, f"corrupted metadata: `{key}` is not a list")
         if like is not MISSING and len(like) != len(items):
             raise self.mismatch(where, like, f"has {len(items)} items")
         likes = list(like) if like is not MISSING else [MISSING] * len(items)
-        return [self.node(item, f"{where}[{i}]", u) for i, (item, u) in enumerate(zip(items, likes))]
+        return [self.node(item, f"{where}[{i}]", u, role) for i, (item, u) in enumerate(zip(items, likes))]
 
-    def _tuple(self, n, where, like):
+    def _tuple(self, n, where, like, role=DATA):
         self._check_like(where, like, type(like) is tuple, "has a tuple")
-        return tuple(self._items(n, where, like))
+        return tuple(self._items(n, where, like, role=role))
 
-    def _list(self, n, where, like):
+    def _list(self, n, where, like, role=DATA):
         self._check_like(where, like, type(like) is list, "has a list")
-        return self._items(n, where, like)
+        return self._items(n, where, like, role=role)
 
-    def _dict(self, n, where, like):
+    def _dict(self, n, where, like, role=DATA):
         keys = self._items(n, f"{where} keys", MISSING, "keys")
-        if not all(_is_key(k) for k in keys):
-            raise self.fail(where, "corrupted metadata: a dict key is not a scalar or a tuple of scalars")
+        if not all(_is_key(k) for k in keys) or len(set(map(repr, keys))) != len(keys):
+            raise self.fail(
+                where, "corrupted metadata: a dict key is not a distinct scalar or tuple of scalars"
+            )
         self._check_like(
             where, like, type(like) is dict and list(like) == keys, f"has a dict with keys {keys}"
         )
@@ -121,13 +145,13 @@ class _Reader:
         if not isinstance(values, list) or len(values) != len(keys):
             raise self.fail(where, "corrupted metadata: a dict's keys and values differ in number")
         likes = [like[k] for k in keys] if like is not MISSING else [MISSING] * len(keys)
-        return {k: self.node(v, f"{where}[{k!r}]", u) for k, v, u in zip(keys, values, likes)}
+        return {k: self.node(v, f"{where}[{k!r}]", u, role) for k, v, u in zip(keys, values, likes)}
 
-    def _object_array(self, n, where, like):
+    def _object_array(self, n, where, like, role=DATA):
         items, shape = self._items(n, where, MISSING), n.get("shape")
         if not (isinstance(shape, list) and all(type(s) is int and s >= 0 for s in shape)):
             raise self.fail(where, "corrupted metadata: a bad shape")
-        if int(np.prod(shape)) != len(items) or not all(type(u) in (bool, int, float, str) for u in items):
+        if math.prod(shape) != len(items) or not all(type(u) in (bool, int, float, str) for u in items):
             raise self.fail(where, "corrupted metadata: an object array's items do not fit its shape")
         out = np.empty(shape, object)
         out.reshape(-1)[:] = items
@@ -135,7 +159,7 @@ class _Reader:
         self._check_like(where, like, ok, f"has an object array of shape {out.shape}")
         return out
 
-    def _array(self, n, where, like):
+    def _array(self, n, where, like, role=DATA):
         i = n.get("leaf")
         if type(i) is not int or not 0 <= i < len(self.leaves):
             raise self.fail(where, "corrupted metadata: a leaf index out of range")
@@ -147,21 +171,19 @@ class _Reader:
             self._check_like(where, like, ok, f"has an array of dtype {value.dtype} and shape {value.shape}")
         return value
 
-    def _namedtuple(self, n, where, like):
+    def _namedtuple(self, n, where, like, role=DATA):
         ref, fields = n.get("class"), n.get("fields")
         if like is not MISSING:
             ok = isinstance(like, tuple) and hasattr(like, "_fields")
             self._check_like(where, like, ok and name_of(type(like)) == ref, f"has a {ref}")
             cls = type(like)
         else:
-            cls = self.resolve(ref, where, "NamedTuple class")
-            if not (isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields")):
-                raise self.fail(where, f"{ref} is not a NamedTuple class")
-        if list(cls._fields) != fields:
+            cls = self.resolve(ref, where, "namedtuple", "NamedTuple class")
+        if list(cls._fields) != fields or len(n.get("items") or ()) != len(fields):
             raise self.fail(where, f"the fields {fields} are not those of {ref}: {list(cls._fields)}")
         return cls(*self._items(n, where, like))
 
-    def _learner(self, n, where, like):
+    def _learner(self, n, where, like, role=DATA):
         ref, kind, args = n.get("factory"), n.get("kind"), n.get("args")
         if kind not in LEARNERS or not isinstance(args, dict):
             raise self.fail(where, "corrupted metadata: a bad learner")
@@ -174,49 +196,63 @@ class _Reader:
             factory, likes = call
             self._check_like(where, like, set(likes) == set(args), f"has arguments {sorted(args)}")
         else:
-            factory = self.resolve(ref, where, "learner factory")
-            if not is_factory(factory):
-                raise self.fail(where, f"{ref} is not a core.learner_factory factory")
-        values = {k: self.node(a, f"{where}.{k}", likes.get(k, MISSING)) for k, a in args.items()}
+            factory = self.resolve(ref, where, "factory", "learner factory")
+            unknown = set(args) - set(inspect.signature(factory).parameters)
+            if unknown:
+                raise self.fail(where, f"{ref} has no arguments {sorted(unknown)}")
+        roles = {
+            **{k: FUNCTION for k in factory.function_arguments},
+            **{k: LEARNER for k in factory.learner_arguments},
+        }
+        values = {
+            k: self.node(a, f"{where}.{k}", likes.get(k, MISSING), roles.get(k, DATA))
+            for k, a in args.items()
+        }
+        for name, cap in factory.load_caps.items():
+            value, vouched = values.get(name), likes.get(name)
+            limit = max(cap, vouched) if isinstance(vouched, _NUMBER) else cap
+            if isinstance(value, _NUMBER) and value > limit:
+                raise self.fail(
+                    f"{where}.{name}",
+                    f"the file asks {ref.split(':')[-1]} for `{name}` = {value}; a file may ask for at most "
+                    f"{limit} (pass `like=` a learner built with that `{name}` to load it)",
+                )
         try:
             learner = factory(**values)
-        except (TypeError, ValueError) as e:
+        except Exception as e:  # noqa: BLE001 - the factory's own checks refuse the file's arguments
             raise self.fail(where, f"cannot rebuild the learner with {ref}: {e}") from None
         if type(learner) is not LEARNERS[kind]:
             raise self.fail(where, f"{ref} built a {type(learner).__name__}, the file has a {kind}")
         return learner
 
-    def _function(self, n, where, like):
+    def _function(self, n, where, like, role=DATA):
         ref = n.get("ref")
         if like is not MISSING:
             self._check_like(where, like, callable(like) and name_of(like) == ref, f"has the function {ref}")
             return like
-        f = self.resolve(ref, where, "function")
-        if not callable(f) or isinstance(f, type):
-            raise self.fail(where, f"{ref} is not a function")
-        return f
+        return self.resolve(ref, where, "function", "function")
 
-    def _closure(self, n, where, like):
-        maker = self.resolve(n.get("maker"), where, "function maker")
+    def _closure(self, n, where, like, role=DATA):
+        maker = self.resolve(n.get("maker"), where, "maker", "function maker")
         args, name = n.get("args"), n.get("name")
         code = getattr(getattr(maker, "__wrapped__", None), "__code__", None)
         inner = [getattr(c, "co_qualname", c.co_name) for c in getattr(code, "co_consts", ()) if iscode(c)]
-        if not (hasattr(maker, "cache_info") and isinstance(args, dict) and name in inner):
-            raise self.fail(where, f"{n.get('maker')} is not a cached jaxlearn maker of {name!r}")
-        values = {k: self.node(a, f"{where}.{k}") for k, a in args.items()}
+        if not (isinstance(args, dict) and name in inner):
+            raise self.fail(where, f"{n.get('maker')} is not a maker of {name!r}")
+        values = {k: self.node(a, f"{where}.{k}", role=DATA) for k, a in args.items()}
         order = list(inspect.signature(maker).parameters)
         if set(order) != set(values) or not all(type(v) in (bool, int, float, str) for v in values.values()):
             raise self.fail(where, f"corrupted metadata: the arguments of {n.get('maker')} are not {order}")
         try:
             f = maker(*(values[k] for k in order))
-        except (TypeError, ValueError) as e:
+        except Exception as e:  # noqa: BLE001
             raise self.fail(where, f"cannot rebuild the function: {e!r}") from None
         if getattr(f, "__qualname__", None) != name:
             raise self.fail(where, f"{n.get('maker')} did not make the function {name!r}")
         self._check_like(where, like, like is f, f"has {name_of(f)}")
         return f
 
-    def _partial(self, n, where, like):
+    def _partial(self, n, where, like, role=DATA):
         self._check_like(where, like, isinstance(like, Partial), "has a jax.tree_util.Partial")
         parts = (like.func, like.args, like.keywords) if like is not MISSING else (MISSING,) * 3
         keywords = n.get("keywords")
@@ -224,15 +260,13 @@ class _Reader:
             raise self.fail(where, "corrupted metadata: a Partial's keywords are not an object")
         if parts[2] is not MISSING and set(parts[2]) != set(keywords):
             raise self.mismatch(where, like, f"has the keywords {sorted(keywords)}")
-        func = self.node(n.get("func"), f"{where}.func", parts[0])
+        func = self.node(n.get("func"), f"{where}.func", parts[0], FUNCTION)
         args = self._items(n, f"{where}.args", parts[1], "args")
         likes = parts[2] if parts[2] is not MISSING else {}
-        kw = {k: self.node(a, f"{where}.{k}", likes.get(k, MISSING)) for k, a in keywords.items()}
-        if not callable(func):
-            raise self.fail(where, "corrupted metadata: a Partial of something not callable")
+        kw = {k: self.node(a, f"{where}.{k}", likes.get(k, MISSING), DATA) for k, a in keywords.items()}
         return Partial(func, *args, **kw)
 
-    def _estimator(self, n, where, like):
+    def _estimator(self, n, where, like, role=DATA):
         name, params, fitted = n.get("class"), n.get("params"), n.get("fitted")
         estimators = importlib.import_module("jaxlearn.sklearn")
         if not isinstance(name, str) or name not in estimators.__all__:
@@ -241,39 +275,44 @@ class _Reader:
         self._check_like(where, like, type(like) is cls, f"has a {name}")
         if not (isinstance(params, dict) and isinstance(fitted, dict)):
             raise self.fail(where, "corrupted metadata: a bad estimator")
+        unknown = set(params) - set(cls._get_param_names())
+        if unknown:
+            raise self.fail(where, f"{name} has no parameters {sorted(unknown)}")
         bad = [k for k in fitted if not re.match(r"[A-Za-z][A-Za-z0-9_]*_\Z", k) or hasattr(cls, k)]
         if bad:
             raise self.fail(where, f"{bad[0]!r} is not a fitted attribute name")
+        like_params = like.get_params(deep=False) if like is not MISSING else {}
+        values = {}
+        for k, a in params.items():  # a parameter's value is the file's; a nested estimator is checked
+            vouched = like_params.get(k, MISSING)
+            vouched = vouched if hasattr(vouched, "get_params") else MISSING
+            values[k] = self.node(a, f"{where}.{k}", vouched, ESTIMATOR)
         try:
-            est = cls(**{k: self.node(a, f"{where}.{k}") for k, a in params.items()})
-        except (TypeError, ValueError) as e:
+            est = cls(**values)
+            if hasattr(est, "_check_params"):  # the estimator's own range checks
+                est._check_params()
+        except Exception as e:  # noqa: BLE001
             raise self.fail(where, f"cannot rebuild {name}: {e}") from None
+        like_fitted = vars(like) if like is not MISSING else {}
         for k, a in fitted.items():
-            setattr(est, k, self.node(a, f"{where}.{k}"))
+            value = self.node(a, f"{where}.{k}", like_fitted.get(k, MISSING), DATA)
+            if k in FITTED and not FITTED[k](value):
+                raise self.fail(
+                    f"{where}.{k}", f"the fitted attribute {k} of {name} is a {type(value).__name__}"
+                )
+            setattr(est, k, value)
         return est
 
-    def resolve(self, ref, where: str, what: str):
-        """The object named ``module:qualname``, only if it is defined in a jaxlearn module."""
-        module, _, qualname = ref.partition(":") if isinstance(ref, str) else ("", "", "")
-        names = qualname.split(".")
-        valid = all(NAME.match(p) and not p.startswith("__") for p in module.split(".") + names)
-        if not (valid and in_jaxlearn(module)):
+    def resolve(self, ref, where: str, kind: str, what: str):
+        """The object registered as ``ref`` for loading, which must be of ``kind``."""
+        found = core.loadable_entry(ref)
+        if found is None or found[0] != kind:
             raise self.fail(
                 where,
-                f"refuses to load the {what} {ref!r}: only objects defined in jaxlearn modules are "
-                "loaded by name (pass `like=` to restore your own types)",
+                f"refuses to load the {what} {ref!r}: not registered for loading by jaxlearn "
+                "(see jaxlearn.io; pass `like=` to restore your own types and functions)",
             )
-        try:
-            obj = importlib.import_module(module)
-        except ImportError:
-            raise self.fail(where, f"the {what} {ref!r} does not exist in this jaxlearn") from None
-        for i, name in enumerate(names):
-            obj = getattr(obj, name, None)
-            if i < len(names) - 1 and not isinstance(obj, type):
-                obj = None
-        if obj is None or name_of(obj) != ref:
-            raise self.fail(where, f"the {what} {ref!r} does not exist in this jaxlearn")
-        return obj
+        return found[1]
 
 
 def _kind(value) -> str:
@@ -285,58 +324,30 @@ def _kind(value) -> str:
     return "None" if value is None else f"a {type(value).__name__}"
 
 
-def _read(path: str):
-    """The metadata and the arrays of the file at ``path`` (``ValueError`` on any problem with it)."""
-    with open(path, "rb") as f:
-        if f.read(4) != b"PK\x03\x04":
-            raise FileError(f"{path}: not a jaxlearn file (not a NumPy .npz archive)")
-    try:
-        with np.load(path, allow_pickle=False) as archive:
-            if META not in archive.files:
-                raise FileError(f"{path}: not a jaxlearn file (an .npz archive without {META!r})")
-            raw = archive[META]
-            if raw.dtype != np.uint8 or raw.ndim != 1:
-                raise FileError(f"{path}: corrupted metadata (not a uint8 vector)")
-            try:
-                meta = json.loads(raw.tobytes().decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError) as e:
-                raise FileError(f"{path}: corrupted metadata (not UTF-8 JSON: {e})") from None
-            if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-                raise FileError(f"{path}: not a jaxlearn file (its metadata is not of format {FORMAT!r})")
-            version = meta.get("version")
-            if type(version) is not int or not 1 <= version <= VERSION:
-                raise FileError(
-                    f"{path}: format version {version!r}, this jaxlearn reads versions 1 to {VERSION} "
-                    f"(written by jaxlearn {meta.get('jaxlearn')})"
-                )
-            leaves = meta.get("leaves")
-            names = [META] + [f"leaf_{i}" for i in range(len(leaves) if isinstance(leaves, list) else 0)]
-            if not isinstance(leaves, list) or sorted(archive.files) != sorted(names):
-                raise FileError(f"{path}: corrupted file (its arrays do not match the metadata)")
-            arrays = [archive[f"leaf_{i}"] for i in range(len(leaves))]
-    except FileError:
-        raise
-    except Exception as e:  # noqa: BLE001 - zip, zlib, npy-header and CRC errors all mean a bad file
-        raise FileError(f"{path}: truncated or corrupted file ({type(e).__name__}: {e})") from None
-    return meta, arrays
-
-
 def load(path, like: Any = None) -> Any:
     """Read what :func:`save` wrote at ``path``, with its types, dtypes and shapes.
 
+    The file is untrusted input: names resolve only to what jaxlearn registers for loading, a
+    function or a learner stands only where a factory takes one, the arguments of every factory
+    pass its range checks and size caps before it runs (see :mod:`jaxlearn.io`), and reading costs
+    at most the file's size in memory.
+
     Args:
       path: the file.
-      like: optional; a value of the expected structure (a freshly built state, params or learner).
-        The loaded tree must match it (containers, ``NamedTuple`` types, factories, array dtypes and
-        shapes), and its types are used: so your own ``NamedTuple`` s and functions are restored
-        without resolving any name from the file.
+      like: optional; a value of the expected structure (a freshly built state, params, learner or
+        estimator). The loaded tree must match it (containers, ``NamedTuple`` types, factories,
+        array dtypes and shapes, an estimator's class and fitted attributes), and its types and
+        functions are used, never resolved from the file: so your own ``NamedTuple`` s and
+        functions are restored, and a learner's size arguments may reach ``like``'s.
 
     Returns:
       The saved value.
 
     Raises:
-      ValueError: the file is truncated, corrupted or foreign, of a newer format version, names a type
-        outside jaxlearn, or does not match ``like``; the message names the file and the problem.
+      FileError: (a ``ValueError``) on every failure: a missing, special (FIFO, device, directory),
+        truncated, corrupted, compressed or foreign file, a newer format version, a name that is not
+        registered, an argument out of range or over its cap, or a tree that does not match
+        ``like``; the message names the file and the node.
 
     Examples:
       >>> import os, tempfile
@@ -349,7 +360,7 @@ def load(path, like: Any = None) -> Any:
       'PerceptronState'
     """
     path = as_path(path)
-    meta, arrays = _read(path)
+    meta, arrays = read(path)
     reader = _Reader(path, arrays, meta["leaves"])
     try:
         return reader.node(meta.get("tree"), "tree", MISSING if like is None else like)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import importlib
 import inspect
 import json
 import os
+import stat
 import tempfile
 from typing import Any
 
@@ -136,12 +138,30 @@ class _Writer:
         }
 
 
+def _target(path: str) -> str:
+    """The file ``save`` replaces: a symlink's target (the link stays, as with ``open(path, "wb")``);
+    never a directory, a special file or a read-only file."""
+    if not path or path.endswith(("/", os.sep)) or os.path.isdir(path):
+        raise ValueError(f"expected `path` the name of a file, got {path!r} (a directory)")
+    target = os.path.realpath(path)
+    if os.path.lexists(target):
+        mode = os.stat(target).st_mode
+        if not stat.S_ISREG(mode):
+            raise ValueError(f"expected `path` a regular file or a new name, got {path!r} (a special file)")
+        if not mode & stat.S_IWUSR:
+            raise PermissionError(errno.EACCES, "read-only file, not replaced", path)
+    return target
+
+
 def save(path, tree: Any) -> None:
     """Write ``tree`` (a state, params, a learner, an estimator, or containers of them) to ``path``.
 
     The format is the module's (an ``.npz`` archive of the arrays plus JSON metadata); the file is
     written atomically (a temporary file in the same directory, ``fsync``, ``os.replace``), so a
-    failed save leaves ``path`` as it was. ``path`` is used as given (no suffix is added).
+    failed save leaves ``path`` as it was. ``path`` is used as given (no suffix is added). As
+    ``open(path, "wb")`` would, a symlink is followed (its target is replaced, the link stays) and a
+    read-only file is refused (``PermissionError``, also for root); a directory, a name ending in a
+    separator or a special file (a FIFO, a device) is a ``ValueError``.
 
     Args:
       path: the file to write (replaced if it exists).
@@ -162,7 +182,7 @@ def save(path, tree: Any) -> None:
       >>> sorted(io.load(path))
       ['learner', 'state']
     """
-    path = as_path(path)
+    target = _target(as_path(path))
     writer = _Writer()
     meta = {
         "format": FORMAT,
@@ -174,7 +194,6 @@ def save(path, tree: Any) -> None:
     text = json.dumps(meta, allow_nan=False, separators=(",", ":"))
     members = {META: np.frombuffer(text.encode("utf-8"), np.uint8)}
     members.update((f"leaf_{i}", a) for i, a in enumerate(writer.arrays))
-    target = os.path.abspath(path)
     fd, temporary = tempfile.mkstemp(
         prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=os.path.dirname(target)
     )

@@ -18,6 +18,7 @@ from jaxlearn.core import (
     float_dtype,
     is_concrete,
     learner_factory,
+    loadable,
 )
 from jaxlearn.kernels import Kernel, as_tree, check_kernel, expansion
 from jaxlearn.linear._common import as_support_dtype, kernel_example
@@ -25,6 +26,7 @@ from jaxlearn.linear._common import as_support_dtype, kernel_example
 Array = jax.Array
 
 
+@loadable
 class KernelCentroidParams(NamedTuple):
     r"""``support``: the (m, d) training instances; ``alpha``: (m,) :math:`1/m_+` on the positive
     examples and :math:`-1/m_-` on the negative ones, so that :math:`w = c_+ - c_- = \sum_i \alpha_i
@@ -35,7 +37,7 @@ class KernelCentroidParams(NamedTuple):
     b: Array
 
 
-@learner_factory("kernel", ranges={"batch_size": POSITIVE_INT})
+@learner_factory("kernel", ranges={"batch_size": POSITIVE_INT}, functions=("kernel",))
 def kernel_centroid(kernel: Kernel, *, batch_size: Optional[int] = None) -> BatchLearner:
     r"""The closest-centroid classifier in a kernel's feature space (a tie is positive).
 

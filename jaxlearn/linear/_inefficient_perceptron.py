@@ -19,6 +19,7 @@ from jaxlearn.core import (
     check_positive_int,
     check_sample,
     learner_factory,
+    loadable,
     sign_label,
 )
 from jaxlearn.linear._common import cyclic_passes, linear_score
@@ -29,6 +30,7 @@ Array = jax.Array
 MAX_CANDIDATES = 1_000_000
 
 
+@loadable
 class InefficientPerceptronParams(NamedTuple):
     r"""``w``: the Perceptron's weights on the inliers (the predictor); ``w_star``: a unit vector
     maximising :math:`|\{i : y_i\langle w^*, x_i\rangle \ge \gamma\}|`; ``inliers``: that set :math:`I`;

@@ -15,6 +15,7 @@ from jaxlearn.core import (
     check_positive_int,
     check_sample,
     learner_factory,
+    loadable,
     sign_label,
 )
 from jaxlearn.kernels import Kernel, as_tree, check_kernel, expansion, gram
@@ -24,6 +25,7 @@ Array = jax.Array
 HIGHEST = jax.lax.Precision.HIGHEST  # float32 products in float32 (no TF32 on a GPU)
 
 
+@loadable
 class KernelBatchPerceptronParams(NamedTuple):
     r"""``support``: the (m, d) training instances; ``alpha``: (m,) the coefficients, so that
     :math:`w = \sum_i \alpha_i \psi(x_i)` (:math:`\alpha_i` is :math:`y_i` times the updates made on
@@ -38,7 +40,7 @@ class KernelBatchPerceptronParams(NamedTuple):
     converged: Array
 
 
-@learner_factory("kernel", ranges={"max_epochs": POSITIVE_INT})
+@learner_factory("kernel", ranges={"max_epochs": POSITIVE_INT}, functions=("kernel",))
 def kernel_batch_perceptron(kernel: Kernel, max_epochs: int = 1000) -> BatchLearner:
     r"""The batch Perceptron in a kernel's feature space, run on the Gram matrix :math:`G_{ij} = K(x_i, x_j)`.
 

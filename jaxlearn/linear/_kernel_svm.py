@@ -27,6 +27,7 @@ from jaxlearn.core import (
     check_variant,
     float_dtype,
     learner_factory,
+    loadable,
     regularized_sgd,
     sample_indices,
     sign_label,
@@ -41,6 +42,7 @@ HIGHEST = jax.lax.Precision.HIGHEST  # float32 products in float32 (no TF32 on a
 BLOCK = 64
 
 
+@loadable
 class KernelSVMParams(NamedTuple):
     r"""``support``: the (m, d) training instances :math:`x_j`; ``alpha``: (m,) the averaged coefficients
     :math:`\bar\alpha`, so that :math:`\bar w = \sum_j \bar\alpha_j \psi(x_j)`; ``num_steps``: :math:`T`
@@ -51,7 +53,12 @@ class KernelSVMParams(NamedTuple):
     num_steps: Array
 
 
-@learner_factory("kernel", "lam", ranges={"lam": POSITIVE, "steps": POSITIVE_INT, "batch_size": POSITIVE_INT})
+@learner_factory(
+    "kernel",
+    "lam",
+    ranges={"lam": POSITIVE, "steps": POSITIVE_INT, "batch_size": POSITIVE_INT},
+    functions=("kernel",),
+)
 def kernel_svm(
     kernel: Kernel,
     lam: ArrayLike,

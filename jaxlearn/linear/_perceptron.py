@@ -18,6 +18,7 @@ from jaxlearn.core import (
     check_positive_int,
     check_sample,
     learner_factory,
+    loadable,
     sign_label,
 )
 from jaxlearn.linear._common import cyclic_passes, linear_score
@@ -25,6 +26,7 @@ from jaxlearn.linear._common import cyclic_passes, linear_score
 Array = jax.Array
 
 
+@loadable
 class BatchPerceptronParams(NamedTuple):
     """``w``: the weights; ``num_updates``: updates made; ``num_epochs``: passes over the sample;
     ``converged``: the last pass made no update (every example has :math:`y\\langle w, x\\rangle > 0`);
@@ -38,6 +40,7 @@ class BatchPerceptronParams(NamedTuple):
     update_counts: Array
 
 
+@loadable
 class AugmentedPerceptronParams(NamedTuple):
     r"""``w``: the first :math:`d` coordinates of the augmented weights (the returned predictor);
     ``xi``: the :math:`m` slack coordinates (:math:`\xi_i \ne 0` only for examples that were updated);

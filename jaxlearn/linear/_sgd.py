@@ -23,6 +23,7 @@ from jaxlearn.core import (
     check_positive_int,
     check_sample,
     learner_factory,
+    loadable,
     scan,
     sign_label,
 )
@@ -32,6 +33,7 @@ Array = jax.Array
 Loss = Callable[[Array, Array, Array], Array]
 
 
+@loadable
 class SGDParams(NamedTuple):
     r"""``w``: the output, :math:`\bar w = \frac1T\sum_{t=1}^T w_t` (or :math:`w_{T+1}` when
     ``average=False``); ``last``: the last iterate :math:`w_{T+1}`; ``num_steps``: :math:`T` (int32);
@@ -53,6 +55,7 @@ class SGDParams(NamedTuple):
 @learner_factory(
     "eta", "lam", "projection",
     ranges={"steps": POSITIVE_INT, "eta": POSITIVE, "lam": POSITIVE, "batch_size": POSITIVE_INT},
+    functions=("loss", "projection"),
 )  # fmt: skip
 def sgd(
     loss: Loss,

@@ -28,6 +28,7 @@ from jaxlearn.core import (
     hinge_subgradient,
     is_concrete,
     learner_factory,
+    loadable,
     regularized_sgd,
     sign_label,
 )
@@ -45,6 +46,7 @@ from jaxlearn.linear._hard_svm_bias import hard_svm_bias_fit
 Array = jax.Array
 
 
+@loadable
 class SoftSVMParams(NamedTuple):
     r"""``w``: the averaged output :math:`\bar w`; ``b``: the intercept (0 unless ``fit_intercept``)."""
 
@@ -146,6 +148,7 @@ _soft_svm_fit = jax.jit(_soft_svm_body, static_argnames=("fit_intercept", "varia
 # --------------------------------------------------------------------------------------------
 
 
+@loadable
 class HardSVMParams(NamedTuple):
     r"""The Hard-SVM solution and its certificates.
 

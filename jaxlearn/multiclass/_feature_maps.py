@@ -20,6 +20,7 @@ from jaxlearn.core import (
     check_width,
     float_dtype,
     is_concrete,
+    loadable,
 )
 from jaxlearn.multiclass._common import NUM_CLASSES, as_array
 
@@ -28,6 +29,7 @@ Array = jax.Array
 _DF_MODES = ("occurrences", "documents")
 
 
+@loadable
 def multivector(x: ArrayLike, y: ArrayLike, num_classes: int) -> Array:
     r"""The multivector construction (UML (17.2); Crammer & Singer 2001).
 
@@ -62,6 +64,7 @@ def multivector(x: ArrayLike, y: ArrayLike, num_classes: int) -> Array:
     return (onehot[:, None] * x[None, :]).reshape(-1)
 
 
+@loadable
 def _tfidf_map(log_idf: Array, x: ArrayLike, y: ArrayLike, num_classes=None) -> Array:
     x = jnp.asarray(x)
     check_ndim("x", x, 1, "(d,) (a count vector)")

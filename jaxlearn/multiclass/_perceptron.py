@@ -8,7 +8,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from jaxlearn.core import POSITIVE_INT, BatchLearner, check_multiclass_sample, learner_factory
+from jaxlearn.core import POSITIVE_INT, BatchLearner, check_multiclass_sample, learner_factory, loadable
 from jaxlearn.multiclass._common import NUM_CLASSES, all_features, argmax_label, as_feature_map, as_sample
 from jaxlearn.multiclass._feature_maps import multivector
 from jaxlearn.multiclass._svm import linear_scores
@@ -16,6 +16,7 @@ from jaxlearn.multiclass._svm import linear_scores
 Array = jax.Array
 
 
+@loadable
 class MulticlassPerceptronParams(NamedTuple):
     r"""``w``: the weights, flat (for the multivector map ``w.reshape(k, n)[y]`` is :math:`w_y`);
     ``num_updates``: updates made; ``num_epochs``: passes over the sample; ``converged``: the last pass
@@ -28,7 +29,11 @@ class MulticlassPerceptronParams(NamedTuple):
     converged: Array
 
 
-@learner_factory("feature_map", ranges={"num_classes": NUM_CLASSES, "max_epochs": POSITIVE_INT})
+@learner_factory(
+    "feature_map",
+    ranges={"num_classes": NUM_CLASSES, "max_epochs": POSITIVE_INT},
+    functions=("feature_map",),
+)
 def multiclass_perceptron(
     num_classes: int, *, max_epochs: int = 1000, feature_map=multivector
 ) -> BatchLearner:

@@ -53,7 +53,7 @@ def _checked_X(fn, params, X) -> Array:
     return X
 
 
-@learner_factory("binary", ranges={"num_classes": NUM_CLASSES})
+@learner_factory("binary", ranges={"num_classes": NUM_CLASSES}, learners=("binary",))
 def one_vs_all(binary: BatchLearner, num_classes: int) -> BatchLearner:
     r"""One-versus-All (UML section 17.1; SPEC 11.1).
 
@@ -108,7 +108,7 @@ def pairs(num_classes: int) -> tuple[np.ndarray, np.ndarray]:
     return np.triu_indices(int(num_classes), 1)
 
 
-@learner_factory("binary", ranges={"num_classes": NUM_CLASSES})
+@learner_factory("binary", ranges={"num_classes": NUM_CLASSES}, learners=("binary",))
 def all_pairs(binary: BatchLearner, num_classes: int, *, subsample: str = "pair") -> BatchLearner:
     r"""All-Pairs (UML section 17.1; SPEC 11.2).
 

@@ -21,6 +21,7 @@ from jaxlearn.core import (
     POSITIVE_INT,
     BatchLearner,
     learner_factory,
+    loadable,
 )
 from jaxlearn.multiclass._common import NUM_CLASSES
 from jaxlearn.multiclass._feature_maps import multivector
@@ -29,6 +30,7 @@ from jaxlearn.multiclass._svm import hinge_subgradient, sgd_learner
 Array = jax.Array
 
 
+@loadable
 class MulticlassSGDParams(NamedTuple):
     r"""``w``: the average iterate :math:`\bar w = \frac1T\sum_{t=1}^T w^{(t)}`, flat, shape ``(d,)`` (for
     the multivector map ``w.reshape(k, n)[y]`` is :math:`w_y`); ``b``: the per-class intercepts, shape
@@ -43,6 +45,7 @@ class MulticlassSGDParams(NamedTuple):
     "delta",
     "feature_map",
     ranges={"eta": POSITIVE, "steps": POSITIVE_INT, "num_classes": NUM_CLASSES, "delta": NON_NEGATIVE},
+    functions=("feature_map",),
 )
 def multiclass_sgd(
     eta: ArrayLike,

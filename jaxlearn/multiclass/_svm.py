@@ -26,6 +26,7 @@ from jaxlearn.core import (
     check_ndim,
     float_dtype,
     learner_factory,
+    loadable,
     regularized_sgd,
     sample_indices,
 )
@@ -45,6 +46,7 @@ from jaxlearn.multiclass._feature_maps import multivector
 Array = jax.Array
 
 
+@loadable
 class MulticlassSVMParams(NamedTuple):
     r"""``w``: the averaged weights :math:`\bar w`, flat, shape ``(d,)`` (for the multivector map
     :math:`d = nk` and ``w.reshape(k, n)[y]`` is :math:`w_y`); ``b``: the per-class intercepts, shape
@@ -89,6 +91,7 @@ def loss_augmented_argmax(scores: Array, costs: Array, y: Array) -> Array:
     "delta",
     "feature_map",
     ranges={"lam": POSITIVE, "steps": POSITIVE_INT, "num_classes": NUM_CLASSES, "delta": NON_NEGATIVE},
+    functions=("feature_map",),
 )
 def multiclass_svm(
     lam: ArrayLike,

@@ -25,6 +25,7 @@ from jaxlearn.core import (
     check_sample,
     is_concrete,
     learner_factory,
+    loadable,
     num_classes_of,
 )
 from jaxlearn.nn._inputs import as_numbers, check_callable, check_key, check_width, static_int
@@ -44,6 +45,7 @@ RANGES = {
 }  # fmt: skip
 
 
+@loadable
 class MLPParams(NamedTuple):
     r"""A fitted :func:`mlp_classifier`.
 
@@ -60,7 +62,9 @@ class MLPParams(NamedTuple):
     diverged: Array
 
 
-@learner_factory("eta", "weight_decay", aliases={"learning_rate": "eta"}, ranges=RANGES)
+@learner_factory(
+    "eta", "weight_decay", aliases={"learning_rate": "eta"}, ranges=RANGES, functions=("activation",)
+)
 def mlp_classifier(
     hidden: Union[int, Sequence[int]],
     *,

@@ -14,7 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn.core import POSITIVE, check_class_labels, check_finite
+from jaxlearn.core import POSITIVE, check_class_labels, check_finite, loadable
 from jaxlearn.nn._inputs import as_numbers, check_callable, check_dtype, check_key, check_width, network
 
 Array = jax.Array
@@ -27,6 +27,7 @@ Activation = Callable[[Array], Array]
 # --------------------------------------------------------------------------------------------
 
 
+@loadable
 def sigmoid(a: ArrayLike) -> Array:
     r"""The book's sigmoid :math:`\sigma(a) = 1/(1 + e^{-a})` (UML section 20.1)."""
     return jax.nn.sigmoid(as_numbers("a", a))
@@ -38,21 +39,25 @@ def _sigmoid_derivative(a):
     return s * (1 - s)
 
 
+@loadable
 def tanh(a: ArrayLike) -> Array:
     r""":math:`\tanh(a)`, a sigmoid rescaled to (-1, 1): :math:`\tanh(a) = 2\sigma(2a) - 1`."""
     return jnp.tanh(as_numbers("a", a))
 
 
+@loadable
 def relu(a: ArrayLike) -> Array:
     r""":math:`\max\{0, a\}` (derivative taken as 0 at 0, as ``jax.grad`` does)."""
     return jax.nn.relu(as_numbers("a", a))
 
 
+@loadable
 def identity(a: ArrayLike) -> Array:
     """The identity output (a network for the squared loss of UML section 20.6)."""
     return as_numbers("a", a)
 
 
+@loadable
 def softmax(a: ArrayLike) -> Array:
     r"""The softmax output :math:`e^{a_i}/\sum_j e^{a_j}` (class probabilities; pairs with the
     cross-entropy). Not element-wise: :func:`backprop` does not take it."""
@@ -62,6 +67,7 @@ def softmax(a: ArrayLike) -> Array:
     return jax.nn.softmax(a)
 
 
+@loadable
 def sign(a: ArrayLike) -> Array:
     r"""The sign activation of UML section 20.1 with values in :math:`\{\pm1\}`: +1 iff :math:`a > 0`
     (``sign(0) = -1``, the library's convention; the constructions of section 20.3 never reach 0)."""

@@ -26,6 +26,7 @@ from jaxlearn.core import (
     block_weights,
     check_divisible,
     check_progress,
+    loadable,
     local_rows,
     row_split,
     rows_like,
@@ -51,6 +52,7 @@ LOSSES = ("squared", "cross_entropy")
 SAMPLINGS = ("uniform", "stratified")
 
 
+@loadable
 class TrainHistory(NamedTuple):
     r"""What :func:`train` records at each of its :math:`E = \lceil \text{steps} / \text{eval\_every}\rceil`
     evaluations (arrays of shape ``(E,)``, a leading seed axis under ``vmap``).

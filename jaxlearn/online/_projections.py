@@ -15,7 +15,7 @@ from jax.tree_util import Partial
 from jax.typing import ArrayLike
 from optax import projections
 
-from jaxlearn.core import POSITIVE, Interval, is_concrete
+from jaxlearn.core import POSITIVE, Interval, is_concrete, loadable
 
 Array = jax.Array
 Projection = Callable[[Array], Array]
@@ -77,16 +77,19 @@ def simplex(scale: ArrayLike = 1.0) -> Projection:
     return Partial(_project_simplex, scale)
 
 
+@loadable
 def _project_simplex(scale, w):
     # optax divides float sums by an int ``arange``: standard promotion, whatever the user's setting
     with jax.numpy_dtype_promotion("standard"):
         return projections.projection_simplex(w, jnp.asarray(scale).astype(w.dtype)).astype(w.dtype)
 
 
+@loadable
 def _project_l2_ball(radius, w):
     return projections.projection_l2_ball(w, jnp.asarray(radius).astype(w.dtype))
 
 
+@loadable
 def _project_box(lo, hi, w):
     lower, upper = (jnp.asarray(b).astype(w.dtype) for b in (lo, hi))
     return projections.projection_box(w, lower, upper)

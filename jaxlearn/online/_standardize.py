@@ -7,11 +7,12 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from jaxlearn.core import Transform, check_ndim, check_width, float_dtype, learner_factory
+from jaxlearn.core import Transform, check_ndim, check_width, float_dtype, learner_factory, loadable
 
 Array = jax.Array
 
 
+@loadable
 class StandardizeState(NamedTuple):
     """``count``: instances observed (int32); ``mean``: their running mean; ``m2``: the running sum of
     squared deviations (Welford), so the variance is ``m2 / count``."""

@@ -24,6 +24,7 @@ from jaxlearn.core import (
     float_dtype,
     is_concrete,
     learner_factory,
+    loadable,
     regularized_sgd,
     sample_indices,
 )
@@ -32,6 +33,7 @@ from jaxlearn.structured._chain import PAD, chain_features, feature_size, loss_a
 Array = jax.Array
 
 
+@loadable
 class StructuredSVMParams(NamedTuple):
     r"""``w``: the averaged weights :math:`\bar w`, flat of length ``n_pixels*q + q*q`` (see
     :func:`~jaxlearn.structured.chain_features` for the layout)."""

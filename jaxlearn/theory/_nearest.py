@@ -18,6 +18,7 @@ import jax.numpy as jnp
 from jax.typing import ArrayLike
 
 from jaxlearn import core
+from jaxlearn.core import loadable
 from jaxlearn.theory._common import _check
 
 Array = jax.Array
@@ -60,6 +61,7 @@ def curse_of_dimensionality_sample_size(c: ArrayLike, d: ArrayLike, epsilon: Arr
     return (4 * c * jnp.sqrt(d) / epsilon) ** (d + 1)
 
 
+@loadable
 class LabelledGrid(NamedTuple):
     r"""The distribution of UML Theorem 19.4: ``points`` (N, d), the :math:`N = (c+1)^d` points of the grid
     of spacing :math:`1/c` in :math:`[0,1]^d`, each of probability :math:`1/N`, and their ``labels`` (N,)

@@ -17,11 +17,13 @@ from jax.typing import ArrayLike
 from optax.projections import projection_simplex
 
 from jaxlearn import core, linear
+from jaxlearn.core import loadable
 from jaxlearn.theory._common import _points
 
 Array = jax.Array
 
 
+@loadable
 class Rectangle(NamedTuple):
     """An axis-aligned rectangle :math:`\\prod_j [\\text{lower}_j, \\text{upper}_j]` (empty when some
     ``lower > upper``)."""
@@ -30,6 +32,7 @@ class Rectangle(NamedTuple):
     upper: Array
 
 
+@loadable
 class HalfspaceCompression(NamedTuple):
     r"""``w``: the min-norm point of :math:`\mathrm{conv}\{y_i x_i\}` (the halfspace's normal);
     ``weights``: convex weights with :math:`w = \sum_i \alpha_i y_i x_i`; ``support``: the kept examples,

@@ -22,6 +22,7 @@ from jaxlearn.core import (
     is_concrete,
     join_slices,
     learner_factory,
+    loadable,
     run_in_threads,
     scan,
 )
@@ -46,6 +47,7 @@ from jaxlearn.trees._tree import leaf_class
 Array = jax.Array
 
 
+@loadable
 class RandomForestParams(NamedTuple):
     """``trees``: the :class:`~jaxlearn.trees.DecisionTreeParams` of every tree, stacked on a leading axis.
 

@@ -17,9 +17,12 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
+from jaxlearn.core import loadable
+
 Array = jax.Array
 
 
+@loadable
 class DecisionTreeParams(NamedTuple):
     r"""A complete binary tree of static depth :math:`D` in heap layout (:math:`N = 2^{D+1} - 1` nodes).
 
