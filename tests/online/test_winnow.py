@@ -1,4 +1,5 @@
-"""Winnow: Littlestone's mistake bound on disjunctions, against random and adaptive streams."""
+"""Winnow: Littlestone's mistake bound on disjunctions, against random and adaptive streams; the promotion and
+demotion factor eta by hand (eta = 3) and against a float64 reference (eta in {1.5, 3, 5})."""
 
 import jax
 import jax.numpy as jnp
@@ -75,3 +76,80 @@ def test_rejects_plus_minus_labels_and_real_features():
         core.run(learner, learner.init(X[0]), X, 2 * y - 1)
     with pytest.raises(ValueError, match=r"`xs` in \{0, 1\}"):
         core.run(learner, learner.init(X[0]), X * 0.5, y)
+
+
+def test_hand_trace_with_eta_3_and_threshold_4():
+    # Littlestone's Winnow2: predict 1 iff sum_{i: x_i = 1} w_i >= theta; on a false negative multiply
+    # the active weights by eta (promotion), on a false positive divide them by eta (demotion).
+    # n = 4, eta = 3, theta = 4, w_1 = (1, 1, 1, 1); by hand:
+    X = jnp.array(
+        [
+            [1, 0, 0, 0],  # 1 < 4: 0, y = 1: promote x1             -> (3, 1, 1, 1)
+            [1, 0, 0, 0],  # 3 < 4: 0, y = 1: promote x1             -> (9, 1, 1, 1)
+            [1, 1, 0, 0],  # 10 >= 4: 1, y = 0: demote x1, x2        -> (3, 1/3, 1, 1)
+            [0, 1, 1, 1],  # 7/3 < 4: 0, y = 1: promote x2, x3, x4   -> (3, 1, 3, 3)
+            [1, 0, 0, 0],  # 3 < 4: 0, y = 1: promote x1             -> (9, 1, 3, 3)
+            [0, 0, 1, 1],  # 6 >= 4: 1, y = 0: demote x3, x4         -> (9, 1, 1, 1)
+            [0, 1, 1, 0],  # 2 < 4: 0, y = 0: correct
+            [1, 0, 0, 1],  # 10 >= 4: 1, y = 1: correct
+            [0, 1, 0, 0],  # 1 < 4: 0, y = 1: promote x2             -> (9, 3, 1, 1)
+            [1, 1, 1, 1],  # 14 >= 4: 1, y = 0: demote all           -> (3, 1, 1/3, 1/3)
+        ],
+        jnp.float32,
+    )
+    y = jnp.array([1, 1, 0, 1, 1, 0, 0, 1, 1, 0])
+    learner = online.winnow(3.0, 4.0)
+    state = learner.init(X[0])
+    weights = []
+    for t in range(len(X)):  # a test: every round's weights
+        state, _ = learner.update(state, X[t], y[t])
+        weights.append(jnp.exp(state.log_w))
+    third = 1 / 3
+    want = [
+        [3, 1, 1, 1],
+        [9, 1, 1, 1],
+        [3, third, 1, 1],
+        [3, 1, 3, 3],
+        [9, 1, 3, 3],
+        [9, 1, 1, 1],
+        [9, 1, 1, 1],
+        [9, 1, 1, 1],
+        [9, 3, 1, 1],
+        [3, 1, third, third],
+    ]
+    np.testing.assert_allclose(jnp.stack(weights), want, rtol=1e-5)
+    _, trace = core.run(learner, learner.init(X[0]), X, y)
+    np.testing.assert_array_equal(trace.prediction, [0, 0, 1, 0, 0, 1, 0, 1, 0, 1])
+    np.testing.assert_array_equal(trace.mistake, [1, 1, 1, 1, 1, 1, 0, 0, 1, 1])
+
+
+def _winnow_reference(X, y, eta, theta):
+    """Winnow2 in float64 numpy: the predictions, w_i = eta^(promotions_i - demotions_i), and the
+    scores' smallest relative distance to theta (no float32 rounding may decide a prediction)."""
+    exponent = np.zeros(X.shape[1])
+    predictions, gaps = [], []
+    for x, label in zip(X, y):
+        score = np.sum(eta**exponent * x)
+        y_hat = int(score >= theta)
+        exponent += (label - y_hat) * x  # +1 on a false negative, -1 on a false positive, for x_i = 1
+        predictions.append(y_hat)
+        gaps.append(abs(score - theta) / theta)
+    return np.array(predictions), eta**exponent, min(gaps)
+
+
+@pytest.mark.parametrize("eta, threshold", [(1.5, 10.1), (3.0, 5.5), (5.0, 12.5)])
+def test_weights_are_eta_to_promotions_minus_demotions(eta, threshold):
+    # A random 3-of-12 disjunction stream with 10% label noise, so that both promotions and demotions
+    # happen many times; the weights are eta^(P_i - D_i) for whatever eta (not only the default 2).
+    X, y, _ = datasets.disjunction(jax.random.PRNGKey(5), 300, 12, 3)
+    flip = jax.random.bernoulli(jax.random.PRNGKey(6), 0.1, y.shape)
+    y = jnp.where(flip, 1 - y, y)
+    learner = online.winnow(eta, threshold)
+    state, trace = core.run(learner, learner.init(X[0]), X, y)
+    predictions, weights, gap = _winnow_reference(np.asarray(X), np.asarray(y), eta, threshold)
+    assert gap > 1e-4
+    np.testing.assert_array_equal(trace.prediction, predictions)
+    promotions = int(jnp.sum(trace.mistake & (y == 1)))
+    demotions = int(jnp.sum(trace.mistake & (y == 0)))
+    assert promotions >= 10 and demotions >= 10
+    np.testing.assert_allclose(jnp.exp(state.log_w), weights, rtol=1e-4)
