@@ -117,3 +117,73 @@ def test_reductions_name_the_binary_estimators_parameter(reduction, inner, param
     estimator = getattr(jsk, reduction)(getattr(jsk, inner)(**{param: bad}))
     with pytest.raises(ValueError, match=f"`{param}`"):
         estimator.fit(X4, np.arange(12) % 3)
+
+
+# --- finite inputs of |x| >= 1e20: squares and Gram matrices out of the float32 range ---------------
+
+RNG = np.random.default_rng(0)
+XW, YW = RNG.normal(size=(6, 8)), RNG.normal(size=6)  # wide: the kernel ridge's Gram matrix is regular
+XT, YT = RNG.normal(size=(30, 3)), RNG.normal(size=30)
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e20, 1e30])
+def test_ridge_agrees_with_sklearn_at_large_scale(scale):
+    import sklearn.linear_model as sk
+
+    X = XT * scale
+    ours = jsk.Ridge(fit_intercept=False).fit(X, YT).predict(X)
+    np.testing.assert_allclose(ours, sk.Ridge(fit_intercept=False).fit(X, YT).predict(X), atol=1e-4)
+    ones = np.ones((len(X), 1))  # jaxlearn's intercept is a constant feature, penalised
+    theirs = sk.Ridge(fit_intercept=False).fit(np.hstack([X, ones]), YT).predict(np.hstack([X, ones]))
+    np.testing.assert_allclose(jsk.Ridge().fit(X, YT).predict(X), theirs, atol=1e-4)
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e20, 1e30])
+def test_linear_kernel_ridge_agrees_with_sklearn_at_large_scale(scale):
+    import sklearn.kernel_ridge as sk
+
+    X = XW * scale
+    ours = jsk.KernelRidge(alpha=0.5).fit(X, YW).predict(X)
+    np.testing.assert_allclose(ours, sk.KernelRidge(alpha=0.5).fit(X, YW).predict(X), atol=1e-4)
+
+
+@pytest.mark.parametrize("weights", ["uniform", "distance"])
+@pytest.mark.parametrize("scale", [1.0, 1e20, 1e30])
+def test_k_neighbors_regressor_agrees_with_sklearn_at_large_scale(scale, weights):
+    import sklearn.neighbors as sk
+
+    X, Q = XT * scale, XT[:7] * 1.01 * scale
+    ours = jsk.KNeighborsRegressor(3, weights=weights).fit(X, YT)
+    theirs = sk.KNeighborsRegressor(n_neighbors=3, weights=weights).fit(X, YT)
+    np.testing.assert_allclose(ours.predict(Q), theirs.predict(Q), atol=1e-5)
+    np.testing.assert_allclose(ours.kneighbors(Q)[0], theirs.kneighbors(Q)[0], rtol=1e-5)
+
+
+# --- Perceptron(max_iter=10**9): the epochs are ordered chunk by chunk ---------------------------
+
+
+def test_huge_max_iter_stops_at_the_fixed_point():
+    from jaxlearn.sklearn import _online
+
+    perceptron = jsk.Perceptron(max_iter=10**9, random_state=0).fit(X4, Y4)  # old: all orders at once
+    assert perceptron.n_iter_ < 10**9 and (perceptron.predict(X4) == Y4).all()
+    rounds = np.int64(10**9) * len(X4)
+    assert int(perceptron.state_.step) == int(np.array(rounds).astype(np.int32))  # as if it played them all
+    assert _online.CHUNK_ROWS < 10**9
+
+
+@pytest.mark.parametrize("shuffle", [True, False])
+def test_chunked_epochs_equal_the_orders_drawn_at_once(monkeypatch, shuffle):
+    from jaxlearn.sklearn import _online
+
+    X = RNG.normal(size=(40, 3))
+    y = np.where(RNG.normal(size=40) > 0, 1, 0)  # not separable: no fixed point, every epoch played
+    monkeypatch.setattr(_online, "CHUNK_ROWS", 90)  # two epochs a chunk, the last one alone
+    chunked = jsk.Perceptron(max_iter=5, shuffle=shuffle, random_state=3).fit(X, y)
+    learner = chunked._learner()
+    order = _online.epoch_order(3, 40, 5, shuffle)
+    state = _online.play(
+        learner, learner.init(X[0].astype(np.float32)), X.astype(np.float32), 2.0 * y - 1, order
+    )
+    np.testing.assert_array_equal(chunked.state_.w, state.w)
+    assert chunked.n_iter_ == 5 and int(chunked.state_.step) == int(state.step)

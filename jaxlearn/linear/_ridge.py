@@ -91,15 +91,32 @@ def ridge(lam: ArrayLike) -> BatchLearner:
     return BatchLearner(fit, predict, check=_check_regression_sample)
 
 
+def power_of_two_scale(a: Array, axis=None) -> Array:
+    """``2**-e`` where ``max|a| = f 2**e``, ``f`` in [0.5, 1) and ``e > 0`` (else 1), along ``axis``:
+    multiplying by it is exact and brings the largest entry below 1, so squares cannot overflow."""
+    big = jnp.max(jnp.abs(a), axis=axis)
+    e = jnp.where(jnp.isfinite(big), jnp.maximum(jnp.frexp(big)[1], 0), 0)
+    return jnp.ldexp(jnp.ones_like(big), -e)
+
+
 @jax.jit
 def _ridge_fit(X, y, lam):
+    # The squares of |x| >= 1e19 overflow float32: solve for X D (D a power of two per column, or one for
+    # the dual) and y t, then undo it; scaling by powers of two is exact, so at ordinary scales nothing
+    # changes.
     m, d = X.shape
     lam = jnp.asarray(lam).astype(X.dtype)
+    t = power_of_two_scale(y)
+    y = y * t
     if d <= m:  # static shapes: the d x d normal equations
-        w = _solve_pd(X.T @ X + lam * jnp.eye(d, dtype=X.dtype), X.T @ y)
+        D = power_of_two_scale(X, axis=0)
+        X = X * D
+        w = D * _solve_pd(X.T @ X + jnp.diag(lam * D * D), X.T @ y)
     else:  # the m x m dual system, the same w
-        w = X.T @ _solve_pd(X @ X.T + lam * jnp.eye(m, dtype=X.dtype), y)
-    return RidgeParams(w=w)
+        s = power_of_two_scale(X)
+        X = X * s
+        w = s * (X.T @ _solve_pd(X @ X.T + lam * s * s * jnp.eye(m, dtype=X.dtype), y))
+    return RidgeParams(w=w / t)
 
 
 @jax.jit

@@ -93,6 +93,14 @@ def float_dtype():
     return np.float64 if jax.config.jax_enable_x64 else np.float32
 
 
+def power_of_two_scale(X) -> float:
+    """``2**-e`` for ``max|X| = f 2**e`` (``f`` in [0.5, 1)) when ``max|X| > 2**20``, else 1.0: multiplying by
+    it is exact and keeps the squares and inner products of rows of ``|x| >= 1e19`` in the float range."""
+    big = float(np.max(np.abs(X), initial=0.0))
+    exponent = int(np.frexp(big)[1]) if math.isfinite(big) else 0
+    return 2.0**-exponent if exponent > 20 else 1.0
+
+
 def _numpy(value):
     return np.asarray(jax.device_get(value))
 
@@ -250,13 +258,17 @@ class BatchRegressor(RegressorMixin, JaxlearnEstimator):
         X, y = self._validate(X, y, reset=True, y_numeric=True)
         self._prepare(X)
         learner = self._batch_learner(X)
-        self.params_ = learner.fit(self._key(), X, np.asarray(y, float_dtype()))
+        self.params_ = learner.fit(self._key(), self._scaled(X), np.asarray(y, float_dtype()))
         return self
+
+    def _scaled(self, X):
+        """``X`` as the learner sees it (default: unchanged)."""
+        return X
 
     def predict(self, X) -> np.ndarray:
         """The learner's predictions on the rows of ``X`` (shape (n,))."""
         X = self._check_X(X)
-        return _numpy(self._batch_learner().predict(self.params_, X))
+        return _numpy(self._batch_learner().predict(self.params_, self._scaled(X)))
 
 
 # --------------------------------------------------------------------------------------------

@@ -12,7 +12,13 @@ import jax.numpy as jnp
 from jax.tree_util import Partial
 
 from jaxlearn import core, linear, losses
-from jaxlearn.sklearn._base import FINITE, BatchBinaryClassifier, BatchRegressor, make_kernel
+from jaxlearn.sklearn._base import (
+    FINITE,
+    BatchBinaryClassifier,
+    BatchRegressor,
+    make_kernel,
+    power_of_two_scale,
+)
 
 __all__ = [
     "HardMarginSVC",
@@ -425,8 +431,15 @@ class KernelRidge(_KernelMixin, BatchRegressor):
 
     def _prepare(self, X):
         self.n_samples_fit_ = int(X.shape[0])
+        # The linear kernel is homogeneous: k(sx, sz) = s^2 k(x, z), so the learner fits s X with
+        # alpha s^2 (s a power of two, 1 below |x| = 2**20): the Gram matrix of |x| >= 1e19 stays finite.
+        self.x_scale_ = power_of_two_scale(X) if self.kernel == "linear" else 1.0
         super()._prepare(X)
+
+    def _scaled(self, X):
+        return X if self.x_scale_ == 1.0 else X * self.x_scale_
 
     def _batch_learner(self, X=None):
         core.POSITIVE.check("alpha", self.alpha)
-        return linear.kernel_ridge(self._kernel(), float(self.alpha) / (2 * self.n_samples_fit_))
+        lam = float(self.alpha) * self.x_scale_**2 / (2 * self.n_samples_fit_)
+        return linear.kernel_ridge(self._kernel(), lam)

@@ -13,7 +13,7 @@ import numpy as np
 from sklearn.base import RegressorMixin
 
 from jaxlearn import core, neighbors
-from jaxlearn.sklearn._base import JaxlearnEstimator, float_dtype
+from jaxlearn.sklearn._base import JaxlearnEstimator, float_dtype, power_of_two_scale
 from jaxlearn.sklearn._multiclass import MulticlassClassifier, evaluate, fit_learner, scores
 
 __all__ = ["KNeighborsClassifier", "KNeighborsRegressor"]
@@ -46,9 +46,10 @@ class _Neighbors:
             raise ValueError("expected `X` the queries (n, d); kneighbors(None) is not supported")
         X = self._check_X(X)
         k = self.n_neighbors if n_neighbors is None else n_neighbors
-        index, sq = neighbors.neighbors(self.params_, X, k)
+        scale = getattr(self, "x_scale_", 1.0)
+        index, sq = neighbors.neighbors(self.params_, X * scale if scale != 1.0 else X, k)
         index = np.asarray(index)
-        return (np.sqrt(np.maximum(np.asarray(sq), 0)), index) if return_distance else index
+        return (np.sqrt(np.maximum(np.asarray(sq), 0)) / scale, index) if return_distance else index
 
 
 class KNeighborsClassifier(_Neighbors, MulticlassClassifier):
@@ -136,6 +137,10 @@ class KNeighborsRegressor(_Neighbors, RegressorMixin, JaxlearnEstimator):
         X, y = self._validate(X, y, reset=True, y_numeric=True)
         self._check_fit_sample(X)
         y = np.asarray(y, float_dtype())
+        # Stored as X s (s a power of two, 1 below |x| = 2**20): the squared distances of |x| >= 1e19 stay
+        # finite, and the nearest points and their weights do not change with a common scale.
+        self.x_scale_ = power_of_two_scale(X)
+        X = X * self.x_scale_ if self.x_scale_ != 1.0 else X
         self.params_ = fit_learner(self._batch_learner(), None, X, y)  # n_neighbors > n_samples: ValueError
         self.n_samples_fit_ = int(X.shape[0])
         return self
@@ -143,4 +148,5 @@ class KNeighborsRegressor(_Neighbors, RegressorMixin, JaxlearnEstimator):
     def predict(self, X) -> np.ndarray:
         """The (weighted) mean target of the ``n_neighbors`` nearest training points of each row: (n,)."""
         X = self._check_X(X)
+        X = X * self.x_scale_ if self.x_scale_ != 1.0 else X
         return np.asarray(evaluate(self._batch_learner(), self.params_, X)[0])

@@ -1,8 +1,11 @@
 """scikit-learn estimators over the online learners: epochs of ``core.run``, and ``partial_fit``.
 
 ``fit`` plays ``max_iter`` epochs over the sample from a fresh state, each epoch in a new random order
-when ``shuffle`` (the orders drawn from ``random_state``), as one :func:`jaxlearn.core.run` over the
-concatenated epochs (one compiled scan). ``partial_fit`` plays one pass over its chunk, in order,
+when ``shuffle`` (the orders drawn from ``random_state``), as :func:`jaxlearn.core.run` over the
+concatenated epochs, :data:`CHUNK_ROWS` rounds of them at a time (the orders are drawn chunk by chunk,
+so memory does not grow with ``max_iter``). It stops early at a fixed point: a state that no example
+changes (a Perceptron that separates the sample) is the state every later epoch ends in.
+``partial_fit`` plays one pass over its chunk, in order,
 from the carried ``state_``, so ``partial_fit`` over chunks equals ``fit(max_iter=1, shuffle=False)``
 on their concatenation. There is no stopping tolerance: the online learners have no objective to
 monitor, and a fixed number of epochs keeps the program static.
@@ -32,6 +35,47 @@ __all__ = [
 
 def _no_trace(info):  # run keeps no per-round record: fit needs the final state only
     return ()
+
+
+#: The most rounds ``fit`` orders and plays at once (at least one epoch).
+CHUNK_ROWS = 2**20
+
+
+@jax.jit
+def _fixed_point(learner, state, X, y):
+    """Whether no example changes ``state`` (the round counter ``step`` aside)."""
+
+    def unchanged(x, label):
+        new = learner.update(state, x, label)[0]
+        if hasattr(new, "step"):
+            new = new._replace(step=state.step)
+        return jnp.all(
+            jnp.stack([jnp.all(a == b) for a, b in zip(jax.tree.leaves(new), jax.tree.leaves(state))])
+        )
+
+    return jnp.all(jax.vmap(unchanged)(X, y))
+
+
+def play_epochs(learner, state, X, y, random_state, epochs: int, shuffle: bool):
+    """``epochs`` passes over ``(X, y)`` from ``state`` (orders as :func:`epoch_order`, drawn chunk by chunk
+    from one ``RandomState``: the same orders as drawn at once), stopping at a fixed point.
+
+    Returns ``(state, epochs played)``; past a fixed point only ``step`` (rounds played) still moves.
+    """
+    n = X.shape[0]
+    rng = check_random_state(random_state) if shuffle else None
+    per_chunk = min(epochs, max(1, CHUNK_ROWS // n))
+    done = 0
+    while done < epochs:
+        count = min(per_chunk, epochs - done)
+        state = play(learner, state, X, y, epoch_order(rng, n, count, shuffle))
+        done += count
+        if done < epochs and bool(_fixed_point(learner, state, X, y)):
+            if hasattr(state, "step"):  # the rounds the remaining epochs would have played (int32, wraps)
+                rounds = np.int64(state.step) + np.int64(epochs - done) * n
+                state = state._replace(step=jnp.asarray(np.array(rounds).astype(np.int32)))
+            break
+    return state, done
 
 
 def epoch_order(random_state, n: int, epochs: int, shuffle: bool) -> np.ndarray:
@@ -132,9 +176,10 @@ class OnlineClassifier(BinaryLabels):
         self._prepare(X)
         X = self._inputs(X)
         learner = self._learner()
-        order = epoch_order(self.random_state, X.shape[0], epochs, shuffle)
-        self.state_ = play(learner, learner.init(X[0]), X, self._targets(y), order)
-        self.n_iter_ = epochs
+        state = learner.init(X[0])
+        self.state_, self.n_iter_ = play_epochs(
+            learner, state, X, self._targets(y), self.random_state, epochs, shuffle
+        )
         return self
 
     def partial_fit(self, X, y, classes=None):
