@@ -71,6 +71,8 @@ from jaxlearn._learner import (  # noqa: F401 - the protocols, re-exported
 )
 from jaxlearn._pipeline import PipelineState, Transform, pipeline  # noqa: F401 - composition
 from jaxlearn._progress import scan  # noqa: F401 - lax.scan with an optional progress bar
+from jaxlearn._registry import entry as loadable_entry  # noqa: F401 - what io.load may build by name
+from jaxlearn._registry import loadable, registered  # noqa: F401
 from jaxlearn._regularized import (  # noqa: F401
     average_of_increments,
     check_variant,

@@ -7,16 +7,17 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
+from jaxlearn.core import POSITIVE, Learner, learner_factory, loadable, zero_counter
+from jaxlearn.experts._common import as_advice, check_soft_stream, init_log_weights, normalize
 
 from jaxlearn import losses as _losses
-from jaxlearn.core import POSITIVE, Learner, learner_factory, zero_counter
-from jaxlearn.experts._common import as_advice, check_soft_stream, init_log_weights, normalize
 
 Array = jax.Array
 
 LOSSES = {"entropic": _losses.entropic, "square": _losses.square}
 
 
+@loadable
 class WeightedAverageState(NamedTuple):
     """``log_v``: the normalised log-weights :math:`\\log v_t`; ``step``: rounds played."""
 
@@ -24,6 +25,7 @@ class WeightedAverageState(NamedTuple):
     step: Array
 
 
+@loadable
 class WeightedAverageInfo(NamedTuple):
     r"""``prediction``: :math:`\hat y_t = v_t \cdot x_t`; ``loss``: :math:`L(y_t, \hat y_t)`;
     ``expert_losses``: :math:`L(y_t, x_{t,i})` for every expert (their cumsum gives :math:`L_{t,i}`)."""

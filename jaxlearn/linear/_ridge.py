@@ -13,7 +13,6 @@ import jax
 import jax.numpy as jnp
 from jax.scipy.linalg import cho_factor, cho_solve
 from jax.typing import ArrayLike
-
 from jaxlearn.core import (
     POSITIVE,
     POSITIVE_INT,
@@ -23,6 +22,7 @@ from jaxlearn.core import (
     check_sample,
     float_dtype,
     learner_factory,
+    loadable,
 )
 from jaxlearn.kernels import Kernel, as_tree, check_kernel, expansion, gram
 from jaxlearn.linear._common import as_support_dtype, check_instances, kernel_example
@@ -32,12 +32,14 @@ _check_regression_sample = functools.partial(check_sample, labels=None)
 Array = jax.Array
 
 
+@loadable
 class RidgeParams(NamedTuple):
     """``w``: (d,) the ridge weights."""
 
     w: Array
 
 
+@loadable
 class KernelRidgeParams(NamedTuple):
     r"""``support``: the (m, d) training instances; ``alpha``: (m,) the coefficients :math:`\alpha^*`, so
     that :math:`w^* = \sum_i \alpha^*_i \psi(x_i)`."""
@@ -124,7 +126,7 @@ def _linear_predict(params, X):
     return jnp.asarray(X).astype(params.w.dtype) @ params.w
 
 
-@learner_factory("kernel", "lam", ranges={"lam": POSITIVE, "batch_size": POSITIVE_INT})
+@learner_factory("kernel", "lam", ranges={"lam": POSITIVE, "batch_size": POSITIVE_INT}, functions=("kernel",))
 def kernel_ridge(kernel: Kernel, lam: ArrayLike, *, batch_size: Optional[int] = None) -> BatchLearner:
     r"""Kernel ridge regression in closed form, with UML's scaling (an average loss with a factor 1/2).
 

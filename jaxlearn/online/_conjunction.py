@@ -6,7 +6,6 @@ from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
-
 from jaxlearn.core import (
     POSITIVE_INT,
     Learner,
@@ -14,12 +13,18 @@ from jaxlearn.core import (
     check_ndim,
     float_dtype,
     learner_factory,
+    loadable,
     zero_counter,
 )
 
 Array = jax.Array
 
 
+#: The most variables ``n`` a file may give :func:`conjunction` or :func:`decision_list` (``io.load``).
+MAX_FEATURES = 1 << 20
+
+
+@loadable
 class ConjunctionState(NamedTuple):
     """``literals``: int32 0/1 mask of shape ``(2n,)`` over the literals of :math:`h`, entry ``i`` for
     :math:`x_{i+1}` and entry ``n + i`` for :math:`\\bar x_{i+1}` (int32 rather than bool, as every
@@ -29,6 +34,7 @@ class ConjunctionState(NamedTuple):
     step: Array
 
 
+@loadable
 class ConjunctionInfo(NamedTuple):
     """``prediction`` in {0, 1} made before the update; ``loss`` its 0-1 loss; ``mistake`` the flag;
     ``inconsistent``: a false positive, which no conjunction consistent with the positive examples
@@ -73,7 +79,7 @@ def _boolean_stream_check(n: int, what: str):
     return check
 
 
-@learner_factory(ranges={"n": POSITIVE_INT})
+@learner_factory(ranges={"n": POSITIVE_INT}, load_caps={"n": MAX_FEATURES})
 def conjunction(n: int) -> Learner:
     r"""The elimination algorithm for conjunctions of (possibly negated) literals.
 

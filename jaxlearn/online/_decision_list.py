@@ -6,13 +6,20 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+from jaxlearn.core import POSITIVE_INT, Learner, float_dtype, learner_factory, loadable, zero_counter
 
-from jaxlearn.core import POSITIVE_INT, Learner, float_dtype, learner_factory, zero_counter
-from jaxlearn.online._conjunction import _bits, _boolean_stream_check, _check_example, _check_features
+from jaxlearn.online._conjunction import (
+    MAX_FEATURES,
+    _bits,
+    _boolean_stream_check,
+    _check_example,
+    _check_features,
+)
 
 Array = jax.Array
 
 
+@loadable
 class DecisionListState(NamedTuple):
     """``level``: int32 of shape ``(4n + 2,)``, the level (0 = first) of each candidate rule, in the
     order :math:`x_i \\Rightarrow 1, x_i \\Rightarrow 0, \\bar x_i \\Rightarrow 1, \\bar x_i \\Rightarrow 0`
@@ -23,6 +30,7 @@ class DecisionListState(NamedTuple):
     step: Array
 
 
+@loadable
 class DecisionListInfo(NamedTuple):
     """``prediction`` in {0, 1} made before the update; ``loss`` its 0-1 loss; ``mistake`` the flag."""
 
@@ -43,7 +51,7 @@ def _consequents(n: int) -> Array:
     return jnp.tile(jnp.array([1, 0], jnp.int32), 2 * n + 1)
 
 
-@learner_factory(ranges={"n": POSITIVE_INT})
+@learner_factory(ranges={"n": POSITIVE_INT}, load_caps={"n": MAX_FEATURES})
 def decision_list(n: int) -> Learner:
     r"""Balcan's decision-list learner: :math:`4n + 2` rules by levels (all 0 at first); a tie predicts 1.
 

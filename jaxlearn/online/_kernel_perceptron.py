@@ -6,7 +6,6 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
-
 from jaxlearn.core import (
     POSITIVE_INT,
     Learner,
@@ -15,6 +14,7 @@ from jaxlearn.core import (
     check_width,
     float_dtype,
     learner_factory,
+    loadable,
     sign_label,
     zero_counter,
 )
@@ -23,6 +23,7 @@ from jaxlearn.kernels import Kernel, expansion
 Array = jax.Array
 
 
+@loadable
 class KernelPerceptronState(NamedTuple):
     """``support``: (budget, d) stored mistakes (zero rows past ``count``); ``alpha``: (budget,)
     their coefficients :math:`y_i`; ``count``: how many are stored (int32)."""
@@ -32,6 +33,7 @@ class KernelPerceptronState(NamedTuple):
     count: Array
 
 
+@loadable
 class KernelPerceptronInfo(NamedTuple):
     """``prediction``, ``loss``, ``mistake`` as for the Perceptron; ``budget_full``: the round was a
     mistake that could not be stored because the budget is full (the state is then left unchanged)."""
@@ -42,7 +44,7 @@ class KernelPerceptronInfo(NamedTuple):
     budget_full: Array
 
 
-@learner_factory("kernel", ranges={"budget": POSITIVE_INT})
+@learner_factory("kernel", ranges={"budget": POSITIVE_INT}, functions=("kernel",))
 def kernel_perceptron(kernel: Kernel, budget: int) -> Learner:
     r"""The online kernel Perceptron, storing at most ``budget`` mistakes.
 

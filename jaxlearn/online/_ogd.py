@@ -8,7 +8,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
-
 from jaxlearn.core import (
     POSITIVE,
     POSITIVE_INT,
@@ -22,6 +21,7 @@ from jaxlearn.core import (
     check_width,
     float_dtype,
     learner_factory,
+    loadable,
     schedule_value,
     zero_counter,
 )
@@ -30,6 +30,7 @@ Array = jax.Array
 Loss = Callable[[Array, Array, Array], Array]
 
 
+@loadable
 class OGDState(NamedTuple):
     """``w``: the current iterate :math:`w^{(t)}`; ``b``: the bias (0 unless ``fit_intercept``);
     ``step``: rounds played (int32); ``diverged``: a step produced a non-finite iterate, which was not
@@ -41,6 +42,7 @@ class OGDState(NamedTuple):
     diverged: Array
 
 
+@loadable
 class OGDInfo(NamedTuple):
     r"""``prediction``: the real score :math:`\langle w^{(t)}, x_t\rangle`; ``loss``:
     :math:`\ell(w^{(t)}, (x_t, y_t))`; ``grad_norm``: :math:`\|v_t\|`, for the pathwise regret bound."""
@@ -50,7 +52,13 @@ class OGDInfo(NamedTuple):
     grad_norm: Array
 
 
-@learner_factory("eta", "projection", aliases={"learning_rate": "eta"}, ranges={"eta": POSITIVE})
+@learner_factory(
+    "eta",
+    "projection",
+    aliases={"learning_rate": "eta"},
+    ranges={"eta": POSITIVE},
+    functions=("loss", "projection"),
+)
 def online_gradient_descent(
     loss: Loss,
     eta: ScalarOrSchedule,

@@ -12,7 +12,6 @@ from typing import Callable, NamedTuple
 import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
-
 from jaxlearn.core import (
     POSITIVE,
     Interval,
@@ -24,6 +23,7 @@ from jaxlearn.core import (
     first_index,
     float_dtype,
     learner_factory,
+    loadable,
     schedule_value,
     sign_label,
     zero_counter,
@@ -32,6 +32,7 @@ from jaxlearn.core import (
 Array = jax.Array
 
 
+@loadable
 class PerceptronState(NamedTuple):
     """``w``: the weight vector; ``b``: the bias (stays 0 unless the learner has ``fit_intercept``);
     ``step``: rounds played so far (int32)."""
@@ -41,6 +42,7 @@ class PerceptronState(NamedTuple):
     step: Array
 
 
+@loadable
 class PerceptronInfo(NamedTuple):
     """``prediction``: the label predicted before the update, +1 iff ``<w, x> > 0``;
     ``loss``: the 0-1 loss of the round; ``mistake``: ``y <w, x> <= 0`` (a zero score is a mistake)."""
@@ -50,6 +52,7 @@ class PerceptronInfo(NamedTuple):
     mistake: Array
 
 
+@loadable
 class MarginPerceptronInfo(NamedTuple):
     """Like :class:`PerceptronInfo`, plus ``margin_mistake`` (correct sign but normalised score inside
     ``(-gamma/2, gamma/2)``) and ``update`` (the weights changed: a mistake or a margin mistake)."""

@@ -7,7 +7,6 @@ from typing import NamedTuple, Optional
 import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
-
 from jaxlearn.core import (
     POSITIVE,
     Learner,
@@ -17,12 +16,14 @@ from jaxlearn.core import (
     check_width,
     float_dtype,
     learner_factory,
+    loadable,
     zero_counter,
 )
 
 Array = jax.Array
 
 
+@loadable
 class WinnowState(NamedTuple):
     """``log_w``: the log of the weights (weights live in log space); ``step``: rounds played."""
 
@@ -30,6 +31,7 @@ class WinnowState(NamedTuple):
     step: Array
 
 
+@loadable
 class WinnowInfo(NamedTuple):
     """``prediction`` in {0, 1} made before the update; ``loss`` its 0-1 loss; ``mistake`` the flag."""
 

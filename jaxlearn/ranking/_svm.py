@@ -15,7 +15,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
-
 from jaxlearn.core import (
     PLUS_MINUS_HINT,
     POSITIVE,
@@ -26,6 +25,7 @@ from jaxlearn.core import (
     check_labels,
     is_concrete,
     learner_factory,
+    loadable,
     regularized_sgd,
     sample_indices,
 )
@@ -42,6 +42,7 @@ Array = jax.Array
 _LOSSES = ("kendall", "ndcg")
 
 
+@loadable
 class RankingSVMParams(NamedTuple):
     r"""``w``: the averaged weights :math:`\bar w`, shape ``(d,)``."""
 
