@@ -179,8 +179,10 @@ class _Reader:
             cls = type(like)
         else:
             cls = self.resolve(ref, where, "namedtuple", "NamedTuple class")
-        if list(cls._fields) != fields or len(n.get("items") or ()) != len(fields):
+        if list(cls._fields) != fields:
             raise self.fail(where, f"the fields {fields} are not those of {ref}: {list(cls._fields)}")
+        if not isinstance(n.get("items"), list) or len(n["items"]) != len(fields):
+            raise self.fail(where, f"corrupted metadata: {ref} has {len(fields)} fields, not as many items")
         return cls(*self._items(n, where, like))
 
     def _learner(self, n, where, like, role=DATA):

@@ -15,9 +15,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from jaxlearn import core, trees
 from jaxlearn.sklearn._multiclass import MulticlassClassifier
-from jaxlearn.trees._common import TREE_RANGES
 
 __all__ = ["DecisionTreeClassifier", "RandomForestClassifier"]
+
+TREE_RANGES = trees.decision_tree.ranges  # the factory's own declared ranges
 
 #: scikit-learn's name for the entropy criterion.
 _CRITERIA = {"log_loss": "entropy"}
