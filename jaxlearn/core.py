@@ -16,6 +16,7 @@ finiteness, range and integer checks) and the regularised-SGD driver of the SVMs
 from __future__ import annotations
 
 import functools
+import types
 from typing import Any, Callable, Optional, Union
 
 import jax
@@ -56,6 +57,7 @@ from jaxlearn._checks import (  # noqa: F401 - the validation layer, re-exported
     num_classes_of,
     warn_if_diverged,
 )
+from jaxlearn._eager import check_state, expected_state
 from jaxlearn._learner import (  # noqa: F401 - the protocols, re-exported
     BatchLearner,
     CheckFn,
@@ -132,6 +134,31 @@ def _check_stream(learner: Learner, xs: Any, ys: Any) -> int:
     return int(n)
 
 
+_init_shapes: dict = {}  # what a learner's init builds, by the learner's tree definition and example shape
+
+
+def _check_run_state(learner: Learner, state: State, xs: Any, ys: Any) -> None:
+    """``state`` against what ``learner.init`` builds from the stream's first example (``xs[0]``, or
+    ``ys[0]`` where the rounds have no instance, as Hedge's): structure, shapes and dtype kinds, also
+    under a trace; when concrete, finite values (``-inf`` allowed in log-weights) and counters >= 0."""
+    source, name = (xs, "xs") if xs is not None else (ys, "ys")
+    try:
+        example = jax.tree_util.tree_map(_one_round, source)
+        key = jax.tree_util.tree_structure(learner)
+    except (TypeError, ValueError):  # a ragged stream: the learner's own checks speak
+        return
+
+    def own_checks():  # the learner's update on the first round, abstractly (its width checks)
+        jax.eval_shape(learner.update, state, *jax.tree_util.tree_map(_one_round, (xs, ys)))
+
+    check_state(state, expected_state(learner.init, example, _init_shapes, key), name, own_checks)
+
+
+def _one_round(a) -> jax.ShapeDtypeStruct:
+    """The shape and dtype of one round of a stream's leaf (its leading axis dropped)."""
+    return jax.ShapeDtypeStruct(np.shape(a)[1:], a.dtype if hasattr(a, "dtype") else np.asarray(a).dtype)
+
+
 # --------------------------------------------------------------------------------------------
 # The online loop
 # --------------------------------------------------------------------------------------------
@@ -157,8 +184,13 @@ def run(
       state: its state, from ``learner.init`` or from a previous ``run`` (streaming in chunks with
         the carried state gives exactly the result of one call on the whole stream).
       xs: instances, leading axis time (``None`` where the learner ignores them, as Hedge does).
-      ys: labels / outcomes / loss vectors, leading axis time.
-      trace_fn: maps each round's ``Info`` to what the trace keeps (default: the whole ``Info``).
+      ys: labels / outcomes / loss vectors, leading axis time (labels are one scalar per round, shape
+        ``(T,)``, except for learners whose labels are vectors, as Hedge's loss vectors ``(T, n)``).
+      trace_fn: maps each round's ``Info`` to what the trace keeps (default: the whole ``Info``). A
+        compiled run is reused for any function of the same code and the same values closed over
+        or read from its globals (numbers, strings, tuples of them, ``jax.Array`` objects, functions,
+        modules), so a fresh ``lambda`` per call compiles once; one that reads a mutable value (a
+        NumPy array, a list) is compared by identity, as ``jax.jit`` compares it.
       progress: show a tqdm progress bar from inside the scan (needs the ``progress`` extra).
       block_size: rounds per block for learners with an exact block rule (``learner.run_block``:
         the mistake-driven perceptrons, Hedge). The block rule is vectorised across a block: the
@@ -177,13 +209,21 @@ def run(
 
     Raises:
       ValueError: on mismatched lengths, an empty stream, NaN/inf inputs, or inputs the learner's
-        ``check`` rejects (checked only when the inputs are concrete, i.e. outside ``jit``/``vmap``).
+        ``check`` rejects (checked only when the inputs are concrete, i.e. outside ``jit``/``vmap``);
+        on a ``state`` that ``learner.init`` could not have built from ``xs[0]`` (another structure,
+        shape or kind of dtype; when concrete, NaN, inf outside log-weights, a negative counter).
     """
     if not isinstance(learner, Learner):
         raise TypeError(f"expected `learner` a core.Learner, got {type(learner).__name__}")
+    if ys is None:
+        raise ValueError(
+            "expected `ys` (the labels, outcomes or loss vectors of the stream, leading axis time), got None"
+        )
     xs, ys = as_array(xs), as_labels(ys)
     if is_concrete(xs, ys):
         _check_stream(learner, xs, ys)
+    _check_run_state(learner, state, xs, ys)
+    trace_fn = _by_code(trace_fn)
     if block_size is None:
         block_size = learner.block_size
     NON_NEGATIVE_INT.check("block_size", block_size)
@@ -196,6 +236,119 @@ def run(
         result = _run_scan(learner, state, xs, ys, trace_fn, progress, int(unroll))
     warn_if_diverged(result[0], "run")
     return result
+
+
+class _SameCode:
+    """A ``trace_fn`` compared by what it computes: its code, globals, defaults and closed-over values.
+
+    ``run``'s compiled programs are cached by ``trace_fn`` (a static argument), so a fresh
+    ``lambda info: info.loss`` per call would compile anew every time; two functions equal here
+    (the same code, and equal values closed over, as defaults and in the globals it reads) compute
+    the same thing, so the second reuses the first's program.
+    """
+
+    __slots__ = ("function", "key")
+
+    def __init__(self, function, key):
+        self.function, self.key = function, key
+
+    def __call__(self, info):
+        return self.function(info)
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _SameCode) and self.key == other.key
+
+
+class _Identity:
+    """A value compared by identity (an immutable array: the same object, the same values)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __hash__(self) -> int:
+        return id(self.value)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _Identity) and other.value is self.value
+
+
+_IMMUTABLE = (
+    bool,
+    int,
+    str,
+    bytes,
+    type(None),
+    type(Ellipsis),
+    type,
+    types.ModuleType,
+    types.BuiltinFunctionType,
+)
+
+
+def _value_key(value, depth: int = 0) -> Any:
+    """A hashable stand-in for ``value`` that is equal only for values that trace alike, or ``None``
+    where there is none that is safe (a mutable value: a NumPy array, a list, a dict, an object)."""
+    if isinstance(value, float):
+        return (float, value.hex())  # -0.0 is not 0.0; NaN is NaN
+    if isinstance(value, complex):
+        return (complex, value.real.hex(), value.imag.hex())
+    if isinstance(value, _IMMUTABLE):
+        return (type(value), value)
+    if isinstance(value, tuple):
+        parts = tuple(_value_key(v, depth + 1) for v in value)
+        return None if any(p is None for p in parts) else (type(value), parts)
+    if isinstance(value, types.FunctionType):
+        key = _code_key(value, depth + 1)
+        return ("function", _Identity(value) if key is None else key)
+    if isinstance(value, jax.Array):  # immutable: the same object traces the same constant
+        return ("array", _Identity(value))
+    return None
+
+
+def _code_key(function, depth: int = 0) -> Any:
+    if depth > 8:  # deeply nested (or recursive) closures: compared by identity
+        return None
+    cells = []
+    for cell in function.__closure__ or ():
+        try:
+            cells.append(cell.cell_contents)
+        except ValueError:  # an empty cell (a name not yet bound)
+            return None
+    scope = function.__globals__
+    read = sorted(name for name in _names(function.__code__) if name in scope)
+    values = (
+        *(function.__defaults__ or ()),
+        *sorted((function.__kwdefaults__ or {}).items()),
+        *cells,
+        *((name, scope[name]) for name in read),  # the globals it reads, as they are now
+    )
+    parts = tuple(_value_key(v, depth) for v in values)
+    if any(p is None for p in parts):
+        return None
+    return (function.__code__, _Identity(scope), parts)
+
+
+def _names(code: types.CodeType) -> set:
+    """The global (and attribute) names ``code`` and the code nested in it refer to."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _names(const)
+    return names
+
+
+def _by_code(trace_fn):
+    """``trace_fn`` wrapped so that equal code with equal closed-over values compiles once (a plain
+    Python function only; any other callable, or one closing over a mutable value, is kept as is)."""
+    if not isinstance(trace_fn, types.FunctionType):
+        return trace_fn
+    key = _code_key(trace_fn)
+    return trace_fn if key is None else _SameCode(trace_fn, key)
 
 
 #: Streams of at least this many rounds are unrolled 4 times by :func:`run` (its ``unroll=None``).
@@ -269,6 +422,27 @@ def _predict_batch(learner, state, X):
 # --------------------------------------------------------------------------------------------
 # Helpers shared by learners
 # --------------------------------------------------------------------------------------------
+
+
+def check_scalar_label(y: Any) -> None:
+    """Raise ``ValueError`` unless one round's label ``y`` is a scalar (a shape check: also under a
+    trace, so inside ``run``'s loop too, where ``y`` is one entry of ``ys``)."""
+    shape = np.shape(y)
+    if shape:
+        raise ValueError(
+            f"expected `y` a scalar label, got shape {shape}: `ys` of a stream has shape (T,), one label "
+            "per round (flatten a column of labels with `ys.ravel()`)"
+        )
+
+
+def check_scalar_labels(ys: Any) -> None:
+    """Raise ``ValueError`` unless a block of labels ``ys`` has shape ``(T,)`` (also under a trace)."""
+    shape = np.shape(ys)
+    if len(shape) != 1:
+        raise ValueError(
+            f"expected `ys` of shape (T,), one scalar label per round, got labels of shape {shape[1:]} "
+            "(flatten a column of labels with `ys.ravel()`)"
+        )
 
 
 def schedule_value(value: ScalarOrSchedule, count: Array) -> Array:

@@ -6,11 +6,13 @@ from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+
 from jaxlearn.core import (
     POSITIVE_INT,
     Learner,
     check_boolean_values,
     check_ndim,
+    check_scalar_label,
     float_dtype,
     learner_factory,
     loadable,
@@ -123,6 +125,7 @@ def conjunction(n: int) -> Learner:
         return jnp.all(holds).astype(jnp.int32)
 
     def update(state, x, y):
+        check_scalar_label(y)
         y_hat = predict(state, x)
         y = jnp.asarray(y).astype(jnp.int32)
         false_negative = (y_hat == 0) & (y == 1)

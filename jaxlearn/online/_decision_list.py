@@ -6,8 +6,16 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
-from jaxlearn.core import POSITIVE_INT, Learner, float_dtype, learner_factory, loadable, zero_counter
 
+from jaxlearn.core import (
+    POSITIVE_INT,
+    Learner,
+    check_scalar_label,
+    float_dtype,
+    learner_factory,
+    loadable,
+    zero_counter,
+)
 from jaxlearn.online._conjunction import (
     MAX_FEATURES,
     _bits,
@@ -102,6 +110,7 @@ def decision_list(n: int) -> Learner:
         return vote(deciding(state, x))
 
     def update(state, x, y):
+        check_scalar_label(y)
         active = deciding(state, x)
         y_hat = vote(active)
         y = jnp.asarray(y).astype(jnp.int32)

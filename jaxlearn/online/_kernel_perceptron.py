@@ -6,11 +6,13 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+
 from jaxlearn.core import (
     POSITIVE_INT,
     Learner,
     check_binary_stream,
     check_ndim,
+    check_scalar_label,
     check_width,
     float_dtype,
     learner_factory,
@@ -90,6 +92,7 @@ def kernel_perceptron(kernel: Kernel, budget: int) -> Learner:
 
     def update(state, x, y):
         check_width("x", x, state.support.shape[1])
+        check_scalar_label(y)
         x = jnp.asarray(x).astype(state.support.dtype)
         y = jnp.asarray(y).astype(state.alpha.dtype)
         score = decision(state, x)

@@ -8,6 +8,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
+
 from jaxlearn.core import (
     POSITIVE,
     POSITIVE_INT,
@@ -18,6 +19,7 @@ from jaxlearn.core import (
     check_finite,
     check_ndim,
     check_sample_shapes,
+    check_scalar_label,
     check_width,
     float_dtype,
     learner_factory,
@@ -114,6 +116,7 @@ def online_gradient_descent(
 
     def update(state, x, y):
         check_width("x", x, state.w.shape[0])
+        check_scalar_label(y)
         x = jnp.asarray(x).astype(state.w.dtype)
         y = jnp.asarray(y).astype(state.w.dtype)
         step_size = jnp.asarray(schedule_value(eta, state.step)).astype(state.w.dtype)

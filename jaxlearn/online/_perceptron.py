@@ -12,6 +12,7 @@ from typing import Callable, NamedTuple
 import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
+
 from jaxlearn.core import (
     POSITIVE,
     Interval,
@@ -19,6 +20,8 @@ from jaxlearn.core import (
     ScalarOrSchedule,
     check_binary_stream,
     check_ndim,
+    check_scalar_label,
+    check_scalar_labels,
     check_width,
     first_index,
     float_dtype,
@@ -131,6 +134,7 @@ def _mistake_driven(
 
     def update(state, x, y):
         check_width("x", x, state.w.shape[0])
+        check_scalar_label(y)
         x = prepare(augmented(_as_weights_dtype(state, x)[None]))  # bool/int x: floats first
         y = jnp.asarray(y).astype(x.dtype)
         w0 = weights(state)
@@ -142,6 +146,7 @@ def _mistake_driven(
 
     def run_block(state, xs, ys):
         check_width("xs", xs, state.w.shape[0])
+        check_scalar_labels(ys)
         X = prepare(augmented(_as_weights_dtype(state, xs)))
         ys = jnp.asarray(ys).astype(X.dtype)
         idx = jnp.arange(X.shape[0], dtype=jnp.int32)

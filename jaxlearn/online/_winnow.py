@@ -7,12 +7,14 @@ from typing import NamedTuple, Optional
 import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
+
 from jaxlearn.core import (
     POSITIVE,
     Learner,
     above,
     check_boolean_values,
     check_ndim,
+    check_scalar_label,
     check_width,
     float_dtype,
     learner_factory,
@@ -97,6 +99,7 @@ def winnow(eta: ArrayLike = 2.0, threshold: Optional[ArrayLike] = None) -> Learn
         return (log_score(state, x) >= log_threshold(state)).astype(jnp.int32)
 
     def update(state, x, y):
+        check_scalar_label(y)
         y_hat = predict(state, x)
         y = jnp.asarray(y).astype(jnp.int32)
         direction = (y - y_hat).astype(state.log_w.dtype)  # +1 promote, -1 demote, 0 correct

@@ -15,6 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
+
 from jaxlearn.core import (
     PLUS_MINUS_HINT,
     POSITIVE,
@@ -29,7 +30,7 @@ from jaxlearn.core import (
     regularized_sgd,
     sample_indices,
 )
-from jaxlearn.ranking._bipartite import K_ITEMS, bipartite_loss_augmented, check_measure, predict_signs
+from jaxlearn.ranking._bipartite import bipartite_loss_augmented, check_measure, predict_signs
 from jaxlearn.ranking._losses import (
     discount,
     ndcg_loss_augmented,
@@ -125,7 +126,7 @@ def ranking_svm(
 
 
 @learner_factory(
-    "lam", "beta", ranges={"lam": POSITIVE, "steps": POSITIVE_INT, "k": K_ITEMS, "beta": POSITIVE}
+    "lam", "beta", ranges={"lam": POSITIVE, "steps": POSITIVE_INT, "k": POSITIVE_INT, "beta": POSITIVE}
 )
 def bipartite_svm(
     measure: str, lam: ArrayLike, steps: int, *, k: Optional[int] = None, beta: ArrayLike = 1.0
@@ -142,7 +143,9 @@ def bipartite_svm(
       measure: ``"balanced_accuracy"``, ``"f1"``, ``"f_beta"``, ``"precision_at_k"`` or ``"recall_at_k"``.
       lam: :math:`\lambda > 0` (traced).
       steps: SGD rounds (static).
-      k: for the at-``k`` measures, an int in ``0..r`` (static).
+      k: for the at-``k`` measures (and only for them), an int in ``1..r`` (static): at
+        :math:`k = 0` the constraint :math:`a + b \ge k` of precision@k is void and that of recall@k
+        leaves only the all-negative labelling, so neither is a measure of the top :math:`k`.
       beta: :math:`\beta > 0` of ``"f_beta"`` (traced).
 
     Returns:
@@ -161,6 +164,11 @@ def bipartite_svm(
       UML section 17.5, (17.11)-(17.14) and "Solving Equation (17.14)"; SPEC 14.
     """
     check_measure(measure, k)
+    if k is not None and not measure.endswith("_at_k"):
+        raise ValueError(
+            f"expected `k` only with measure 'precision_at_k' or 'recall_at_k', got k={k!r} with "
+            f"measure={measure!r} (which has no k)"
+        )
     steps, k = int(steps), None if k is None else int(k)
 
     def check(X, Y):

@@ -48,6 +48,23 @@ _EXACT = np.array([[0.0, 1.0, 0.5], [1.0, 0.0, 0.5], [0.0, 0.0, 1.0], [1.0, 1.0,
 _EXACT_Y = np.array([0.0, 0.3, 1.0, 1.0], np.float32)  # every expert ends up with an infinite loss
 
 
+# Round 1: advice 1 and just below 1 (5 experts), outcome 0: v.x rounds to 1 in float32, v.(1 - x)
+# does not; the experts saying 1 get weight 0. Rounds 2-3: advice exactly 0 or 1, agreeing with the outcome.
+_BELOW_ONE = np.nextafter(np.float32(1), np.float32(0))
+_ENDS = np.array([[1, 1, 1, 1, _BELOW_ONE], [0, 0, 0, 0, 0], [1, 1, 1, 1, 1]], np.float32)
+_ENDS_Y = np.array([0.0, 0.0, 1.0], np.float32)
+
+
+def _check_book_losses(trace):
+    """The entropic loss of COMP0078 (0 ln 0 = 0): round 1, ln 1/(1 - y_hat) with 1 - y_hat = (1 - x_5)/5
+    (float64); rounds 2-3, 0 for the learner and every expert."""
+    loss = np.asarray(trace.loss, np.float64)
+    assert np.isfinite(loss).all(), f"non-finite losses {loss}"
+    book = -np.log((1 - np.float64(_BELOW_ONE)) / 5)
+    np.testing.assert_allclose(loss, [book, 0.0, 0.0], rtol=1e-5, atol=1e-7)
+    np.testing.assert_array_equal(np.asarray(trace.expert_losses)[1:], 0.0)
+
+
 def _soa_table(H):
     learner = experts.soa(H)
     xs = np.array([0, 3, 2, 4], np.int32)
@@ -183,6 +200,20 @@ ROWS = [
             experts.weighted_average(2.0), _WA.init(_EXACT[0, :2]), _EXACT[:, :2] > 0.5, _EXACT_Y
         ),
         _check_distribution,
+    ),
+    Holds(
+        experts.weighted_average,
+        "entropic, advice 0/1 and just below 1: finite losses, the book's (v.x rounded to 1 gave inf)",
+        lambda: core.run(_WA, _WA.init(_ENDS[0]), _ENDS, _ENDS_Y)[1],
+        _check_book_losses,
+    ),
+    Bad(
+        experts.weighted_average,
+        "eager update, NaN log-weight",
+        lambda: _WA.update(
+            _WA.init(_EXACT[0])._replace(log_v=np.full(3, np.nan, np.float32)), _EXACT[0], 1.0
+        ),
+        "state",
     ),
     Same(
         experts.weighted_average,

@@ -37,6 +37,9 @@ _P = online.perceptron(0.5)
 _W = online.winnow(2.0)
 _C = online.conjunction(3)
 _SQ = online.online_gradient_descent(losses.squared, 1e6)
+_KP = online.kernel_perceptron(lambda a, b: a @ b, 4)
+_OGD = online.online_gradient_descent(losses.hinge, 0.1)
+_DL = online.decision_list(3)
 _OGD_X = np.tile(_R, (5, 1))
 _OGD_Y = np.tile(_RY, 5)
 
@@ -129,6 +132,77 @@ ROWS = [
         lambda: online.kernel_perceptron(lambda a, b: a @ b, 2.5),
         "budget",
         TypeError,
+    ),
+    # --- labels: one scalar per round (a column (T, 1) ran, or failed inside JAX) ------------------
+    Bad(
+        online.kernel_perceptron,
+        "run, ys a column (T, 1)",
+        lambda: core.run(_KP, _KP.init(_X[0]), _X, _Y[:, None]),
+        "ys",
+    ),
+    Bad(
+        online.kernel_perceptron,
+        "eager update, y of shape (1,)",
+        lambda: _KP.update(_KP.init(_X[0]), _X[0], _Y[:1]),
+        "y",
+    ),
+    Bad(
+        online.perceptron,
+        "eager update, y of shape (1,)",
+        lambda: _P.update(_P.init(_X[0]), _X[0], _Y[:1]),
+        "y",
+    ),
+    Bad(
+        online.online_gradient_descent,
+        "run, ys a column (T, 1)",
+        lambda: core.run(_OGD, _OGD.init(_R[0]), _R, _RY[:, None]),
+        "ys",
+    ),
+    Bad(
+        online.winnow, "run, ys a column (T, 1)", lambda: core.run(_W, _W.init(_X[0]), _X, _B[:, None]), "ys"
+    ),
+    Bad(
+        online.conjunction,
+        "run, ys a column (T, 1)",
+        lambda: core.run(_C, _C.init(_X[0]), _X, _B[:, None]),
+        "ys",
+    ),
+    Bad(
+        online.decision_list,
+        "run, ys a column (T, 1)",
+        lambda: core.run(_DL, _DL.init(_X[0]), _X, _B[:, None]),
+        "ys",
+    ),
+    # --- the state of an eager update: what init builds, finite, counters >= 0 ------------------------
+    Bad(
+        online.perceptron,
+        "eager update, int32 w",
+        lambda: _P.update(_P.init(_X[0])._replace(w=jnp.zeros(3, jnp.int32)), _X[0], 1.0),
+        "state",
+    ),
+    Bad(
+        online.perceptron,
+        "eager update, NaN in w",
+        lambda: _P.update(_P.init(_X[0])._replace(w=jnp.full(3, jnp.nan)), _X[0], 1.0),
+        "state",
+    ),
+    Bad(
+        online.kernel_perceptron,
+        "eager update, count -1",
+        lambda: _KP.update(_KP.init(_X[0])._replace(count=jnp.int32(-1)), _X[0], 1.0),
+        "state",
+    ),
+    Bad(
+        online.winnow,
+        "eager update, step -5",
+        lambda: _W.update(_W.init(_X[0])._replace(step=jnp.int32(-5)), _X[0], 1),
+        "state",
+    ),
+    Bad(
+        online.online_gradient_descent,
+        "run, int32 w",
+        lambda: core.run(_OGD, _OGD.init(_R[0])._replace(w=jnp.zeros(3, jnp.int32)), _R, _RY),
+        "state",
     ),
     # --- Winnow, conjunctions, decision lists over {0,1}^n -----------------------------------------
     Bad(online.winnow, "eta 0.5 (a demotion as promotion)", _factory(online.winnow, 0.5), "eta"),
@@ -327,8 +401,9 @@ ROWS = [
         online.perceptron,
         "fit_intercept with int X",
         lambda: _final(online.perceptron(0.5, fit_intercept=True), _R.astype(np.int32), _RY, "b"),
-        lambda: _final(online.perceptron(0.5, fit_intercept=True), _R.astype(np.int32).astype(np.float32),
-                       _RY, "b"),
+        lambda: _final(
+            online.perceptron(0.5, fit_intercept=True), _R.astype(np.int32).astype(np.float32), _RY, "b"
+        ),
     ),
     Same(
         online.standardize,
@@ -336,15 +411,28 @@ ROWS = [
         lambda: _standardized(_X.astype(bool)),
         lambda: _standardized(_X),
     ),
-    Holds(online.standardize, "a constant feature maps to 0, not NaN", lambda: _standardized(np.ones((4, 3))),
-          lambda z: np.testing.assert_array_equal(np.asarray(z), 0.0)),
+    Holds(
+        online.standardize,
+        "a constant feature maps to 0, not NaN",
+        lambda: _standardized(np.ones((4, 3))),
+        lambda z: np.testing.assert_array_equal(np.asarray(z), 0.0),
+    ),
     Bad(online.standardize, "init from a matrix", lambda: online.standardize().init(_X), "example_x"),
-    Bad(online.standardize, "apply to the wrong width",
-        lambda: _S.apply(_S.init(_X[0]), _X[0, :2]), "x"),
-    Bad(online.standardize, "pipeline ending in a transform",
-        lambda: core.pipeline(online.perceptron(), online.standardize()), (), TypeError),
-    Bad(online.standardize, "pipeline with a learner in front",
-        lambda: core.pipeline(online.perceptron(), online.perceptron()), (), TypeError),
+    Bad(online.standardize, "apply to the wrong width", lambda: _S.apply(_S.init(_X[0]), _X[0, :2]), "x"),
+    Bad(
+        online.standardize,
+        "pipeline ending in a transform",
+        lambda: core.pipeline(online.perceptron(), online.standardize()),
+        (),
+        TypeError,
+    ),
+    Bad(
+        online.standardize,
+        "pipeline with a learner in front",
+        lambda: core.pipeline(online.perceptron(), online.perceptron()),
+        (),
+        TypeError,
+    ),
 ]
 
 

@@ -323,6 +323,11 @@ ROWS = [
         lambda: rk.bipartite_svm("precision_at_k", 0.1, 10, k=5).fit(KEY, _X, _BY),
         "k",
     ),
+    Bad(
+        rk.bipartite_svm, "precision@k, k = 0", lambda: rk.bipartite_svm("precision_at_k", 0.1, 10, k=0), "k"
+    ),
+    Bad(rk.bipartite_svm, "recall@k, k = 0", lambda: rk.bipartite_svm("recall_at_k", 0.1, 10, k=0), "k"),
+    Bad(rk.bipartite_svm, "k with f1 (no k)", lambda: rk.bipartite_svm("f1", 0.1, 10, k=2), "k"),
     Bad(rk.bipartite_svm, "unknown measure", lambda: rk.bipartite_svm("auc", 0.1, 10), "measure"),
     Bad(rk.bipartite_svm, "recall@k without k", lambda: rk.bipartite_svm("recall_at_k", 0.1, 10), "k"),
     Same(
