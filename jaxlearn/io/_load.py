@@ -295,7 +295,11 @@ class _Reader:
                 est._check_params()
         except Exception as e:  # noqa: BLE001
             raise self.fail(where, f"cannot rebuild {name}: {e}") from None
-        like_fitted = vars(like) if like is not MISSING else {}
+        like_fitted = {k: v for k, v in vars(like).items() if k.endswith("_") and not k.startswith("_")} if (
+            like is not MISSING
+        ) else {}  # fmt: skip
+        if like_fitted and set(like_fitted) != set(fitted):
+            raise self.mismatch(where, like, f"has the fitted attributes {sorted(fitted)}")
         for k, a in fitted.items():
             value = self.node(a, f"{where}.{k}", like_fitted.get(k, MISSING), DATA)
             if k in FITTED and not FITTED[k](value):
