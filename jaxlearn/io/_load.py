@@ -295,9 +295,9 @@ class _Reader:
                 est._check_params()
         except Exception as e:  # noqa: BLE001
             raise self.fail(where, f"cannot rebuild {name}: {e}") from None
-        like_fitted = {k: v for k, v in vars(like).items() if k.endswith("_") and not k.startswith("_")} if (
-            like is not MISSING
-        ) else {}  # fmt: skip
+        like_fitted = {}
+        if like is not MISSING:
+            like_fitted = {k: v for k, v in vars(like).items() if k.endswith("_") and not k.startswith("_")}
         if like_fitted and set(like_fitted) != set(fitted):
             raise self.mismatch(where, like, f"has the fitted attributes {sorted(fitted)}")
         for k, a in fitted.items():
