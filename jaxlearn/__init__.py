@@ -20,11 +20,17 @@ Start here:
 - :mod:`jaxlearn.selection`: k-fold splits and the grid x folds search as one compiled program.
 - :mod:`jaxlearn.parallel`: meshes, rows split over devices, sweeps split over devices (jax.sharding).
 - :mod:`jaxlearn.sklearn`: scikit-learn estimators over the learners (needs scikit-learn).
+
+Importing jaxlearn changes nothing in JAX's configuration. :func:`enable_compilation_cache` keeps
+compiled programs on disk, so that a new process (a notebook kernel, a script run again) skips
+compiling them.
 """
 
-from jaxlearn._compilation_cache import enable_compilation_cache as _enable_compilation_cache
+from jaxlearn._compilation_cache import enable_compilation_cache
+from jaxlearn._compilation_cache import requested_at_import as _cache_requested
 
-_enable_compilation_cache()  # before anything compiles; JAXLEARN_COMPILATION_CACHE=0 turns it off
+if _cache_requested():  # only at the user's request: JAXLEARN_COMPILATION_CACHE=1 or a directory
+    enable_compilation_cache()
 
 from jaxlearn import core
 from jaxlearn import datasets
@@ -56,6 +62,7 @@ __all__ = [
     "Learner",
     "core",
     "datasets",
+    "enable_compilation_cache",
     "experts",
     "io",
     "kernels",

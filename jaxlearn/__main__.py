@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from jaxlearn import _bench
+from jaxlearn import _bench, enable_compilation_cache
 from jaxlearn._demo import demo
 
 
@@ -46,6 +46,7 @@ def main(argv=None) -> int:
     if args.command == "demo":
         if args.names:
             parser.error("demo takes no further arguments")
+        enable_compilation_cache()  # a second run reads the compiled programs back
         demo(figure=None if args.no_figure else args.figure)
         return 0
     if args.compare:

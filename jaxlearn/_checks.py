@@ -100,7 +100,7 @@ def warn_if_diverged(result: Any, what: str, stacklevel: int = 3) -> None:
 
 
 #: A ``jax.Array`` of at least this many entries is summarised on its own device by one compiled pass
-#: (:func:`_summary`); smaller arrays and host arrays by NumPy (no program to compile).
+#: (:func:`array_summary`); smaller arrays and host arrays by NumPy (no program to compile).
 ON_DEVICE_FROM = 1 << 20
 
 
@@ -114,7 +114,7 @@ def _device_min_max(x):
 _last_summary: list = [None]  # (weak reference to a jax.Array, its summary): arrays are immutable
 
 
-def _summary(leaf) -> tuple[bool, Any, Any]:
+def array_summary(leaf) -> tuple[bool, Any, Any]:
     """``(all finite, min, max)`` of a non-empty array. A large ``jax.Array`` is read in one pass on its
     own device (three scalars come back, no copy of it to the host), and the summary of the last one is
     kept, so that ``check_finite`` and ``check_range`` of the same stream read it once."""
@@ -142,7 +142,7 @@ def check_finite(name: str, value: Any) -> None:
         return
     for leaf in jax.tree_util.tree_leaves(value):
         dtype = leaf.dtype if hasattr(leaf, "dtype") else np.asarray(leaf).dtype
-        if np.issubdtype(dtype, np.inexact) and np.size(leaf) and not _summary(leaf)[0]:
+        if np.issubdtype(dtype, np.inexact) and np.size(leaf) and not array_summary(leaf)[0]:
             raise ValueError(f"expected `{name}` to be finite, found NaN or inf values")
 
 
@@ -150,7 +150,7 @@ def check_range(name: str, value: Any, lo: float, hi: float) -> None:
     """Raise ``ValueError`` unless every value of concrete ``value`` lies in ``[lo, hi]``."""
     if value is None or not is_concrete(value) or not np.size(value):
         return
-    finite, low, high = _summary(value if isinstance(value, jax.Array) else np.asarray(value))
+    finite, low, high = array_summary(value if isinstance(value, jax.Array) else np.asarray(value))
     if not (finite and low >= lo and high <= hi):  # NaN or inf fails, whatever the range's ends
         raise ValueError(f"expected `{name}` in [{lo:g}, {hi:g}], found values in [{low:g}, {high:g}]")
 

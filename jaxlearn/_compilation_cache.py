@@ -1,33 +1,33 @@
-"""JAX's persistent compilation cache, on by default for jaxlearn's users.
+"""JAX's persistent compilation cache, turned on by :func:`jaxlearn.enable_compilation_cache`.
 
 A learner's first call compiles its programs (seconds on a small CPU); a fresh Python process (a new
 notebook kernel, a script run again) compiles them again. JAX can keep compiled programs on disk and
 read them back instead (its *persistent compilation cache*), but only once a cache directory is
-configured. Importing jaxlearn configures one, unless the user has:
+configured. Importing jaxlearn changes nothing in JAX's configuration; the cache is turned on by
 
-- ``JAXLEARN_COMPILATION_CACHE=0`` (or ``off``, ``false``, ``no``) in the environment: no cache;
-- ``JAXLEARN_COMPILATION_CACHE=/some/path``: the cache lives in that directory;
-- unset (or ``1``, ``on``, ``true``, ``yes``): ``$XDG_CACHE_HOME/jaxlearn/jax-<jax version>``, or
-  ``~/.cache/jaxlearn/jax-<jax version>`` without ``XDG_CACHE_HOME``.
+- calling ``jaxlearn.enable_compilation_cache()`` (or ``enable_compilation_cache("/some/path")``) first
+  thing in a notebook or script; or
+- setting ``JAXLEARN_COMPILATION_CACHE=1`` (the default directory) or ``=/some/path`` in the
+  environment, which ``import jaxlearn`` reads: the opt-in for code you cannot edit.
+
+The default directory is ``$XDG_CACHE_HOME/jaxlearn/jax-<jax version>``, or
+``~/.cache/jaxlearn/jax-<jax version>`` without ``XDG_CACHE_HOME``; ``JAXLEARN_COMPILATION_CACHE=0``
+(or ``off``, ``false``, ``no``) keeps the cache off even when the function is called.
 
 A cache the user configured for JAX itself (``JAX_COMPILATION_CACHE_DIR``, or
-``jax.config.update("jax_compilation_cache_dir", ...)`` before importing jaxlearn) is left as it is,
+``jax.config.update("jax_compilation_cache_dir", ...)``) is left as it is unless a directory is passed,
 and so is ``jax_enable_compilation_cache=False``. Every program is kept, however fast it compiled
 (:data:`MIN_COMPILE_SECONDS`): a first call compiles many small programs, which JAX's own threshold
-(1 s) would all leave out, unless the user set ``jax_persistent_cache_min_compile_time_secs`` (its
-environment variable, or ``jax.config.update`` before the import). A directory that cannot be created
-or written never breaks the import: the cache stays off, with one warning when the user named the
-directory, silently for the default one (a read-only home directory). Entries are keyed by the
-program, the jax/jaxlib version, the device and the compile options, so a stale entry is never used;
-deleting the directory is always safe.
+(1 s) would all leave out, unless the user set ``jax_persistent_cache_min_compile_time_secs``. A
+directory that cannot be created or written never raises: the cache stays off, with a warning.
+Entries are keyed by the program, the jax/jaxlib version, the device and the compile options, so a
+stale entry is never used; deleting the directory is always safe.
 
-The cache is bounded: when the import finds its entries above :data:`MAX_SIZE_BYTES` (1 GiB), it
-deletes the least recently used ones, down to three quarters of the bound (:func:`prune`: one scan of
-the directory per process; a single process may outgrow the bound until the next import).
+The cache is bounded: when it is enabled with its entries above :data:`MAX_SIZE_BYTES` (1 GiB), the
+least recently used ones are deleted, down to three quarters of the bound (:func:`prune`).
 ``JAXLEARN_COMPILATION_CACHE_MAX_SIZE`` sets another bound (bytes, or with a ``K``, ``M`` or ``G``
 suffix: ``500M``; ``-1`` for none). JAX's own ``jax_compilation_cache_max_size`` is not used: it scans
-the whole directory at every write (0.1 s at 3,000 entries), which a first call compiling tens of
-programs would pay each time.
+the whole directory at every write, which a first call compiling tens of programs would pay each time.
 
 Examples:
     >>> import os
@@ -72,7 +72,8 @@ _UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30}
 
 
 def cache_directory(environ: Optional[Mapping[str, str]] = None) -> Optional[str]:
-    """The directory jaxlearn would use for the cache under ``environ`` (``os.environ``), or None (off).
+    """The directory :func:`enable_compilation_cache` uses under ``environ`` (``os.environ``), or None
+    where ``JAXLEARN_COMPILATION_CACHE`` turns the cache off.
 
     Reads only ``JAXLEARN_COMPILATION_CACHE``, ``XDG_CACHE_HOME`` and the home directory; JAX's own
     settings are checked by :func:`enable_compilation_cache`.
@@ -85,6 +86,14 @@ def cache_directory(environ: Optional[Mapping[str, str]] = None) -> Optional[str
         return os.path.abspath(os.path.expanduser(setting))
     base = environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "jaxlearn", f"jax-{jax.__version__}")
+
+
+def requested_at_import(environ: Optional[Mapping[str, str]] = None) -> bool:
+    """Whether ``JAXLEARN_COMPILATION_CACHE`` asks ``import jaxlearn`` to turn the cache on (set, and
+    neither empty nor off)."""
+    environ = os.environ if environ is None else environ
+    setting = environ.get(ENV_VAR, "").strip().lower()
+    return bool(setting) and setting not in _OFF
 
 
 def max_size(environ: Optional[Mapping[str, str]] = None) -> int:
@@ -164,25 +173,35 @@ def _user_configured_jax() -> bool:
     return bool(configured) or _option("jax_enable_compilation_cache") is False
 
 
-def enable_compilation_cache() -> Optional[str]:
-    """Point JAX's persistent compilation cache at jaxlearn's directory; return it (None: left alone).
+def enable_compilation_cache(directory: Optional[str] = None) -> Optional[str]:
+    """Keep the programs JAX compiles on disk, so that a new process reads them back instead of
+    compiling them again; return the cache's directory (None: the cache stays off).
 
-    Called once when ``jaxlearn`` is imported; see the module docstring for the rules. Never raises.
+    Call it first thing in a notebook or script, before anything compiles. Never raises: a directory
+    that cannot be written leaves the cache off with a warning.
+
+    Args:
+      directory: where to keep the programs; by default ``JAXLEARN_COMPILATION_CACHE`` if it names a
+        directory, else ``$XDG_CACHE_HOME/jaxlearn/jax-<jax version>`` (``~/.cache/...``). Without it,
+        a cache configured for JAX itself is left as it is (and its directory returned).
+
+    Examples:
+      >>> import jaxlearn
+      >>> path = jaxlearn.enable_compilation_cache()  # doctest: +SKIP
     """
     try:
-        if _user_configured_jax():
-            return None
-        path = cache_directory()
+        if directory is None and _user_configured_jax():
+            return _option("jax_compilation_cache_dir") or os.environ.get("JAX_COMPILATION_CACHE_DIR")
+        path = cache_directory() if directory is None else os.path.abspath(os.path.expanduser(directory))
         if path is None:
             return None
         if not _writable(path):
-            if os.environ.get(ENV_VAR, "").strip().lower() not in _ON:
-                warnings.warn(
-                    f"jaxlearn: cannot write the compilation cache directory {path!r} (from {ENV_VAR}); "
-                    f"the persistent compilation cache stays off. Set {ENV_VAR}=0 to silence this.",
-                    RuntimeWarning,
-                    stacklevel=2,
-                )
+            warnings.warn(
+                f"jaxlearn: cannot write the compilation cache directory {path!r}; the persistent "
+                f"compilation cache stays off. Set {ENV_VAR}=0 to silence this.",
+                RuntimeWarning,
+                stacklevel=2,
+            )
             return None
         jax.config.update("jax_compilation_cache_dir", path)
         untouched = _option("jax_persistent_cache_min_compile_time_secs") == _JAX_DEFAULT_MIN_TIME

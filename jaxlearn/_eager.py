@@ -20,7 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlearn._checks import _summary, as_array, as_labels, check_finite, is_concrete, warn_if_diverged
+from jaxlearn._checks import array_summary, as_array, as_labels, check_finite, is_concrete, warn_if_diverged
 
 
 def _check_finite_if_concrete(*named):
@@ -149,7 +149,7 @@ def _own_checks_first(own_checks) -> None:
 
 def _check_state_values(where: str, leaf, kind: str, field: str) -> None:
     if kind == "floating" and np.size(leaf):
-        finite, _, _ = _summary(leaf)
+        finite, _, _ = array_summary(leaf)
         if not finite:
             values = np.asarray(leaf)
             bad = np.isnan(values) | np.isposinf(values)

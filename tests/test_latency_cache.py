@@ -1,4 +1,4 @@
-"""The persistent compilation cache jaxlearn turns on (``jaxlearn/_compilation_cache.py``).
+"""The persistent compilation cache of ``jaxlearn.enable_compilation_cache`` (``jaxlearn/_compilation_cache.py``).
 
 Each case runs in a fresh Python process with a controlled environment: the cache is configured
 once per process, before the first compilation, so these cases cannot share the test process.
@@ -21,7 +21,7 @@ from jaxlearn import _compilation_cache
 ROOT = Path(__file__).resolve().parents[1]
 MODULE = str(ROOT / "jaxlearn" / "_compilation_cache.py")
 
-# Enable the cache as ``import jaxlearn`` does, compile one small program (jaxlearn keeps every program,
+# Enable the cache (``jaxlearn.enable_compilation_cache()``, or ``import jaxlearn`` alone), compile one small program (jaxlearn keeps every program,
 # however fast it compiled), and report what happened.
 SCRIPT = """
 import json, warnings
@@ -101,20 +101,20 @@ def test_users_own_threshold_is_respected(tmp_path):
 def test_users_own_jax_cache_is_respected(tmp_path):
     mine = tmp_path / "mine"
     out = run(tmp_path, JAX_COMPILATION_CACHE_DIR=str(mine))
-    assert out["path"] is None and out["dir"] == str(mine)
+    assert out["path"] == out["dir"] == str(mine)
     assert not entries(mine)  # JAX's own threshold (1 s) left as it was: nothing this small is kept
     assert not (tmp_path / "xdg").exists()
     configured = tmp_path / "configured"
     out = run(tmp_path, user_dir=str(configured))
-    assert out["path"] is None and out["dir"] == str(configured)
+    assert out["path"] == out["dir"] == str(configured)
     assert not (tmp_path / "xdg").exists()
 
 
-def test_unusable_default_directory_is_silently_off(tmp_path):
+def test_unusable_default_directory_warns_and_stays_off(tmp_path):
     blocker = tmp_path / "a-file"  # a file where the directory should go: unusable, even for root
     blocker.write_text("not a directory")
     out = run(tmp_path, XDG_CACHE_HOME=str(blocker))
-    assert out["path"] is None and out["dir"] is None and out["warnings"] == []
+    assert out["path"] is None and out["dir"] is None and len(out["warnings"]) == 1
     assert out["value"] == pytest.approx(3.0 * sum(math.sin(i) for i in range(5)), rel=1e-6)
 
 
@@ -126,14 +126,15 @@ def test_unusable_named_directory_warns_once_and_stays_off(tmp_path):
     assert len(out["warnings"]) == 1 and "JAXLEARN_COMPILATION_CACHE=0" in out["warnings"][0]
 
 
-@pytest.mark.skipif(
-    "_compilation_cache" not in (ROOT / "jaxlearn" / "__init__.py").read_text(),
-    reason="import jaxlearn does not enable the cache yet (the lead wires it into jaxlearn/__init__.py)",
-)
-def test_import_jaxlearn_turns_it_on(tmp_path):
+def test_import_jaxlearn_changes_nothing_unless_asked(tmp_path):
     out = run(tmp_path, package=True)
-    assert out["dir"] == str(tmp_path / "xdg" / "jaxlearn" / f"jax-{jax.__version__}")
-    assert entries(out["dir"]) and out["warnings"] == []
+    assert out["dir"] is None and not (tmp_path / "xdg").exists() and out["warnings"] == []
+    for asked in ("1", "on"):
+        out = run(tmp_path / asked, package=True, JAXLEARN_COMPILATION_CACHE=asked)
+        assert out["dir"] == str(tmp_path / asked / "xdg" / "jaxlearn" / f"jax-{jax.__version__}")
+        assert entries(out["dir"]) and out["warnings"] == []
+    chosen = tmp_path / "chosen"
+    assert run(tmp_path, package=True, JAXLEARN_COMPILATION_CACHE=str(chosen))["dir"] == str(chosen)
     assert run(tmp_path / "off", package=True, JAXLEARN_COMPILATION_CACHE="0")["dir"] is None
 
 
@@ -190,7 +191,9 @@ def test_prune_deletes_the_least_recently_used_down_to_three_quarters(tmp_path):
 def test_import_prunes_an_oversized_cache(tmp_path):
     default = tmp_path / "xdg" / "jaxlearn" / f"jax-{jax.__version__}"
     fill(default, [4096] * 8)  # 32 KiB of old entries against a bound of 16 KiB
-    out = run(tmp_path, package=True, JAXLEARN_COMPILATION_CACHE_MAX_SIZE="16K")
+    out = run(
+        tmp_path, package=True, JAXLEARN_COMPILATION_CACHE="1", JAXLEARN_COMPILATION_CACHE_MAX_SIZE="16K"
+    )
     old = [p for p in entries(default) if p.name.startswith("e")]
     assert len(old) == 3 and {p.name for p in old} == {"e5-cache", "e6-cache", "e7-cache"}
     assert len(entries(default)) > len(old), "the new program was not cached"
@@ -200,7 +203,9 @@ def test_import_prunes_an_oversized_cache(tmp_path):
 def test_bad_size_warns_and_keeps_the_default_bound(tmp_path):
     default = tmp_path / "xdg" / "jaxlearn" / f"jax-{jax.__version__}"
     fill(default, [4096] * 4)
-    out = run(tmp_path, package=True, JAXLEARN_COMPILATION_CACHE_MAX_SIZE="huge")
+    out = run(
+        tmp_path, package=True, JAXLEARN_COMPILATION_CACHE="1", JAXLEARN_COMPILATION_CACHE_MAX_SIZE="huge"
+    )
     assert out["dir"] == str(default) and len(entries(default)) > 4  # 16 KiB, far below 1 GiB: all kept
     assert {f"e{i}-cache" for i in range(4)} <= {p.name for p in entries(default)}
     assert len(out["warnings"]) == 1 and "JAXLEARN_COMPILATION_CACHE_MAX_SIZE must be" in out["warnings"][0]

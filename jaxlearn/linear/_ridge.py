@@ -13,6 +13,7 @@ import jax
 import jax.numpy as jnp
 from jax.scipy.linalg import cho_factor, cho_solve
 from jax.typing import ArrayLike
+
 from jaxlearn.core import (
     POSITIVE,
     POSITIVE_INT,
