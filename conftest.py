@@ -16,6 +16,7 @@ process's backend has read it), and their stored outputs are compared with that.
 """
 
 import atexit
+import importlib.metadata
 import os
 import shutil
 import tempfile
@@ -37,8 +38,11 @@ if "JAXLEARN_COMPILATION_CACHE" not in os.environ or _inherited:
 
 # XLA reads XLA_FLAGS once, when the backend starts: the flag is added for this process only, and the
 # processes it starts (Jupyter kernels, the subprocesses of some tests) see the user's XLA_FLAGS.
+# The flag is gone from the XLA of jax 0.11, which aborts on an unknown flag: older versions only.
 _USER_XLA_FLAGS = os.environ.get("XLA_FLAGS")
-os.environ["XLA_FLAGS"] = f"{_USER_XLA_FLAGS or ''} --xla_cpu_use_fusion_emitters=false".strip()
+_JAXLIB = tuple(int(p) for p in importlib.metadata.version("jaxlib").split(".")[:2] if p.isdigit())
+if _JAXLIB < (0, 11):
+    os.environ["XLA_FLAGS"] = f"{_USER_XLA_FLAGS or ''} --xla_cpu_use_fusion_emitters=false".strip()
 
 import jax  # noqa: E402
 import pytest  # noqa: E402
@@ -47,7 +51,7 @@ from _pytest.doctest import DoctestItem  # noqa: E402
 jax.config.update("jax_disable_most_optimizations", True)
 jax.devices()  # starts the backend, which reads XLA_FLAGS
 if _USER_XLA_FLAGS is None:
-    del os.environ["XLA_FLAGS"]
+    os.environ.pop("XLA_FLAGS", None)
 else:
     os.environ["XLA_FLAGS"] = _USER_XLA_FLAGS
 
