@@ -111,7 +111,7 @@ def agnostic_experts(
       ((10, 11), True)
 
     References:
-      UML section 21.2.1, Theorem 21.10, Lemma 21.13, Corollary 21.14; SPEC 3.6.
+      UML section 21.2.1, Theorem 21.10, Lemma 21.13, Corollary 21.14.
     """
     H = check_class(H)
     table = version_space_table(H, max_version_spaces)

@@ -6,8 +6,7 @@ loop of updates. Three layouts compute the same allocations (up to float roundin
 
 - :func:`direct`: every round of a short block at once, from the exclusive cumulative sums
   (:func:`earlier_rounds`), each row shifted by its own maximum;
-- :func:`in_short_blocks`: :func:`direct` over blocks of 16 rounds, in a ``lax.scan`` (the layout of
-  Hedge before the chunks);
+- :func:`in_short_blocks`: :func:`direct` over blocks of 16 rounds, in a ``lax.scan``;
 - :func:`chunked`: the block cut into ``C`` chunks of ``S`` consecutive rounds. One read of the losses
   gives each chunk's total, a scan over the ``C`` totals the allocation at each chunk's start, and a
   scan over the ``S`` rounds advances all chunks at once: a ``(C, n)`` slab of exponentials per step,
@@ -20,11 +19,9 @@ loop of updates. Three layouts compute the same allocations (up to float roundin
 ``vmap`` over rates or starting weights on one stream (a sweep), the rate axis goes inside each round
 (:func:`direct` of ``(k, n)`` log-weights): the stream is read once per block for all ``k`` rates, each
 round's loss is one ``(k, n)`` by ``(n,)`` product, and the rows' shifts come from the block's start where
-that is safe (:func:`shift_for_rates`). On a 2-core CPU at n = 1,000 and T = 100,000 one stream measured
-1.5-1.8x faster in chunks than in short blocks, and a 64-rate sweep 1.6x faster with the rate axis inside
-(through ``parallel.sweep``: 3.1-3.2 s to 1.9-2.1 s; one vmapped program 4.2 s to 2.7-3.3 s). A custom
-batching rule makes the choice; a custom JVP differentiates the one-stream layout, so ``jax.grad`` of a
-run with respect to ``eta`` works as through plain JAX.
+that is safe (:func:`shift_for_rates`). A custom batching rule makes the choice; a custom JVP
+differentiates the one-stream layout, so ``jax.grad`` of a run with respect to ``eta`` works as through
+plain JAX.
 """
 
 from __future__ import annotations
@@ -40,8 +37,8 @@ Array = jax.Array
 
 #: Rounds summed by plain additions inside a long block (:func:`earlier_rounds`).
 GROUP = 8
-#: Entries of the ``(C, n)`` slab of :func:`chunked` (2 MiB of float32): at n = 1,000, the 400-500 chunks
-#: of 200-250 rounds that ran fastest of 128 to 1,000 on a 2-core CPU.
+#: Entries of the ``(C, n)`` slab of :func:`chunked` (2 MiB of float32): at n = 1,000, 400-500 chunks of
+#: 200-250 rounds.
 SLAB_ENTRIES = 2**19
 #: The smallest slab worth chunks: below it the kernels are too small to spread over cores, and a stream
 #: takes :func:`in_short_blocks`, as a sweep does (so that a sweep and its separate runs round alike).
@@ -108,8 +105,8 @@ def direct(log_v: Array, losses: Array, eta: Array) -> tuple[Array, Array, Array
     shift = jnp.where(jnp.isfinite(shift), shift, 0)
     e = jnp.exp(z - shift)
     total = jnp.sum(e, axis=-1, keepdims=True)
-    # sum_i e_ti l_ti as a product: for k rates one (k, n) by (n,) product per round, which XLA's CPU
-    # backend ran 5x faster than a product and sum over the stream broadcast to the k rates
+    # sum_i e_ti l_ti as a product: for k rates one (k, n) by (n,) product per round, rather than a
+    # product and sum over the stream broadcast to the k rates
     weighted = jnp.einsum("t...i,ti->t...", e, padded, precision=jax.lax.Precision.HIGHEST)
     loss = weighted[:size] / total[:size, ..., 0]
     log_rows = z - shift - jnp.log(total)
@@ -125,7 +122,7 @@ def shift_for_rates(log_v: Array, earlier: Array, eta: Array) -> Array:
     maximum by at most :math:`\eta (\max_i S_{ti} - \min_i S_{ti})`, so the largest weight stays above
     the float type's smallest normal number to the power :data:`SAFE_RANGE` where that spread times the
     largest rate allows (every rate >= 0); one test for the whole block (a ``lax.cond``), which spares the
-    block a pass over its ``(rows, k, n)`` log-weights (a 64-rate sweep 1.2x faster on a 2-core CPU).
+    block a pass over its ``(rows, k, n)`` log-weights.
     """
     lowest = jnp.min(earlier, axis=-1, keepdims=True)
     spread = jnp.max(jnp.max(earlier, axis=-1) - lowest[:, 0])

@@ -98,8 +98,7 @@ def version_space_table(H: ArrayLike, max_version_spaces: int = MAX_VERSION_SPAC
 
     with :math:`V_x^r = \{h \in V : h(x) = r\}`, and a transition ``next_id[id, x, y]``, so that SOA runs in
     ``lax.scan`` with two gathers per round. There are at most :math:`\min(2^{|H|}, 3^N)` of them (the
-    singletons over :math:`d` points reach all :math:`2^d` subsets); building takes about 0.5 s per
-    :math:`10^5` on one core.
+    singletons over :math:`d` points reach all :math:`2^d` subsets).
 
     Raises:
       ValueError: on an invalid class, or when more than ``max_version_spaces`` (default
