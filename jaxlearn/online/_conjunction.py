@@ -107,7 +107,7 @@ def conjunction(n: int) -> Learner:
       ([True, True, False], [[1, 0, 0, 0], [0, 1, 1, 0]])
 
     References:
-      Balcan, 8803 Machine Learning Theory, Lecture 3, section 2.1; SPEC 2.6.
+      Balcan, 8803 Machine Learning Theory, Lecture 3, section 2.1.
     """
     n = int(n)
 

@@ -85,7 +85,7 @@ def decision_list(n: int) -> Learner:
       ([1, 0], [0, 0, 1, 1, 1, 0, 0, 1, 1, 1])
 
     References:
-      Balcan, 8803 Machine Learning Theory, Lecture 3, section 2.2; SPEC 2.7.
+      Balcan, 8803 Machine Learning Theory, Lecture 3, section 2.2.
     """
     n = int(n)
     consequents = _consequents(n)

@@ -1,4 +1,4 @@
-"""The Perceptron in a kernel's feature space, with a static budget (SPEC 4.8; SS10 Algorithm 4)."""
+"""The Perceptron in a kernel's feature space, with a static budget (SS10 L5 section 7, Algorithm 4)."""
 
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ def kernel_perceptron(kernel: Kernel, budget: int) -> Learner:
       ([1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0], 4)
 
     References:
-      SS10 L5 section 7, Algorithm 4 (online form); UML Exercise 16.2; SPEC 4.8.
+      SS10 L5 section 7, Algorithm 4 (online form); UML Exercise 16.2.
     """
     budget = int(budget)
 

@@ -99,7 +99,7 @@ def online_gradient_descent(
       True
 
     References:
-      UML section 21.3; COMP0078 "Online Approach", "OGD with Hinge Loss"; SPEC 5.2-5.3.
+      UML section 21.3; COMP0078 "Online Approach", "OGD with Hinge Loss".
     """
     project = (lambda w: w) if projection is None else projection
 

@@ -1,4 +1,5 @@
-"""The Perceptron and Balcan's margin Perceptron (SPEC sections 4.1, 4.2, 4.4).
+"""The Perceptron and Balcan's margin Perceptron (COMP0078 "The Perceptron learning algorithm"; Balcan,
+8803 Machine Learning Theory, Lecture 3, sections 1 and 1.1).
 
 Both are mistake-driven and have an exact block rule (``Learner.run_block``): one matrix-vector product
 scores a block and the learner jumps from update to update, with the weights and mistakes of the
@@ -207,7 +208,7 @@ def perceptron(
       True
 
     References:
-      COMP0078 "The Perceptron learning algorithm"; Balcan section 1, Theorem 1; SPEC 4.1-4.2.
+      COMP0078 "The Perceptron learning algorithm"; Balcan section 1, Theorem 1.
     """
 
     def info(scores, ys):
@@ -258,7 +259,7 @@ def margin_perceptron(gamma: ArrayLike, *, fit_intercept: bool = False) -> Learn
       True
 
     References:
-      Balcan, 8803 Machine Learning Theory, section 1.1, Theorem 2; SPEC 4.4.
+      Balcan, 8803 Machine Learning Theory, section 1.1, Theorem 2.
     """
 
     def score(w, X):

@@ -1,4 +1,5 @@
-"""Euclidean projections onto convex sets, for projected online gradient descent (SPEC 5.2, 6.6).
+"""Euclidean projections onto convex sets, for projected online gradient descent (UML section 21.3;
+SS10 L6 Lemma 6).
 
 Thin factories over :mod:`optax.projections`, with the radius or bounds captured (and traced, so a
 sweep over them vmaps) and the result cast back to the iterate's dtype.
@@ -56,7 +57,7 @@ def box(lo: ArrayLike, hi: ArrayLike) -> Projection:
 
 
 def simplex(scale: ArrayLike = 1.0) -> Projection:
-    r"""Projection onto the simplex :math:`\{w : w_i \ge 0, \sum_i w_i = s\}` (sort-based, SPEC 5.2).
+    r"""Projection onto the simplex :math:`\{w : w_i \ge 0, \sum_i w_i = s\}` (sort-based; UML section 21.3).
 
     .. math:: \Pi(w)_i = \max(w_i - \tau, 0), \quad \tau \text{ such that } \sum_i \max(w_i - \tau, 0) = s,
 
