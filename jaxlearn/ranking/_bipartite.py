@@ -1,5 +1,5 @@
 r"""Bipartite ranking: multivariate performance measures from the counts (a, b, c, d) and the sorted
-loss-augmented search (UML section 17.5; SPEC 14).
+loss-augmented search (UML section 17.5).
 
 Truth :math:`y \in \{\pm1\}^r`, prediction :math:`y' \in \mathbb R^r`; item :math:`i` is predicted positive
 iff :math:`y'_i \ge \theta` (the argmax (17.13) is indifferent at :math:`y'_i = \theta`; ``+1`` is the
@@ -253,9 +253,10 @@ def bipartite_loss_augmented(
     the scores sorted once and their prefix sums :math:`S^+_a, S^-_b`,
     :math:`\sum_i v_i y'_i = 2(S^+_a + S^-_b) - \sum_i y'_i`, so every candidate costs :math:`O(1)`: the
     whole :math:`(r+1)\times(r+1)` grid of :math:`(a, b)` (entries with :math:`a > P`, :math:`b > N` or
-    :math:`f(a, b) = 0` masked) is evaluated as one array, :math:`O(r^2)` (SPEC 14.3), and its maximum
-    taken with the book's tie rule (``if alpha >= alpha_bar``: the last candidate in the order
-    ``a = 0..P`` outer, ``b = 0..N`` inner wins).
+    :math:`f(a, b) = 0` masked) is evaluated as one array, :math:`O(r^2)` where the loop of UML section
+    17.5 ("Solving Equation (17.14)") is :math:`O(r^3)`, and its maximum taken with the book's tie rule
+    (``if alpha >= alpha_bar``: the last candidate in the order ``a = 0..P`` outer, ``b = 0..N`` inner
+    wins).
 
     Args:
       y_pred: scores :math:`y'_i = \langle w, x_i\rangle`, shape ``(r,)``.

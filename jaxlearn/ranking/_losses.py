@@ -1,4 +1,4 @@
-r"""Ranking losses and their convex surrogates (UML sections 17.4-17.4.1; SPEC 13).
+r"""Ranking losses and their convex surrogates (UML sections 17.4-17.4.1).
 
 Every loss takes ``(y_pred, y_true)`` in the book's order :math:`\Delta(y', y)`: ``y_pred`` the predicted
 scores :math:`y' \in \mathbb R^r`, ``y_true`` the true relevance :math:`y \in \mathbb R^r` (over the last

@@ -1,4 +1,4 @@
-r"""Linear ranking by SGD on the convex surrogates of UML sections 17.4.1 and 17.5.1 (SPEC 13.3, 14.2).
+r"""Linear ranking by SGD on the convex surrogates of UML sections 17.4.1 and 17.5.1.
 
 Both learners score the items of a query with one weight vector, :math:`h_w(\bar x) = (\langle w,
 x_1\rangle, \ldots, \langle w, x_r\rangle)` (17.6), and fit :math:`w` on
@@ -106,7 +106,7 @@ def ranking_svm(
       (20, 5)
 
     References:
-      UML section 17.4.1, (17.6)-(17.10), Lemma 17.4; UML section 15.5; SPEC 13.3.
+      UML section 17.4.1, (17.6)-(17.10), Lemma 17.4; UML section 15.5.
     """
     if loss not in _LOSSES:
         raise ValueError(f"expected `loss` in {_LOSSES}, got {loss!r}")
@@ -161,7 +161,7 @@ def bipartite_svm(
       (20, 5)
 
     References:
-      UML section 17.5, (17.11)-(17.14) and "Solving Equation (17.14)"; SPEC 14.
+      UML section 17.5, (17.11)-(17.14) and "Solving Equation (17.14)".
     """
     check_measure(measure, k)
     if k is not None and not measure.endswith("_at_k"):

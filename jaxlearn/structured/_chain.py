@@ -1,4 +1,4 @@
-r"""Chain-structured output: the OCR features of UML section 17.3 and their dynamic program (SPEC 12).
+r"""Chain-structured output: the OCR features of UML section 17.3 and their dynamic program (17.4)-(17.5).
 
 A word is ``x`` of shape ``(n, r)`` (column ``t`` the ``n`` pixels of letter ``t``, as in the book) with
 labels ``y`` in :math:`[q]^r` (here ``0..q-1``). The feature map :math:`\Psi(x, y) \in \mathbb R^{nq + q^2}`
@@ -151,7 +151,7 @@ def chain_features(x: ArrayLike, y: ArrayLike, num_labels: int, *, mask: Optiona
       [0.5, 0.0, 0.0, 1.0, 0.0, 0.0, 0.5, 0.0]
 
     References:
-      UML section 17.3 (OCR example); SPEC 12.1.
+      UML section 17.3 (OCR example).
     """
     x, valid = _check_word(x, y, mask, num_labels)
     dtype = x.dtype
@@ -168,7 +168,7 @@ def sequence_score(
     w: ArrayLike, x: ArrayLike, y: ArrayLike, num_labels: int, *, mask: Optional[ArrayLike] = None
 ) -> Array:
     r""":math:`\langle w, \Psi(x, y)\rangle = \frac1r(\sum_t e[y_t, t] + \sum_{t\ge2}W_2[y_t, y_{t-1}])`,
-    the score decomposed over positions (SPEC 12.1), without building :math:`\Psi`."""
+    the score decomposed over positions (UML section 17.3), without building :math:`\Psi`."""
     x, valid = _check_word(x, y, mask, num_labels)
     dtype = x.dtype
     W1, W2 = split_weights(jnp.asarray(w).astype(dtype), x.shape[0], num_labels)
@@ -183,7 +183,7 @@ def sequence_score(
 def hamming_loss(
     y_pred: ArrayLike, y_true: ArrayLike, *, mask: Optional[ArrayLike] = None, dtype=None
 ) -> Array:
-    r"""The normalised Hamming loss :math:`\Delta(y', y) = \frac1r\sum_{t=1}^r 1[y'_t \ne y_t]` (SPEC 12.1).
+    r"""The Hamming loss :math:`\Delta(y', y) = \frac1r\sum_{t=1}^r 1[y'_t \ne y_t]` (UML section 17.3).
 
     Over the last axis (``r >= 1``; leading axes are batch axes and broadcast); with ``mask`` (booleans,
     prefixes with at least one ``True``, broadcasting to the labels), over the masked-in positions
@@ -284,7 +284,7 @@ def viterbi(
       [0, 1, 1]
 
     References:
-      UML section 17.3, (17.4)-(17.5); SPEC 12.2.
+      UML section 17.3, (17.4)-(17.5).
     """
     x, valid = _check_word(x, None, mask, num_labels)
     dtype = x.dtype
@@ -309,7 +309,7 @@ def loss_augmented_viterbi(
 
     UML Exercise 17.3 with the normalised Hamming loss: :math:`\Delta` decomposes over positions, so the
     dynamic program of :func:`viterbi` adds :math:`1[s \ne y_\tau]` to the unscaled score of label
-    :math:`s` at position :math:`\tau`; both terms then carry the same :math:`1/r` (SPEC 12.3). This is
+    :math:`s` at position :math:`\tau`; both terms then carry the same :math:`1/r`. This is
     the :math:`\hat y` of the structured SGD step (:func:`structured_svm`).
 
     Args:
@@ -324,7 +324,7 @@ def loss_augmented_viterbi(
       :math:`\hat y`, shape ``(r,)`` int32; or ``(y_hat, value)``.
 
     References:
-      UML section 17.3 and Exercise 17.3; SPEC 12.3.
+      UML section 17.3 and Exercise 17.3.
     """
     x, valid = _check_word(x, y, mask, num_labels)
     dtype = x.dtype

@@ -1,4 +1,4 @@
-r"""Structured-output SVM over chains by SGD (UML sections 17.2.5 and 17.3; SPEC 11.5, 12.3).
+r"""Structured-output SVM over chains by SGD (UML sections 17.2.5 and 17.3, Exercise 17.3).
 
 The multiclass SVM of UML section 17.2.5 with the OCR feature map and the normalised Hamming loss of
 section 17.3, solved by the book's SGD for regularised loss minimisation (the :math:`\theta`/:math:`w`
@@ -74,7 +74,7 @@ def structured_svm(lam: ArrayLike, steps: int, num_classes: int, *, transitions:
       (50, 4)
 
     References:
-      UML sections 15.5, 17.2.5, 17.3 and Exercise 17.3; SPEC 9.7, 11.5, 12.
+      UML sections 15.5, 17.2.5, 17.3 and Exercise 17.3.
     """
     steps, q = int(steps), int(num_classes)
 
