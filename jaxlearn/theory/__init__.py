@@ -1,8 +1,8 @@
 """The checkable bounds of the source documents, as functions of their parameters.
 
 Every function is plain ``jnp`` arithmetic, so bounds can be evaluated on traced values and
-vmapped alongside the learners they bound. Section numbers refer to the sources (``SPEC n.m``: the
-numbering of ``docs/algorithms.md``).
+vmapped alongside the learners they bound. Each function cites the book section, lecture or slide
+it comes from (UML, SS10, Balcan, COMP0078; the sources are listed in ``docs/algorithms.md``).
 Concrete arguments outside the range the theorem assumes (a margin ``<= 0``, ``delta`` outside (0, 1),
 a count that is not a positive integer, NaN, inf) raise a ``ValueError`` naming the argument.
 """

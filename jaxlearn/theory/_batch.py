@@ -1,4 +1,5 @@
-"""Bounds of batch learning (SPEC sections 7-16): SGD, stability, SVMs, multiclass, trees, k-NN."""
+"""Bounds of batch learning (SS10 L6-L7(a); UML chapters 15 and 17-19): SGD, stability, SVMs,
+multiclass, trees, k-NN."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from jaxlearn.theory._common import _check
 Array = jax.Array
 
 
-# --- Convex learning, SGD and SVMs (SPEC sections 7-9) ---
+# --- Convex learning, SGD and SVMs (SS10 L6-L7(a); UML chapter 15) ---
 
 
 def sgd_convex_bound(U: ArrayLike, rho: ArrayLike, T: ArrayLike, eta: ArrayLike | None = None) -> Array:
@@ -57,7 +58,7 @@ def hard_svm_bound(rho: ArrayLike, gamma: ArrayLike, m: ArrayLike, delta: ArrayL
     return jnp.sqrt(4 * (rho / gamma) ** 2 / m) + jnp.sqrt(2 * jnp.log(2 / delta) / m)
 
 
-# --- Multiclass (SPEC 4.11, 11.5) ---
+# --- Multiclass (UML sections 17.2.5 and 17.8) ---
 
 
 def multiclass_perceptron_bound(R: ArrayLike, w_norm: ArrayLike) -> Array:
@@ -85,7 +86,7 @@ def multiclass_sgd_steps(rho: ArrayLike, B: ArrayLike, epsilon: ArrayLike) -> Ar
     return (B * rho / epsilon) ** 2
 
 
-# --- Decision trees and nearest neighbours (SPEC sections 15-16) ---
+# --- Decision trees and nearest neighbours (UML chapters 18-19) ---
 
 
 def tree_mdl_bound(

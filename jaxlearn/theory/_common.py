@@ -12,11 +12,11 @@ _RANGES = {
     **dict.fromkeys("radius margin U R eta threshold rho lam B gamma w_norm epsilon".split(), core.POSITIVE),
     **dict.fromkeys("T n k L m d n_nodes num_edges".split(), core.POSITIVE_INT),
     **dict.fromkeys("total_deviation grad_sq_norms c".split(), core.NON_NEGATIVE),
-    **dict.fromkeys("stability erm_error".split(), core.NON_NEGATIVE),  # SS10 Theorem 7 (SPEC 8)
+    **dict.fromkeys("stability erm_error".split(), core.NON_NEGATIVE),  # SS10 L7(a) Theorem 7
     **dict.fromkeys("best_mistakes ldim".split(), core.NON_NEGATIVE_INT),
     **dict.fromkeys("beta delta".split(), core.OPEN_UNIT),
     "train_error": core.UNIT,
-    **dict.fromkeys("holdout_error margin_error".split(), core.UNIT),  # compression bounds (SPEC 18)
+    **dict.fromkeys("holdout_error margin_error".split(), core.UNIT),  # compression bounds (SS10 L3(c))
     "bayes_error": core.Interval(0.0, 0.5, True, True),  # L_D(h*) = E[min(eta, 1 - eta)] <= 1/2
 }
 

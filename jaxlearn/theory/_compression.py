@@ -1,6 +1,7 @@
-"""Compression bounds (SPEC 18.1, 4.5, 4.6): a hypothesis rebuilt from ``k`` of the ``m`` examples.
+"""Compression bounds (SS10 L3(c); L4 Corollaries 2-3 and Theorem 4): a hypothesis rebuilt from ``k``
+of the ``m`` examples.
 
-All logarithms are natural (SPEC section 1, item 4). A bound above 1 is vacuous but true; it happens
+All logarithms are natural, as in SS10. A bound above 1 is vacuous but true; it happens
 when the compression set is too large for the sample (``k`` near ``m / 2``; SS10 L4 footnote 1).
 """
 

@@ -1,4 +1,4 @@
-r"""The price of nearest neighbour in high dimension (SPEC 16.3; UML section 19.2.2).
+r"""The price of nearest neighbour in high dimension (UML section 19.2.2).
 
 Theorem 19.3 makes the last term of the 1-NN bound, :math:`4c\sqrt d\, m^{-1/(d+1)}`, at most
 :math:`\epsilon` once :math:`m \ge (4c\sqrt d/\epsilon)^{d+1}`: a sample size exponential in the
@@ -97,7 +97,7 @@ def nn_lower_bound_grid(key: ArrayLike, c: int, d: int) -> LabelledGrid:
       ((9, 2), [[0.0, 0.0], [0.0, 0.5], [0.0, 1.0]])
 
     References:
-      UML Theorem 19.4 and its proof (UML section 19.2.2); SPEC 16.3.
+      UML Theorem 19.4 and its proof (UML section 19.2.2).
     """
     c, d = _sizes(c=c, d=d)
     if (c + 1) ** d > MAX_GRID_POINTS:

@@ -1,4 +1,5 @@
-"""Bounds of online learning (SPEC sections 2-5): the Perceptron family, Winnow, experts, OGD."""
+"""Bounds of online learning (UML chapter 21; Balcan; COMP0078): the Perceptron family, Winnow,
+experts, OGD."""
 
 from __future__ import annotations
 
@@ -53,7 +54,8 @@ def total_deviation(w: ArrayLike, X: ArrayLike, y: ArrayLike, margin: ArrayLike)
     r"""Balcan's :math:`TD_\gamma = \sum_t \max\{0, \gamma - y_t\, w\cdot x_t\}` for unit-length :math:`x_t`.
 
     The total distance the (normalised) points must move to be separated by the unit vector
-    ``w / ||w||`` with margin ``margin`` :math:`> 0` (a number; SPEC 4.1, derived reading).
+    ``w / ||w||`` with margin ``margin`` :math:`> 0` (a number; the formula is a reading of Balcan's
+    section 1, which defines it in words).
     """
     w, X, y = _halfspace(w, X, y, unit=True)
     (gamma,) = _check(margin=margin)
@@ -63,7 +65,8 @@ def total_deviation(w: ArrayLike, X: ArrayLike, y: ArrayLike, margin: ArrayLike)
 
 
 def perceptron_mistake_bound(radius: ArrayLike, margin: ArrayLike) -> Array:
-    r"""Novikoff: the Perceptron makes at most :math:`(R/\gamma)^2` mistakes (COMP0078; SPEC 4.2).
+    r"""Novikoff: the Perceptron makes at most :math:`(R/\gamma)^2` mistakes (COMP0078
+    "Perceptron Bound [Novikoff]").
 
     Holds when some unit :math:`v` has :math:`y_t\langle v, x_t\rangle \ge \gamma > 0` and
     :math:`\|x_t\| \le R` for all t. For unit-length inputs (Balcan Theorem 1) use ``radius=1``.
@@ -73,7 +76,7 @@ def perceptron_mistake_bound(radius: ArrayLike, margin: ArrayLike) -> Array:
 
 
 def perceptron_nonseparable_bound(margin: ArrayLike, total_deviation: ArrayLike) -> Array:
-    r"""Balcan Theorem 1, non-separable: :math:`M \le 1/\gamma^2 + (2/\gamma)\, TD_\gamma` (SPEC 4.1).
+    r"""Balcan Theorem 1, non-separable: :math:`M \le 1/\gamma^2 + (2/\gamma)\, TD_\gamma`.
 
     For the normalised Perceptron and *every* unit :math:`w^*` and :math:`\gamma > 0`, with
     :math:`TD_\gamma \ge 0` from :func:`total_deviation`.
@@ -84,24 +87,25 @@ def perceptron_nonseparable_bound(margin: ArrayLike, total_deviation: ArrayLike)
 
 def margin_perceptron_bound(margin: ArrayLike) -> Array:
     r"""Balcan Theorem 2: the margin Perceptron makes at most :math:`12/\gamma^2` updates,
-    margin mistakes included, for :math:`\gamma = \min_x |w^*\cdot x|/\|x\| \in (0, 1]` (SPEC 4.4)."""
+    margin mistakes included, for :math:`\gamma = \min_x |w^*\cdot x|/\|x\| \in (0, 1]`."""
     (gamma,) = _check({"margin": core.Interval(0.0, 1.0, hi_closed=True)}, margin=margin)
     return 12.0 / gamma**2
 
 
 def ogd_regret_bound(U: ArrayLike, R: ArrayLike, T: ArrayLike) -> Array:
     r"""OGD with the hinge loss and :math:`\eta = U / (R\sqrt{T})`: regret against every
-    :math:`\|u\| \le U` is at most :math:`U R \sqrt{T}` (COMP0078 "Regret Bound for OGD"; SPEC 5.3)."""
+    :math:`\|u\| \le U` is at most :math:`U R \sqrt{T}` (COMP0078 "Regret Bound for OGD")."""
     U, R, T = _check(U=U, R=R, T=T)
     return U * R * jnp.sqrt(T)
 
 
 def ogd_pathwise_bound(U: ArrayLike, eta: ArrayLike, grad_sq_norms: ArrayLike) -> Array:
-    r"""The pathwise OGD inequality :math:`\|u\|^2/(2\eta) + (\eta/2)\sum_t \|v_t\|^2` (SPEC 5.2, 5.3).
+    r"""The pathwise OGD inequality :math:`\|u\|^2/(2\eta) + (\eta/2)\sum_t \|v_t\|^2`.
 
     Bounds :math:`\sum_t f_t(w_t) - f_t(u)` for every :math:`\|u\| \le U` and *any* sequence, for
-    OGD with a constant step ``eta``; ``grad_sq_norms`` are the :math:`\|v_t\|^2` of the run, time
-    on the last axis (a ``(runs, T)`` array gives one bound per run).
+    OGD with a constant step ``eta`` (the telescoping step of the proof in COMP0078 "Regret Bound for
+    OGD"; with a projection, UML section 21.3 and SS10 L6 Lemma 6); ``grad_sq_norms`` are the
+    :math:`\|v_t\|^2` of the run, time on the last axis (a ``(runs, T)`` array gives one bound per run).
     """
     if np.ndim(grad_sq_norms) < 1:
         raise ValueError(f"expected `grad_sq_norms` of shape (..., T), got {np.shape(grad_sq_norms)}")
@@ -127,7 +131,7 @@ def winnow_mistake_bound(k: ArrayLike, n: ArrayLike, eta: ArrayLike = 2.0, thres
     return promotions + demotions
 
 
-# --- Prediction with expert advice and finite classes (SPEC sections 2-3) ---
+# --- Prediction with expert advice and finite classes (UML sections 21.1-21.2; COMP0078) ---
 
 
 def consistent_bound(n: ArrayLike) -> Array:

@@ -1,4 +1,4 @@
-"""epsilon-nets and PAC learning (SPEC 19; SS10 L8 section 21): the sample size of Theorems 12-13, and
+"""epsilon-nets and PAC learning (SS10 L8 section 21): the sample size of Theorems 12-13, and
 the worked example of intervals on [0, 1] (their ERM and the gap test for an epsilon-net)."""
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def epsilon_net_sample_size(d: ArrayLike, epsilon: ArrayLike, delta: ArrayLike) 
       2184.0
 
     References:
-      SS10 L8 section 21, Theorems 12-13; SPEC 19.
+      SS10 L8 section 21, Theorems 12-13.
     """
     d, epsilon, delta = _check(
         {"d": core.NON_NEGATIVE_INT, "epsilon": core.OPEN_UNIT, "delta": core.Interval(0.0, 0.25)},
@@ -70,7 +70,7 @@ def interval_erm(x: ArrayLike, y: ArrayLike) -> Array:
     :math:`a = \min\{x_i : y_i = 1\}`, :math:`b = \max\{x_i : y_i = 1\}`.
 
     When the labels come from a closed interval (the realizable case) it has no training error, so it
-    is an ERM hypothesis of the class of intervals, the learner of Theorem 13 in SPEC 19's experiment;
+    is an ERM hypothesis of the class of intervals, so a learner of Theorem 13;
     its error under :math:`D` is :math:`D(h \,\Delta\, c)`, which under the uniform distribution on
     [0, 1] is the length of the target minus the length of :math:`[a, b]`. With no positive point it
     is the empty interval, returned as :math:`[+\infty, -\infty]` (so :math:`a \le x \le b` holds for
@@ -91,7 +91,7 @@ def interval_erm(x: ArrayLike, y: ArrayLike) -> Array:
       [inf, -inf]
 
     References:
-      SS10 L8 section 21, Theorem 13; SPEC 19.
+      SS10 L8 section 21, Theorem 13.
     """
     x, y = _sample(x, y)
     inf = jnp.asarray(jnp.inf, x.dtype)
@@ -103,7 +103,7 @@ def is_interval_epsilon_net(x: ArrayLike, epsilon: ArrayLike) -> Array:
     uniform distribution on [0, 1] (SS10 Definition 3).
 
     An interval of length :math:`\ge \epsilon` misses :math:`S` only inside a gap of :math:`S`, so
-    (SPEC 19, derived) :math:`S` is an :math:`\epsilon`-net iff no gap exceeds :math:`\epsilon`: with the
+    :math:`S` is an :math:`\epsilon`-net iff no gap exceeds :math:`\epsilon`: with the
     points sorted, :math:`x_{(1)} - 0`, :math:`x_{(i+1)} - x_{(i)}` and :math:`1 - x_{(m)}` are all
     :math:`\le \epsilon`. Sorts once: :math:`O(m \log m)`; jittable, vmappable over samples.
 
@@ -120,7 +120,7 @@ def is_interval_epsilon_net(x: ArrayLike, epsilon: ArrayLike) -> Array:
       [False, True]
 
     References:
-      SS10 L8 sections 20-21, Definition 3 and Theorem 12; SPEC 19.
+      SS10 L8 sections 20-21, Definition 3 and Theorem 12.
     """
     x = _sample(x)
     core.check_range("x", x, 0.0, 1.0)

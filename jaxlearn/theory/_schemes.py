@@ -1,4 +1,5 @@
-"""Realizable compression schemes (SPEC 18.2, 4.5): keep a few examples, rebuild the hypothesis from them.
+"""Realizable compression schemes (SS10 L3(c) sections 1.1-1.2; L4 Corollaries 2-3): keep a few examples,
+rebuild the hypothesis from them.
 
 A scheme is a pair of functions: ``*_compress`` picks the kept examples of a sample (a boolean mask of
 shape (m,)), ``*_reconstruct`` rebuilds the hypothesis from the kept examples alone. Corollary 1 of
@@ -80,7 +81,7 @@ def rectangle_compress(X: ArrayLike, y: ArrayLike) -> Array:
 def rectangle_reconstruct(X: ArrayLike, y: ArrayLike, mask: ArrayLike) -> Rectangle:
     r"""The smallest axis-aligned rectangle holding the kept positive examples (empty if there is none);
     on the mask of :func:`rectangle_compress` it is the tightest rectangle around all positives, so it
-    classifies a sample labelled by a rectangle without error (SPEC 18.2)."""
+    classifies a sample labelled by a rectangle without error (SS10 L3(c) section 1.1)."""
     X, y = _sample(X, y)
     kept = (_mask(mask, X.shape[0]) & (y > 0))[:, None]
     return Rectangle(jnp.min(jnp.where(kept, X, jnp.inf), 0), jnp.max(jnp.where(kept, X, -jnp.inf), 0))
@@ -144,7 +145,8 @@ def halfspace_compress(
 
 
 def halfspace_reconstruct(X: ArrayLike, y: ArrayLike, support: ArrayLike, *, steps: int = 5000) -> Array:
-    """The halfspace rebuilt from the kept examples: the min-norm point of their hull (SPEC 18.2)."""
+    """The halfspace rebuilt from the kept examples: the min-norm point of their hull (SS10 L3(c)
+    section 1.2)."""
     _mask(support, jnp.shape(_points(X))[0], "support")
     return halfspace_compress(X, y, mask=support, steps=steps).w
 
@@ -176,8 +178,8 @@ def _min_norm_point(V, mask, *, steps):
 
 
 def _caratheodory(V, alpha):
-    """Convex weights of the same point with at most d + 1 nonzero (SPEC 18.2): while more, move along a
-    null direction z of [V^T; 1^T] on the support until a weight reaches zero."""
+    """Convex weights of the same point with at most d + 1 nonzero (Caratheodory; SS10 L3(c) section 1.2):
+    while more, move along a null direction z of [V^T; 1^T] on the support until a weight reaches zero."""
     m, d = V.shape
     A = jnp.concatenate([V.T, jnp.ones((1, m), V.dtype)])
 

@@ -1,4 +1,4 @@
-"""Stability and regularisation (SPEC 8; SS10 L7(a) sections 14-15): the figures of Theorems 7-9 beside
+"""Stability and regularisation (SS10 L7(a) sections 14-15): the figures of Theorems 7-9 beside
 :func:`jaxlearn.theory.stability_bound` (Theorem 8's rate, which is also the :math:`\\epsilon` of
 Theorem 6).
 

@@ -1,5 +1,5 @@
-"""Growth functions and VC bounds (SPEC 17.3, 19, 21): Sauer's lemma, the growth function of a finite
-class by brute force, and the VC bound of sign networks (UML Theorem 20.6)."""
+"""Growth functions and VC bounds (SS10 L8 sections 20-21; UML section 20.4): Sauer's lemma, the growth
+function of a finite class by brute force, and the VC bound of sign networks (UML Theorem 20.6)."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def sauer_bound(d: ArrayLike, m: ArrayLike, *, closed_form: bool = False) -> Arr
       184.73
 
     References:
-      SS10 L8 section 20 (Sauer's lemma in the proof of Theorem 12); UML Theorem 20.6; SPEC 17.3, 19.
+      SS10 L8 section 20 (Sauer's lemma in the proof of Theorem 12); UML Theorem 20.6.
     """
     if not isinstance(closed_form, (bool, np.bool_)):
         raise TypeError(f"expected `closed_form` a bool, got {closed_form!r}")
@@ -102,8 +102,7 @@ def growth_function(labelings: ArrayLike) -> Array:
       [1, 2, 3, 4, 5, 6]
 
     References:
-      SS10 L8 section 20 (the growth function in the proof of Theorem 12); UML Exercises 20.3-20.4;
-      SPEC 19, 21.
+      SS10 L8 section 20 (the growth function in the proof of Theorem 12); UML Exercises 20.3-20.4.
     """
     H = core.as_numeric("labelings", core.as_array(labelings))
     core.check_ndim("labelings", H, 2, "(num_hypotheses, num_points)")
@@ -163,7 +162,7 @@ def sign_network_vc_bound(num_edges: ArrayLike, *, closed_form: bool = False) ->
       222.9
 
     References:
-      UML section 20.4, Theorem 20.6 and Exercises 20.3-20.4; SS10 L8 Lemma 10; SPEC 17.3.
+      UML section 20.4, Theorem 20.6 and Exercises 20.3-20.4; SS10 L8 Lemma 10.
     """
     if not isinstance(closed_form, (bool, np.bool_)):
         raise TypeError(f"expected `closed_form` a bool, got {closed_form!r}")
