@@ -17,7 +17,8 @@ from jaxlearn._progress import scan
 
 Array = jax.Array
 
-#: The divisor of :math:`\theta^{(t)}` (SPEC 9.7): :math:`\lambda t` (UML) or :math:`\lambda(t-1)` (SS10).
+#: The divisor of :math:`\theta^{(t)}`: :math:`\lambda t` (UML section 15.5) or :math:`\lambda(t-1)` (SS10
+#: section 19, Algorithm 7).
 VARIANTS = ("uml", "ss10")
 
 

@@ -82,7 +82,8 @@ def _unit_vector(key: Array, d: int, dtype) -> Array:
 
 
 def separable(key: Array, n: int, d: int, margin: ArrayLike, *, dtype=None) -> tuple[Array, Array, Array]:
-    r"""A linearly separable sample with a margin (SPEC section 4, common generator).
+    r"""A linearly separable sample with a margin, as the Perceptron's bounds assume (Balcan section 1;
+    COMP0078).
 
     Draws a unit :math:`w^*` and points uniform in the unit ball, then pushes each point out of the
     band :math:`|\langle w^*, x\rangle| < \gamma`: its component along :math:`w^*` becomes
@@ -263,7 +264,7 @@ def from_river(dataset, *, dtype=np.float32) -> tuple[np.ndarray, np.ndarray, np
 
 
 # --------------------------------------------------------------------------------------------
-# Structured output and ranking (SPEC sections 12-14)
+# Structured output and ranking (UML sections 17.3-17.5)
 # --------------------------------------------------------------------------------------------
 
 _DIGITS_BY_CLASS: dict = {}

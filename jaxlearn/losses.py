@@ -1,7 +1,7 @@
 """Losses of one example, ``loss(w, x, y) -> scalar``, with the book's sub-gradient conventions.
 
 Every loss is written so that ``jax.grad(loss)(w, x, y)`` returns the sub-gradient the source
-documents use (SPEC section 6): at the hinge's kink the gradient is 0, the strict rule
+documents use: at the hinge's kink the gradient is 0, the strict rule
 ``z_t = -y x 1[y <w, x> < 1]`` of COMP0078's OGD (one element of the sub-differential of SS10
 Example 5). ``jnp.maximum`` would split the kink 50/50, which is why it is not used.
 """
@@ -173,7 +173,7 @@ def _outcomes(y, y_hat) -> list:
     return y, y_hat
 
 
-# Multiclass: cost matrices and the generalized hinge loss (UML section 17.2; SPEC 11.4).
+# Multiclass: cost matrices and the generalized hinge loss (UML section 17.2).
 
 
 def zero_one_cost(num_classes: int, dtype=None) -> Array:

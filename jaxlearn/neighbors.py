@@ -1,4 +1,4 @@
-r"""The k-nearest-neighbour rules by brute force (SPEC section 16; UML sections 19.1 and 19.3).
+r"""The k-nearest-neighbour rules by brute force (UML sections 19.1 and 19.3).
 
 Distances are exact Euclidean distances computed in query chunks of static size: squared distances
 by one matrix product, :math:`\|q - x\|^2 = \|q\|^2 - 2\langle q, x\rangle + \|x\|^2`, ``lax.top_k``
@@ -123,7 +123,7 @@ def knn(
       [1]
 
     References:
-      UML sections 19.1 (the rules), 19.3 (brute-force implementation); SPEC 16.1-16.2.
+      UML sections 19.1 (the rules), 19.3 (brute-force implementation).
     """
     k, query_chunk, weights = int(k), int(query_chunk), _check_weights(weights)
     num_classes = None if num_classes is None else int(num_classes)
@@ -179,7 +179,7 @@ def knn_regressor(k: int, *, weights: str = "uniform", query_chunk: int = 256) -
       [0.5]
 
     References:
-      UML section 19.1; SPEC 16.1.
+      UML section 19.1.
     """
     k, query_chunk, weights = int(k), int(query_chunk), _check_weights(weights)
 
@@ -317,7 +317,7 @@ def _top_k_indices(score, k):
     A row is cut into blocks of :data:`BLOCK`; its ``k`` largest entries lie in the ``k`` blocks of
     largest maximum (a block holding one of them has a maximum at least as large, and at most
     ``k - 1`` blocks can beat it), so ``top_k`` runs over the block maxima and then over those ``k``
-    blocks only, instead of over all ``m`` scores (several times faster on CPU).
+    blocks only, instead of over all ``m`` scores.
     """
     c, m = score.shape
     if m <= 8 * BLOCK or k * BLOCK >= m:

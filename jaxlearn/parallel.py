@@ -173,8 +173,7 @@ def sweep(fn: Callable[[PyTree], PyTree], values: PyTree, mesh: Optional[Mesh] =
     ``values`` padded to a multiple of the axis size. On a mesh of one CPU device (a laptop's
     default), where XLA would run the vmapped program's loops on one core, an eager call splits the
     values into one slice per core instead and runs ``jax.jit(jax.vmap(fn))``, compiled once, on each
-    slice in its own thread (16 MLP seeds on the digits, 2 cores: about 2x faster than one
-    ``jax.vmap``); inside a trace it is the one program.
+    slice in its own thread; inside a trace it is the one program.
 
     Args:
       fn: a function of one value (a pytree slice of ``values``) returning a pytree of arrays;
