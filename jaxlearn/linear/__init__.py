@@ -2,6 +2,8 @@
 
 from jaxlearn.linear._centroid import KernelCentroidParams
 from jaxlearn.linear._centroid import kernel_centroid
+from jaxlearn.linear._dual_cd import SVMDualCDParams
+from jaxlearn.linear._dual_cd import svm_dual_cd
 from jaxlearn.linear._inefficient_perceptron import InefficientPerceptronParams
 from jaxlearn.linear._inefficient_perceptron import inefficient_perceptron
 from jaxlearn.linear._kernel_perceptron import KernelBatchPerceptronParams
@@ -36,6 +38,7 @@ __all__ = [
     "KernelSVMParams",
     "RidgeParams",
     "SGDParams",
+    "SVMDualCDParams",
     "SoftSVMParams",
     "augmented_perceptron",
     "batch_perceptron",
@@ -50,4 +53,5 @@ __all__ = [
     "sample_margin",
     "sgd",
     "soft_svm",
+    "svm_dual_cd",
 ]

@@ -1,5 +1,7 @@
 """Multiclass learning: reductions to binary, class-sensitive feature maps, multiclass SVM and Perceptron."""
 
+from jaxlearn.multiclass._crammer_singer import MulticlassSVMDualCDParams
+from jaxlearn.multiclass._crammer_singer import multiclass_svm_dual_cd
 from jaxlearn.multiclass._feature_maps import multivector
 from jaxlearn.multiclass._feature_maps import tfidf
 from jaxlearn.multiclass._perceptron import MulticlassPerceptronParams
@@ -16,12 +18,14 @@ from jaxlearn.multiclass._svm import multiclass_svm
 __all__ = [
     "MulticlassPerceptronParams",
     "MulticlassSGDParams",
+    "MulticlassSVMDualCDParams",
     "MulticlassSVMParams",
     "all_pairs",
     "loss_augmented_argmax",
     "multiclass_perceptron",
     "multiclass_sgd",
     "multiclass_svm",
+    "multiclass_svm_dual_cd",
     "multivector",
     "one_vs_all",
     "pairs",
