@@ -58,6 +58,7 @@ from jaxlearn._checks import (  # noqa: F401 - the validation layer, re-exported
     warn_if_diverged,
 )
 from jaxlearn._eager import check_state, expected_state
+from jaxlearn._lbfgs import LBFGSResult, check_sample_weight, minimize_lbfgs  # noqa: F401 - smooth objectives
 from jaxlearn._learner import (  # noqa: F401 - the protocols, re-exported
     BatchLearner,
     CheckFn,

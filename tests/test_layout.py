@@ -1,8 +1,9 @@
 """Layout rules, read off the sources (ast): who may import what.
 
-- The core's private modules (``jaxlearn._checks``, ``jaxlearn._eager``, ``jaxlearn._learner``,
-  ``jaxlearn._pipeline``, ``jaxlearn._progress``, ``jaxlearn._regularized``, ``jaxlearn._registry``,
-  ``jaxlearn._sharding``, ``jaxlearn._threads``) are reached through ``jaxlearn.core`` only.
+- The core's private modules (``jaxlearn._checks``, ``jaxlearn._eager``, ``jaxlearn._lbfgs``,
+  ``jaxlearn._learner``, ``jaxlearn._pipeline``, ``jaxlearn._progress``, ``jaxlearn._regularized``,
+  ``jaxlearn._registry``, ``jaxlearn._sharding``, ``jaxlearn._threads``) are reached through
+  ``jaxlearn.core`` only.
 - A family (``jaxlearn.online``, ``jaxlearn.linear``, ...) imports its own private modules, and of the
   others only public names: never ``jaxlearn.<other>._module``, never a ``_name`` of another module.
 - ``jaxlearn.theory`` uses public names only.
@@ -20,8 +21,8 @@ MODULES = sorted(PACKAGE.rglob("*.py"))
 
 
 CORE_INTERNALS = {
-    "_checks", "_eager", "_learner", "_pipeline", "_progress", "_regularized", "_registry", "_sharding",
-    "_threads",
+    "_checks", "_eager", "_lbfgs", "_learner", "_pipeline", "_progress", "_regularized", "_registry",
+    "_sharding", "_threads",
 }
 # Private modules that the package's __init__ runs at import (configuration, not API).
 PACKAGE_SETUP = {"jaxlearn._compilation_cache"}

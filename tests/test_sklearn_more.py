@@ -32,6 +32,7 @@ from jaxlearn.sklearn import (
     KNeighborsClassifier,
     KNeighborsRegressor,
     LinearSVC,
+    LogisticRegression,
     MLPClassifier,
     MulticlassPerceptron,
     MulticlassSVC,
@@ -51,12 +52,20 @@ CLASSIFIERS = [
     DecisionTreeClassifier(max_depth=4),
     RandomForestClassifier(n_estimators=5, max_depth=3, max_features=None),
     KNeighborsClassifier(),
+    LogisticRegression(),
     MLPClassifier(hidden_layer_sizes=(8,), max_iter=50, learning_rate_init=0.01, validation_fraction=0.0),
 ]
 ESTIMATORS = [*CLASSIFIERS, KNeighborsRegressor()]
 
-#: Checks that cannot pass, with the reason (at most three per estimator): none.
-EXPECTED_FAILURES: dict[str, dict[str, str]] = {}
+#: Checks that cannot pass, with the reason (at most three per estimator).
+EXPECTED_FAILURES: dict[str, dict[str, str]] = {
+    "LogisticRegression": {  # scikit-learn marks its own LogisticRegression so (its meta-issue #16298)
+        "check_sample_weight_equivalence_on_dense_data": (
+            "an iterative solver stopped at tol: weights and repeated rows give the same objective, not the "
+            "same iterates (probabilities differ by ~1e-6, the check asks 1e-7)"
+        ),
+    },
+}
 
 
 def _name(estimator) -> str:
@@ -94,6 +103,7 @@ def test_pipeline_cross_val_score(estimator):
     [
         (OneVsRestClassifier(LinearSVC(max_iter=5)), {"estimator__C": [0.01, 1.0]}),
         (MulticlassSVC(max_iter=5), {"C": [0.01, 1.0]}),
+        (LogisticRegression(), {"C": [0.01, 1.0]}),
         (CLASSIFIERS[-1], {"alpha": [1e-4, 1e-1]}),
     ],
     ids=_name,

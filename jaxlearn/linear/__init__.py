@@ -11,6 +11,9 @@ from jaxlearn.linear._kernel_perceptron import kernel_batch_perceptron
 from jaxlearn.linear._kernel_svm import KernelSVMParams
 from jaxlearn.linear._kernel_svm import kernel_svm
 from jaxlearn.linear._perceptron import AugmentedPerceptronParams
+from jaxlearn.linear._logistic import LogisticRegressionParams
+from jaxlearn.linear._logistic import logistic_predict_proba
+from jaxlearn.linear._logistic import logistic_regression
 from jaxlearn.linear._perceptron import BatchPerceptronParams
 from jaxlearn.linear._perceptron import augmented_perceptron
 from jaxlearn.linear._perceptron import batch_perceptron
@@ -40,6 +43,7 @@ __all__ = [
     "SGDParams",
     "SVMDualCDParams",
     "SoftSVMParams",
+    "LogisticRegressionParams",
     "augmented_perceptron",
     "batch_perceptron",
     "check_separable",
@@ -54,4 +58,6 @@ __all__ = [
     "sgd",
     "soft_svm",
     "svm_dual_cd",
+    "logistic_predict_proba",
+    "logistic_regression",
 ]

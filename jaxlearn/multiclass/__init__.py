@@ -4,6 +4,9 @@ from jaxlearn.multiclass._crammer_singer import MulticlassSVMDualCDParams
 from jaxlearn.multiclass._crammer_singer import multiclass_svm_dual_cd
 from jaxlearn.multiclass._feature_maps import multivector
 from jaxlearn.multiclass._feature_maps import tfidf
+from jaxlearn.multiclass._logistic import MultinomialLogisticParams
+from jaxlearn.multiclass._logistic import multinomial_logistic_regression
+from jaxlearn.multiclass._logistic import multinomial_predict_proba
 from jaxlearn.multiclass._perceptron import MulticlassPerceptronParams
 from jaxlearn.multiclass._perceptron import multiclass_perceptron
 from jaxlearn.multiclass._reductions import all_pairs
@@ -20,12 +23,15 @@ __all__ = [
     "MulticlassSGDParams",
     "MulticlassSVMDualCDParams",
     "MulticlassSVMParams",
+    "MultinomialLogisticParams",
     "all_pairs",
     "loss_augmented_argmax",
     "multiclass_perceptron",
     "multiclass_sgd",
     "multiclass_svm",
     "multiclass_svm_dual_cd",
+    "multinomial_logistic_regression",
+    "multinomial_predict_proba",
     "multivector",
     "one_vs_all",
     "pairs",

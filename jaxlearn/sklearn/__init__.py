@@ -23,6 +23,7 @@ from jaxlearn.sklearn._multiclass import OneVsRestClassifier
 from jaxlearn.sklearn._neighbors import KNeighborsClassifier
 from jaxlearn.sklearn._neighbors import KNeighborsRegressor
 from jaxlearn.sklearn._nn import MLPClassifier
+from jaxlearn.sklearn._logistic import LogisticRegression
 from jaxlearn.sklearn._online import MarginPerceptron
 from jaxlearn.sklearn._online import OnlineGradientDescentClassifier
 from jaxlearn.sklearn._online import Perceptron
@@ -46,6 +47,7 @@ __all__ = [
     "NearestCentroid",
     "OneVsOneClassifier",
     "OneVsRestClassifier",
+    "LogisticRegression",
     "OnlineGradientDescentClassifier",
     "Perceptron",
     "RandomForestClassifier",

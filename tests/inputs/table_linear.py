@@ -411,4 +411,23 @@ ROWS = [
         lambda: _fit(linear.kernel_batch_perceptron(_GAUSS), _X[:1], _Y[:1]),
         lambda p: np.testing.assert_array_equal(p.alpha, [1.0]),
     ),
+    # logistic regression: its probabilities, and sample weights of the wrong shape or sign
+    Holds(
+        linear.logistic_predict_proba,
+        "rows are distributions",
+        lambda: linear.logistic_predict_proba(_fit(linear.logistic_regression()), _X),
+        lambda p: np.testing.assert_allclose(np.asarray(p).sum(axis=1), 1.0, rtol=1e-6),
+    ),
+    Bad(
+        linear.logistic_predict_proba,
+        "one feature too wide",
+        lambda: linear.logistic_predict_proba(_fit(linear.logistic_regression()), np.c_[_X, _X[:, :1]]),
+        "X",
+    ),
+    Bad(linear.logistic_predict_proba, "params of another learner", lambda: linear.logistic_predict_proba(
+        _fit(linear.ridge(1.0), _X, _T), _X), "params", TypeError),
+    Bad(linear.logistic_regression, "sample_weight too short",
+        lambda: linear.logistic_regression().fit(KEY, _X, _Y, np.ones(3, np.float32)), "sample_weight"),
+    Bad(linear.logistic_regression, "negative sample_weight",
+        lambda: linear.logistic_regression().fit(KEY, _X, _Y, -np.ones(6, np.float32)), "sample_weight"),
 ]

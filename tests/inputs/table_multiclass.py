@@ -376,4 +376,21 @@ ROWS = [
         ),
     ),
     Holds(multiclass.multiclass_sgd, "fits the sample", _labels_of(_MSGD), _equal(_Y)),
+    # multinomial logistic regression: probabilities, sample weights
+    Holds(
+        multiclass.multinomial_predict_proba,
+        "rows are distributions",
+        lambda: multiclass.multinomial_predict_proba(
+            multiclass.multinomial_logistic_regression(1.0, 3).fit(KEY, _X, _Y), _X
+        ),
+        lambda p: np.testing.assert_allclose(np.asarray(p).sum(axis=1), 1.0, rtol=1e-6),
+    ),
+    Bad(multiclass.multinomial_predict_proba, "params of another learner",
+        lambda: multiclass.multinomial_predict_proba(_MP.fit(KEY, _X, _Y), _X), "params", TypeError),
+    Bad(multiclass.multinomial_logistic_regression, "sample_weight of shape (m, 1)",
+        lambda: multiclass.multinomial_logistic_regression(1.0, 3).fit(KEY, _X, _Y, np.ones((6, 1))),
+        "sample_weight"),
+    Bad(multiclass.multinomial_logistic_regression, "zero sample_weight",
+        lambda: multiclass.multinomial_logistic_regression(1.0, 3).fit(KEY, _X, _Y, np.zeros(6)),
+        "sample_weight"),
 ]

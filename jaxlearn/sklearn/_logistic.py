@@ -1,0 +1,180 @@
+"""scikit-learn's ``LogisticRegression`` (L2 penalty, ``lbfgs`` solver) over jaxlearn's exact learners:
+:func:`jaxlearn.linear.logistic_regression` on two classes, :func:`jaxlearn.multiclass.
+multinomial_logistic_regression` on three or more (as scikit-learn >= 1.5)."""
+
+from __future__ import annotations
+
+import warnings
+
+import jax
+import numpy as np
+from scipy.special import log_expit, log_softmax
+from sklearn.base import ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.class_weight import compute_class_weight
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
+
+from jaxlearn import core, linear, multiclass
+from jaxlearn.sklearn._base import InvalidParameterError, JaxlearnEstimator, encode_classes, float_dtype
+
+__all__ = ["LogisticRegression"]
+
+
+@jax.jit
+def _fit(learner: core.BatchLearner, X, y, sample_weight):
+    """``learner.fit`` with sample weights, one compiled program per shape (the learner is an argument:
+    a new ``C`` or ``tol`` compiles nothing)."""
+    return learner.fit(None, X, y, sample_weight)
+
+
+@jax.jit
+def _scores(learner: core.BatchLearner, params, X):
+    return learner.decision_function(params, X)
+
+
+class LogisticRegression(ClassifierMixin, JaxlearnEstimator):
+    r"""L2-regularised logistic regression solved by L-BFGS: scikit-learn's ``LogisticRegression``.
+
+    .. math:: \min_{W, b}\ C\sum_i s_i\,\ell(W x_i + b, y_i) + \frac12\|W\|_F^2
+
+    with :math:`\ell` the binary log loss on two classes (one weight vector, ``coef_`` of shape (1, d))
+    and the multinomial log loss on :math:`K \ge 3` (``coef_`` (K, d)); the intercept is not
+    penalised; :math:`s_i` is ``sample_weight`` times the weight of the example's class. L-BFGS stops
+    when the largest gradient entry of the objective divided by :math:`C\sum_i s_i` is at most ``tol``,
+    as scikit-learn's does (UML section 9.3; Nocedal & Wright, section 7.2).
+
+    Args:
+      penalty: ``"l2"`` (the only one).
+      C: the inverse regularisation (> 0).
+      tol: the gradient tolerance (>= 0).
+      fit_intercept: learn the unpenalised intercepts.
+      class_weight: ``None``, ``"balanced"`` (:math:`m / (K m_y)`) or a dict ``{class: weight}``.
+      random_state: unused (the solver is deterministic); kept for scikit-learn's signature.
+      solver: ``"lbfgs"`` (the only one).
+      max_iter: the most L-BFGS iterations.
+
+    Attributes:
+      params_: the jaxlearn params (:class:`jaxlearn.linear.LogisticRegressionParams` or
+        :class:`jaxlearn.multiclass.MultinomialLogisticParams`); ``coef_``, ``intercept_``,
+        ``n_iter_`` (shape (1,)), ``classes_``, ``n_features_in_``.
+
+    Example:
+      >>> import numpy as np
+      >>> from jaxlearn.sklearn import LogisticRegression
+      >>> X = np.array([[2.0, 1.0], [1.0, 2.0], [-1.0, -2.0], [-2.0, -1.0]])
+      >>> clf = LogisticRegression().fit(X, ["a", "a", "b", "b"])
+      >>> clf.predict(X).tolist(), clf.predict_proba(X[:1]).round(2).tolist()
+      (['a', 'a', 'b', 'b'], [[0.89, 0.11]])
+    """
+
+    _parameter_constraints = {"C": core.POSITIVE, "tol": core.NON_NEGATIVE, "max_iter": core.POSITIVE_INT}
+
+    def __init__(
+        self,
+        penalty="l2",
+        *,
+        C=1.0,
+        tol=1e-4,
+        fit_intercept=True,
+        class_weight=None,
+        random_state=None,
+        solver="lbfgs",
+        max_iter=100,
+    ):
+        self.penalty = penalty
+        self.C = C
+        self.tol = tol
+        self.fit_intercept = fit_intercept
+        self.class_weight = class_weight
+        self.random_state = random_state
+        self.solver = solver
+        self.max_iter = max_iter
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        name = type(self).__name__
+        if not (isinstance(self.penalty, str) and self.penalty == "l2"):
+            raise InvalidParameterError(
+                f"{name}: expected `penalty` 'l2' (the only one here), got {self.penalty!r}"
+            )
+        if not (isinstance(self.solver, str) and self.solver == "lbfgs"):
+            raise InvalidParameterError(
+                f"{name}: expected `solver` 'lbfgs' (the only one here), got {self.solver!r}"
+            )
+        weights = self.class_weight
+        if not (
+            weights is None
+            or isinstance(weights, dict)
+            or (isinstance(weights, str) and weights == "balanced")
+        ):
+            raise InvalidParameterError(
+                f"{name}: expected `class_weight` None, 'balanced' or a dict, got {weights!r}"
+            )
+
+    def _learner(self, n_classes: int) -> core.BatchLearner:
+        options = dict(tol=self.tol, max_iter=self.max_iter, fit_intercept=bool(self.fit_intercept))
+        if n_classes == 2:
+            return linear.logistic_regression(self.C, **options)
+        return multiclass.multinomial_logistic_regression(self.C, n_classes, **options)
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit on ``X`` (n, d) and labels ``y`` (two or more values), with optional ``sample_weight`` (n,).
+
+        Returns:
+          self.
+        """
+        X, y = self._validate(X, y, reset=True)
+        index = encode_classes(self, y)
+        s = _check_sample_weight(sample_weight, X, dtype=float_dtype(), ensure_non_negative=True)
+        if self.class_weight is not None:
+            s = s * compute_class_weight(self.class_weight, classes=self.classes_, y=y)[index].astype(s.dtype)
+        if not s.sum() > 0:
+            raise ValueError("expected `sample_weight` (times the class weights) with a positive sum")
+        K = self.classes_.size
+        target = (2 * index - 1).astype(float_dtype()) if K == 2 else index
+        self.params_ = _fit(self._learner(K), X, target, s)
+        self.n_iter_ = np.asarray([int(self.params_.n_iter)], dtype=np.int32)
+        if not bool(self.params_.converged):
+            warnings.warn(
+                f"lbfgs failed to converge after {self.n_iter_[0]} iterations (max |gradient| "
+                f"{float(self.params_.grad_norm):.3g} > tol={self.tol}); "
+                "increase `max_iter` or scale the data",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        return self
+
+    @property
+    def coef_(self) -> np.ndarray:
+        """The weights: shape (1, d) on two classes, (K, d) on more."""
+        check_is_fitted(self)
+        return np.asarray(self.params_.w).reshape(-1, self.n_features_in_)
+
+    @property
+    def intercept_(self) -> np.ndarray:
+        """The intercepts: shape (1,) on two classes, (K,) on more (0 without ``fit_intercept``)."""
+        check_is_fitted(self)
+        return np.asarray(self.params_.b).reshape(-1)
+
+    def decision_function(self, X) -> np.ndarray:
+        """The scores :math:`W x + b`: shape (n,) on two classes (positive means ``classes_[1]``), (n, K)."""
+        X = self._check_X(X)
+        return np.asarray(_scores(self._learner(self.classes_.size), self.params_, X))
+
+    def predict(self, X) -> np.ndarray:
+        """The most probable class (a value of ``classes_``) of each row of ``X``."""
+        scores = self.decision_function(X)
+        index = (scores > 0).astype(np.intp) if scores.ndim == 1 else np.argmax(scores, axis=1)
+        return self.classes_[index]
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        """The log-probabilities of the classes, shape (n, K) (columns in the order of ``classes_``)."""
+        scores = self.decision_function(X).astype(np.float64)
+        if scores.ndim == 1:
+            return np.stack([log_expit(-scores), log_expit(scores)], axis=1)
+        return log_softmax(scores, axis=1)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """The probabilities of the classes, shape (n, K): the sigmoid of the score on two classes, the
+        softmax of the scores on more."""
+        return np.exp(self.predict_log_proba(X))
