@@ -326,6 +326,13 @@ BATCH = [
         _noisy5,
     ),
     _sgd_row("soft_svm", linear.soft_svm, lambda lam, T: linear.soft_svm(lam, T), LAMS, _noisy5),
+    _sgd_row(  # T: the most epochs (each a pass over the 40 examples); the tol rule stops it earlier
+        "epoch_sgd_hinge",
+        linear.epoch_sgd,
+        lambda alpha, T: linear.epoch_sgd("hinge", alpha=alpha, max_iter=max(1, T // 10)),
+        (1e-4, 1e-2, 1.0),
+        _noisy5,
+    ),
     BatchCase(  # float32 stops at tol=1e-3 well before the bound on the iterations
         "logistic_regression",
         linear.logistic_regression,

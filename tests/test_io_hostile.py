@@ -320,9 +320,9 @@ def test_like_checks_an_estimators_fitted_attributes(tmp_path):
     X = np.random.RandomState(0).randn(20, 3).astype(np.float32)
     fitted = estimators.Perceptron(max_iter=2).fit(X, X[:, 0] > 0)
     io.save(tmp_path / "p.npz", fitted)
-    other = estimators.Perceptron(max_iter=2).fit(X[:, :2], X[:, 0] > 0)  # a state of another width
+    other = estimators.Perceptron(max_iter=2).fit(X[:, :2], X[:, 0] > 0)  # params of another width
     message = _load_refused(tmp_path / "p.npz", like=other)
-    assert "does not match `like`" in message and "state_" in message
+    assert "does not match `like`" in message and "params_" in message
     got = io.load(tmp_path / "p.npz", like=fitted)
     np.testing.assert_array_equal(got.predict(X), fitted.predict(X))
 

@@ -1,6 +1,6 @@
 """The estimators' last silent and cryptic inputs (issue 33): non-bool booleans, errors that name the
 learner's arguments instead of the estimator's, overflow at large finite scales, and an epoch order
-that grew with ``max_iter``."""
+that grew with ``max_iter`` (the online estimators; scikit-learn's Perceptron stops by its tol rule)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,9 @@ def _fit(name, **params):
 
 def _bool_params(name):
     signature = inspect.signature(getattr(jsk, name).__init__)
-    return [p for p, v in signature.parameters.items() if isinstance(v.default, bool)]
+    bool_or_int = getattr(getattr(jsk, name), "_bool_or_int", ())  # SGD's average: False, True or a step
+    params = signature.parameters.items()
+    return [p for p, v in params if isinstance(v.default, bool) and p not in bool_or_int]
 
 
 BOOLS = [(name, p) for name in jsk.__all__ for p in _bool_params(name)]
@@ -75,10 +77,18 @@ BAD = {
     "radius": [0.0, -1.0, math.nan],
     "threshold": [0.0, -1.0, math.nan],
     "binarize": [math.nan, math.inf, "x"],
+    "l1_ratio": [-0.1, 1.5, math.nan],
+    "power_t": [-1.0, math.nan],
+    "n_iter_no_change": [0, 1.5],
 }
 #: Parameters that are not numeric hyperparameters.
-NOT_NUMERIC = {"random_state", "hidden_layer_sizes", "estimator"}
+NOT_NUMERIC = {"random_state", "hidden_layer_sizes", "estimator", "class_weight", "penalty"}
 KERNEL = {"KernelPerceptron": "poly", "KernelRidge": "poly", "NearestCentroid": "poly", "SVC": "poly"}
+#: Values of BAD that scikit-learn's estimator of the same name accepts: tol=0 (SGD's tol is any number or
+#: None) and the Perceptron's alpha=0 (no penalty by default); SGD's eta0=0 is tried with a constant step.
+VALID = {("SGDClassifier", "tol", 0.0), ("Perceptron", "tol", 0.0), ("Perceptron", "alpha", 0.0)}
+VALID |= {("LogisticRegression", "tol", 0.0)}  # tol >= 0 as scikit-learn: 0 runs max_iter iterations
+WITH = {("SGDClassifier", "eta0"): {"learning_rate": "constant"}}
 
 
 def _numeric_params(name):
@@ -90,7 +100,13 @@ def _numeric_params(name):
     ]
 
 
-NUMERIC = [(name, p, bad) for name in jsk.__all__ for p in _numeric_params(name) for bad in BAD[p]]
+NUMERIC = [
+    (name, p, bad)
+    for name in jsk.__all__
+    for p in _numeric_params(name)
+    for bad in BAD[p]
+    if (name, p, bad) not in VALID
+]
 
 
 def test_every_numeric_parameter_is_tried():
@@ -100,7 +116,7 @@ def test_every_numeric_parameter_is_tried():
 
 @pytest.mark.parametrize("name,param,bad", NUMERIC)
 def test_bad_hyperparameter_names_the_estimators_parameter(name, param, bad):
-    params = {param: bad}
+    params = {param: bad, **WITH.get((name, param), {})}
     if name in KERNEL:
         params["kernel"] = KERNEL[name]
     with pytest.raises((ValueError, TypeError), match=f"`{param}`"):
@@ -159,17 +175,20 @@ def test_k_neighbors_regressor_agrees_with_sklearn_at_large_scale(scale, weights
     np.testing.assert_allclose(ours.kneighbors(Q)[0], theirs.kneighbors(Q)[0], rtol=1e-5)
 
 
-# --- Perceptron(max_iter=10**9): the epochs are ordered chunk by chunk ---------------------------
+# --- max_iter=10**9: the online estimators order the epochs chunk by chunk -----------------------
 
 
 def test_huge_max_iter_stops_at_the_fixed_point():
     from jaxlearn.sklearn import _online
 
-    perceptron = jsk.Perceptron(max_iter=10**9, random_state=0).fit(X4, Y4)  # old: all orders at once
+    perceptron = jsk.MarginPerceptron(gamma=0.01, max_iter=10**9, random_state=0).fit(X4, Y4)
     assert perceptron.n_iter_ < 10**9 and (perceptron.predict(X4) == Y4).all()
     rounds = np.int64(10**9) * len(X4)
     assert int(perceptron.state_.step) == int(np.array(rounds).astype(np.int32))  # as if it played them all
     assert _online.CHUNK_ROWS < 10**9
+    # scikit-learn's Perceptron (SGD in a while loop over the epochs) stops by its tol rule
+    sgd = jsk.Perceptron(max_iter=10**9).fit(X4, Y4)
+    assert sgd.n_iter_ < 100 and (sgd.predict(X4) == Y4).all()
 
 
 @pytest.mark.parametrize("shuffle", [True, False])
@@ -179,7 +198,7 @@ def test_chunked_epochs_equal_the_orders_drawn_at_once(monkeypatch, shuffle):
     X = RNG.normal(size=(40, 3))
     y = np.where(RNG.normal(size=40) > 0, 1, 0)  # not separable: no fixed point, every epoch played
     monkeypatch.setattr(_online, "CHUNK_ROWS", 90)  # two epochs a chunk, the last one alone
-    chunked = jsk.Perceptron(max_iter=5, shuffle=shuffle, random_state=3).fit(X, y)
+    chunked = jsk.MarginPerceptron(max_iter=5, shuffle=shuffle, random_state=3).fit(X, y)
     learner = chunked._learner()
     order = _online.epoch_order(3, 40, 5, shuffle)
     state = _online.play(

@@ -1,4 +1,5 @@
-"""Convex batch learners: SGD with the book's step sizes, SVMs, kernel methods, ridge, batch Perceptrons."""
+"""Convex batch learners: SGD (the book's step sizes; Bottou's, in epochs), SVMs, kernel methods, ridge,
+batch Perceptrons."""
 
 from jaxlearn.linear._centroid import KernelCentroidParams
 from jaxlearn.linear._centroid import kernel_centroid
@@ -23,6 +24,8 @@ from jaxlearn.linear._ridge import kernel_ridge
 from jaxlearn.linear._ridge import ridge
 from jaxlearn.linear._sgd import SGDParams
 from jaxlearn.linear._sgd import sgd
+from jaxlearn.linear._sgd_epochs import EpochSGDParams
+from jaxlearn.linear._sgd_epochs import epoch_sgd
 from jaxlearn.linear._svm import HardSVMParams
 from jaxlearn.linear._svm import SoftSVMParams
 from jaxlearn.linear._svm import check_separable
@@ -33,6 +36,7 @@ from jaxlearn.linear._svm import soft_svm
 __all__ = [
     "AugmentedPerceptronParams",
     "BatchPerceptronParams",
+    "EpochSGDParams",
     "HardSVMParams",
     "InefficientPerceptronParams",
     "KernelBatchPerceptronParams",
@@ -47,6 +51,7 @@ __all__ = [
     "augmented_perceptron",
     "batch_perceptron",
     "check_separable",
+    "epoch_sgd",
     "hard_svm",
     "inefficient_perceptron",
     "kernel_batch_perceptron",

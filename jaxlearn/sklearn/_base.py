@@ -21,8 +21,9 @@ import numpy as np
 from jax.tree_util import Partial
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
+from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from jaxlearn import core, kernels
 
@@ -34,9 +35,12 @@ __all__ = [
     "BinaryLabels",
     "InvalidParameterError",
     "JaxlearnEstimator",
+    "class_weights",
     "encode_classes",
     "float_dtype",
     "make_kernel",
+    "row_weights",
+    "sample_weights",
 ]
 
 #: What a binary estimator tells a user who gives it more than two classes.
@@ -65,8 +69,11 @@ def check_params(estimator) -> None:
     """
     name_of = type(estimator).__name__
     values = estimator.get_params(deep=False)
+    bool_or_int = getattr(estimator, "_bool_or_int", ())  # scikit-learn's ``average``: False, True or a step
     for name, param in inspect.signature(type(estimator).__init__).parameters.items():
         value = values.get(name)
+        if name in bool_or_int and isinstance(value, numbers.Integral) and value >= 0:
+            continue
         if isinstance(param.default, bool) and not isinstance(value, (bool, np.bool_)):
             raise InvalidParameterError(f"{name_of}: expected `{name}` a bool (True or False), got {value!r}")
     constraints = {}
@@ -120,6 +127,25 @@ def encode_classes(estimator, y) -> np.ndarray:
         )
     estimator.classes_ = classes
     return inverse.astype(np.int32)
+
+
+def class_weights(class_weight, classes, y) -> np.ndarray:
+    r"""The weight of each class (shape (K,)): ``None`` all ones, a dict ``{label: weight}`` (missing labels
+    1), or ``"balanced"``: :math:`n / (K\,n_k)`, as scikit-learn's ``compute_class_weight``."""
+    return compute_class_weight(class_weight, classes=classes, y=y).astype(float_dtype())
+
+
+def sample_weights(sample_weight, X) -> np.ndarray:
+    """``sample_weight`` checked as scikit-learn checks it (shape (n,), finite, >= 0; ``None``: ones), in
+    jaxlearn's float dtype."""
+    return _check_sample_weight(sample_weight, X, dtype=float_dtype())
+
+
+def row_weights(class_weight, classes, index, sample_weight=None) -> np.ndarray:
+    """Each row's ``sample_weight`` times its class's weight (scikit-learn's ``compute_sample_weight``
+    times ``sample_weight``); ``index``: the rows' classes as 0..K-1."""
+    weights = class_weights(class_weight, classes, classes[index])[index]
+    return weights if sample_weight is None else weights * sample_weight
 
 
 class JaxlearnEstimator(BaseEstimator):

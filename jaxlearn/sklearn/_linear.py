@@ -8,17 +8,25 @@ of the sample (``steps = max_iter * n_samples``); there is no stopping tolerance
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.tree_util import Partial
+from sklearn.base import ClassifierMixin
 
-from jaxlearn import core, linear, losses
+from jaxlearn import core, linear
+from jaxlearn.kernels import expansion
 from jaxlearn.sklearn._base import (
     FINITE,
     BatchBinaryClassifier,
     BatchRegressor,
+    JaxlearnEstimator,
+    encode_classes,
     make_kernel,
     power_of_two_scale,
+    sample_weights,
 )
+from jaxlearn.sklearn._sgd import EpochSGDClassifier
 
 __all__ = [
     "HardMarginSVC",
@@ -95,64 +103,95 @@ class _Solver:
         return -(-examples // core.check_positive_int("batch_size", batch_size))
 
 
-class SGDClassifier(_Solver, BatchBinaryClassifier):
-    """Regularised SGD (:func:`jaxlearn.linear.sgd`, SS10 Algorithm 6: :math:`\\eta_t = 1/(\\lambda t)`,
-    averaged iterates) on the hinge or logistic loss.
+class SGDClassifier(EpochSGDClassifier):
+    r"""Linear classifiers by SGD, scikit-learn's defaults and meaning (:func:`jaxlearn.linear.epoch_sgd`).
+
+    Minimises :math:`\frac1n\sum_i c_i\,\ell(y_i, \langle w, x_i\rangle + b) + \alpha\,\Omega(w)` one
+    example at a time, in epochs of shuffled passes, with Bottou's ``"optimal"`` steps
+    :math:`\eta_t = 1/(\alpha(t_0 + t - 1))` by default; stops when ``n_iter_no_change`` epochs in a row do
+    not lower the epoch's mean objective by ``tol``. More than two classes: one-vs-all, every class in one
+    vmapped program.
 
     Args:
-      loss: ``"hinge"`` or ``"log_loss"`` (:func:`jaxlearn.losses.logistic`).
-      alpha: the regularisation :math:`\\lambda > 0` (the learner's ``lam``).
-      eta0: ``None`` (Algorithm 6), or :math:`\\eta` of Algorithm 5's :math:`\\eta/\\sqrt t`.
-      fit_intercept: a constant feature (its weight, regularised, is the intercept).
-      max_iter: epochs: ``steps = max_iter * n_samples / batch_size`` (uniformly drawn examples).
-      batch_size: examples per step (a stratified mini-batch, as ``linear.sgd``'s; at most n_samples).
-      random_state: ``None``, an int or a ``RandomState``; draws the examples.
+      loss: ``"hinge"`` (linear SVM), ``"log_loss"``, ``"modified_huber"``, ``"squared_hinge"`` or
+        ``"perceptron"``.
+      penalty, alpha, l1_ratio: :math:`\Omega` (``"l2"``: :math:`\frac12\|w\|^2`, ``"l1"``, ``"elasticnet"``,
+        ``None``) and its weight; the intercept is not penalised.
+      fit_intercept, max_iter, tol, shuffle, random_state: as scikit-learn's (``tol=None``: ``max_iter``
+        epochs).
+      learning_rate, eta0, power_t: ``"optimal"``, ``"constant"`` (:math:`\eta_0`), ``"invscaling"``
+        (:math:`\eta_0/t^{p}`) or ``"adaptive"`` (:math:`\eta_0`, divided by 5 when the objective stalls).
+      early_stopping: only ``False`` (the training objective decides when to stop).
+      n_iter_no_change: the epochs without progress that stop the fit.
+      class_weight: ``None``, ``{label: weight}`` or ``"balanced"`` (:math:`n/(K n_k)`).
+      average: ``False``, ``True`` or a step from which ``coef_`` is the mean of the iterates (ASGD).
 
     Attributes:
-      params_: :class:`~jaxlearn.linear.SGDParams` (with the intercept last in ``w`` when
-        ``fit_intercept``); classes_; n_samples_fit_.
+      coef_, intercept_: (1, d) and (1,) for two classes, else (K, d) and (K,); n_iter_; t_; classes_;
+      params_: the :class:`~jaxlearn.linear.EpochSGDParams` of each problem.
 
     Example:
       >>> import numpy as np
       >>> from jaxlearn.sklearn import SGDClassifier
-      >>> X = np.array([[2.0, 1.0], [1.0, 2.0], [-1.0, -2.0], [-2.0, -1.0]])
-      >>> SGDClassifier(alpha=0.1, random_state=0).fit(X, [1, 1, 0, 0]).predict(X).tolist()
-      [1, 1, 0, 0]
+      >>> X = np.array([[2.0, 1.0], [1.0, 2.0], [-1.0, -2.0], [-2.0, -1.0], [3.0, -3.0], [2.0, -3.0]])
+      >>> SGDClassifier(random_state=0).fit(X, [1, 1, 0, 0, 2, 2]).predict(X).tolist()
+      [1, 1, 0, 0, 2, 2]
     """
 
     _parameter_constraints = {
-        "alpha": core.POSITIVE,
-        "eta0": (core.POSITIVE, None),
+        "alpha": core.NON_NEGATIVE,
+        "l1_ratio": core.UNIT,
         "max_iter": core.POSITIVE_INT,
-        "batch_size": core.POSITIVE_INT,
+        "tol": (core.NON_NEGATIVE, None),
+        "eta0": core.NON_NEGATIVE,
+        "power_t": core.NON_NEGATIVE,
+        "n_iter_no_change": core.POSITIVE_INT,
     }
 
     def __init__(
         self,
         loss="hinge",
         *,
-        alpha=1e-2,
-        eta0=None,
+        penalty="l2",
+        alpha=1e-4,
+        l1_ratio=0.15,
         fit_intercept=True,
-        max_iter=5,
-        batch_size=1,
+        max_iter=1000,
+        tol=1e-3,
+        shuffle=True,
         random_state=None,
+        learning_rate="optimal",
+        eta0=0.0,
+        power_t=0.5,
+        early_stopping=False,
+        n_iter_no_change=5,
+        class_weight=None,
+        average=False,
     ):
         self.loss = loss
+        self.penalty = penalty
         self.alpha = alpha
-        self.eta0 = eta0
+        self.l1_ratio = l1_ratio
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
-        self.batch_size = batch_size
+        self.tol = tol
+        self.shuffle = shuffle
         self.random_state = random_state
+        self.learning_rate = learning_rate
+        self.eta0 = eta0
+        self.power_t = power_t
+        self.early_stopping = early_stopping
+        self.n_iter_no_change = n_iter_no_change
+        self.class_weight = class_weight
+        self.average = average
 
-    def _batch_learner(self, X=None):
-        loss = {"hinge": losses.hinge, "log_loss": losses.logistic}.get(self.loss)
-        if loss is None:
-            raise ValueError(f"expected `loss` 'hinge' or 'log_loss', got {self.loss!r}")
-        steps, batch_size = self._steps(self.batch_size), self.batch_size
-        learner = linear.sgd(loss, steps=steps, batch_size=batch_size, eta=self.eta0, lam=self.alpha)
-        return with_intercept(learner, bool(self.fit_intercept))
+    def _options(self):
+        return dict(
+            loss=self.loss, penalty=self.penalty, alpha=self.alpha, l1_ratio=self.l1_ratio,
+            learning_rate=self.learning_rate, eta0=self.eta0, power_t=self.power_t, max_iter=self.max_iter,
+            tol=self.tol, n_iter_no_change=self.n_iter_no_change, fit_intercept=bool(self.fit_intercept),
+            shuffle=bool(self.shuffle), average=int(self.average),
+        )  # fmt: skip
 
 
 class LinearSVC(_Solver, BatchBinaryClassifier):
@@ -307,23 +346,53 @@ class SVC(_KernelMixin, _Solver, BatchBinaryClassifier):
         return linear.kernel_svm(self._kernel(), lam, self._steps())
 
 
-class NearestCentroid(_KernelMixin, BatchBinaryClassifier):
-    """The closest-centroid rule in a kernel's feature space (:func:`jaxlearn.linear.kernel_centroid`).
+@jax.jit
+def _class_means(X, index, weights, num_classes_like):
+    r"""The weighted mean of each class's rows, ``A.T @ X`` with :math:`A_{ik} = c_i [y_i = k] / \sum_{j:
+    y_j = k} c_j` (one matrix product for every class), and ``A``."""
+    own = index[:, None] == jnp.arange(num_classes_like.shape[0])[None, :]
+    A = jnp.where(own, weights[:, None], 0.0)
+    A = A / jnp.sum(A, axis=0)
+    return A.T @ X, A
 
-    A point at equal distance from both centroids is given ``classes_[1]``, as the learner does
-    (``predict`` is the learner's, ``decision_function >= 0``).
+
+@jax.jit
+def _squared_distances(centroids, X):
+    r""":math:`\|x - c_k\|^2` for each class (vmapped over the centroids): shape (n, K)."""
+    return jax.vmap(lambda c: jnp.sum((X - c) ** 2, axis=1), out_axes=1)(centroids)
+
+
+@jax.jit
+def _kernel_distances(kernel, support, A, norms, X):
+    r""":math:`\|\psi(x) - c_k\|^2 - k(x, x) = \|c_k\|^2 - 2\langle c_k, \psi(x)\rangle`: shape (n, K)."""
+    return norms - 2 * expansion(kernel, support, A, X)
+
+
+class NearestCentroid(_KernelMixin, ClassifierMixin, JaxlearnEstimator):
+    r"""The nearest-centroid rule, any number of classes, as scikit-learn's (ties: the first class).
+
+    .. math:: \hat y(x) = \arg\min_k \|\psi(x) - c_k\|^2, \qquad c_k = \frac{\sum_{i: y_i = k} s_i \psi(x_i)}
+        {\sum_{i: y_i = k} s_i}
+
+    (:math:`s_i` the sample weights; scikit-learn's has none: integer weights equal repeated rows). With the
+    linear kernel the centroids are explicit (``centroids_``); with another kernel the distances go
+    through it (UML Exercise 16.6; two classes: :func:`jaxlearn.linear.kernel_centroid`).
+    ``decision_function`` is :math:`-\|x - c_k\|^2` (two classes: the difference, positive for
+    ``classes_[1]``), not scikit-learn's shrunken discriminant.
 
     Args:
       kernel, gamma, degree, coef0: the kernel (``"linear"`` by default: the Euclidean centroids).
 
     Attributes:
-      params_: :class:`~jaxlearn.linear.KernelCentroidParams`; gamma_; classes_.
+      centroids_: (K, d) with the linear kernel; support_, dual_coef_ (n, K), centroid_norms_ (K,) with
+      another; gamma_; classes_.
 
     Example:
       >>> import numpy as np
       >>> from jaxlearn.sklearn import NearestCentroid
-      >>> NearestCentroid().fit([[1.0], [3.0], [-1.0]], ["+", "+", "-"]).predict([[0.4], [0.6]]).tolist()
-      ['-', '+']
+      >>> X = [[1.0], [3.0], [-1.0], [9.0]]
+      >>> NearestCentroid().fit(X, ["+", "+", "-", "o"]).predict([[0.4], [0.6], [6.0]]).tolist()
+      ['-', '+', 'o']
     """
 
     def __init__(self, kernel="linear", *, gamma="scale", degree=3, coef0=0.0):
@@ -332,13 +401,58 @@ class NearestCentroid(_KernelMixin, BatchBinaryClassifier):
         self.degree = degree
         self.coef0 = coef0
 
-    def _batch_learner(self, X=None):
-        return linear.kernel_centroid(self._kernel())
+    def fit(self, X, y, sample_weight=None):
+        r"""The class centroids of ``X`` (n, d) with labels ``y`` (two or more values).
+
+        Args:
+          sample_weight: (n,) non-negative weights (``None``: ones); every class needs a positive total.
+
+        Returns:
+          self.
+        """
+        for name in ("centroids_", "support_", "dual_coef_", "centroid_norms_"):
+            self.__dict__.pop(name, None)
+        X, y = self._validate(X, y, reset=True)
+        index = encode_classes(self, y)
+        weights = sample_weights(sample_weight, X)
+        totals = np.bincount(index, weights=weights, minlength=self.classes_.size)
+        if not (totals > 0).all():
+            raise ValueError(
+                f"expected `sample_weight` with a positive total in every class, got zero for classes "
+                f"{self.classes_[totals <= 0]!r}"
+            )
+        self._prepare(X)
+        centroids, A = _class_means(X, index, weights, np.empty(self.classes_.size))
+        if self.kernel == "linear":
+            self.centroids_ = np.asarray(centroids)
+        else:
+            kernel = self._kernel()
+            self.support_, self.dual_coef_ = X, np.asarray(A)
+            self.centroid_norms_ = np.sum(self.dual_coef_ * np.asarray(expansion(kernel, X, A, X)), axis=0)
+        return self
+
+    def _distances(self, X):
+        X = self._check_X(X)
+        if self.kernel == "linear":
+            return np.asarray(_squared_distances(self.centroids_, X))
+        return np.asarray(
+            _kernel_distances(self._kernel(), self.support_, self.dual_coef_, self.centroid_norms_, X)
+        )
+
+    def decision_function(self, X):
+        r""":math:`-\|\psi(x) - c_k\|^2` up to a term of ``x``: (n, K); two classes: (n,), the first's
+        distance minus the second's (positive means ``classes_[1]``)."""
+        distances = self._distances(X)
+        return distances[:, 0] - distances[:, 1] if distances.shape[1] == 2 else -distances
 
     def predict(self, X):
-        """The labels (values of ``classes_``) of the closest centroids; a tie is ``classes_[1]``."""
-        X = self._check_X(X)
-        return self._decode(self._batch_learner().predict(self.params_, X))
+        r"""The labels (values of ``classes_``) of the nearest centroids; a tie is the first class."""
+        nearest = np.argmin(self._distances(X), axis=1)  # first: the fitted check
+        return self.classes_[nearest]
+
+    def _batch_learner(self, X=None):
+        r"""The two-class learner (labels {-1, +1}) for jaxlearn's reductions."""
+        return linear.kernel_centroid(self._kernel())
 
 
 class RidgeClassifier(BatchBinaryClassifier):

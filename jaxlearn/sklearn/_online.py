@@ -1,4 +1,5 @@
-"""scikit-learn estimators over the online learners: epochs of ``core.run``, and ``partial_fit``.
+"""scikit-learn estimators over the online learners: epochs of ``core.run``, and ``partial_fit``
+(:class:`Perceptron` is scikit-learn's, by :func:`jaxlearn.linear.epoch_sgd`: see its docstring).
 
 ``fit`` plays ``max_iter`` epochs over the sample from a fresh state, each epoch in a new random order
 when ``shuffle`` (the orders drawn from ``random_state``), as :func:`jaxlearn.core.run` over the
@@ -23,6 +24,7 @@ from sklearn.utils import check_random_state
 
 from jaxlearn import core, losses, online
 from jaxlearn.sklearn._base import BinaryClassifier, BinaryLabels, float_dtype
+from jaxlearn.sklearn._sgd import EpochSGDClassifier
 
 __all__ = [
     "MarginPerceptron",
@@ -238,46 +240,86 @@ class _LinearOnline(OnlineClassifier, BinaryClassifier):
         return _linear_scores(self.state_, X)
 
 
-class Perceptron(_LinearOnline):
-    """The online Perceptron (:func:`jaxlearn.online.perceptron`) as a scikit-learn classifier.
+class Perceptron(EpochSGDClassifier):
+    r"""The Perceptron as scikit-learn's: SGD on :math:`\max(0, -y\,p)` with a constant step
+    (:func:`jaxlearn.linear.epoch_sgd`, ``loss="perceptron"``, ``learning_rate="constant"``).
+
+    On two classes each step is the online Perceptron's (:func:`jaxlearn.online.perceptron`): on a
+    mistake (:math:`y\,p \le 0`), :math:`w \mathrel{+}= \eta_0 y x`, :math:`b \mathrel{+}= \eta_0 y`;
+    the fit stops when ``n_iter_no_change`` epochs in a row do not lower the epoch's mean of
+    :math:`\max(0, -y\,p)` by ``tol``. More classes: one-vs-all, every class in one vmapped program.
 
     Args:
-      eta0: the step size :math:`\\eta > 0` (the learner's ``eta``).
-      fit_intercept: learn an unregularised bias (scikit-learn's default; the book's form is ``False``).
-      normalize: scale each example to unit length in the updates (Balcan's version).
-      max_iter: epochs over the sample in ``fit`` (5 by default: the Perceptron has no objective to
-        stop on; scikit-learn's ``tol`` has no counterpart).
-      shuffle: a new random order every epoch (drawn from ``random_state``); ``False``: in order.
-      random_state: ``None``, an int or a ``numpy.random.RandomState``.
+      eta0: the step :math:`\eta_0 > 0`.
+      penalty, alpha, l1_ratio: an optional penalty (``None``, ``"l2"``, ``"l1"``, ``"elasticnet"``).
+      fit_intercept, max_iter, tol, shuffle, random_state, n_iter_no_change, class_weight: as scikit-learn's.
+      early_stopping: only ``False``.
+      normalize: scale each example to unit length (Balcan's version), in ``fit`` and ``predict``.
 
     Attributes:
-      state_: the :class:`~jaxlearn.online.PerceptronState` (``w``, ``b``, ``step``).
-      classes_: the two labels; ``classes_[1]`` is the learner's +1.
+      coef_, intercept_: (1, d), (1,) for two classes, else (K, d), (K,); n_iter_; t_; classes_; params_.
 
     Example:
       >>> import numpy as np
       >>> from jaxlearn.sklearn import Perceptron
       >>> X = np.array([[2.0, 1.0], [1.0, 2.0], [-1.0, -2.0], [-2.0, -1.0]])
-      >>> Perceptron(random_state=0).fit(X, ["yes", "yes", "no", "no"]).predict(X).tolist()
+      >>> Perceptron().fit(X, ["yes", "yes", "no", "no"]).predict(X).tolist()
       ['yes', 'yes', 'no', 'no']
     """
 
-    _parameter_constraints = {"eta0": core.POSITIVE}
+    _parameter_constraints = {
+        "eta0": core.POSITIVE,
+        "alpha": core.NON_NEGATIVE,
+        "l1_ratio": core.UNIT,
+        "max_iter": core.POSITIVE_INT,
+        "tol": (core.NON_NEGATIVE, None),
+        "n_iter_no_change": core.POSITIVE_INT,
+    }
 
     def __init__(
-        self, eta0=1.0, *, fit_intercept=True, normalize=False, max_iter=5, shuffle=True, random_state=None
+        self,
+        *,
+        penalty=None,
+        alpha=1e-4,
+        l1_ratio=0.15,
+        fit_intercept=True,
+        max_iter=1000,
+        tol=1e-3,
+        shuffle=True,
+        eta0=1.0,
+        random_state=0,
+        early_stopping=False,
+        n_iter_no_change=5,
+        class_weight=None,
+        normalize=False,
     ):
-        self.eta0 = eta0
+        self.penalty = penalty
+        self.alpha = alpha
+        self.l1_ratio = l1_ratio
         self.fit_intercept = fit_intercept
-        self.normalize = normalize
         self.max_iter = max_iter
+        self.tol = tol
         self.shuffle = shuffle
+        self.eta0 = eta0
         self.random_state = random_state
+        self.early_stopping = early_stopping
+        self.n_iter_no_change = n_iter_no_change
+        self.class_weight = class_weight
+        self.normalize = normalize
 
-    def _learner(self):
-        return online.perceptron(
-            self.eta0, normalize=bool(self.normalize), fit_intercept=bool(self.fit_intercept)
-        )
+    def _options(self):
+        return dict(
+            loss="perceptron", penalty=self.penalty, alpha=self.alpha, l1_ratio=self.l1_ratio,
+            learning_rate="constant", eta0=self.eta0, max_iter=self.max_iter, tol=self.tol,
+            n_iter_no_change=self.n_iter_no_change, fit_intercept=bool(self.fit_intercept),
+            shuffle=bool(self.shuffle),
+        )  # fmt: skip
+
+    def _inputs(self, X):
+        if not self.normalize:
+            return X
+        norms = np.linalg.norm(X, axis=1, keepdims=True)
+        return X / np.where(norms > 0, norms, 1).astype(X.dtype)
 
 
 class MarginPerceptron(_LinearOnline):

@@ -1,0 +1,274 @@
+r"""SGD in epochs of shuffled passes with Bottou's step sizes and a stopping rule (Bottou 2012, section 5.2).
+
+One ``fit`` is one ``lax.while_loop`` over the epochs, each a ``lax.scan`` over a permutation of the
+rows. It is the SGD of scikit-learn's ``SGDClassifier`` and ``Perceptron`` (same losses on the margin,
+step sizes, unregularised intercept and stopping rule); :func:`jaxlearn.linear.sgd` is the book's.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import NamedTuple, Optional
+
+import jax
+import jax.numpy as jnp
+from jax.typing import ArrayLike
+
+from jaxlearn.core import (
+    NON_NEGATIVE,
+    POSITIVE_INT,
+    BatchLearner,
+    Interval,
+    as_float,
+    check_sample,
+    learner_factory,
+    loadable,
+    sign_label,
+)
+from jaxlearn.linear._common import linear_score
+
+Array = jax.Array
+
+#: The losses on the margin ``p = <w, x> + b`` of a label ``y`` in {-1, +1}: ``(loss, dloss/dp)``.
+#: At a kink the derivative is the left one, as Bottou's and scikit-learn's code take it.
+LOSSES = ("hinge", "log_loss", "modified_huber", "squared_hinge", "perceptron")
+SCHEDULES = ("optimal", "constant", "invscaling", "adaptive")
+PENALTIES = (None, "l2", "l1", "elasticnet")
+
+_MAX_DLOSS = 1e12  # the derivative is clipped to +-1e12, as scikit-learn does
+
+
+def _hinge(threshold, y, p):
+    z = y * p
+    return jnp.where(z <= threshold, threshold - z, 0.0), jnp.where(z <= threshold, -y, 0.0)
+
+
+def _squared_hinge(y, p):
+    z = 1.0 - y * p
+    return jnp.where(z > 0, z * z, 0.0), jnp.where(z > 0, -2.0 * y * z, 0.0)
+
+
+def _log_loss(y, p):
+    return jax.nn.softplus(-y * p), -y * jax.nn.sigmoid(-y * p)
+
+
+def _modified_huber(y, p):
+    z = y * p
+    loss = jnp.where(z >= 1, 0.0, jnp.where(z >= -1, (1 - z) ** 2, -4 * z))
+    return loss, jnp.where(z >= 1, 0.0, jnp.where(z >= -1, -2 * y * (1 - z), -4 * y))
+
+
+_LOSS = {
+    "hinge": functools.partial(_hinge, 1.0),
+    "perceptron": functools.partial(_hinge, 0.0),
+    "squared_hinge": _squared_hinge,
+    "log_loss": _log_loss,
+    "modified_huber": _modified_huber,
+}
+
+
+@loadable
+class EpochSGDParams(NamedTuple):
+    r"""``w``, ``b``: the output (the averaged iterate once averaging has started, else the last);
+    ``last_w``, ``last_b``: the last iterate; ``mean_w``, ``mean_b``: the running mean of the iterates
+    since step ``average``; ``t``: 1 + the steps taken (scikit-learn's ``t_``), float; ``num_epochs``:
+    the epochs of the last call (int32); ``diverged``: an epoch ended non-finite (the params are then
+    those before it)."""
+
+    w: Array
+    b: Array
+    last_w: Array
+    last_b: Array
+    mean_w: Array
+    mean_b: Array
+    t: Array
+    num_epochs: Array
+    diverged: Array
+
+
+def init_params(num_features: int, dtype=jnp.float32) -> EpochSGDParams:
+    """The starting point: zero weights and intercept, ``t = 1``."""
+    w, b = jnp.zeros(num_features, dtype), jnp.zeros((), dtype)
+    one, zero = jnp.ones((), dtype), jnp.zeros((), jnp.int32)
+    return EpochSGDParams(w, b, w, b, w, b, one, zero, jnp.zeros((), bool))
+
+
+def _check(X, y, sample_weight=None, init=None):
+    check_sample(X, y, labels=(-1, 1))
+
+
+@learner_factory(
+    "alpha", "l1_ratio", "eta0", "power_t", "max_iter", "tol", "n_iter_no_change", "average",
+    ranges={"alpha": NON_NEGATIVE, "l1_ratio": Interval(0.0, 1.0, True, True), "eta0": NON_NEGATIVE,
+            "power_t": NON_NEGATIVE, "max_iter": POSITIVE_INT, "tol": NON_NEGATIVE,
+            "n_iter_no_change": POSITIVE_INT, "average": NON_NEGATIVE},
+)  # fmt: skip
+def epoch_sgd(
+    loss: str = "hinge",
+    *,
+    alpha: ArrayLike = 1e-4,
+    penalty: Optional[str] = "l2",
+    l1_ratio: ArrayLike = 0.15,
+    learning_rate: str = "optimal",
+    eta0: ArrayLike = 0.0,
+    power_t: ArrayLike = 0.5,
+    max_iter: ArrayLike = 1000,
+    tol: Optional[ArrayLike] = 1e-3,
+    n_iter_no_change: ArrayLike = 5,
+    fit_intercept: bool = True,
+    shuffle: bool = True,
+    average: ArrayLike = 0,
+) -> BatchLearner:
+    r"""Regularised SGD on a loss of the margin, in epochs, stopped when the objective stalls.
+
+    .. math:: w \leftarrow (1 - \eta_t\alpha) w - \eta_t c_i \ell'(y_i, p_i) x_i, \quad
+        b \leftarrow b - \eta_t c_i \ell'(y_i, p_i), \quad p_i = \langle w, x_i\rangle + b,
+
+    one step per example of each epoch (a fresh permutation when ``shuffle``), :math:`c_i` its weight.
+    Step sizes: ``"optimal"`` :math:`\eta_t = 1/(\alpha(t_0 + t - 1))` with Bottou's
+    :math:`t_0 = 1/(\alpha\eta_{typ})`, :math:`\eta_{typ} = \sqrt{1/\sqrt\alpha}/\max(1, -\ell'(1,
+    -\sqrt{1/\sqrt\alpha}))`; ``"constant"`` :math:`\eta_0`; ``"invscaling"`` :math:`\eta_0/t^{p}`;
+    ``"adaptive"`` :math:`\eta_0`, divided by 5 when the objective stalls. After each epoch the mean over
+    the epoch of :math:`\ell(y_i, p_i) + \alpha\,\Omega(w)` (``l2``: :math:`\frac12\|w\|^2`) is compared
+    with the best so far: ``n_iter_no_change`` epochs in a row above best - ``tol`` stop the fit.
+    ``l1``/``elasticnet`` apply Tsuruoka et al.'s cumulative L1 penalty after each step.
+
+    Args:
+      loss: ``"hinge"``, ``"log_loss"``, ``"modified_huber"``, ``"squared_hinge"`` or ``"perceptron"``
+        (:math:`\max(0, -yp)`) (static).
+      alpha, l1_ratio: the penalty's weight and its L1 share (``elasticnet``); traced.
+      penalty: ``None``, ``"l2"``, ``"l1"`` or ``"elasticnet"`` (static).
+      learning_rate, eta0, power_t: the schedule (static) and its numbers (traced).
+      max_iter, tol, n_iter_no_change: the stopping rule (traced; ``tol=None``: ``max_iter`` epochs).
+      fit_intercept, shuffle: an unregularised intercept; a new order each epoch (static).
+      average: 0, or the step from which the output is the mean of the iterates (ASGD; traced).
+
+    Returns:
+      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y, sample_weight=None, init=None) ->
+      EpochSGDParams`` (labels in {-1, +1}; ``init``: the params to go on from, as ``partial_fit``);
+      ``predict`` is +1 iff :math:`\langle w, x\rangle + b > 0`.
+
+    Examples:
+      >>> import jax, jax.numpy as jnp, jaxlearn
+      >>> X = jnp.array([[1.0, 0.5], [-1.0, -0.2], [0.8, -0.1], [-0.5, -1.0]])
+      >>> learner = jaxlearn.linear.epoch_sgd("hinge", alpha=0.01)
+      >>> learner.predict(learner.fit(jax.random.PRNGKey(0), X, jnp.sign(X[:, 0])), X).tolist()
+      [1.0, -1.0, 1.0, -1.0]
+
+    References:
+      L. Bottou, "Stochastic Gradient Descent Tricks" (2012), sections 5.1-5.2; UML section 14.5;
+      Tsuruoka, Tsujii, Ananiadou (2009) for the cumulative L1 penalty.
+    """
+    if loss not in _LOSS:
+        raise ValueError(f"expected `loss` one of {LOSSES}, got {loss!r}")
+    if learning_rate not in SCHEDULES:
+        raise ValueError(f"expected `learning_rate` one of {SCHEDULES}, got {learning_rate!r}")
+    if penalty not in PENALTIES:
+        raise ValueError(f"expected `penalty` one of {PENALTIES}, got {penalty!r}")
+    hyper = dict(
+        alpha=alpha, l1_ratio=l1_ratio, eta0=eta0, power_t=power_t, max_iter=max_iter, tol=tol,
+        n_iter_no_change=n_iter_no_change, average=average,
+    )  # fmt: skip
+    structure = dict(
+        loss=loss, penalty=penalty, learning_rate=learning_rate, fit_intercept=bool(fit_intercept),
+        shuffle=bool(shuffle),
+    )  # fmt: skip
+
+    def fit(key, X, y, sample_weight=None, init=None):
+        X, y = as_float(X, y)
+        weights = jnp.ones_like(y) if sample_weight is None else jnp.asarray(sample_weight).astype(X.dtype)
+        start = init_params(X.shape[1], X.dtype) if init is None else init
+        return _fit(hyper, key, X, y, weights, start, **structure)
+
+    def predict(params, X):
+        return sign_label(linear_score(params, X))
+
+    return BatchLearner(fit, predict, linear_score, _check)
+
+
+def _fit_body(hyper, key, X, y, weights, start, *, loss, penalty, learning_rate, fit_intercept, shuffle):
+    dtype, n = X.dtype, X.shape[0]
+
+    def number(value):
+        return jnp.asarray(value).astype(dtype)
+
+    alpha, eta0, power_t = number(hyper["alpha"]), number(hyper["eta0"]), number(hyper["power_t"])
+    l1_ratio = {None: 0.0, "l2": 0.0, "l1": 1.0, "elasticnet": number(hyper["l1_ratio"])}[penalty]
+    max_iter = jnp.asarray(hyper["max_iter"]).astype(jnp.int32)
+    patience = jnp.asarray(hyper["n_iter_no_change"]).astype(jnp.int32)
+    average = number(hyper["average"])
+    tol = None if hyper["tol"] is None else number(hyper["tol"])
+    loss_and_slope = _LOSS[loss]
+    if learning_rate == "optimal":  # Bottou's t0: the first step is eta_typ
+        typical_w = jnp.sqrt(1 / jnp.sqrt(alpha))
+        eta_typical = typical_w / jnp.maximum(1.0, loss_and_slope(number(1.0), -typical_w)[1])
+        t0 = 1 / (eta_typical * alpha)
+
+    def step(carry, i):
+        w, b, mean_w, mean_b, t, eta, u, q, total = carry
+        x, label, weight = X[i], y[i], weights[i]
+        p = x @ w + b
+        if learning_rate == "optimal":
+            eta = 1 / (alpha * (t0 + t - 1))
+        elif learning_rate == "invscaling":
+            eta = eta0 / t**power_t
+        value, slope = loss_and_slope(label, p)
+        if penalty is not None:
+            value = value + alpha * ((1 - l1_ratio) * 0.5 * (w @ w) + l1_ratio * jnp.abs(w).sum())
+        update = -eta * jnp.clip(slope, -_MAX_DLOSS, _MAX_DLOSS) * weight
+        if penalty in ("l2", "elasticnet"):
+            w = w * jnp.maximum(0.0, 1 - (1 - l1_ratio) * eta * alpha)
+        w = w + update * x
+        if fit_intercept:
+            b = b + update
+        averaging = (average > 0) & (average <= t)
+        count = jnp.maximum(t - average + 1, 1.0)
+        mean_w = jnp.where(averaging, mean_w + (w - mean_w) / count, mean_w)
+        mean_b = jnp.where(averaging, mean_b + (b - mean_b) / count, mean_b)
+        if penalty in ("l1", "elasticnet"):  # the cumulative penalty u, what each weight got of it q
+            u = u + l1_ratio * eta * alpha
+            before = w
+            w = jnp.where(
+                w > 0, jnp.maximum(0.0, w - (u + q)), jnp.where(w < 0, jnp.minimum(0.0, w + (u - q)), w)
+            )
+            q = q + w - before
+        return (w, b, mean_w, mean_b, t + 1, eta, u, q, total + value), None
+
+    def keep_going(carry):
+        epoch, _, _, _, _, _, stop, _ = carry
+        return (epoch < max_iter) & ~stop
+
+    def epoch_of(carry):
+        epoch, state, eta, u_q, best, stalled, _, _ = carry
+        order = jax.random.permutation(jax.random.fold_in(key, epoch), n) if shuffle else jnp.arange(n)
+        zero = jnp.zeros((), dtype)
+        (*new, eta, u, q, total), _ = jax.lax.scan(step, (*state, eta, *u_q, zero), order)
+        diverged = ~jnp.all(jnp.stack([jnp.isfinite(a).all() for a in new]))
+        objective = total / n
+        tired = jnp.zeros((), bool)
+        if tol is not None:
+            stalled = jnp.where(objective > best - tol, stalled + 1, 0)
+            best = jnp.minimum(best, objective)
+            tired = stalled >= patience
+            if learning_rate == "adaptive":
+                shrink = tired & (eta > 1e-6)
+                eta = jnp.where(shrink, eta / 5, eta)
+                stalled = jnp.where(shrink, 0, stalled)
+                tired = tired & ~shrink
+        state = jax.tree.map(lambda a, b: jnp.where(diverged, b, a), tuple(new), state)  # keep the finite one
+        return epoch + 1, state, eta, (u, q), best, stalled, tired | diverged, diverged
+
+    state = (start.last_w, start.last_b, start.mean_w, start.mean_b, number(start.t))
+    u_q = (jnp.zeros((), dtype), jnp.zeros_like(start.last_w))
+    inf, zero_int, false = jnp.asarray(jnp.inf, dtype), jnp.zeros((), jnp.int32), jnp.zeros((), bool)
+    carry = (zero_int, state, eta0, u_q, inf, zero_int, false, false)
+    epochs, state, *_, diverged = jax.lax.while_loop(keep_going, epoch_of, carry)
+    last_w, last_b, mean_w, mean_b, t = state
+    averaged = (average > 0) & (average <= t - 1)
+    w = jnp.where(averaged, mean_w, last_w)
+    b = jnp.where(averaged, mean_b, last_b)
+    return EpochSGDParams(w, b, last_w, last_b, mean_w, mean_b, t, epochs, diverged)
+
+
+_STATIC = ("loss", "penalty", "learning_rate", "fit_intercept", "shuffle")
+_fit = jax.jit(_fit_body, static_argnames=_STATIC)

@@ -1,0 +1,202 @@
+"""The base of the SGD classifiers (:class:`SGDClassifier`, :class:`Perceptron`): scikit-learn's SGD over
+:func:`jaxlearn.linear.epoch_sgd`, one-vs-all over the classes as one vmapped program.
+
+Two classes fit one problem (``classes_[1]`` is +1, class weights ``cw[1]``/``cw[0]``); more fit one
+problem per class (class ``k`` against the rest, its rows weighted ``cw[k]``, the others 1, each with its
+own order of the rows), as scikit-learn's one-vs-all, all of them in one ``jax.vmap`` of the fit.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from sklearn.base import ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import check_is_fitted
+
+from jaxlearn import core, linear
+from jaxlearn.linear._sgd_epochs import init_params
+from jaxlearn.sklearn._base import (
+    InvalidParameterError,
+    JaxlearnEstimator,
+    class_weights,
+    encode_classes,
+    float_dtype,
+    sample_weights,
+)
+
+__all__ = ["EpochSGDClassifier"]
+
+
+@jax.jit
+def fit_classes(learner, keys, X, Y, W, start):
+    """``learner.fit`` of each row of ``Y`` (labels {-1, +1}) with weights ``W`` from ``start``: one
+    program, vmapped over the rows (the classes)."""
+
+    def one(key, y, w, init):
+        return learner.fit(key, X, y, sample_weight=w, init=init)
+
+    return jax.vmap(one)(keys, Y, W, start)
+
+
+@jax.jit
+def linear_scores(coef, intercept, X):
+    """The scores ``X @ coef.T + intercept``: shape (n, K)."""
+    return X @ coef.T + intercept
+
+
+class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
+    """``fit``/``partial_fit``/``predict`` of scikit-learn's SGD classifiers. Subclasses define
+    ``_options()``: the arguments of :func:`jaxlearn.linear.epoch_sgd` (``loss``, ``learning_rate``,
+    ``eta0``, ...) from their hyperparameters.
+
+    Fitted: ``coef_`` (1 or K, d), ``intercept_`` (1 or K,), ``n_iter_`` (the most epochs of a class),
+    ``t_`` (1 + the steps of a class, as scikit-learn's), ``classes_``, ``params_`` (the
+    :class:`~jaxlearn.linear.EpochSGDParams` of each problem, stacked: ``partial_fit`` goes on from them).
+    """
+
+    _bool_or_int = ("average",)
+
+    def _options(self) -> dict:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _inputs(self, X):
+        """``X`` as the learner sees it (default: unchanged)."""
+        return X
+
+    def _learner(self, max_iter=None) -> core.BatchLearner:
+        options = self._options()
+        if options["learning_rate"] == "optimal" and options["alpha"] == 0:
+            raise InvalidParameterError(
+                f"{type(self).__name__}: expected `alpha` > 0 with learning_rate='optimal' (it sets the step)"
+            )
+        if options["learning_rate"] != "optimal" and not options["eta0"] > 0:
+            raise InvalidParameterError(
+                f"{type(self).__name__}: expected `eta0` > 0 with learning_rate={options['learning_rate']!r}"
+            )
+        if self.early_stopping:
+            raise InvalidParameterError(f"{type(self).__name__}: early_stopping=True is not supported")
+        if max_iter is not None:
+            options["max_iter"] = max_iter
+        try:
+            return linear.epoch_sgd(**options)
+        except (TypeError, ValueError) as error:
+            raise InvalidParameterError(f"{type(self).__name__}: {error}") from None
+
+    def _batch_learner(self, X=None) -> core.BatchLearner:
+        """The binary learner (labels {-1, +1}) for jaxlearn's reductions (``OneVsRestClassifier``)."""
+        self._check_params()
+        return self._learner()
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit on ``X`` (n, d) and labels ``y`` (two or more values), from zero weights.
+
+        Args:
+          X, y: the sample.
+          sample_weight: (n,) non-negative weights, or ``None``; multiplied by ``class_weight``.
+
+        Returns:
+          self.
+        """
+        for name in ("classes_", "params_", "t_"):
+            self.__dict__.pop(name, None)
+        X, y = self._validate(X, y, reset=True)
+        learner = self._learner()
+        index = encode_classes(self, y)
+        self._run(learner, X, index, sample_weight, max_iter=None)
+        if self.tol is not None and self.n_iter_ == self.max_iter:
+            warnings.warn(
+                "Maximum number of iteration reached before convergence. Consider increasing max_iter to "
+                "improve the fit.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        return self
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """One epoch over ``(X, y)`` from the weights so far (``classes`` required on the first call).
+
+        Args:
+          X, y: a chunk of the sample.
+          classes: every label of the whole sample (first call; later ones must equal it if given).
+          sample_weight: (n,) non-negative weights, or ``None``.
+
+        Returns:
+          self.
+        """
+        first = not hasattr(self, "classes_")
+        if first:
+            if classes is None:
+                raise ValueError("classes must be passed on the first call to partial_fit.")
+            if isinstance(self.class_weight, str) and self.class_weight == "balanced":
+                raise ValueError(
+                    "class_weight 'balanced' is not supported for partial_fit: pass the weights of "
+                    "compute_class_weight('balanced', classes=classes, y=y) as a dict"
+                )
+        X, y = self._validate(X, y, reset=first)
+        learner = self._learner(max_iter=1)
+        if classes is not None:
+            given = np.unique(np.asarray(classes))
+            if not first and not np.array_equal(given, self.classes_):
+                raise ValueError(
+                    f"`classes={given!r}` is not the same as on last call to partial_fit, "
+                    f"was: {self.classes_!r}"
+                )
+            if first:
+                encode_classes(self, given)
+        unseen = np.setdiff1d(np.unique(y), self.classes_)
+        if unseen.size:
+            raise ValueError(f"expected `y` with values in classes_ {self.classes_!r}, got {unseen!r}")
+        self._run(learner, X, np.searchsorted(self.classes_, y).astype(np.int32), sample_weight, max_iter=1)
+        return self
+
+    def _run(self, learner, X, index, sample_weight, max_iter):
+        n, num_classes = X.shape[0], self.classes_.size
+        weights = sample_weights(sample_weight, X)
+        per_class = class_weights(self.class_weight, self.classes_, self.classes_[index])
+        if num_classes == 2:
+            Y = np.where(index == 1, 1.0, -1.0)[None]
+            W = (weights * per_class[index])[None]
+        else:
+            own = index[None, :] == np.arange(num_classes)[:, None]
+            Y = np.where(own, 1.0, -1.0)
+            W = weights[None, :] * np.where(own, per_class[:, None], 1.0)
+        rows = Y.shape[0]
+        t = getattr(self, "t_", 1.0)
+        start = getattr(self, "params_", None)
+        if start is None:
+            start = jax.tree.map(lambda a: jnp.stack([a] * rows), init_params(X.shape[1], X.dtype))
+        start = start._replace(t=jnp.full((rows,), t, X.dtype))
+        keys = jax.random.split(self._key(), rows)
+        dtype = float_dtype()
+        params = fit_classes(learner, keys, self._inputs(X), Y.astype(dtype), W.astype(dtype), start)
+        epochs = np.asarray(params.num_epochs)
+        if np.asarray(params.diverged).any():
+            raise ValueError(
+                f"Floating-point under-/overflow occurred at epoch #{int(epochs.max())}. Scaling input data "
+                "with StandardScaler or MinMaxScaler might help."
+            )
+        self.params_ = params
+        self.n_iter_ = int(epochs.max())
+        self.t_ = float(t + self.n_iter_ * n)
+        self.coef_ = np.asarray(params.w)
+        self.intercept_ = np.asarray(params.b)
+
+    def decision_function(self, X) -> np.ndarray:
+        """The scores :math:`\\langle w_k, x\\rangle + b_k`: (n,) for two classes (positive means
+        ``classes_[1]``), else (n, K)."""
+        check_is_fitted(self)
+        X = self._inputs(self._check_X(X))
+        scores = np.asarray(linear_scores(self.coef_, self.intercept_, X))
+        return scores[:, 0] if scores.shape[1] == 1 else scores
+
+    def predict(self, X) -> np.ndarray:
+        """The labels (values of ``classes_``): the sign of the score for two classes, else the class of
+        the largest score (the first of equal ones)."""
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(np.intp)]
+        return self.classes_[np.argmax(scores, axis=1)]
