@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 from sklearn.base import ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
@@ -187,6 +188,29 @@ class OneVsRestClassifier(_Reduction):
         return multiclass.one_vs_all(binary, n_classes)
 
 
+def _ovo_scores(learner, params, X):
+    r"""scikit-learn's one-vs-one decision function (an ``extra`` of :func:`evaluate`), shape (n, K).
+
+    Pair :math:`(i, j)`, :math:`i < j`, votes for :math:`i` where its binary ``predict`` is :math:`+1`
+    (a score of exactly 0 included, as scikit-learn's ``score > 0`` votes for :math:`j`), for
+    :math:`j` where it is :math:`-1`; its score :math:`s_{ij}` (positive: :math:`i`) adds to the
+    confidence of :math:`i` and subtracts from :math:`j`'s. Class :math:`c` scores its votes plus
+    :math:`S_c / (3(|S_c| + 1))`, the confidence sum squashed into :math:`(-1/3, 1/3)`.
+    """
+    options = core.hyperparameters(learner)
+    binary, k = options["binary"], options["num_classes"]
+    first, second = multiclass.pairs(k)
+    to_first = jax.nn.one_hot(first, k, dtype=X.dtype)  # (pairs, K)
+    to_second = jax.nn.one_hot(second, k, dtype=X.dtype)
+    predicted = jax.vmap(binary.predict, (0, None), 1)(params, X)  # (n, pairs) in {-1, +1}
+    votes = (predicted > 0).astype(X.dtype) @ to_first + (predicted < 0).astype(X.dtype) @ to_second
+    if binary.decision_function is None:
+        return votes
+    score = jax.vmap(binary.decision_function, (0, None), 1)(params, X).astype(X.dtype)
+    confidence = score @ (to_first - to_second)
+    return votes + confidence / (3 * (jnp.abs(confidence) + 1))
+
+
 class OneVsOneClassifier(_Reduction):
     """One-vs-one (``jaxlearn.multiclass.all_pairs``) over a jaxlearn binary estimator.
 
@@ -219,6 +243,19 @@ class OneVsOneClassifier(_Reduction):
 
     def _reduce(self, binary, n_classes):
         return multiclass.all_pairs(binary, n_classes, subsample=self.subsample)
+
+    _extra = staticmethod(_ovo_scores)
+
+    def decision_function(self, X) -> np.ndarray:
+        """scikit-learn's ``OneVsOneClassifier.decision_function``: shape (n, K), or (n,) for two classes
+        (the column of ``classes_[1]``)."""
+        values = self._evaluate(X)[1]
+        return values[:, 1] if values.shape[1] == 2 else values
+
+    def predict(self, X) -> np.ndarray:
+        """The class of largest :meth:`decision_function` (ties: the first class), as scikit-learn's."""
+        values = self._evaluate(X)[1]
+        return self.classes_[np.argmax(values, axis=1)]
 
 
 class MulticlassSVC(ScoringClassifier):
