@@ -48,7 +48,7 @@ class LogisticRegression(ClassifierMixin, JaxlearnEstimator):
       C: the inverse regularisation (> 0).
       tol: the gradient tolerance (>= 0).
       fit_intercept: learn the unpenalised intercepts.
-      class_weight: ``None``, ``"balanced"`` (:math:`m / (K m_y)`) or a dict ``{class: weight}``.
+      class_weight: ``None``, ``"balanced"`` (:math:`m / (K m_y)`, by the weighted counts) or a dict.
       random_state: unused (the solver is deterministic); kept for scikit-learn's signature.
       solver: ``"lbfgs"`` (the only one).
       max_iter: the most L-BFGS iterations.
@@ -127,7 +127,10 @@ class LogisticRegression(ClassifierMixin, JaxlearnEstimator):
         index = encode_classes(self, y)
         s = _check_sample_weight(sample_weight, X, dtype=float_dtype(), ensure_non_negative=True)
         if self.class_weight is not None:
-            s = s * compute_class_weight(self.class_weight, classes=self.classes_, y=y)[index].astype(s.dtype)
+            weights = compute_class_weight(self.class_weight, classes=self.classes_, y=y, sample_weight=s)
+            s = s * weights[index].astype(
+                s.dtype
+            )  # "balanced": by the weighted class counts, as scikit-learn
         if not s.sum() > 0:
             raise ValueError("expected `sample_weight` (times the class weights) with a positive sum")
         K = self.classes_.size

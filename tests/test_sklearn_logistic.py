@@ -1,0 +1,108 @@
+"""``jaxlearn.sklearn.LogisticRegression`` against scikit-learn's ``LogisticRegression(solver="lbfgs")``
+on the same objective (float64): weights, intercepts, probabilities, sample and class weights, the
+parameters scikit-learn has, and the ones it refuses here."""
+
+import functools
+
+import numpy as np
+import pytest
+import sklearn.linear_model
+from sklearn.datasets import load_breast_cancer, load_iris
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.preprocessing import StandardScaler
+
+from jaxlearn.sklearn import LogisticRegression
+from jaxlearn.sklearn._logistic import _fit
+from tests.harness import count_compilations
+
+TIGHT = dict(tol=1e-10, max_iter=10**4)
+
+
+@functools.lru_cache(maxsize=None)
+def _data(name):
+    load = {"cancer": load_breast_cancer, "iris": load_iris}[name]
+    X, y = load(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    return X, np.array(["setosa", "versicolor", "virginica", "x"])[y] if name == "iris" else y
+
+
+def _close(ours, want, rtol=1e-4):
+    np.testing.assert_allclose(ours, want, rtol=0, atol=rtol * max(np.abs(want).max(), 1.0))
+
+
+CASES = [
+    ("cancer", {}, False),
+    ("cancer", {"class_weight": "balanced"}, True),
+    ("cancer", {"class_weight": {0: 3.0, 1: 0.5}, "C": 0.1}, False),
+    ("iris", {}, True),
+    ("iris", {"class_weight": "balanced", "C": 10.0}, True),
+    ("iris", {"fit_intercept": False}, False),
+]
+
+
+@pytest.mark.parametrize("name, params, weighted", CASES)
+def test_equals_sklearn(name, params, weighted, x64):
+    X, y = _data(name)
+    s = np.random.RandomState(0).uniform(0.0, 2.0, len(y)) if weighted else None
+    want = sklearn.linear_model.LogisticRegression(**params, **TIGHT).fit(X, y, sample_weight=s)
+    ours = LogisticRegression(**params, **TIGHT).fit(X, y, sample_weight=s)
+    np.testing.assert_array_equal(ours.classes_, want.classes_)
+    assert ours.coef_.shape == want.coef_.shape and ours.intercept_.shape == want.intercept_.shape
+    assert ours.n_iter_.shape == (1,) and ours.n_features_in_ == X.shape[1]
+    _close(ours.coef_, want.coef_)
+    _close(ours.intercept_, want.intercept_)
+    np.testing.assert_allclose(ours.predict_proba(X), want.predict_proba(X), rtol=0, atol=1e-6)
+    np.testing.assert_allclose(ours.predict_log_proba(X[:20]), want.predict_log_proba(X[:20]), rtol=1e-5)
+    _close(ours.decision_function(X), want.decision_function(X))
+    np.testing.assert_array_equal(ours.predict(X), want.predict(X))
+
+
+def test_defaults_are_sklearns():
+    ours = LogisticRegression().get_params()
+    theirs = sklearn.linear_model.LogisticRegression().get_params()
+    for name in ("C", "tol", "fit_intercept", "class_weight", "random_state", "solver", "max_iter"):
+        assert ours[name] == theirs[name], name
+    assert ours["penalty"] == "l2"
+
+
+@pytest.mark.parametrize(
+    "param, value",
+    [
+        ("penalty", "l1"),
+        ("penalty", None),
+        ("solver", "saga"),
+        ("class_weight", "auto"),
+        ("C", 0.0),
+        ("tol", -1.0),
+    ],
+)
+def test_unsupported_values_name_the_parameter(param, value):
+    X, y = _data("cancer")
+    with pytest.raises(ValueError, match=f"`{param}`"):
+        LogisticRegression(**{param: value}).fit(X[:20], y[:20])
+
+
+def test_not_converged_warns_like_sklearn():
+    X, y = _data("cancer")
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        fitted = LogisticRegression(max_iter=2).fit(X, y)
+    assert fitted.n_iter_.tolist() == [2] and not bool(fitted.params_.converged)
+
+
+def test_a_new_C_compiles_nothing():
+    X, y = _data("iris")
+    X, y = X.astype(np.float32), y
+    LogisticRegression(C=1.0).fit(X, y).predict_proba(X)
+    size = _fit._cache_size()
+    with count_compilations() as compiled:
+        for C in (0.1, 7.0):
+            LogisticRegression(C=C, class_weight="balanced").fit(X, y).predict_proba(X)
+    assert compiled[0] == 0 and _fit._cache_size() == size
+
+
+def test_class_weight_is_sample_weight():
+    X, y = _data("cancer")
+    weights = {0: 2.0, 1: 0.5}
+    by_class = LogisticRegression(class_weight=weights).fit(X, y)
+    by_sample = LogisticRegression().fit(X, y, sample_weight=np.where(y == 0, 2.0, 0.5))
+    np.testing.assert_array_equal(by_class.coef_, by_sample.coef_)
