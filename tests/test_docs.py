@@ -2,6 +2,7 @@
 resolve, and every learner factory of the package listed in ``docs/algorithms.md``."""
 
 import importlib
+import json
 import re
 from pathlib import Path
 
@@ -23,6 +24,19 @@ def test_nothing_points_outside_the_project():
     for document in _documents():  # the internal design files are not named to users either
         text = document.read_text(encoding="utf-8")
         assert "DESIGN.md" not in text and "SPEC.md" not in text, document.name
+
+
+# "SPEC 4.2", "SPEC section 15", "DESIGN section 4": the internal documents' numbering, which users cannot look up
+INTERNAL_CITATION = re.compile(r"\b(SPEC|DESIGN)\b")
+
+
+def test_the_docs_cite_the_books_not_the_internal_documents():
+    texts = {document.name: document.read_text(encoding="utf-8") for document in _documents()}
+    for notebook in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+        texts[notebook.name] = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    offending = {name: INTERNAL_CITATION.findall(text) for name, text in texts.items() if INTERNAL_CITATION.search(text)}
+    assert not offending, f"these documents cite the internal specification or design: {offending}"
 
 
 @pytest.mark.parametrize("document", _documents(), ids=lambda p: p.name)
