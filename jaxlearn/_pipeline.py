@@ -80,7 +80,7 @@ _pipeline.__name__ = "pipeline"  # its repr reads pipeline(transforms=..., learn
 
 
 def pipeline(*steps) -> Learner:
-    """Chain online preprocessing steps in front of an online learner (DESIGN: composition).
+    """Chain online preprocessing steps in front of an online learner.
 
     .. math:: \\hat y_t = h_t(T_t(x_t)), \\quad T_{t+1} = \\mathrm{observe}(T_t, x_t), \\quad
               h_{t+1} = \\mathrm{update}(h_t, T_{t+1}(x_t), y_t).

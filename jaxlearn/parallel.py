@@ -1,4 +1,4 @@
-r"""Past one device: thin helpers over ``jax.sharding`` (DESIGN section 4; no distribution layer of our own).
+r"""Past one device: thin helpers over ``jax.sharding`` (no distribution layer of our own).
 
 jaxlearn follows the data. Split a sample by rows over a mesh with :func:`shard_rows` and the
 learners that can train data-parallel do so:

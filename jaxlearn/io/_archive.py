@@ -15,7 +15,7 @@ import numpy as np
 from jaxlearn.io._arrays import storage_dtype
 from jaxlearn.io._common import FORMAT, META, VERSION, FileError
 
-_SPECIAL = (
+_FILE_KINDS = (
     (stat.S_ISDIR, "a directory"),
     (stat.S_ISFIFO, "a FIFO"),
     (stat.S_ISCHR, "a character device"),
@@ -34,7 +34,7 @@ def _open(path: str):
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):
         os.close(fd)
-        kind = next((name for test, name in _SPECIAL if test(mode)), "not a regular file")
+        kind = next((name for test, name in _FILE_KINDS if test(mode)), "not a regular file")
         raise FileError(f"{path}: not a jaxlearn file ({kind}, not a regular file)")
     return os.fdopen(fd, "rb")
 
