@@ -203,7 +203,7 @@ def _matches_cases():
         (MLPClassifier(hidden_layer_sizes=(8,), max_iter=50, learning_rate_init=0.01, validation_fraction=0.0,
                        random_state=0),
          nn.mlp_classifier((8,), steps=50 * math.ceil(m / m), num_classes=k, eta=0.01, batch_size=m,
-                           weight_decay=1e-4, validation_fraction=0.0), _key(0)),
+                           weight_decay=1e-4, validation_fraction=0.0, eval_every=1), _key(0)),  # 1 epoch
     ]  # fmt: skip
 
 

@@ -7,6 +7,7 @@ from jaxlearn.nn._boolean import conjunction_neuron
 from jaxlearn.nn._boolean import disjunction_neuron
 from jaxlearn.nn._classifier import MLPParams
 from jaxlearn.nn._classifier import mlp_classifier
+from jaxlearn.nn._epoch import mlp_epoch
 from jaxlearn.nn._mlp import cross_entropy
 from jaxlearn.nn._mlp import identity
 from jaxlearn.nn._mlp import mlp_apply
@@ -32,6 +33,7 @@ __all__ = [
     "identity",
     "mlp_apply",
     "mlp_classifier",
+    "mlp_epoch",
     "mlp_init",
     "relu",
     "sigmoid",

@@ -55,11 +55,14 @@ class MLPParams(NamedTuple):
       best_step: the optimiser step of that iterate (int32; 0 is the random initialisation).
       diverged: True if training froze at a non-finite loss, parameter or validation score (a learning
         rate too large; see :func:`~jaxlearn.nn.train`); an eager ``fit`` then warns.
+      loss_curve: the mean minibatch cross-entropy of each window of ``eval_every`` steps
+        (:attr:`~jaxlearn.nn.TrainHistory.train_loss`; one epoch a window: scikit-learn's ``loss_curve_``).
     """
 
     layers: list
     best_step: Array
     diverged: Array
+    loss_curve: Optional[Array] = None
 
 
 @learner_factory(
@@ -183,4 +186,4 @@ def _fit(key, X, y, learning_rate, weight_decay, *, k, hidden, optimizer, activa
         loss=example_loss("cross_entropy", activation), optimizer=opt, error=None,
         steps=steps, batch_size=batch_size, eval_every=eval_every, rows=rows,
     )  # fmt: skip
-    return MLPParams(best, history.best_step, history.diverged)
+    return MLPParams(best, history.best_step, history.diverged, history.train_loss)

@@ -11,7 +11,10 @@ from __future__ import annotations
 import math
 import numbers
 
+import jax
+import jax.numpy as jnp
 import numpy as np
+from sklearn.utils.validation import check_is_fitted
 
 from jaxlearn import core, nn
 from jaxlearn.sklearn._multiclass import ScoringClassifier
@@ -91,11 +94,12 @@ class MLPClassifier(ScoringClassifier):
         if self.activation not in ACTIVATIONS:
             raise ValueError(f"expected `activation` one of {tuple(ACTIVATIONS)}, got {self.activation!r}")
         if X is None:  # after fit: only the network's shape and activation matter to predict
-            steps, batch = 1, 1
+            steps, batch, epoch = 1, 1, 1
         else:
             batch = self._batch(X.shape[0])
             epochs = core.check_positive_int("max_iter", self.max_iter)
-            steps = epochs * math.ceil(X.shape[0] / batch)
+            epoch = math.ceil(X.shape[0] / batch)  # steps an epoch: one loss_curve_ entry each
+            steps = epochs * epoch
         return nn.mlp_classifier(
             self.hidden_layer_sizes,
             steps=steps,
@@ -106,6 +110,7 @@ class MLPClassifier(ScoringClassifier):
             weight_decay=self.alpha,
             activation=ACTIVATIONS[self.activation],
             validation_fraction=self.validation_fraction,
+            eval_every=epoch,
         )
 
     def fit(self, X, y):
@@ -115,8 +120,72 @@ class MLPClassifier(ScoringClassifier):
           self.
         """
         super().fit(X, y)
-        self.n_iter_ = int(self.max_iter)
+        self._record(np.asarray(self.params_.loss_curve).tolist())
+        self._partial_state = None
         core.warn_if_diverged(self.params_, "MLPClassifier training")
+        return self
+
+    def _record(self, losses) -> None:
+        """``loss_curve_`` (one float an epoch), ``n_iter_`` (its length) and ``best_loss_`` (its minimum)."""
+        self.loss_curve_ = [float(v) for v in losses]
+        self.n_iter_ = len(self.loss_curve_)
+        self.best_loss_ = (
+            float(np.nanmin(self.loss_curve_)) if np.isfinite(self.loss_curve_).any() else np.nan
+        )
+
+    def partial_fit(self, X, y, classes=None):
+        """One epoch over ``(X, y)`` in shuffled minibatches, from the network fitted so far (scikit-learn's
+        ``partial_fit``): ``classes`` (every label ``y`` may take) is required on the first call. Each call
+        appends its epoch's mean cross-entropy to ``loss_curve_``; the optimiser state carries over
+        between calls (a call after :meth:`fit` starts a fresh one from the fitted network).
+
+        Returns:
+          self.
+        """
+        first = not hasattr(self, "classes_")
+        if first and classes is None:
+            raise ValueError(
+                "expected `classes` (every label of the problem) on the first call to partial_fit"
+            )
+        X, y = self._validate(X, y, reset=first)
+        if first:
+            self.classes_ = np.unique(np.asarray(classes))
+            if self.classes_.size < 2:
+                raise ValueError(f"expected `classes` of two or more values, got {self.classes_.tolist()}")
+        elif classes is not None and not np.array_equal(np.unique(np.asarray(classes)), self.classes_):
+            raise ValueError(
+                f"expected `classes` {self.classes_.tolist()} as on the first call, got {classes!r}"
+            )
+        index = np.searchsorted(self.classes_, y)
+        unknown = (index >= self.classes_.size) | (
+            self.classes_[np.minimum(index, self.classes_.size - 1)] != y
+        )
+        if unknown.any():
+            raise ValueError(f"expected `y` in `classes` {self.classes_.tolist()}, found {y[unknown][0]!r}")
+        if self.activation not in ACTIVATIONS:
+            raise ValueError(f"expected `activation` one of {tuple(ACTIVATIONS)}, got {self.activation!r}")
+        key = self._key()
+        if first:
+            init_key, key = jax.random.split(key)
+            sizes = (X.shape[1], *np.atleast_1d(self.hidden_layer_sizes).tolist(), self.classes_.size)
+            layers, state, losses = nn.mlp_init(init_key, [int(s) for s in sizes], dtype=X.dtype), None, []
+        else:
+            check_is_fitted(self)
+            layers, state, losses = (
+                self.params_.layers,
+                getattr(self, "_partial_state", None),
+                self.loss_curve_,
+            )
+            key = jax.random.fold_in(key, len(losses))  # a new order each epoch
+        layers, state, loss = nn.mlp_epoch(
+            key, layers, state, X, index, eta=self.learning_rate_init, weight_decay=self.alpha,
+            optimizer=self.solver, batch_size=self._batch(X.shape[0]),
+            activation=ACTIVATIONS[self.activation],
+        )  # fmt: skip
+        self._partial_state = state
+        self._record([*losses, float(loss)])
+        steps = jnp.asarray(self.n_iter_, jnp.int32)
+        self.params_ = nn.MLPParams(layers, steps, ~jnp.isfinite(loss), jnp.asarray(self.loss_curve_))
         return self
 
     def predict_proba(self, X) -> np.ndarray:
