@@ -41,6 +41,12 @@ EXPECTED_FAILURES["NearestCentroid"] = {
     **_INVARIANCE,
     "check_sample_weight_equivalence_on_dense_data": "float32 weighted means: 1-ulp apart; rtol=1e-7 < eps",
 }
+# As scikit-learn's own LinearSVC: the dual solver stops at tol=1e-4, so a weight of 2 and a repeated row
+# reach the same optimum only to that tolerance (the check's rtol=1e-7). tests/linear/test_dual_cd.py
+# checks the weights against liblinear in float64 at tol=1e-8.
+EXPECTED_FAILURES["LinearSVC"] = {
+    "check_sample_weight_equivalence_on_dense_data": "equal to the solver's tol only (as scikit-learn's)"
+}
 
 
 def _expected_failed_checks(estimator):
@@ -90,7 +96,7 @@ def test_one_class_and_more_classes_are_clear_errors():
     with pytest.raises(ValueError, match="at least 2 classes"):
         jsk.Perceptron().fit(X, np.ones(6))
     with pytest.raises(ValueError, match="OneVsRestClassifier"):
-        jsk.LinearSVC().fit(X, [0, 1, 2, 0, 1, 2])
+        jsk.HardMarginSVC().fit(X, [0, 1, 2, 0, 1, 2])
     with pytest.raises(ValueError, match="classes"):
         jsk.Perceptron().partial_fit(X, np.arange(6) % 2)
     with pytest.raises(ValueError, match=r"`y` with values in classes_"):
@@ -148,17 +154,13 @@ def test_batch_estimators_are_the_learners():
     X, y = _binary_sample()
     X32, ys = X.astype(np.float32), (2 * y - 1).astype(np.float32)
     m = X.shape[0]
-    est = jsk.LinearSVC(C=0.5, max_iter=2, random_state=3).fit(X, y)
+    est = jsk.LinearSVC(C=0.5, loss="hinge", random_state=3).fit(X, y)  # the exact dual solver
     key = jax.random.key(np.random.RandomState(3).randint(2**31 - 1))
-    learner = linear.soft_svm(1.0 / (0.5 * m), 2 * m, fit_intercept=True)
+    learner = linear.svm_dual_cd(0.5, loss="hinge", tol=1e-4, max_iter=1000, fit_intercept=True)
     params = learner.fit(key, X32, ys)
-    np.testing.assert_array_equal(est.params_.w, params.w)
-    np.testing.assert_array_equal(est.decision_function(X), learner.decision_function(params, X32))
-
-    batched = jsk.LinearSVC(C=0.5, max_iter=2, batch_size=8, random_state=3).fit(X, y)  # ceil(2m / 8) steps
-    mini = linear.soft_svm(1.0 / (0.5 * m), -(-2 * m // 8), batch_size=8, fit_intercept=True)
-    params = mini.fit(key, X32, ys)
-    np.testing.assert_array_equal(batched.params_.w, params.w)
+    np.testing.assert_array_equal(est.coef_[0], params.w)
+    np.testing.assert_array_equal(est.intercept_[0], params.b)
+    np.testing.assert_allclose(est.decision_function(X), learner.decision_function(params, X32), rtol=1e-6)
 
     aug = np.hstack([X32, np.ones((m, 1), np.float32)])
     ridge = jsk.Ridge(alpha=2.0).fit(X, ys)

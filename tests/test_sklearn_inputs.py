@@ -80,6 +80,7 @@ BAD = {
     "l1_ratio": [-0.1, 1.5, math.nan],
     "power_t": [-1.0, math.nan],
     "n_iter_no_change": [0, 1.5],
+    "intercept_scaling": [0.0, -1.0, math.nan],
 }
 #: Parameters that are not numeric hyperparameters.
 NOT_NUMERIC = {"random_state", "hidden_layer_sizes", "estimator", "class_weight", "penalty"}

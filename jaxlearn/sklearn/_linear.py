@@ -8,25 +8,32 @@ of the sample (``steps = max_iter * n_samples``); there is no stopping tolerance
 
 from __future__ import annotations
 
+import warnings
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 from jax.tree_util import Partial
 from sklearn.base import ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.class_weight import compute_class_weight
+from sklearn.utils.validation import check_is_fitted
 
-from jaxlearn import core, linear
+from jaxlearn import core, linear, multiclass
 from jaxlearn.kernels import expansion
 from jaxlearn.sklearn._base import (
     FINITE,
     BatchBinaryClassifier,
     BatchRegressor,
+    InvalidParameterError,
     JaxlearnEstimator,
     encode_classes,
+    float_dtype,
     make_kernel,
     power_of_two_scale,
     sample_weights,
 )
-from jaxlearn.sklearn._sgd import EpochSGDClassifier
+from jaxlearn.sklearn._sgd import EpochSGDClassifier, linear_scores
 
 __all__ = [
     "HardMarginSVC",
@@ -194,52 +201,187 @@ class SGDClassifier(EpochSGDClassifier):
         )  # fmt: skip
 
 
-class LinearSVC(_Solver, BatchBinaryClassifier):
-    """Soft-SVM by stochastic sub-gradient descent (:func:`jaxlearn.linear.soft_svm`, Pegasos).
+@jax.jit
+def _fit_problems(learner, key, X, Y, W):
+    """``learner.fit`` of each row of ``Y`` (labels {-1, +1}) with sample weights ``W``: one program,
+    vmapped over the rows (the one-vs-rest problems)."""
+    return jax.vmap(lambda y, w: learner.fit(key, X, y, sample_weight=w))(Y, W)
 
-    scikit-learn's ``C`` (objective :math:`\\frac12\\|w\\|^2 + C\\sum_i \\mathrm{hinge}_i`) maps to UML's
-    :math:`\\lambda = 1/(C\\,m)` (objective :math:`\\frac\\lambda2\\|w\\|^2 + \\frac1m\\sum_i
-    \\mathrm{hinge}_i`, the same minimiser); give ``lam`` to set :math:`\\lambda` directly.
+
+@jax.jit
+def _fit_weighted(learner, key, X, y, w):
+    """``learner.fit(key, X, y, sample_weight=w)`` as one compiled program (the learner a pytree)."""
+    return learner.fit(key, X, y, sample_weight=w)
+
+
+class LinearSVC(ClassifierMixin, JaxlearnEstimator):
+    r"""The linear SVM solved exactly in its dual, scikit-learn's defaults and meaning (liblinear's solvers).
+
+    .. math:: \min_{w, b}\ \tfrac12(\|w\|^2 + b^2/s^2) + C\sum_i c_i\,\xi_i, \qquad
+        \xi_i = \max(0, 1 - y_i(\langle w, x_i\rangle + b))\ \text{or its square}
+
+    (:math:`s` = ``intercept_scaling``: the bias is the weight of a constant feature, regularised, as
+    liblinear's; :math:`c_i` = ``sample_weight`` times the class weight). Binary and ``"ovr"``:
+    :func:`jaxlearn.linear.svm_dual_cd` (dual coordinate descent, Hsieh et al. 2008), with more than two
+    classes one problem per class (its rows weighted ``class_weight[k]``, the others 1, as liblinear's
+    one-vs-rest) fitted as one ``jax.vmap``; ``"crammer_singer"``:
+    :func:`jaxlearn.multiclass.multiclass_svm_dual_cd` (UML 17.2). UML's :math:`\lambda` is
+    :math:`1/(C m)`.
 
     Args:
-      C: the inverse regularisation, ``> 0``; ignored when ``lam`` is given.
-      lam: UML's :math:`\\lambda > 0`, or ``None`` (from ``C``).
-      fit_intercept: the learner's constant feature (its weight ``b`` is regularised).
-      max_iter: epochs: ``steps = max_iter * n_samples / batch_size``.
-      batch_size: examples per step (mini-batch Pegasos, stratified; at most n_samples).
-      random_state: draws the examples.
+      penalty: ``"l2"`` only.
+      loss: ``"squared_hinge"`` (liblinear ``-s 1``) or ``"hinge"`` (``-s 3``, UML's Soft-SVM).
+      dual: ``True``, ``"auto"`` or ``False``: the dual is always solved (the same minimiser as
+        scikit-learn's primal solver, which ``"auto"`` picks when ``n_samples > n_features``);
+        ``False`` with ``loss="hinge"`` is refused, as scikit-learn refuses it.
+      tol: the stopping tolerance (projected-gradient spread; the largest violation for
+        ``"crammer_singer"``).
+      C: the cost of a unit of loss, ``> 0``.
+      multi_class: ``"ovr"`` or ``"crammer_singer"``.
+      fit_intercept, intercept_scaling: the constant feature and its value.
+      class_weight: ``None``, ``"balanced"`` (:math:`n / (K n_k)`, counts weighted by ``sample_weight``)
+        or ``{label: weight}``.
+      random_state: the order of the coordinates in each epoch.
+      max_iter: the most epochs; a fit that stops there gives a ``ConvergenceWarning``.
 
     Attributes:
-      params_: :class:`~jaxlearn.linear.SoftSVMParams` (``w``, ``b``); classes_; n_samples_fit_.
+      coef_, intercept_: (1, d) and (1,) for two classes, else (K, d) and (K,); classes_; n_iter_ (the
+      most epochs of a problem); params_: the solver's params (``converged``, ``gap``, ...; stacked over
+      the problems for ``"ovr"``).
 
     Example:
       >>> import numpy as np
       >>> from jaxlearn.sklearn import LinearSVC
-      >>> X = np.array([[2.0, 1.0], [1.0, 2.0], [-1.0, -2.0], [-2.0, -1.0]])
-      >>> LinearSVC(random_state=0).fit(X, ["b", "b", "a", "a"]).predict(X).tolist()
-      ['b', 'b', 'a', 'a']
+      >>> X = np.array([[2.0, 1.0], [1.0, 2.0], [-1.0, -2.0], [-2.0, -1.0], [3.0, -3.0], [2.0, -3.0]])
+      >>> LinearSVC(random_state=0).fit(X, ["b", "b", "a", "a", "c", "c"]).predict(X).tolist()
+      ['b', 'b', 'a', 'a', 'c', 'c']
     """
 
     _parameter_constraints = {
         "C": core.POSITIVE,
-        "lam": (core.POSITIVE, None),
+        "tol": core.POSITIVE,
         "max_iter": core.POSITIVE_INT,
-        "batch_size": core.POSITIVE_INT,
+        "intercept_scaling": core.POSITIVE,
     }
 
-    def __init__(self, C=1.0, *, lam=None, fit_intercept=True, max_iter=20, batch_size=1, random_state=None):
+    def __init__(
+        self,
+        penalty="l2",
+        loss="squared_hinge",
+        *,
+        dual="auto",
+        tol=1e-4,
+        C=1.0,
+        multi_class="ovr",
+        fit_intercept=True,
+        intercept_scaling=1,
+        class_weight=None,
+        random_state=None,
+        max_iter=1000,
+    ):
+        self.penalty = penalty
+        self.loss = loss
+        self.dual = dual
+        self.tol = tol
         self.C = C
-        self.lam = lam
+        self.multi_class = multi_class
         self.fit_intercept = fit_intercept
-        self.max_iter = max_iter
-        self.batch_size = batch_size
+        self.intercept_scaling = intercept_scaling
+        self.class_weight = class_weight
         self.random_state = random_state
+        self.max_iter = max_iter
 
-    def _batch_learner(self, X=None):
-        lam = _lam_from_C(self.C, self.lam, self.n_samples_fit_)
-        fit_intercept = bool(self.fit_intercept)
-        steps = self._steps(self.batch_size)
-        return linear.soft_svm(lam, steps, batch_size=self.batch_size, fit_intercept=fit_intercept)
+    def _check_params(self) -> None:
+        super()._check_params()
+        name = type(self).__name__
+        if self.penalty != "l2":
+            raise InvalidParameterError(
+                f"{name}: expected `penalty` 'l2' (the dual solvers' regulariser), got {self.penalty!r}"
+            )
+        if self.loss not in ("hinge", "squared_hinge"):
+            raise InvalidParameterError(
+                f"{name}: expected `loss` 'hinge' or 'squared_hinge', got {self.loss!r}"
+            )
+        if not (isinstance(self.dual, (bool, np.bool_)) or self.dual == "auto"):
+            raise InvalidParameterError(f"{name}: expected `dual` True, False or 'auto', got {self.dual!r}")
+        if self.dual is False and self.loss == "hinge":
+            raise InvalidParameterError(
+                f"{name}: `dual`=False is not supported with loss='hinge' (as scikit-learn); use dual=True"
+            )
+        if self.multi_class not in ("ovr", "crammer_singer"):
+            raise InvalidParameterError(
+                f"{name}: expected `multi_class` 'ovr' or 'crammer_singer', got {self.multi_class!r}"
+            )
+
+    def _options(self) -> dict:
+        return dict(
+            tol=float(self.tol), max_iter=int(self.max_iter), fit_intercept=bool(self.fit_intercept),
+            intercept_scaling=float(self.intercept_scaling),
+        )  # fmt: skip
+
+    def _batch_learner(self, X=None) -> core.BatchLearner:
+        """The binary learner (labels {-1, +1}) for jaxlearn's reductions (``OneVsRestClassifier``)."""
+        self._check_params()
+        return linear.svm_dual_cd(float(self.C), loss=self.loss, **self._options())
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit on ``X`` (n, d) and labels ``y`` (two or more values).
+
+        Args:
+          X, y: the sample.
+          sample_weight: (n,) non-negative weights, or ``None``; multiplied by ``class_weight``.
+
+        Returns:
+          self.
+        """
+        X, y = self._validate(X, y, reset=True)
+        index = encode_classes(self, y)
+        weights = sample_weights(sample_weight, X)
+        # "balanced" counts the classes by their weights, as liblinear's wrapper does
+        per_class = compute_class_weight(self.class_weight, classes=self.classes_, y=y, sample_weight=weights)
+        per_class = per_class.astype(float_dtype())
+        num_classes, dtype, key = self.classes_.size, float_dtype(), self._key()
+        if self.multi_class == "crammer_singer":
+            learner = multiclass.multiclass_svm_dual_cd(float(self.C), num_classes, **self._options())
+            params = _fit_weighted(learner, key, X, index, (weights * per_class[index]).astype(dtype))
+            coef, intercept = np.asarray(params.w), np.asarray(params.b)
+            if num_classes == 2:  # scikit-learn's binary layout: classes_[1] against classes_[0]
+                coef, intercept = coef[1:] - coef[:1], intercept[1:] - intercept[:1]
+        else:
+            if num_classes == 2:
+                Y = np.where(index == 1, 1.0, -1.0)[None]
+                W = (weights * per_class[index])[None]
+            else:
+                own = index[None, :] == np.arange(num_classes)[:, None]
+                Y = np.where(own, 1.0, -1.0)
+                W = weights[None, :] * np.where(own, per_class[:, None], 1.0)
+            params = _fit_problems(self._batch_learner(), key, X, Y.astype(dtype), W.astype(dtype))
+            coef, intercept = np.asarray(params.w), np.asarray(params.b)
+        self.params_ = params
+        self.coef_, self.intercept_ = coef, intercept
+        self.n_iter_ = int(np.max(np.asarray(params.n_iter)))
+        if not np.all(np.asarray(params.converged)):
+            warnings.warn(
+                "Liblinear failed to converge, increase the number of iterations.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        return self
+
+    def decision_function(self, X) -> np.ndarray:
+        r"""The scores :math:`\langle w_k, x\rangle + b_k`: (n,) for two classes (positive means
+        ``classes_[1]``), else (n, K)."""
+        check_is_fitted(self)
+        scores = np.asarray(linear_scores(self.coef_, self.intercept_, self._check_X(X)))
+        return scores[:, 0] if scores.shape[1] == 1 else scores
+
+    def predict(self, X) -> np.ndarray:
+        """The labels (values of ``classes_``): the sign of the score for two classes, else the class of
+        the largest score (the first of equal ones)."""
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(np.intp)]
+        return self.classes_[np.argmax(scores, axis=1)]
 
 
 class HardMarginSVC(BatchBinaryClassifier):
