@@ -70,6 +70,7 @@ BAD = {
     "n_estimators": [0, 1.5],
     "max_depth": [-1, 25, 1.5],
     "min_samples_leaf": [0, 1.5],
+    "min_samples_split": [1, 0.0, 1.5, math.nan],
     "max_bins": [1, 2.5],
     "max_features": [0, 1.5],
     "learning_rate_init": [0.0, -1.0, math.nan],

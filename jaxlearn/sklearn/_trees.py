@@ -1,19 +1,25 @@
 """scikit-learn estimators for the tree learners: ``DecisionTreeClassifier`` and ``RandomForestClassifier``.
 
 jaxlearn grows a tree as a complete binary tree of static depth (``2**(D+1) - 1`` nodes, level by level
-in one compiled program), so an unlimited depth does not exist: ``max_depth=None`` means the depth
-``min(n_samples - 1, cap)`` (a tree of ``n_samples - 1`` levels can separate any sample; the cap keeps
-the node arrays small). Neither learner takes example weights, so ``fit`` has no ``sample_weight``.
+in one compiled program); ``max_depth=None`` reads the depth off the data, growing deeper until no leaf
+can split, as scikit-learn's unlimited trees (``jaxlearn.trees._depth``: up to 24 levels and a memory
+budget for the node arrays of all trees). A sample of a single class fits a single leaf. Neither learner
+takes example weights, so ``fit`` has no ``sample_weight``.
 """
 
 from __future__ import annotations
 
+import math
+import numbers
+
 import jax
 import jax.numpy as jnp
 import numpy as np
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from jaxlearn import core, trees
+from jaxlearn.sklearn._base import InvalidParameterError
 from jaxlearn.sklearn._multiclass import MulticlassClassifier
 
 __all__ = ["DecisionTreeClassifier", "RandomForestClassifier"]
@@ -40,15 +46,9 @@ def _vote_shares(learner, params, X):
     return jnp.mean(jax.nn.one_hot(votes, k, dtype=X.dtype), axis=0)
 
 
-def _depth(max_depth, X, cap: int):
-    """``max_depth``, or for ``None`` the depth that can separate ``X`` (``n - 1``), at most ``cap``."""
-    if max_depth is not None:
-        return max_depth
-    return 0 if X is None else int(min(max(X.shape[0] - 1, 0), cap))
-
-
 class _TreeEstimator(MulticlassClassifier):
-    """The parts the tree and the forest share: class frequencies and feature importances."""
+    """The parts the tree and the forest share: the fit (one class or more), class frequencies and
+    feature importances."""
 
     _parameter_constraints = {
         "max_depth": (TREE_RANGES["max_depth"], None),
@@ -59,6 +59,35 @@ class _TreeEstimator(MulticlassClassifier):
     def _criterion(self):
         return _CRITERIA.get(self.criterion, self.criterion)
 
+    def _min_split(self, X) -> int:
+        """``min_samples_split`` as a count: an int >= 2 as it is, a fraction ``f`` in (0, 1] as ``ceil(f n)``
+        (at least 2)."""
+        value = self.min_samples_split
+        if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)) and value >= 2:
+            return int(value)
+        if isinstance(value, numbers.Real) and not isinstance(value, (numbers.Integral, np.bool_)):
+            if 0 < value <= 1:
+                return 2 if X is None else max(2, math.ceil(value * X.shape[0]))
+        raise InvalidParameterError(
+            f"{type(self).__name__}: expected `min_samples_split` an int in [2, inf) or a float in (0, 1], "
+            f"got {value!r}"
+        )
+
+    def fit(self, X, y):
+        """Fit on ``X`` (n, d) and labels ``y`` (n,) of one or more values; one value fits one leaf.
+
+        Returns:
+          self.
+        """
+        X, y = self._validate(X, y, reset=True)
+        check_classification_targets(y)
+        self.classes_, index = np.unique(y, return_inverse=True)
+        learner = self._batch_learner(X, self.classes_.size)
+        self.params_ = learner.fit(
+            self._fit_key(), X, index.astype(np.int32)
+        )  # eager: max_depth=None reads X
+        return self
+
     @property
     def feature_importances_(self) -> np.ndarray:
         """The mean decrease in impurity of each feature, normalised to sum 1 (shape (d,))."""
@@ -67,7 +96,7 @@ class _TreeEstimator(MulticlassClassifier):
 
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities of the rows of ``X`` (n, d): shape (n, K), columns in ``classes_`` order."""
-        return self._evaluate(X)[1]
+        return self._evaluate(X)[1][:, : self.classes_.size]  # one class: the learner's second is empty
 
 
 class DecisionTreeClassifier(_TreeEstimator):
@@ -80,7 +109,9 @@ class DecisionTreeClassifier(_TreeEstimator):
 
     Args:
       criterion: ``"gini"``, ``"entropy"`` (or ``"log_loss"``) or ``"train_error"`` (the book's).
-      max_depth: the depth, in [0, 24]; ``None``: ``min(n_samples - 1, 16)``.
+      max_depth: the depth, in [0, 24]; ``None``: grown until every leaf is pure or too small to split.
+      min_samples_split: the fewest training examples a node must hold to split: an int >= 2, or a
+        fraction of ``n_samples`` in (0, 1].
       min_samples_leaf: the fewest training examples a leaf may hold (>= 1).
       max_bins: ``None`` (exact thresholds) or quantile bins per feature (>= 2) for large samples.
 
@@ -93,12 +124,18 @@ class DecisionTreeClassifier(_TreeEstimator):
       (['no', 'yes'], [1.0, 0.0])
     """
 
-    #: the depth ``max_depth=None`` grows at most.
-    DEPTH_CAP = 16
-
-    def __init__(self, *, criterion: str = "gini", max_depth=None, min_samples_leaf: int = 1, max_bins=None):
+    def __init__(
+        self,
+        *,
+        criterion: str = "gini",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf: int = 1,
+        max_bins=None,
+    ):
         self.criterion = criterion
         self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
         self.max_bins = max_bins
 
@@ -107,11 +144,12 @@ class DecisionTreeClassifier(_TreeEstimator):
 
     def _batch_learner(self, X, n_classes):
         return trees.decision_tree(
-            _depth(self.max_depth, X, self.DEPTH_CAP),
+            self.max_depth,
             criterion=self._criterion(),
             max_bins=self.max_bins,
             min_samples_leaf=self.min_samples_leaf,
-            num_classes=n_classes,
+            min_samples_split=self._min_split(X),
+            num_classes=max(n_classes, 2),  # one class: a learner of two, whose second never occurs
         )
 
     _extra = staticmethod(_leaf_frequencies)
@@ -140,8 +178,11 @@ class RandomForestClassifier(_TreeEstimator):
     Args:
       n_estimators: the number of trees (>= 1).
       criterion: ``"gini"``, ``"entropy"`` (or ``"log_loss"``) or ``"train_error"``.
-      max_depth: the depth of every tree, in [0, 24]; ``None``: ``min(n_samples - 1, 8)`` (all trees grow at
-        once, level by level: time and memory grow with the ``2**max_depth`` nodes of the last level).
+      max_depth: the depth of every tree, in [0, 24]; ``None``: grown until every leaf of every tree is pure
+        or too small to split (all trees grow at once, level by level: time and memory grow with the
+        ``2**depth`` nodes of the last level).
+      min_samples_split: the fewest training examples a node must hold to split: an int >= 2, or a
+        fraction of ``n_samples`` in (0, 1].
       min_samples_leaf: the fewest training examples a leaf may hold (>= 1).
       max_features: features drawn per node: ``"sqrt"``, ``"log2"``, an int, a fraction, or ``None`` (all).
       bootstrap: grow each tree on a bootstrap sample (else on the whole sample).
@@ -158,9 +199,6 @@ class RandomForestClassifier(_TreeEstimator):
       [0, 0, 1, 1]
     """
 
-    #: the depth ``max_depth=None`` grows at most.
-    DEPTH_CAP = 8
-
     _parameter_constraints = {"n_estimators": core.POSITIVE_INT}
 
     def __init__(
@@ -169,6 +207,7 @@ class RandomForestClassifier(_TreeEstimator):
         *,
         criterion: str = "gini",
         max_depth=None,
+        min_samples_split=2,
         min_samples_leaf: int = 1,
         max_features="sqrt",
         bootstrap: bool = True,
@@ -178,6 +217,7 @@ class RandomForestClassifier(_TreeEstimator):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
         self.max_features = max_features
         self.bootstrap = bootstrap
@@ -187,13 +227,14 @@ class RandomForestClassifier(_TreeEstimator):
     def _batch_learner(self, X, n_classes):
         return trees.random_forest(
             self.n_estimators,
-            _depth(self.max_depth, X, self.DEPTH_CAP),
+            self.max_depth,
             max_features=self.max_features,
             bootstrap=self.bootstrap,
             criterion=self._criterion(),
             min_samples_leaf=self.min_samples_leaf,
+            min_samples_split=self._min_split(X),
             max_bins=self.max_bins,
-            num_classes=n_classes,
+            num_classes=max(n_classes, 2),
         )
 
     _extra = staticmethod(_vote_shares)

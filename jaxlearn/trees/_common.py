@@ -28,6 +28,7 @@ DEPTH = Interval(0, 24, True, True, integer=True)
 TREE_RANGES = {
     "max_depth": DEPTH,
     "min_samples_leaf": POSITIVE_INT,
+    "min_samples_split": at_least(2, integer=True),
     "max_bins": at_least(2, integer=True),
     "num_classes": at_least(2, integer=True),
 }

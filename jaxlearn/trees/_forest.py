@@ -38,6 +38,7 @@ from jaxlearn.trees._common import (
     tree_sample_check,
 )
 from jaxlearn.trees._criteria import check_criterion
+from jaxlearn.trees._depth import grow_fully
 from jaxlearn.trees._features import bin_features, presort
 from jaxlearn.trees._histogram import FOREST_DEEP_LEVELS, grow_histograms, tree_jit
 from jaxlearn.trees._params import DecisionTreeParams
@@ -67,12 +68,13 @@ class RandomForestParams(NamedTuple):
 @learner_factory(ranges={**TREE_RANGES, "num_trees": POSITIVE_INT})
 def random_forest(
     num_trees: int,
-    max_depth: int,
+    max_depth: Optional[int],
     *,
     max_features: Union[str, int, float, None] = "sqrt",
     bootstrap: bool = True,
     criterion: str = "gini",
     min_samples_leaf: int = 1,
+    min_samples_split: int = 2,
     max_bins: Optional[int] = 256,
     num_classes: Optional[int] = None,
     progress: bool = False,
@@ -87,10 +89,12 @@ def random_forest(
 
     Args:
       num_trees, max_depth: the number of trees (>= 1) and the depth of every tree, in [0, 24]
-        (structural).
+        (structural), or ``None``: grown until no leaf of any tree can split, the depth read off
+        concrete data (:mod:`jaxlearn.trees._depth`).
       max_features: per-node subset size: ``"sqrt"``, ``"log2"``, an int, a fraction of :math:`d`, ``None``.
       bootstrap: grow each tree on a bootstrap sample (else on :math:`S`).
-      criterion, min_samples_leaf, num_classes: as for :func:`~jaxlearn.trees.decision_tree`.
+      criterion, min_samples_leaf, min_samples_split, num_classes: as for
+        :func:`~jaxlearn.trees.decision_tree`.
       max_bins: quantile bins per feature (histogram growth), or ``None`` for exact thresholds.
       progress: a tqdm bar during ``fit``; the trees are then grown in about ten vmapped groups, one
         after the other (the same trees; needs the ``progress`` extra).
@@ -138,6 +142,7 @@ def random_forest(
     # slices of the trees (`cpu_parts`), each by the same program in its own thread (the same trees).
     num_trees, max_depth = as_int(num_trees), as_int(max_depth)
     min_samples_leaf, max_bins = as_int(min_samples_leaf), as_int(max_bins)
+    min_samples_split = as_int(min_samples_split)
     check_criterion(criterion)
     feature_count(max_features, 1)  # validates the option
     if not isinstance(bootstrap, (bool, np.bool_)):
@@ -147,6 +152,13 @@ def random_forest(
 
     def fit(key, X, y):
         k = classes_of(y, num_classes)
+        if max_depth is None:
+            min_split = max(min_samples_split, 2 * min_samples_leaf)
+            return grow_fully(lambda depth: fit_at(key, X, y, k, depth), X, y, num_trees=num_trees,
+                              num_classes=k, min_split=min_split)  # fmt: skip
+        return fit_at(key, X, y, k, max_depth)
+
+    def fit_at(key, X, y, k, max_depth):
         X, y = as_tree_sample(X, y)
         size = feature_count(max_features, X.shape[1])
         # exact thresholds, feature subsets and min_samples_leaf > 1: the sweep draws among the features
@@ -155,7 +167,8 @@ def random_forest(
         args = (key, X, y, None if sweep else fit_bins(X, max_bins))
         subset = None if size >= X.shape[1] else size
         options = dict(max_depth=max_depth, num_classes=k, criterion=criterion, max_bins=max_bins,
-                       min_samples_leaf=min_samples_leaf, max_features=subset, bootstrap=bool(bootstrap),
+                       min_samples_leaf=min_samples_leaf, min_samples_split=min_samples_split,
+                       max_features=subset, bootstrap=bool(bootstrap),
                        progress=bool(progress), mesh=mesh)  # fmt: skip
         parts = cpu_parts(num_trees) if mesh is None and not progress and is_concrete(*args) else 1
         if parts == 1:
@@ -173,6 +186,7 @@ def random_forest(
         "num_classes",
         "criterion",
         "min_samples_leaf",
+        "min_samples_split",
         "max_features",
         "bootstrap",
         "max_bins",
@@ -195,6 +209,7 @@ def _fit(
     min_samples_leaf,
     max_features,
     bootstrap,
+    min_samples_split=2,
     max_bins,
     progress=False,
     mesh=None,
@@ -227,6 +242,7 @@ def _fit(
             criterion=criterion,
             min_samples_leaf=min_samples_leaf,
             max_features=max_features,
+            min_samples_split=min_samples_split,
         )
         if binned is not None:
             uniforms = None
@@ -243,8 +259,13 @@ def _fit(
     else:
         group = count * _group_size(padded // count)  # the trees in groups, one group per tick of the bar
         grouped = keys.reshape(padded // group, group, *keys.shape[1:])
-        _, trees = scan(lambda _, ks: (None, grow_all(ks)), None, grouped, progress=True,
-                        desc="jaxlearn.trees.random_forest tree groups")
+        _, trees = scan(
+            lambda _, ks: (None, grow_all(ks)),
+            None,
+            grouped,
+            progress=True,
+            desc="jaxlearn.trees.random_forest tree groups",
+        )
         trees = jax.tree_util.tree_map(lambda a: a.reshape(padded, *a.shape[2:]), trees)
     if mesh is not None:  # split over the axis; replicated when the trees cannot be split evenly
         spec = P(mesh.axis_names[0]) if padded == num_trees else P()

@@ -7,8 +7,9 @@ threshold goes between); this module then does what does not depend on how split
 * the class counts and sizes of the nodes (from the examples' local node ids, one segment sum);
 * the threshold, the mid-point between the two values (rounded down to the lower one when the
   mid-point rounds up to the upper one, so the split is always between them);
-* the decision: a node splits when it is impure and has a valid split (even of gain 0, as ID3 and
-  scikit-learn do); else it is a leaf, and its examples are dropped from the levels below;
+* the decision: a node splits when it is impure, holds at least ``min_samples_split`` examples and
+  has a valid split (even of gain 0, as ID3 and scikit-learn do); else it is a leaf, and its
+  examples are dropped from the levels below;
 * writing the level's params, routing each example to its node's child, and the leaves' counts.
 
 The search decides which side of the threshold an example falls on (by value or by bin) and may
@@ -82,7 +83,9 @@ def midpoint(lo, hi):
     return jnp.where(thr < hi, thr, lo)
 
 
-def grow_levels(search, state, onehot, alive, *, max_depth, dtype, unroll, criterion, num_features):
+def grow_levels(
+    search, state, onehot, alive, *, max_depth, dtype, unroll, criterion, num_features, min_samples_split=2
+):
     r"""Grow a tree of depth ``max_depth`` level by level with the split search ``search``.
 
     Args:
@@ -95,6 +98,7 @@ def grow_levels(search, state, onehot, alive, *, max_depth, dtype, unroll, crite
       dtype: the float dtype of the params.
       criterion, num_features: the impurity of the nodes, and the width :math:`d` of the sample
         (the length of the feature importances).
+      min_samples_split: the fewest examples (of positive weight) a node must hold to split.
       unroll: ``True``: a Python loop over the levels, level :math:`l` working on arrays of its
         :math:`2^l` nodes (cheap shallow levels; ``level`` and ``w`` static). ``False``: one
         ``lax.fori_loop`` (one compiled level; ``level`` traced, ``w`` the widest level's
@@ -132,7 +136,7 @@ def grow_levels(search, state, onehot, alive, *, max_depth, dtype, unroll, crite
         sizes = jax.ops.segment_sum(alive.astype(jnp.int32), node, num_segments=w)
         found = search(level, w, node, totals, sizes, state)
         thr = midpoint(found.lo, found.hi)
-        split = (jnp.sum(totals > 0, axis=-1) > 1) & jnp.isfinite(found.score)
+        split = (jnp.sum(totals > 0, axis=-1) > 1) & jnp.isfinite(found.score) & (sizes >= min_samples_split)
         node_c = jnp.minimum(node, w - 1)
         goes_on = (node < w) & split[node_c]
         right = found.goes_right(thr, node_c)

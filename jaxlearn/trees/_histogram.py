@@ -112,6 +112,7 @@ def grow_together(
     criterion,
     min_samples_leaf,
     max_features,
+    min_samples_split=2,
     level_work=None,
     deep_levels=DEEP_LEVELS,
 ) -> DecisionTreeParams:
@@ -131,6 +132,7 @@ def grow_together(
       y: (m,) int32 labels; weights: (T, m) int32 multiplicities (weight 0: the example takes no part).
       max_features: ``None`` (all features at every node) or the size of the random subset of
         features, drawn per node among the features that are not constant in it.
+      min_samples_split: the fewest examples (of positive weight) a node must hold to split.
 
     Returns:
       The trees' :class:`~jaxlearn.trees.DecisionTreeParams`, stacked on a leading axis of length T.
@@ -169,8 +171,9 @@ def grow_together(
             chosen, row_bins = None, bins[None]  # (1, m, r): every node scores every feature
         else:  # the features not constant in the node are the candidates of its random subset
             rows = jnp.broadcast_to(jnp.concatenate([narrow, ~narrow], axis=1), (num_trees, m, 2 * d))
-            top = jax.ops.segment_max(rows.reshape(num_trees * m, 2 * d), segment.reshape(-1),
-                                      num_segments=num_trees * w)  # the largest bin and ~ the smallest
+            top = jax.ops.segment_max(
+                rows.reshape(num_trees * m, 2 * d), segment.reshape(-1), num_segments=num_trees * w
+            )  # the largest bin and ~ the smallest
             u = jax.lax.dynamic_slice_in_dim(uniforms, first - 1, w, axis=1).reshape(num_trees * w, d)
             chosen = draw_subsets(u, top[:, :d] > ~top[:, d:], max_features).reshape(num_trees, w, r)
             feature = jnp.take_along_axis(chosen, node_c[:, :, None], axis=1)  # (T, m, r)
@@ -185,9 +188,11 @@ def grow_together(
         hist = hist.at[index.reshape(-1)].add(value.reshape(-1).astype(jnp.int32), mode="drop")
         left = _over_bins(hist.reshape(num_trees, w, r, num_bins, c))
         node_totals = totals
+        if with_sizes or min_samples_split > 2:  # (an impure node holds 2 examples or more)
+            sizes = jax.ops.segment_sum(
+                alive.reshape(-1).astype(jnp.int32), segment.reshape(-1), num_segments=num_trees * w
+            ).reshape(num_trees, w, 1)
         if with_sizes:
-            sizes = jax.ops.segment_sum(alive.reshape(-1).astype(jnp.int32), segment.reshape(-1),
-                                        num_segments=num_trees * w).reshape(num_trees, w, 1)
             node_totals = jnp.concatenate([totals, sizes], axis=2)
         right = node_totals[:, :, None, None, :] - left
         if with_sizes:
@@ -215,6 +220,8 @@ def grow_together(
         thr = midpoint(lo_hi[0], lo_hi[1])
         # a node splits when it is impure and has a valid split (even of gain 0, as ID3 does)
         split = (jnp.sum(totals > 0, axis=-1) > 1) & jnp.isfinite(node_score)
+        if min_samples_split > 2:
+            split = split & (sizes[..., 0] >= min_samples_split)
         per_node = jnp.stack([best_feature, b_lo, split.astype(jnp.int32)], axis=2)  # (T, w, 3)
         mine = jnp.take_along_axis(per_node, node_c[:, :, None], axis=1)  # (T, m, 3): each example's node
         x_bin = jnp.take_along_axis(bins[None], mine[:, :, :1], axis=2)[:, :, 0]

@@ -21,7 +21,20 @@ from jaxlearn.trees._grow import LevelSplits, best_of_rows, class_counts, draw_s
 Array = jax.Array
 
 
-def grow(key, X, y, weights, order, *, max_depth, num_classes, criterion, min_samples_leaf, max_features):
+def grow(
+    key,
+    X,
+    y,
+    weights,
+    order,
+    *,
+    max_depth,
+    num_classes,
+    criterion,
+    min_samples_leaf,
+    max_features,
+    min_samples_split=2,
+):
     r"""Grow one tree on exact mid-point thresholds (traceable; vmap it over ``key``/``weights``).
 
     Args:
@@ -134,6 +147,7 @@ def grow(key, X, y, weights, order, *, max_depth, num_classes, criterion, min_sa
         unroll=False,
         criterion=criterion,
         num_features=d,
+        min_samples_split=min_samples_split,
     )
 
 

@@ -45,6 +45,7 @@ from jaxlearn.trees._common import (
     tree_sample_check,
 )
 from jaxlearn.trees._criteria import check_criterion
+from jaxlearn.trees._depth import grow_fully
 from jaxlearn.trees._features import presort, quantize
 from jaxlearn.trees._histogram import grow_histograms, tree_jit
 from jaxlearn.trees._params import DecisionTreeParams, tree_depth
@@ -55,27 +56,31 @@ Array = jax.Array
 
 @learner_factory(ranges=TREE_RANGES)
 def decision_tree(
-    max_depth: int,
+    max_depth: Optional[int],
     *,
     criterion: str = "gini",
     max_bins: Optional[int] = None,
     min_samples_leaf: int = 1,
+    min_samples_split: int = 2,
     num_classes: Optional[int] = None,
 ) -> BatchLearner:
     r"""A decision tree grown greedily, level by level, to depth ``max_depth`` (ID3, UML 18.2).
 
     Each node splits on the feature :math:`j` and mid-point threshold :math:`\theta` of maximal gain,
-    or is a leaf (its majority class) if pure, at ``max_depth`` or with no split leaving
-    ``min_samples_leaf`` examples a side:
+    or is a leaf (its majority class) if pure, at ``max_depth``, with fewer than ``min_samples_split``
+    examples or with no split leaving ``min_samples_leaf`` examples a side:
 
     .. math:: \mathrm{Gain}(S, j, \theta) = C(S) - P_S[x_j \le \theta]\, C(S_{x_j \le \theta})
               - P_S[x_j > \theta]\, C(S_{x_j > \theta}).
 
     Args:
-      max_depth: the depth :math:`D \in [0, 24]` (structural: :math:`2^{D+1} - 1` nodes; 0 is one leaf).
+      max_depth: the depth :math:`D \in [0, 24]` (structural: :math:`2^{D+1} - 1` nodes; 0 is one leaf),
+        or ``None``: grown until no leaf can split, the depth read off concrete data
+        (:mod:`jaxlearn.trees._depth`).
       criterion: the impurity :math:`C`: ``"gini"``, ``"entropy"`` or ``"train_error"``.
       max_bins: ``None`` (exact thresholds) or quantile bins per feature (>= 2) before growing.
       min_samples_leaf: the fewest training examples a child may receive.
+      min_samples_split: the fewest training examples a node must hold to split (>= 2).
       num_classes: :math:`k \ge 2`, labels ``0..k-1`` (structural), or ``None``: ``max(y) + 1`` (>= 2).
 
     Returns:
@@ -94,10 +99,18 @@ def decision_tree(
       UML sections 18.2 (ID3), 18.2.1 (gain measures), 18.2.3 (threshold splits); SPEC 15.2-15.5.
     """
     max_depth, min_samples_leaf, max_bins = as_int(max_depth), as_int(min_samples_leaf), as_int(max_bins)
+    min_samples_split = as_int(min_samples_split)
     check_criterion(criterion)
 
     def fit(key, X, y):
         k = classes_of(y, num_classes)
+        if max_depth is None:
+            min_split = max(min_samples_split, 2 * min_samples_leaf)
+            return grow_fully(lambda depth: fit_at(key, X, y, k, depth), X, y, num_trees=1, num_classes=k,
+                              min_split=min_split)  # fmt: skip
+        return fit_at(key, X, y, k, max_depth)
+
+    def fit_at(key, X, y, k, max_depth):
         X, y = as_tree_sample(X, y)
         binned = fit_bins(X, max_bins)
         if binned is not None:  # few bins in use, or few distinct values: histograms, the same tree
@@ -110,6 +123,7 @@ def decision_tree(
                 num_classes=k,
                 criterion=criterion,
                 min_samples_leaf=min_samples_leaf,
+                min_samples_split=min_samples_split,
             )
         weights = jnp.ones(X.shape[0], jnp.int32)
         return _fit(
@@ -123,6 +137,7 @@ def decision_tree(
             min_samples_leaf=min_samples_leaf,
             max_features=None,
             max_bins=max_bins,
+            min_samples_split=min_samples_split,
         )
 
     return BatchLearner(fit, predict, check=tree_sample_check(num_classes))
@@ -168,9 +183,15 @@ def _leaf_frequencies(params, X):
 
 @functools.partial(
     jax.jit,
-    static_argnames=("max_depth", "num_classes", "criterion", "min_samples_leaf", "max_features", "max_bins"),
-)
-def _fit(key, X, y, weights, *, max_depth, num_classes, criterion, min_samples_leaf, max_features, max_bins):
+    static_argnames=(
+        "max_depth", "num_classes", "criterion", "min_samples_leaf", "max_features", "max_bins",
+        "min_samples_split",
+    ),
+)  # fmt: skip
+def _fit(
+    key, X, y, weights, *, max_depth, num_classes, criterion, min_samples_leaf, max_features, max_bins,
+    min_samples_split=2,
+):  # fmt: skip
     if max_bins is not None:
         X = quantize(X, max_bins)
     return grow(
@@ -184,11 +205,12 @@ def _fit(key, X, y, weights, *, max_depth, num_classes, criterion, min_samples_l
         criterion=criterion,
         min_samples_leaf=min_samples_leaf,
         max_features=max_features,
+        min_samples_split=min_samples_split,
     )
 
 
-@tree_jit(static_argnames=("max_depth", "num_classes", "criterion", "min_samples_leaf"))
-def _fit_binned(bins, edges, y, *, max_depth, num_classes, criterion, min_samples_leaf):
+@tree_jit(static_argnames=("max_depth", "num_classes", "criterion", "min_samples_leaf", "min_samples_split"))
+def _fit_binned(bins, edges, y, *, max_depth, num_classes, criterion, min_samples_leaf, min_samples_split=2):
     weights = jnp.ones((1, bins.shape[0]), jnp.int32)
     params = grow_histograms(
         None,
@@ -201,5 +223,6 @@ def _fit_binned(bins, edges, y, *, max_depth, num_classes, criterion, min_sample
         criterion=criterion,
         min_samples_leaf=min_samples_leaf,
         max_features=None,
+        min_samples_split=min_samples_split,
     )
     return jax.tree_util.tree_map(lambda a: a[0], params)

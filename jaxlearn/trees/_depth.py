@@ -1,0 +1,72 @@
+r"""The depth of a fully grown tree (``max_depth=None``): deeper until no node of the last level could split.
+
+A tree is a complete binary tree of static depth :math:`D` (:mod:`~jaxlearn.trees._params`), grown
+level by level, so its depth is fixed before it grows. ``max_depth=None`` reads it off the data: the
+tree (or every tree of a forest) is grown to :math:`D = \lceil \log_2 m \rceil + 2` (a balanced tree
+separating :math:`m` examples, and some slack), then :data:`DEPTH_STEP` levels deeper while a node of
+its last level (a leaf only because the tree ends there) is impure and holds enough examples to
+split. The trees are then those of scikit-learn's unlimited depth, except on data that need more
+than :math:`m - 1` levels (none do), the 24 levels of the node arrays, or the node budget
+:data:`NODE_BYTES` of all trees together, where growth stops at that depth.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import numpy as np
+
+from jaxlearn.core import is_concrete
+from jaxlearn.trees._common import DEPTH
+
+#: Levels added each time the last level of the trees still holds a node that could split.
+DEPTH_STEP = 3
+#: The most bytes the node arrays of all trees may take (per node: ``k`` class counts, an impurity, a
+#: threshold, a feature, a leaf flag, and ``d`` uniforms that draw a forest's feature subsets); the depth
+#: of ``max_depth=None`` stops where they would not fit.
+NODE_BYTES = 2**30
+
+_TRACED = (
+    "expected concrete `X` and `y` for max_depth=None (the depth is read off the data, growing until the "
+    "leaves are pure); give an int `max_depth` to fit under jax.jit or jax.vmap"
+)
+
+
+def depth_cap(m: int, d: int, num_trees: int, num_classes: int) -> int:
+    """The deepest ``max_depth=None`` grows: ``m - 1`` levels, at most 24, within :data:`NODE_BYTES`."""
+    node = 4 * (num_classes + d) + 13
+    cap = min(max(m - 1, 0), int(DEPTH.hi))
+    while cap > 0 and num_trees * (2 ** (cap + 1) - 1) * node > NODE_BYTES:
+        cap -= 1
+    return cap
+
+
+def unfinished(params, min_split: int) -> bool:
+    """Whether a node of the last level (of any tree) is impure and holds at least ``min_split`` examples."""
+    counts = np.asarray(getattr(params, "trees", params).counts)  # (..., 2^(D+1) - 1, k); a forest's trees
+    bottom = counts[..., (counts.shape[-2] - 1) // 2 :, :]  # the last level: nodes 2^D - 1 ..
+    impure = np.sum(bottom > 0, axis=-1) > 1
+    return bool(np.any(impure & (np.sum(bottom, axis=-1) >= min_split)))
+
+
+def grow_fully(fit_at: Callable[[int], object], X, y, *, num_trees: int, num_classes: int, min_split: int):
+    r"""``fit_at(D)`` for the depth :math:`D` of :func:`unfinished`'s search (see the module notes).
+
+    Args:
+      fit_at: the params of the tree (or forest) grown to depth :math:`D`.
+      X, y: the sample (concrete: a traced one is a ``ValueError``).
+      num_trees, num_classes: for the node budget.
+      min_split: the fewest examples a node must hold to split (``max(min_samples_split,
+        2 * min_samples_leaf)``).
+    """
+    if not is_concrete(X, y):
+        raise ValueError(_TRACED)
+    m, d = (int(n) for n in np.shape(X))
+    cap = depth_cap(m, d, num_trees, num_classes)
+    depth = min(math.ceil(math.log2(max(m, 1))) + 2, cap)
+    while True:
+        params = fit_at(depth)
+        if depth >= cap or not unfinished(params, min_split):
+            return params
+        depth = min(depth + DEPTH_STEP, cap)

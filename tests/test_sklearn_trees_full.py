@@ -1,0 +1,59 @@
+"""Trees of max_depth=None grow until their leaves are pure (scikit-learn's unlimited trees),
+min_samples_split stops them as scikit-learn's does, and a single class fits a single leaf."""
+
+import jax
+import numpy as np
+import pytest
+from sklearn.tree import DecisionTreeClassifier as SkTree
+
+from jaxlearn import trees
+from jaxlearn.sklearn import DecisionTreeClassifier, RandomForestClassifier
+
+
+def _one_hot(sizes):
+    """Class ``c`` is ``sizes[c]`` rows of the one-hot vector ``e_c``: a chain of one split a class,
+    as deep as there are classes; classes of distinct sizes give every split a distinct gain."""
+    y = np.repeat(np.arange(len(sizes)), sizes)
+    return np.eye(len(sizes), dtype=np.float32)[y], y
+
+
+def test_tree_of_unlimited_depth_fits_15_one_hot_classes_as_sklearn():
+    X, y = _one_hot(np.arange(2, 17))  # 15 classes, a chain of depth 14
+    tree = DecisionTreeClassifier().fit(X, y)
+    sk = SkTree(random_state=0).fit(X, y)
+    assert tree.score(X, y) == 1.0
+    assert tree.get_depth() == sk.get_depth() == 14
+    np.testing.assert_array_equal(tree.predict(X), sk.predict(X))
+
+
+def test_min_samples_split_stops_as_sklearn():
+    X, y = _one_hot(np.arange(2, 17))
+    for split in (30, 0.25):
+        tree = DecisionTreeClassifier(min_samples_split=split).fit(X, y)
+        sk = SkTree(min_samples_split=split, random_state=0).fit(X, y)
+        assert tree.get_depth() == sk.get_depth() < 14
+        np.testing.assert_array_equal(tree.predict(X), sk.predict(X))
+        np.testing.assert_allclose(tree.predict_proba(X), sk.predict_proba(X), rtol=1e-6)
+
+
+def test_forest_of_unlimited_depth_fits_15_one_hot_classes():
+    X, y = _one_hot(np.full(15, 3))
+    forest = RandomForestClassifier(n_estimators=8, max_features=None, random_state=0).fit(X, y)
+    assert forest.score(X, y) == 1.0
+
+
+@pytest.mark.parametrize("estimator", [DecisionTreeClassifier(), RandomForestClassifier(n_estimators=4)])
+def test_single_class_fits_a_leaf(estimator):
+    X = np.arange(12, dtype=np.float32).reshape(6, 2)
+    fitted = estimator.fit(X, ["only"] * 6)
+    assert fitted.predict(X).tolist() == ["only"] * 6
+    np.testing.assert_array_equal(fitted.predict_proba(X), np.ones((6, 1)))
+
+
+def test_library_trees_single_class_and_traced_unlimited_depth():
+    X, y = np.arange(12, dtype=np.float32).reshape(6, 2), np.zeros(6, np.int32)
+    key = jax.random.PRNGKey(0)
+    for learner in (trees.decision_tree(None), trees.random_forest(3, None)):
+        assert learner.predict(learner.fit(key, X, y), X).tolist() == [0] * 6
+    with pytest.raises(ValueError, match="max_depth"):
+        jax.jit(lambda X, y: trees.decision_tree(None, num_classes=2).fit(key, X, y))(X, y)
