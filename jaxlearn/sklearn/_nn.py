@@ -31,7 +31,9 @@ class MLPClassifier(ScoringClassifier):
     .. math:: \min_w \frac1m \sum_i -\log \mathrm{softmax}(h_w(x_i))_{y_i} + \frac\alpha2\|w\|^2
 
     ``predict_proba`` is the softmax of the logits, ``decision_function`` the logits ((n,) for two
-    classes: :math:`h_1 - h_0`).
+    classes: :math:`h_1 - h_0`). ``loss_curve_`` is the mean minibatch cross-entropy of each epoch
+    (without the weight-decay term), ``n_iter_`` its length, ``best_loss_`` its minimum;
+    :meth:`partial_fit` plays one more epoch (``nn.mlp_epoch``).
 
     Args:
       hidden_layer_sizes: the hidden layer widths, e.g. ``(100,)`` or ``(64, 64)``.
