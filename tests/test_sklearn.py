@@ -26,9 +26,7 @@ REGRESSORS = [jsk.Ridge, jsk.KernelRidge]
 # XLA's vectorised kernel expansion can round a row 1 ulp differently with its position in the batch.
 _ULP = "float32 kernel expansion: 1-ulp differences with the row's position; the check's rtol=1e-7 < eps"
 _INVARIANCE = {"check_methods_sample_order_invariance": _ULP, "check_methods_subset_invariance": _ULP}
-EXPECTED_FAILURES = {
-    name: _INVARIANCE for name in ("KernelPerceptron", "SVC", "KernelRidge", "NearestCentroid")
-}
+EXPECTED_FAILURES = {name: _INVARIANCE for name in ("KernelPerceptron", "SVC", "KernelRidge")}
 # As scikit-learn's own SGDClassifier and Perceptron (its PER_ESTIMATOR_XFAIL_CHECKS): a weight scales a
 # step, it does not repeat the row in the shuffled epochs. tests/test_sklearn_linear_models.py checks
 # the weights in distribution instead.
@@ -37,8 +35,7 @@ for _name in ("SGDClassifier", "Perceptron"):
     EXPECTED_FAILURES[_name] = {"check_sample_weight_equivalence_on_dense_data": _SGD_WEIGHTS}
 # float32 weighted means: a weight of 2 and a repeated row round 1 ulp apart (the check's rtol=1e-7 < eps);
 # tests/test_sklearn_linear_models.py checks the predictions are equal.
-EXPECTED_FAILURES["NearestCentroid"] = {
-    **_INVARIANCE,
+EXPECTED_FAILURES["NearestCentroid"] = {  # its centroids are explicit: no kernel expansion
     "check_sample_weight_equivalence_on_dense_data": "float32 weighted means: 1-ulp apart; rtol=1e-7 < eps",
 }
 # As scikit-learn's own LinearSVC: the dual solver stops at tol=1e-4, so a weight of 2 and a repeated row

@@ -16,6 +16,7 @@ from jax.typing import ArrayLike
 
 from jaxlearn.core import (
     NON_NEGATIVE,
+    POSITIVE,
     POSITIVE_INT,
     BatchLearner,
     Interval,
@@ -101,7 +102,7 @@ def _check(X, y, sample_weight=None, init=None):
     "alpha", "l1_ratio", "eta0", "power_t", "max_iter", "tol", "n_iter_no_change", "average",
     ranges={"alpha": NON_NEGATIVE, "l1_ratio": Interval(0.0, 1.0, True, True), "eta0": NON_NEGATIVE,
             "power_t": NON_NEGATIVE, "max_iter": POSITIVE_INT, "tol": NON_NEGATIVE,
-            "n_iter_no_change": POSITIVE_INT, "average": NON_NEGATIVE},
+            "n_iter_no_change": POSITIVE_INT, "average": POSITIVE},
 )  # fmt: skip
 def epoch_sgd(
     loss: str = "hinge",
@@ -117,7 +118,7 @@ def epoch_sgd(
     n_iter_no_change: ArrayLike = 5,
     fit_intercept: bool = True,
     shuffle: bool = True,
-    average: ArrayLike = 0,
+    average: Optional[ArrayLike] = None,
 ) -> BatchLearner:
     r"""Regularised SGD on a loss of the margin, in epochs, stopped when the objective stalls.
 
@@ -141,7 +142,8 @@ def epoch_sgd(
       learning_rate, eta0, power_t: the schedule (static) and its numbers (traced).
       max_iter, tol, n_iter_no_change: the stopping rule (traced; ``tol=None``: ``max_iter`` epochs).
       fit_intercept, shuffle: an unregularised intercept; a new order each epoch (static).
-      average: 0, or the step from which the output is the mean of the iterates (ASGD; traced).
+      average: ``None``, or the step :math:`\ge 1` from which the output is the mean of the iterates
+        (ASGD; traced).
 
     Returns:
       A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y, sample_weight=None, init=None) ->
@@ -196,7 +198,7 @@ def _fit_body(hyper, key, X, y, weights, start, *, loss, penalty, learning_rate,
     l1_ratio = {None: 0.0, "l2": 0.0, "l1": 1.0, "elasticnet": number(hyper["l1_ratio"])}[penalty]
     max_iter = jnp.asarray(hyper["max_iter"]).astype(jnp.int32)
     patience = jnp.asarray(hyper["n_iter_no_change"]).astype(jnp.int32)
-    average = number(hyper["average"])
+    average = None if hyper["average"] is None else number(hyper["average"])
     tol = None if hyper["tol"] is None else number(hyper["tol"])
     loss_and_slope = _LOSS[loss]
     if learning_rate == "optimal":  # Bottou's t0: the first step is eta_typ
@@ -221,10 +223,11 @@ def _fit_body(hyper, key, X, y, weights, start, *, loss, penalty, learning_rate,
         w = w + update * x
         if fit_intercept:
             b = b + update
-        averaging = (average > 0) & (average <= t)
-        count = jnp.maximum(t - average + 1, 1.0)
-        mean_w = jnp.where(averaging, mean_w + (w - mean_w) / count, mean_w)
-        mean_b = jnp.where(averaging, mean_b + (b - mean_b) / count, mean_b)
+        if average is not None:  # ASGD: the running mean of the iterates from step `average` on
+            averaging = average <= t
+            count = jnp.maximum(t - average + 1, 1.0)
+            mean_w = jnp.where(averaging, mean_w + (w - mean_w) / count, mean_w)
+            mean_b = jnp.where(averaging, mean_b + (b - mean_b) / count, mean_b)
         if penalty in ("l1", "elasticnet"):  # the cumulative penalty u, what each weight got of it q
             u = u + l1_ratio * eta * alpha
             before = w
@@ -264,9 +267,10 @@ def _fit_body(hyper, key, X, y, weights, start, *, loss, penalty, learning_rate,
     carry = (zero_int, state, eta0, u_q, inf, zero_int, false, false)
     epochs, state, *_, diverged = jax.lax.while_loop(keep_going, epoch_of, carry)
     last_w, last_b, mean_w, mean_b, t = state
-    averaged = (average > 0) & (average <= t - 1)
-    w = jnp.where(averaged, mean_w, last_w)
-    b = jnp.where(averaged, mean_b, last_b)
+    w, b = last_w, last_b
+    if average is not None:
+        w = jnp.where(average <= t - 1, mean_w, last_w)
+        b = jnp.where(average <= t - 1, mean_b, last_b)
     return EpochSGDParams(w, b, last_w, last_b, mean_w, mean_b, t, epochs, diverged)
 
 

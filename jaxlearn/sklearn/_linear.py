@@ -168,7 +168,7 @@ class SGDClassifier(EpochSGDClassifier):
         shuffle=True,
         random_state=None,
         learning_rate="optimal",
-        eta0=0.0,
+        eta0=0.01,
         power_t=0.5,
         early_stopping=False,
         n_iter_no_change=5,
@@ -197,7 +197,7 @@ class SGDClassifier(EpochSGDClassifier):
             loss=self.loss, penalty=self.penalty, alpha=self.alpha, l1_ratio=self.l1_ratio,
             learning_rate=self.learning_rate, eta0=self.eta0, power_t=self.power_t, max_iter=self.max_iter,
             tol=self.tol, n_iter_no_change=self.n_iter_no_change, fit_intercept=bool(self.fit_intercept),
-            shuffle=bool(self.shuffle), average=int(self.average),
+            shuffle=bool(self.shuffle), average=int(self.average) or None,
         )  # fmt: skip
 
 

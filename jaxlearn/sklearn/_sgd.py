@@ -11,14 +11,13 @@ from __future__ import annotations
 import warnings
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 from sklearn.base import ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from jaxlearn import core, linear
-from jaxlearn.linear._sgd_epochs import init_params
+from jaxlearn.linear import EpochSGDParams
 from jaxlearn.sklearn._base import (
     InvalidParameterError,
     JaxlearnEstimator,
@@ -32,14 +31,14 @@ __all__ = ["EpochSGDClassifier"]
 
 
 @jax.jit
-def fit_classes(learner, keys, X, Y, W, start):
-    """``learner.fit`` of each row of ``Y`` (labels {-1, +1}) with weights ``W`` from ``start``: one
-    program, vmapped over the rows (the classes)."""
+def fit_classes(learner, key, X, Y, W, start):
+    """``learner.fit`` of each row of ``Y`` (labels {-1, +1}) with weights ``W`` from ``start``, each
+    with its own key split from ``key``: one program, vmapped over the rows (the classes)."""
 
     def one(key, y, w, init):
         return learner.fit(key, X, y, sample_weight=w, init=init)
 
-    return jax.vmap(one)(keys, Y, W, start)
+    return jax.vmap(one)(jax.random.split(key, Y.shape[0]), Y, W, start)
 
 
 @jax.jit
@@ -164,15 +163,16 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
             own = index[None, :] == np.arange(num_classes)[:, None]
             Y = np.where(own, 1.0, -1.0)
             W = weights[None, :] * np.where(own, per_class[:, None], 1.0)
-        rows = Y.shape[0]
+        rows, dtype = Y.shape[0], float_dtype()
         t = getattr(self, "t_", 1.0)
         start = getattr(self, "params_", None)
-        if start is None:
-            start = jax.tree.map(lambda a: jnp.stack([a] * rows), init_params(X.shape[1], X.dtype))
-        start = start._replace(t=jnp.full((rows,), t, X.dtype))
-        keys = jax.random.split(self._key(), rows)
-        dtype = float_dtype()
-        params = fit_classes(learner, keys, self._inputs(X), Y.astype(dtype), W.astype(dtype), start)
+        if start is None:  # zeros (NumPy: no small programs compiled per number of classes)
+            zero_w, zero = np.zeros((rows, X.shape[1]), dtype), np.zeros(rows, dtype)
+            start = EpochSGDParams(
+                zero_w, zero, zero_w, zero, zero_w, zero, zero, np.zeros(rows, np.int32), zero > 0
+            )
+        start = start._replace(t=np.full(rows, t, dtype))
+        params = fit_classes(learner, self._key(), self._inputs(X), Y.astype(dtype), W.astype(dtype), start)
         epochs = np.asarray(params.num_epochs)
         if np.asarray(params.diverged).any():
             raise ValueError(
