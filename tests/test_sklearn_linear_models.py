@@ -220,3 +220,13 @@ def test_multiclass_fit_is_one_program():
         assert _sgd.fit_classes._cache_size() == size + 1
         counts.append(compiled[0])
     assert counts[0] == counts[1]
+
+
+def test_perceptron_normalize_is_the_perceptron_on_unit_rows():
+    X, y = _data("wine")
+    unit = X / np.linalg.norm(X, axis=1, keepdims=True)
+    ours = jsk.Perceptron(normalize=True).fit(X, y)
+    np.testing.assert_allclose(ours.coef_, jsk.Perceptron().fit(unit, y).coef_, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(ours.predict(X), jsk.Perceptron().fit(unit, y).predict(unit))
+    with pytest.raises(ValueError, match="`normalize=True` inside a reduction"):
+        jsk.OneVsRestClassifier(jsk.Perceptron(normalize=True)).fit(X, y)

@@ -3,7 +3,9 @@
 ``fit_intercept=True`` appends a constant feature, jaxlearn's documented way to get an intercept
 (UML 15.1.1): its weight is the intercept and is regularised like the others (unlike scikit-learn's
 ``Ridge``, whose intercept is not penalised). Step counts of the SGD solvers are ``max_iter`` epochs
-of the sample (``steps = max_iter * n_samples``); there is no stopping tolerance.
+of the sample (``steps = max_iter * n_samples``); there is no stopping tolerance. :class:`SGDClassifier`
+and :class:`NearestCentroid` are scikit-learn's own (any number of classes; SGD's intercept is not
+penalised and it stops by ``tol``, :func:`jaxlearn.linear.epoch_sgd`).
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from jax.tree_util import Partial
 from sklearn.utils import check_random_state
 
 from jaxlearn import core, losses, online
-from jaxlearn.sklearn._base import BinaryClassifier, BinaryLabels, float_dtype
+from jaxlearn.sklearn._base import BinaryClassifier, BinaryLabels, InvalidParameterError, float_dtype
 from jaxlearn.sklearn._sgd import EpochSGDClassifier
 
 __all__ = [
@@ -314,6 +314,14 @@ class Perceptron(EpochSGDClassifier):
             n_iter_no_change=self.n_iter_no_change, fit_intercept=bool(self.fit_intercept),
             shuffle=bool(self.shuffle),
         )  # fmt: skip
+
+    def _batch_learner(self, X=None):
+        if self.normalize:  # the reductions fit the learner on X as it is
+            raise InvalidParameterError(
+                "Perceptron: `normalize=True` inside a reduction is not supported; scale the rows first "
+                "(sklearn.preprocessing.Normalizer)"
+            )
+        return super()._batch_learner(X)
 
     def _inputs(self, X):
         if not self.normalize:
