@@ -3,7 +3,9 @@ scikit-learn's own estimator checks work with each.
 
 Binary estimators take any two labels (strings, {0, 1}, {-1, +1}, ...) and map them to the learner's
 own label set inside; for more classes wrap them in :class:`OneVsRestClassifier` or
-:class:`OneVsOneClassifier` (one vmapped fit of the K binary problems). Inputs are converted to
+:class:`OneVsOneClassifier` (one vmapped fit of the K binary problems). :class:`SGDClassifier`,
+:class:`Perceptron` and :class:`NearestCentroid` take any number of classes themselves, as
+scikit-learn's (the SGD ones one-vs-all, every class in one vmapped program). Inputs are converted to
 float32 (float64 when ``jax_enable_x64`` is on). Fitted attributes are arrays and jaxlearn
 params/state NamedTuples, so :mod:`jaxlearn.io` saves and loads every estimator without pickle.
 """
