@@ -127,8 +127,9 @@ def epoch_sgd(
 
     one step per example of each epoch (a fresh permutation when ``shuffle``), :math:`c_i` its weight.
     Step sizes: ``"optimal"`` :math:`\eta_t = 1/(\alpha(t_0 + t - 1))` with Bottou's
-    :math:`t_0 = 1/(\alpha\eta_{typ})`, :math:`\eta_{typ} = \sqrt{1/\sqrt\alpha}/\max(1, -\ell'(1,
-    -\sqrt{1/\sqrt\alpha}))`; ``"constant"`` :math:`\eta_0`; ``"invscaling"`` :math:`\eta_0/t^{p}`;
+    :math:`t_0 = 1/(\alpha\eta_{typ})`, :math:`\eta_{typ} = \sqrt{1/\sqrt\alpha}/\max(1, \ell'(1,
+    -\sqrt{1/\sqrt\alpha}))` (:math:`\ell' \le 0` there:
+    :math:`\eta_{typ} = \alpha^{-1/4}`); ``"constant"`` :math:`\eta_0`; ``"invscaling"`` :math:`\eta_0/t^{p}`;
     ``"adaptive"`` :math:`\eta_0`, divided by 5 when the objective stalls. After each epoch the mean over
     the epoch of :math:`\ell(y_i, p_i) + \alpha\,\Omega(w)` (``l2``: :math:`\frac12\|w\|^2`) is compared
     with the best so far: ``n_iter_no_change`` epochs in a row above best - ``tol`` stop the fit.
