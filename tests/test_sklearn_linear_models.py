@@ -230,3 +230,15 @@ def test_perceptron_normalize_is_the_perceptron_on_unit_rows():
     np.testing.assert_array_equal(ours.predict(X), jsk.Perceptron().fit(unit, y).predict(unit))
     with pytest.raises(ValueError, match="`normalize=True` inside a reduction"):
         jsk.OneVsRestClassifier(jsk.Perceptron(normalize=True)).fit(X, y)
+
+
+@pytest.mark.parametrize("loss", ["log_loss", "modified_huber"])
+@pytest.mark.parametrize("dataset", ["iris", "breast_cancer"])
+def test_predict_proba_is_sklearns_formula(loss, dataset):
+    X, y = _data(dataset, scaled=True)
+    ours = jsk.SGDClassifier(loss=loss, random_state=0).fit(X, y)
+    theirs = sk_linear.SGDClassifier(loss=loss).fit(X, y)  # its formula on our coefficients
+    theirs.coef_, theirs.intercept_ = ours.coef_.astype(np.float64), ours.intercept_.astype(np.float64)
+    np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(ours.predict_proba(X).sum(axis=1), 1.0, rtol=1e-6)
+    assert not hasattr(jsk.SGDClassifier(), "predict_proba")  # hinge: none, as scikit-learn's

@@ -14,6 +14,7 @@ import jax
 import numpy as np
 from sklearn.base import ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from jaxlearn import core, linear
@@ -192,6 +193,34 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
         X = self._inputs(self._check_X(X))
         scores = np.asarray(linear_scores(self.coef_, self.intercept_, X))
         return scores[:, 0] if scores.shape[1] == 1 else scores
+
+    def _has_proba(self):
+        if getattr(self, "loss", None) not in ("log_loss", "modified_huber"):
+            raise AttributeError(
+                f"probability estimates are not available for loss={getattr(self, 'loss', None)!r}"
+            )
+        return True
+
+    @available_if(_has_proba)
+    def predict_proba(self, X) -> np.ndarray:
+        r"""Class probabilities (n, K), as scikit-learn's: ``log_loss`` the sigmoid of each score,
+        ``modified_huber`` :math:`(\mathrm{clip}(s, -1, 1) + 1)/2`; more than two classes normalised to sum
+        to 1 (one-vs-all; all zero: uniform)."""
+        scores = self.decision_function(X)
+        if self.loss == "log_loss":
+            prob = 1 / (1 + np.exp(-scores.astype(np.float64)))
+        else:
+            prob = (np.clip(scores.astype(np.float64), -1, 1) + 1) / 2
+        if prob.ndim == 1:
+            return np.stack([1 - prob, prob], axis=1)
+        total = prob.sum(axis=1, keepdims=True)
+        return np.where(total == 0, 1 / prob.shape[1], prob / np.where(total == 0, 1, total))
+
+    @available_if(_has_proba)
+    def predict_log_proba(self, X) -> np.ndarray:
+        """The log of :meth:`predict_proba`."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
 
     def predict(self, X) -> np.ndarray:
         """The labels (values of ``classes_``): the sign of the score for two classes, else the class of
