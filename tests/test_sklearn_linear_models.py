@@ -242,3 +242,16 @@ def test_predict_proba_is_sklearns_formula(loss, dataset):
     np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(ours.predict_proba(X).sum(axis=1), 1.0, rtol=1e-6)
     assert not hasattr(jsk.SGDClassifier(), "predict_proba")  # hinge: none, as scikit-learn's
+
+
+@pytest.mark.parametrize("cls", [jsk.SGDClassifier, jsk.Perceptron], ids=lambda c: c.__name__)
+def test_warm_start_goes_on_from_the_last_coefficients(cls):
+    X, y = _data("iris", scaled=True)
+    first = cls(max_iter=2, tol=None, shuffle=False, warm_start=True).fit(X, y)
+    coef = first.coef_.copy()
+    first.set_params(max_iter=1).fit(X, y)  # one more epoch from coef, t_ from 1 (scikit-learn's)
+    cold = cls(max_iter=1, tol=None, shuffle=False).fit(X, y)
+    assert not np.allclose(first.coef_, cold.coef_) and not np.allclose(first.coef_, coef)
+    assert first.t_ == 1 + len(y)
+    with pytest.raises(ValueError, match="warm_start"):
+        first.fit(X[:, :3], y)

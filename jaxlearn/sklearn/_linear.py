@@ -134,6 +134,7 @@ class SGDClassifier(EpochSGDClassifier):
       n_iter_no_change: the epochs without progress that stop the fit.
       class_weight: ``None``, ``{label: weight}`` or ``"balanced"`` (:math:`n/(K n_k)`).
       average: ``False``, ``True`` or a step from which ``coef_`` is the mean of the iterates (ASGD).
+      warm_start: ``fit`` starts from the last fit's ``coef_`` and ``intercept_``.
 
     Attributes:
       coef_, intercept_: (1, d) and (1,) for two classes, else (K, d) and (K,); n_iter_; t_; classes_;
@@ -175,6 +176,7 @@ class SGDClassifier(EpochSGDClassifier):
         early_stopping=False,
         n_iter_no_change=5,
         class_weight=None,
+        warm_start=False,
         average=False,
     ):
         self.loss = loss
@@ -192,6 +194,7 @@ class SGDClassifier(EpochSGDClassifier):
         self.early_stopping = early_stopping
         self.n_iter_no_change = n_iter_no_change
         self.class_weight = class_weight
+        self.warm_start = warm_start
         self.average = average
 
     def _options(self):

@@ -255,6 +255,7 @@ class Perceptron(EpochSGDClassifier):
       fit_intercept, max_iter, tol, shuffle, random_state, n_iter_no_change, class_weight: as scikit-learn's.
       early_stopping: only ``False``.
       normalize: scale each example to unit length (Balcan's version), in ``fit`` and ``predict``.
+      warm_start: ``fit`` starts from the last fit's ``coef_`` and ``intercept_``.
 
     Attributes:
       coef_, intercept_: (1, d), (1,) for two classes, else (K, d), (K,); n_iter_; t_; classes_; params_.
@@ -291,6 +292,7 @@ class Perceptron(EpochSGDClassifier):
         early_stopping=False,
         n_iter_no_change=5,
         class_weight=None,
+        warm_start=False,
         normalize=False,
     ):
         self.penalty = penalty
@@ -305,6 +307,7 @@ class Perceptron(EpochSGDClassifier):
         self.early_stopping = early_stopping
         self.n_iter_no_change = n_iter_no_change
         self.class_weight = class_weight
+        self.warm_start = warm_start
         self.normalize = normalize
 
     def _options(self):

@@ -92,7 +92,8 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
         return self._learner()
 
     def fit(self, X, y, sample_weight=None):
-        """Fit on ``X`` (n, d) and labels ``y`` (two or more values), from zero weights.
+        """Fit on ``X`` (n, d) and labels ``y`` (two or more values), from zero weights (``warm_start``:
+        from the last fit's ``coef_`` and ``intercept_``).
 
         Args:
           X, y: the sample.
@@ -101,12 +102,13 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
         Returns:
           self.
         """
+        warm = (self.coef_, self.intercept_) if self.warm_start and hasattr(self, "coef_") else None
         for name in ("classes_", "params_", "t_"):
             self.__dict__.pop(name, None)
         X, y = self._validate(X, y, reset=True)
         learner = self._learner()
         index = encode_classes(self, y)
-        self._run(learner, X, index, sample_weight, max_iter=None)
+        self._run(learner, X, index, sample_weight, max_iter=None, warm=warm)
         if self.tol is not None and self.n_iter_ == self.max_iter:
             warnings.warn(
                 "Maximum number of iteration reached before convergence. Consider increasing max_iter to "
@@ -153,7 +155,7 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
         self._run(learner, X, np.searchsorted(self.classes_, y).astype(np.int32), sample_weight, max_iter=1)
         return self
 
-    def _run(self, learner, X, index, sample_weight, max_iter):
+    def _run(self, learner, X, index, sample_weight, max_iter, warm=None):
         n, num_classes = X.shape[0], self.classes_.size
         weights = sample_weights(sample_weight, X)
         per_class = class_weights(self.class_weight, self.classes_, self.classes_[index])
@@ -172,6 +174,14 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
             start = EpochSGDParams(
                 zero_w, zero, zero_w, zero, zero_w, zero, zero, np.zeros(rows, np.int32), zero > 0
             )
+        if warm is not None:  # scikit-learn's warm start: the weights, not the mean of the iterates
+            coef, intercept = warm
+            if coef.shape != (rows, X.shape[1]):
+                raise ValueError(
+                    f"expected the last fit's coef_ of shape {(rows, X.shape[1])} for warm_start, "
+                    f"got {coef.shape}"
+                )
+            start = start._replace(last_w=coef.astype(dtype), last_b=intercept.astype(dtype))
         start = start._replace(t=np.full(rows, t, dtype))
         params = fit_classes(learner, self._key(), self._inputs(X), Y.astype(dtype), W.astype(dtype), start)
         epochs = np.asarray(params.num_epochs)
