@@ -10,6 +10,13 @@ float32 (float64 when ``jax_enable_x64`` is on). Fitted attributes are arrays an
 params/state NamedTuples, so :mod:`jaxlearn.io` saves and loads every estimator without pickle.
 """
 
+try:
+    import sklearn  # noqa: F401
+except ImportError as error:
+    raise ImportError(
+        "jaxlearn.sklearn needs scikit-learn: pip install 'jaxlearn[sklearn]' (or scikit-learn itself)"
+    ) from error
+
 from jaxlearn.sklearn._linear import HardMarginSVC
 from jaxlearn.sklearn._linear import KernelRidge
 from jaxlearn.sklearn._linear import LinearSVC
@@ -18,6 +25,7 @@ from jaxlearn.sklearn._linear import Ridge
 from jaxlearn.sklearn._linear import RidgeClassifier
 from jaxlearn.sklearn._linear import SGDClassifier
 from jaxlearn.sklearn._linear import SVC
+from jaxlearn.sklearn._logistic import LogisticRegression
 from jaxlearn.sklearn._multiclass import MulticlassPerceptron
 from jaxlearn.sklearn._multiclass import MulticlassSVC
 from jaxlearn.sklearn._multiclass import OneVsOneClassifier
@@ -25,7 +33,6 @@ from jaxlearn.sklearn._multiclass import OneVsRestClassifier
 from jaxlearn.sklearn._neighbors import KNeighborsClassifier
 from jaxlearn.sklearn._neighbors import KNeighborsRegressor
 from jaxlearn.sklearn._nn import MLPClassifier
-from jaxlearn.sklearn._logistic import LogisticRegression
 from jaxlearn.sklearn._online import MarginPerceptron
 from jaxlearn.sklearn._online import OnlineGradientDescentClassifier
 from jaxlearn.sklearn._online import Perceptron
@@ -42,6 +49,7 @@ __all__ = [
     "KernelPerceptron",
     "KernelRidge",
     "LinearSVC",
+    "LogisticRegression",
     "MLPClassifier",
     "MarginPerceptron",
     "MulticlassPerceptron",
@@ -49,7 +57,6 @@ __all__ = [
     "NearestCentroid",
     "OneVsOneClassifier",
     "OneVsRestClassifier",
-    "LogisticRegression",
     "OnlineGradientDescentClassifier",
     "Perceptron",
     "RandomForestClassifier",
