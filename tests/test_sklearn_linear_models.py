@@ -255,3 +255,29 @@ def test_warm_start_goes_on_from_the_last_coefficients(cls):
     assert first.t_ == 1 + len(y)
     with pytest.raises(ValueError, match="warm_start"):
         first.fit(X[:, :3], y)
+
+
+@pytest.mark.parametrize("cls", [jsk.SGDClassifier, jsk.Perceptron], ids=lambda c: c.__name__)
+def test_early_stopping_agrees_with_sklearn(cls):
+    # scikit-learn's validation score reads its weight vector before the pending L2 scale factor (its
+    # verbose log shows held-out accuracies below the majority class's); ours scores the model itself,
+    # so the epochs differ but the accuracy is the same
+    X, y = _data("breast_cancer", scaled=True)
+    theirs = getattr(sk_linear, cls.__name__)
+    a = _accuracies(lambda s: cls(early_stopping=True, random_state=s), X, y)
+    b = _accuracies(lambda s: theirs(early_stopping=True, random_state=s), X, y)
+    assert abs(a.mean() - b.mean()) <= 1.5, (a.round(2), b.round(2))
+    with pytest.raises(ValueError, match="early_stopping should be False with partial_fit"):
+        cls(early_stopping=True).partial_fit(X, y, classes=[0, 1])
+
+
+def test_early_stopping_holds_out_rows_and_watches_their_accuracy():
+    # the held-out 20% are never stepped on: each class's step counter grows by 120 of the 150 rows an
+    # epoch (t_, as scikit-learn's, counts every row); the fit stops on their accuracy
+    X, y = _data("iris", scaled=True)
+    est = jsk.SGDClassifier(early_stopping=True, validation_fraction=0.2, n_iter_no_change=3, random_state=0)
+    est.fit(X, y)
+    assert 4 <= est.n_iter_ < 1000 and est.t_ == 1 + est.n_iter_ * len(y)
+    assert np.all(np.asarray(est.params_.t) == 1 + np.asarray(est.params_.num_epochs) * 120)  # 80% stepped on
+    with pytest.raises(ValueError, match="`validation_fraction`"):
+        jsk.SGDClassifier(early_stopping=True, validation_fraction=1.0).fit(X, y)

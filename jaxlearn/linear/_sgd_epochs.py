@@ -94,7 +94,7 @@ def init_params(num_features: int, dtype=jnp.float32) -> EpochSGDParams:
     return EpochSGDParams(w, b, w, b, w, b, one, zero, jnp.zeros((), bool))
 
 
-def _check(X, y, sample_weight=None, init=None):
+def _check(X, y, sample_weight=None, init=None, validation=None):
     check_sample(X, y, labels=(-1, 1))
 
 
@@ -147,9 +147,11 @@ def epoch_sgd(
         (ASGD; traced).
 
     Returns:
-      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y, sample_weight=None, init=None) ->
-      EpochSGDParams`` (labels in {-1, +1}; ``init``: the params to go on from, as ``partial_fit``);
-      ``predict`` is +1 iff :math:`\langle w, x\rangle + b > 0`.
+      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y, sample_weight=None, init=None,
+      validation=None) -> EpochSGDParams`` (labels in {-1, +1}; ``init``: the params to go on from, as
+      ``partial_fit``; ``validation``: ``(held_out, weights)``, a mask of rows kept out of the steps and
+      their weights: the stopping rule then watches the weighted accuracy on them, scikit-learn's
+      ``early_stopping``); ``predict`` is +1 iff :math:`\langle w, x\rangle + b > 0`.
 
     Examples:
       >>> import jax, jax.numpy as jnp, jaxlearn
@@ -177,11 +179,11 @@ def epoch_sgd(
         shuffle=bool(shuffle),
     )  # fmt: skip
 
-    def fit(key, X, y, sample_weight=None, init=None):
+    def fit(key, X, y, sample_weight=None, init=None, validation=None):
         X, y = as_float(X, y)
         weights = jnp.ones_like(y) if sample_weight is None else jnp.asarray(sample_weight).astype(X.dtype)
         start = init_params(X.shape[1], X.dtype) if init is None else init
-        return _fit(hyper, key, X, y, weights, start, **structure)
+        return _fit(hyper, key, X, y, weights, start, validation, **structure)
 
     def predict(params, X):
         return sign_label(linear_score(params, X))
@@ -189,7 +191,8 @@ def epoch_sgd(
     return BatchLearner(fit, predict, linear_score, _check)
 
 
-def _fit_body(hyper, key, X, y, weights, start, *, loss, penalty, learning_rate, fit_intercept, shuffle):
+def _fit_body(hyper, key, X, y, weights, start, validation, *, loss, penalty, learning_rate, fit_intercept,
+              shuffle):  # fmt: skip
     dtype, n = X.dtype, X.shape[0]
 
     def number(value):
@@ -238,6 +241,12 @@ def _fit_body(hyper, key, X, y, weights, start, *, loss, penalty, learning_rate,
             q = q + w - before
         return (w, b, mean_w, mean_b, t + 1, eta, u, q, total + value), None
 
+    def train_step(carry, i):  # the held-out rows are passed over (no step, no count, no loss)
+        new, _ = step(carry, i)
+        if validation is None:
+            return new, None
+        return jax.tree.map(lambda a, b: jnp.where(validation[0][i], b, a), new, carry), None
+
     def keep_going(carry):
         epoch, _, _, _, _, _, stop, _ = carry
         return (epoch < max_iter) & ~stop
@@ -246,9 +255,15 @@ def _fit_body(hyper, key, X, y, weights, start, *, loss, penalty, learning_rate,
         epoch, state, eta, u_q, best, stalled, _, _ = carry
         order = jax.random.permutation(jax.random.fold_in(key, epoch), n) if shuffle else jnp.arange(n)
         zero = jnp.zeros((), dtype)
-        (*new, eta, u, q, total), _ = jax.lax.scan(step, (*state, eta, *u_q, zero), order)
+        (*new, eta, u, q, total), _ = jax.lax.scan(train_step, (*state, eta, *u_q, zero), order)
         diverged = ~jnp.all(jnp.stack([jnp.isfinite(a).all() for a in new]))
         objective = total / n
+        if validation is not None:  # minus the weighted accuracy on the held-out rows: lower is better
+            held_out, held_weights = validation
+            correct = jnp.where(X @ new[0] + new[1] > 0, 1.0, -1.0) == y
+            objective = -jnp.sum(jnp.where(held_out & correct, held_weights, 0.0)) / jnp.sum(
+                jnp.where(held_out, held_weights, 0.0)
+            )
         tired = jnp.zeros((), bool)
         if tol is not None:
             stalled = jnp.where(objective > best - tol, stalled + 1, 0)

@@ -130,7 +130,8 @@ class SGDClassifier(EpochSGDClassifier):
         epochs).
       learning_rate, eta0, power_t: ``"optimal"``, ``"constant"`` (:math:`\eta_0`), ``"invscaling"``
         (:math:`\eta_0/t^{p}`) or ``"adaptive"`` (:math:`\eta_0`, divided by 5 when the objective stalls).
-      early_stopping: only ``False`` (the training objective decides when to stop).
+      early_stopping, validation_fraction: stop on the accuracy of a held-out stratified fraction of the
+        sample (not trained on) instead of the training objective, as scikit-learn's.
       n_iter_no_change: the epochs without progress that stop the fit.
       class_weight: ``None``, ``{label: weight}`` or ``"balanced"`` (:math:`n/(K n_k)`).
       average: ``False``, ``True`` or a step from which ``coef_`` is the mean of the iterates (ASGD).
@@ -153,8 +154,9 @@ class SGDClassifier(EpochSGDClassifier):
         "l1_ratio": core.UNIT,
         "max_iter": core.POSITIVE_INT,
         "tol": (core.NON_NEGATIVE, None),
-        "eta0": core.NON_NEGATIVE,
+        "eta0": core.POSITIVE,
         "power_t": core.NON_NEGATIVE,
+        "validation_fraction": core.OPEN_UNIT,
         "n_iter_no_change": core.POSITIVE_INT,
     }
 
@@ -174,6 +176,7 @@ class SGDClassifier(EpochSGDClassifier):
         eta0=0.01,
         power_t=0.5,
         early_stopping=False,
+        validation_fraction=0.1,
         n_iter_no_change=5,
         class_weight=None,
         warm_start=False,
@@ -192,6 +195,7 @@ class SGDClassifier(EpochSGDClassifier):
         self.eta0 = eta0
         self.power_t = power_t
         self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.class_weight = class_weight
         self.warm_start = warm_start

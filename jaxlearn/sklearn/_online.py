@@ -253,7 +253,8 @@ class Perceptron(EpochSGDClassifier):
       eta0: the step :math:`\eta_0 > 0`.
       penalty, alpha, l1_ratio: an optional penalty (``None``, ``"l2"``, ``"l1"``, ``"elasticnet"``).
       fit_intercept, max_iter, tol, shuffle, random_state, n_iter_no_change, class_weight: as scikit-learn's.
-      early_stopping: only ``False``.
+      early_stopping, validation_fraction: stop on the accuracy of a held-out stratified fraction of the
+        sample instead of the training objective, as scikit-learn's.
       normalize: scale each example to unit length (Balcan's version), in ``fit`` and ``predict``.
       warm_start: ``fit`` starts from the last fit's ``coef_`` and ``intercept_``.
 
@@ -275,6 +276,7 @@ class Perceptron(EpochSGDClassifier):
         "max_iter": core.POSITIVE_INT,
         "tol": (core.NON_NEGATIVE, None),
         "n_iter_no_change": core.POSITIVE_INT,
+        "validation_fraction": core.OPEN_UNIT,
     }
 
     def __init__(
@@ -290,6 +292,7 @@ class Perceptron(EpochSGDClassifier):
         eta0=1.0,
         random_state=0,
         early_stopping=False,
+        validation_fraction=0.1,
         n_iter_no_change=5,
         class_weight=None,
         warm_start=False,
@@ -305,6 +308,7 @@ class Perceptron(EpochSGDClassifier):
         self.eta0 = eta0
         self.random_state = random_state
         self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.class_weight = class_weight
         self.warm_start = warm_start

@@ -14,6 +14,7 @@ import jax
 import numpy as np
 from sklearn.base import ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import StratifiedShuffleSplit
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
@@ -32,12 +33,13 @@ __all__ = ["EpochSGDClassifier"]
 
 
 @jax.jit
-def fit_classes(learner, key, X, Y, W, start):
+def fit_classes(learner, key, X, Y, W, start, validation=None):
     """``learner.fit`` of each row of ``Y`` (labels {-1, +1}) with weights ``W`` from ``start``, each
-    with its own key split from ``key``: one program, vmapped over the rows (the classes)."""
+    with its own key split from ``key``: one program, vmapped over the rows (the classes).
+    ``validation``: ``None``, or the held-out mask and weights (the same rows for every class)."""
 
     def one(key, y, w, init):
-        return learner.fit(key, X, y, sample_weight=w, init=init)
+        return learner.fit(key, X, y, sample_weight=w, init=init, validation=validation)
 
     return jax.vmap(one)(jax.random.split(key, Y.shape[0]), Y, W, start)
 
@@ -77,8 +79,6 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
             raise InvalidParameterError(
                 f"{type(self).__name__}: expected `eta0` > 0 with learning_rate={options['learning_rate']!r}"
             )
-        if self.early_stopping:
-            raise InvalidParameterError(f"{type(self).__name__}: early_stopping=True is not supported")
         if max_iter is not None:
             options["max_iter"] = max_iter
         try:
@@ -108,7 +108,7 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
         X, y = self._validate(X, y, reset=True)
         learner = self._learner()
         index = encode_classes(self, y)
-        self._run(learner, X, index, sample_weight, max_iter=None, warm=warm)
+        self._run(learner, X, index, sample_weight, max_iter=None, warm=warm, held_out=self._held_out(y))
         if self.tol is not None and self.n_iter_ == self.max_iter:
             warnings.warn(
                 "Maximum number of iteration reached before convergence. Consider increasing max_iter to "
@@ -130,6 +130,8 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
           self.
         """
         first = not hasattr(self, "classes_")
+        if self.early_stopping:
+            raise ValueError("early_stopping should be False with partial_fit")
         if first:
             if classes is None:
                 raise ValueError("classes must be passed on the first call to partial_fit.")
@@ -155,7 +157,24 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
         self._run(learner, X, np.searchsorted(self.classes_, y).astype(np.int32), sample_weight, max_iter=1)
         return self
 
-    def _run(self, learner, X, index, sample_weight, max_iter, warm=None):
+    def _held_out(self, y):
+        """scikit-learn's validation rows for ``early_stopping``: a stratified ``validation_fraction`` of
+        the sample, drawn from ``random_state`` (``None`` without early stopping)."""
+        if not self.early_stopping:
+            return None
+        split = StratifiedShuffleSplit(test_size=self.validation_fraction, random_state=self.random_state)
+        train, held_out = next(split.split(np.zeros((len(y), 1)), y))
+        if not len(train) or not len(held_out):
+            raise ValueError(
+                f"Splitting {len(y)} samples into a train set and a validation set with validation_fraction="
+                f"{self.validation_fraction!r} led to an empty set; change validation_fraction, add samples "
+                "or disable early_stopping."
+            )
+        mask = np.zeros(len(y), bool)
+        mask[held_out] = True
+        return mask
+
+    def _run(self, learner, X, index, sample_weight, max_iter, warm=None, held_out=None):
         n, num_classes = X.shape[0], self.classes_.size
         weights = sample_weights(sample_weight, X)
         per_class = class_weights(self.class_weight, self.classes_, self.classes_[index])
@@ -183,7 +202,17 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
                 )
             start = start._replace(last_w=coef.astype(dtype), last_b=intercept.astype(dtype))
         start = start._replace(t=np.full(rows, t, dtype))
-        params = fit_classes(learner, self._key(), self._inputs(X), Y.astype(dtype), W.astype(dtype), start)
+        validation = None
+        if held_out is not None:
+            if not (weights[held_out] > 0).any():
+                raise ValueError(
+                    "The sample weights for validation set are all zero, consider using a different "
+                    "random state."
+                )
+            validation = (held_out, weights)
+        params = fit_classes(
+            learner, self._key(), self._inputs(X), Y.astype(dtype), W.astype(dtype), start, validation
+        )
         epochs = np.asarray(params.num_epochs)
         if np.asarray(params.diverged).any():
             raise ValueError(
