@@ -18,6 +18,8 @@ from jaxlearn.linear._logistic import logistic_regression
 from jaxlearn.linear._perceptron import BatchPerceptronParams
 from jaxlearn.linear._perceptron import augmented_perceptron
 from jaxlearn.linear._perceptron import batch_perceptron
+from jaxlearn.linear._primal import SVMPrimalParams
+from jaxlearn.linear._primal import svm_primal_lbfgs
 from jaxlearn.linear._ridge import KernelRidgeParams
 from jaxlearn.linear._ridge import RidgeParams
 from jaxlearn.linear._ridge import kernel_ridge
@@ -46,6 +48,7 @@ __all__ = [
     "RidgeParams",
     "SGDParams",
     "SVMDualCDParams",
+    "SVMPrimalParams",
     "SoftSVMParams",
     "LogisticRegressionParams",
     "augmented_perceptron",
@@ -63,6 +66,7 @@ __all__ = [
     "sgd",
     "soft_svm",
     "svm_dual_cd",
+    "svm_primal_lbfgs",
     "logistic_predict_proba",
     "logistic_regression",
 ]

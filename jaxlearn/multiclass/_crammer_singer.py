@@ -94,8 +94,10 @@ def multiclass_svm_dual_cd(
     :func:`multiclass_svm` ``(lam=1/(C m))`` computed exactly. Each example's sub-problem over its
     :math:`k` variables (:math:`B_k = G_k - \|x_i\|^2\alpha_i^k`, :math:`G_k = \langle w_k, x_i\rangle +
     1[k \ne y_i]`) is solved exactly: :math:`\beta` by a sort of the :math:`B_k` (plus :math:`\|x_i\|^2 C_i`
-    at :math:`y_i`) and a cumulative sum. The loop stops when the largest violation of an epoch is
-    below ``tol`` (LIBLINEAR's rule) or after ``max_iter`` epochs.
+    at :math:`y_i`) and a cumulative sum. An example whose variables sit at their bounds with gradients
+    pointing outwards is skipped until the next pass over all examples (LIBLINEAR's shrinking). The loop
+    stops when the largest violation of a pass over all examples is below ``tol`` (LIBLINEAR's rule) or
+    after ``max_iter`` epochs.
 
     Args:
       C: :math:`C > 0` (traced: ``jax.vmap`` over it sweeps a grid in one program).
@@ -179,7 +181,10 @@ def sub_problem(A: Array, B: Array, y: Array, c: Array) -> Array:
 class _State(NamedTuple):
     alpha: Array
     w: Array
+    active: Array  # the examples the next epoch visits
     violation: Array
+    eps_shrink: Array  # LIBLINEAR's shrinking tolerance
+    full: Array  # the next epoch visits every example
     stop: Array
     epoch: Array
 
@@ -199,33 +204,47 @@ def _fit(key, X, y, weight, C, tol, intercept_scaling, *, num_classes, max_iter,
     tol = jnp.asarray(tol).astype(dtype)
 
     def example(j, carry, order):
-        alpha, w, worst = carry
+        alpha, w, active, worst = carry
         i = order[j]
         x, a, A, c = Xa[i], alpha[i], sq_norms[i], cost[i]
         g = jnp.sum(w * x, axis=1) + margins[i]  # a sum, not a dot: the same rounding under vmap
         upper = jnp.where(classes == y[i], c, 0)
-        spread = jnp.max(g) - jnp.min(jnp.where(a < upper, g, jnp.inf))
-        move = (A > 0) & (c > 0) & (spread > _MOVE)
+        low = jnp.min(jnp.where(a < upper, g, jnp.inf))
+        # LIBLINEAR's shrinking: a variable at its bound whose gradient is below every free one's stays
+        # there; an example with at most one other variable is left out until the next full pass
+        shrunk = jnp.sum((a >= upper) & (g < low)) >= k - 1
+        spread = jnp.max(g) - low
+        move = (A > 0) & (c > 0) & ~shrunk & (spread > _MOVE)
         safe = jnp.where(A > 0, A, 1)
         new = jnp.where(move, sub_problem(safe, g - safe * a, y[i], c), a)
         worst = jnp.where(move, jnp.maximum(worst, spread), worst)
-        return alpha.at[i].set(new), w + (new - a)[:, None] * x[None, :], worst
+        active = active.at[i].set(~shrunk)
+        return alpha.at[i].set(new), w + (new - a)[:, None] * x[None, :], active, worst
 
     def body(state):
-        order = jax.random.permutation(jax.random.fold_in(key, state.epoch), m)
-        carry = (state.alpha, state.w, jnp.asarray(-jnp.inf, dtype))
-        alpha, w, worst = jax.lax.fori_loop(0, m, functools.partial(example, order=order), carry)
-        w = jnp.sum(alpha[:, :, None] * Xa[:, None, :], axis=0)  # no drift from the incremental updates
-        return _State(alpha, w, worst, worst < tol, state.epoch + 1)
+        perm = jax.random.permutation(jax.random.fold_in(key, state.epoch), m)
+        order = perm[jnp.argsort(~state.active[perm], stable=True)]  # the active examples, shuffled
+        carry = (state.alpha, state.w, state.active, jnp.asarray(-jnp.inf, dtype))
+        visit = functools.partial(example, order=order)
+        alpha, w, active, worst = jax.lax.fori_loop(0, jnp.sum(state.active), visit, carry)
+        # LIBLINEAR's outer rule: below the shrinking tolerance, stop if this pass saw every example,
+        # else pass over all of them again with a tolerance halved (down to tol)
+        small = worst < state.eps_shrink
+        stop = small & (worst < tol) & state.full
+        active = jnp.where(small, jnp.ones_like(active), active)
+        eps_shrink = jnp.where(small, jnp.maximum(state.eps_shrink / 2, tol), state.eps_shrink)
+        return _State(alpha, w, active, worst, eps_shrink, small, stop, state.epoch + 1)
 
     def cond(state):
         return ~state.stop & (state.epoch < max_iter)
 
     zeros = jnp.zeros((m, k), dtype)
-    init = _State(zeros, jnp.zeros((k, Xa.shape[1]), dtype), jnp.asarray(jnp.inf, dtype), jnp.zeros([], bool),
+    init = _State(zeros, jnp.zeros((k, Xa.shape[1]), dtype), jnp.ones(m, bool), jnp.asarray(jnp.inf, dtype),
+                  jnp.maximum(10 * tol, 1), jnp.ones([], bool), jnp.zeros([], bool),
                   jnp.zeros([], jnp.int32))  # fmt: skip
     state = jax.lax.while_loop(cond, body, init)
-    w, alpha = state.w, state.alpha
+    alpha = state.alpha
+    w = jnp.sum(alpha[:, :, None] * Xa[:, None, :], axis=0)  # without the incremental updates' drift
     scores = Xa @ w.T
     own = jnp.take_along_axis(scores, y[:, None], axis=1)[:, 0]
     hinge = jnp.max(margins + scores - own[:, None], axis=1)

@@ -240,11 +240,13 @@ class LinearSVC(ClassifierMixin, JaxlearnEstimator):
     Args:
       penalty: ``"l2"`` only.
       loss: ``"squared_hinge"`` (liblinear ``-s 1``) or ``"hinge"`` (``-s 3``, UML's Soft-SVM).
-      dual: ``True``, ``"auto"`` or ``False``: the dual is always solved (the same minimiser as
-        scikit-learn's primal solver, which ``"auto"`` picks when ``n_samples > n_features``);
-        ``False`` with ``loss="hinge"`` is refused, as scikit-learn refuses it.
+      dual: ``True`` (:func:`jaxlearn.linear.svm_dual_cd`), ``False`` (the squared hinge's primal by
+        L-BFGS, :func:`jaxlearn.linear.svm_primal_lbfgs`, where liblinear uses a trust-region Newton
+        method: the same minimiser) or ``"auto"`` (scikit-learn's rule: the primal when
+        ``n_samples >= n_features`` and the loss is the squared hinge); ``False`` with
+        ``loss="hinge"`` is refused, as scikit-learn refuses it. ``"crammer_singer"`` is always dual.
       tol: the stopping tolerance (projected-gradient spread; the largest violation for
-        ``"crammer_singer"``).
+        ``"crammer_singer"``; the primal's gradient norm relative to its value at 0).
       C: the cost of a unit of loss, ``> 0``.
       multi_class: ``"ovr"`` or ``"crammer_singer"``.
       fit_intercept, intercept_scaling: the constant feature and its value.
@@ -256,7 +258,7 @@ class LinearSVC(ClassifierMixin, JaxlearnEstimator):
     Attributes:
       coef_, intercept_: (1, d) and (1,) for two classes, else (K, d) and (K,); classes_; n_iter_ (the
       most epochs of a problem); params_: the solver's params (``converged``, ``gap``, ...; stacked over
-      the problems for ``"ovr"``).
+      the problems for ``"ovr"``); dual_: whether the dual was solved.
 
     Example:
       >>> import numpy as np
@@ -328,10 +330,23 @@ class LinearSVC(ClassifierMixin, JaxlearnEstimator):
             intercept_scaling=float(self.intercept_scaling),
         )  # fmt: skip
 
+    def _solves_dual(self, X) -> bool:
+        """scikit-learn's choice: ``dual="auto"`` is the primal when ``n_samples >= n_features`` and the
+        loss is the squared hinge (the one loss liblinear's primal takes), the dual otherwise."""
+        if self.dual == "auto":
+            return self.loss == "hinge" or X.shape[0] < X.shape[1]
+        return bool(self.dual)
+
     def _batch_learner(self, X=None) -> core.BatchLearner:
-        """The binary learner (labels {-1, +1}) for jaxlearn's reductions (``OneVsRestClassifier``)."""
+        """The binary learner (labels {-1, +1}), also for jaxlearn's reductions (``OneVsRestClassifier``):
+        :func:`jaxlearn.linear.svm_dual_cd`, or :func:`jaxlearn.linear.svm_primal_lbfgs` where scikit-learn
+        solves the primal (the same minimiser)."""
         self._check_params()
-        return linear.svm_dual_cd(float(self.C), loss=self.loss, **self._options())
+        if X is not None:
+            self.dual_ = self._solves_dual(X)
+        if getattr(self, "dual_", True):
+            return linear.svm_dual_cd(float(self.C), loss=self.loss, **self._options())
+        return linear.svm_primal_lbfgs(float(self.C), **self._options())
 
     def fit(self, X, y, sample_weight=None):
         """Fit on ``X`` (n, d) and labels ``y`` (two or more values).
@@ -352,6 +367,7 @@ class LinearSVC(ClassifierMixin, JaxlearnEstimator):
         num_classes, dtype, key = self.classes_.size, float_dtype(), self._key()
         if self.multi_class == "crammer_singer":
             learner = multiclass.multiclass_svm_dual_cd(float(self.C), num_classes, **self._options())
+            self.dual_ = True
             params = _fit_weighted(learner, key, X, index, (weights * per_class[index]).astype(dtype))
             coef, intercept = np.asarray(params.w), np.asarray(params.b)
             if num_classes == 2:  # scikit-learn's binary layout: classes_[1] against classes_[0]
@@ -364,7 +380,7 @@ class LinearSVC(ClassifierMixin, JaxlearnEstimator):
                 own = index[None, :] == np.arange(num_classes)[:, None]
                 Y = np.where(own, 1.0, -1.0)
                 W = weights[None, :] * np.where(own, per_class[:, None], 1.0)
-            params = _fit_problems(self._batch_learner(), key, X, Y.astype(dtype), W.astype(dtype))
+            params = _fit_problems(self._batch_learner(X), key, X, Y.astype(dtype), W.astype(dtype))
             coef, intercept = np.asarray(params.w), np.asarray(params.b)
         self.params_ = params
         self.coef_, self.intercept_ = coef, intercept

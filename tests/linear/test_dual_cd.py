@@ -1,4 +1,5 @@
-"""linear.svm_dual_cd: the exact Soft-SVM by dual coordinate descent (Hsieh et al. 2008).
+"""linear.svm_dual_cd: the exact Soft-SVM by dual coordinate descent (Hsieh et al. 2008); and
+linear.svm_primal_lbfgs, the squared hinge's primal by L-BFGS.
 
 In float64 against scikit-learn's LinearSVC (liblinear, the same algorithm and objective) with tight
 tolerances on both sides: coefficients and intercept, with and without sample weights; against the
@@ -14,7 +15,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 
 from jaxlearn import datasets
-from jaxlearn.linear import SVMDualCDParams, soft_svm, svm_dual_cd
+from jaxlearn.linear import SVMDualCDParams, SVMPrimalParams, soft_svm, svm_dual_cd, svm_primal_lbfgs
 from tests.harness import count_compilations
 
 KEY = jax.random.PRNGKey(0)
@@ -148,3 +149,34 @@ def test_bad_inputs_name_the_argument():
         svm_dual_cd(1.0, loss="log")
     with pytest.raises(ValueError, match="`C`"):
         svm_dual_cd(0.0)
+
+
+# --------------------------------------------------------------------------------------------
+# svm_primal_lbfgs: the squared hinge's primal, the same minimiser
+# --------------------------------------------------------------------------------------------
+
+
+def test_primal_matches_liblinear_primal_and_the_dual_in_float64():
+    X, y = _breast_cancer()
+    weight = np.random.RandomState(2).uniform(0, 2, len(y))
+    with jax.enable_x64(True):
+        primal = svm_primal_lbfgs(0.5, tol=1e-10, max_iter=10**4, fit_intercept=True)
+        params = primal.fit(None, X, y, sample_weight=weight)
+        assert isinstance(params, SVMPrimalParams) and bool(params.converged)
+        dual = svm_dual_cd(0.5, loss="squared_hinge", tol=1e-10, max_iter=10**5, fit_intercept=True)
+        exact = dual.fit(KEY, X, y, sample_weight=weight)
+    svc = LinearSVC(dual=False, C=0.5, tol=1e-10, max_iter=10**5).fit(X, y, sample_weight=weight)
+    _assert_relative(params.w, svc.coef_[0], 1e-4)
+    assert abs(float(params.b) - svc.intercept_[0]) <= 1e-4 * np.max(np.abs(svc.coef_))
+    _assert_relative(params.w, np.asarray(exact.w), 1e-5)
+
+
+def test_primal_vmap_over_C_and_convergence_in_float32():
+    X, y = _breast_cancer(200)
+    Cs = jnp.array([0.01, 1.0, 10.0])
+    fit = lambda C: svm_primal_lbfgs(C, fit_intercept=True).fit(None, X.astype(np.float32), y)  # noqa: E731
+    swept = jax.vmap(fit)(Cs)
+    for i, C in enumerate(Cs):
+        one = fit(float(C))
+        np.testing.assert_allclose(swept.w[i], one.w, rtol=1e-4, atol=1e-5)
+    assert np.all(np.asarray(swept.converged))
