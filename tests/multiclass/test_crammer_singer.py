@@ -84,9 +84,9 @@ def test_sub_problem_is_exact():
     rng = np.random.RandomState(0)
     solve = jax.jit(sub_problem)
     with jax.enable_x64(True):
-        for _ in range(20):
-            k, A, c = rng.randint(2, 8), rng.uniform(0.1, 5), rng.uniform(0.01, 3)
-            B, y = rng.normal(size=k), rng.randint(k)
+        for _ in range(40):
+            k, A, c = rng.choice([2, 3, 5, 7, 40]), rng.uniform(0.1, 5), rng.uniform(0.01, 3)
+            B, y = np.round(rng.normal(size=k), 1), rng.randint(k)  # with ties
             a = np.asarray(solve(jnp.float64(A), jnp.asarray(B), jnp.int32(y), jnp.float64(c)))
             upper = np.where(np.arange(k) == y, c, 0.0)
             assert abs(a.sum()) < 1e-12 and np.all(a <= upper + 1e-12)
