@@ -256,9 +256,10 @@ class LinearSVC(ClassifierMixin, JaxlearnEstimator):
       max_iter: the most epochs; a fit that stops there gives a ``ConvergenceWarning``.
 
     Attributes:
-      coef_, intercept_: (1, d) and (1,) for two classes, else (K, d) and (K,); classes_; n_iter_ (the
-      most epochs of a problem); params_: the solver's params (``converged``, ``gap``, ...; stacked over
-      the problems for ``"ovr"``); dual_: whether the dual was solved.
+      coef_, intercept_: (1, d) and (1,) for two classes, else (K, d) and (K,) (zeros without
+      ``fit_intercept``, where scikit-learn stores 0.0); classes_; n_iter_ (the most epochs of a
+      problem, L-BFGS iterations for the primal); params_: the solver's params (``converged``, ``gap``
+      or ``grad_norm``, ...; stacked over the problems for ``"ovr"``); dual_: whether the dual was solved.
 
     Example:
       >>> import numpy as np
