@@ -11,15 +11,15 @@ from jaxlearn.linear._kernel_perceptron import KernelBatchPerceptronParams
 from jaxlearn.linear._kernel_perceptron import kernel_batch_perceptron
 from jaxlearn.linear._kernel_svm import KernelSVMParams
 from jaxlearn.linear._kernel_svm import kernel_svm
-from jaxlearn.linear._perceptron import AugmentedPerceptronParams
 from jaxlearn.linear._logistic import LogisticRegressionParams
 from jaxlearn.linear._logistic import logistic_predict_proba
 from jaxlearn.linear._logistic import logistic_regression
+from jaxlearn.linear._perceptron import AugmentedPerceptronParams
 from jaxlearn.linear._perceptron import BatchPerceptronParams
 from jaxlearn.linear._perceptron import augmented_perceptron
-from jaxlearn.linear._perceptron import batch_perceptron
 from jaxlearn.linear._primal import SVMPrimalParams
 from jaxlearn.linear._primal import svm_primal_lbfgs
+from jaxlearn.linear._perceptron import batch_perceptron
 from jaxlearn.linear._ridge import KernelRidgeParams
 from jaxlearn.linear._ridge import RidgeParams
 from jaxlearn.linear._ridge import kernel_ridge
@@ -45,12 +45,12 @@ __all__ = [
     "KernelCentroidParams",
     "KernelRidgeParams",
     "KernelSVMParams",
+    "LogisticRegressionParams",
     "RidgeParams",
     "SGDParams",
     "SVMDualCDParams",
     "SVMPrimalParams",
     "SoftSVMParams",
-    "LogisticRegressionParams",
     "augmented_perceptron",
     "batch_perceptron",
     "check_separable",
@@ -61,12 +61,12 @@ __all__ = [
     "kernel_centroid",
     "kernel_ridge",
     "kernel_svm",
+    "logistic_predict_proba",
+    "logistic_regression",
     "ridge",
     "sample_margin",
     "sgd",
     "soft_svm",
     "svm_dual_cd",
     "svm_primal_lbfgs",
-    "logistic_predict_proba",
-    "logistic_regression",
 ]
