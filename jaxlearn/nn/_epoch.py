@@ -11,6 +11,7 @@ import jax.numpy as jnp
 import optax
 from jax.typing import ArrayLike
 
+from jaxlearn import core
 from jaxlearn.nn._mlp import Activation, Params, mlp_apply, relu
 from jaxlearn.nn._train import picked_entries
 
@@ -72,9 +73,14 @@ def mlp_epoch(
     """
     if optimizer not in EPOCH_OPTIMIZERS:
         raise ValueError(f"expected `optimizer` in {tuple(EPOCH_OPTIMIZERS)}, got {optimizer!r}")
+    core.POSITIVE.check("eta", eta)
+    core.NON_NEGATIVE.check("weight_decay", weight_decay)
+    core.POSITIVE_INT.check("batch_size", batch_size)
     X = jnp.asarray(X)
+    core.check_multiclass_sample(X, y, layers[-1][0].shape[0])
+    core.check_width("X", X, layers[0][0].shape[1])
     dtype = layers[0][0].dtype
-    batch_size = max(1, min(int(batch_size), X.shape[0]))
+    batch_size = min(int(batch_size), X.shape[0])
     rates = tuple(jnp.asarray(v).astype(dtype) for v in (eta, weight_decay))
     if opt_state is None:
         opt_state = _optimizer(optimizer, *rates).init(layers)

@@ -162,6 +162,23 @@ def _apply(params=None, x=_X[0], **kwargs):
 
 _P = lambda: _net(3, 4, 2)  # noqa: E731
 _BAD_CHAIN = lambda: [_P()[0], (np.ones((2, 5), np.float32), np.zeros(2, np.float32))]  # noqa: E731
+def _epoch(X=None, y=None, **kwargs):
+    X = np.ones((6, 3), np.float32) if X is None else X
+    y = np.array([0, 1] * 3) if y is None else y
+    return lambda: nn.mlp_epoch(_KEY, _net(3, 4, 2), None, X, y, **kwargs)
+
+
+ROWS += [
+    Bad(nn.mlp_epoch, "eta 0", _epoch(eta=0.0), "eta"),
+    Bad(nn.mlp_epoch, "weight_decay -1", _epoch(weight_decay=-1.0), "weight_decay"),
+    Bad(nn.mlp_epoch, "batch_size 0", _epoch(batch_size=0), "batch_size"),
+    Bad(nn.mlp_epoch, "an unknown optimizer", _epoch(optimizer="lbfgs"), "optimizer"),
+    Bad(nn.mlp_epoch, "a label beyond the output layer", _epoch(y=np.array([0, 1, 2] * 2)), "y"),
+    Bad(nn.mlp_epoch, "NaN in X", _epoch(X=np.full((6, 3), np.nan, np.float32)), "X"),
+    Bad(nn.mlp_epoch, "X of another width", _epoch(X=np.ones((6, 5), np.float32)), "X"),
+    Bad(nn.mlp_epoch, "y of another length", _epoch(y=np.array([0, 1])), ("X", "y")),
+]
+
 ROWS += [
     Bad(nn.mlp_init, "one size", lambda: nn.mlp_init(_KEY, [4]), "layer_sizes"),
     Bad(nn.mlp_init, "a zero width", lambda: nn.mlp_init(_KEY, [4, 0, 3]), "layer_sizes"),
