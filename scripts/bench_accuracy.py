@@ -23,6 +23,7 @@ import time
 import warnings
 
 import numpy as np
+from benchtools import record
 from sklearn import datasets as skdata
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
@@ -131,6 +132,9 @@ def main(argv=None) -> int:
                 print(f"| {label} | {100 * mine:.1f} | {100 * ref:.1f} | {diff:+.1f}{spread} | {flag} |"
                       f" <!-- {seconds:.0f} s -->")  # fmt: skip
                 rows.append((name, data_name, scaled, mine, ref))
+                if mine > 0 and ref > 0:
+                    unit = "R^2" if regressor else "accuracy"
+                    record(name, f"{data_name} {'scaled' if scaled else 'raw'}, 5-fold", mine, ref, unit=unit)
                 sys.stdout.flush()
     print(f"\n{short} cells more than {args.points:g} points below scikit-learn ({len(rows)} cells)")
     return short

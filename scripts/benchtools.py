@@ -42,11 +42,16 @@ def median_seconds(fn, repeats, warm_up=True):
     return timeit(fn, repeats, warm_up)[0]
 
 
+#: Units of scores rather than times, whose higher values are better (like rates).
+HIGHER_IS_BETTER = ("accuracy", "R^2")
+
+
 def record(name, workload, jaxlearn, reference, *, unit="s", reference_name="scikit-learn", target=None):
     """Keep one row of the benchmark record: jaxlearn's figure beside its reference's, and the ratio.
 
-    ``unit`` is ``"s"`` (or any unit of time: lower is better) or a rate such as ``"examples/s"`` (any
-    unit ending in ``/s``: higher is better). ``ratio`` is jaxlearn's speed-up over the reference
+    ``unit`` is ``"s"`` (or any unit of time: lower is better), a rate such as ``"examples/s"`` (any
+    unit ending in ``/s``: higher is better) or a score of :data:`HIGHER_IS_BETTER` (``"accuracy"``).
+    ``ratio`` is jaxlearn's speed-up (or score) over the reference
     (above 1: jaxlearn is faster) whichever the unit. ``target`` is the ratio the issue asks for, if
     any. ``reference`` may be ``None`` for a figure with nothing to compare against (no ratio then).
     Returns the row (a dict).
@@ -57,7 +62,7 @@ def record(name, workload, jaxlearn, reference, *, unit="s", reference_name="sci
         isinstance(reference, (int, float)) and math.isfinite(reference) and reference > 0
     ):
         raise ValueError(f"record: reference must be a positive finite number or None, found {reference!r}")
-    rate = unit.endswith("/s")
+    rate = unit.endswith("/s") or unit in HIGHER_IS_BETTER
     ratio = None
     if reference is not None:
         ratio = jaxlearn / reference if rate else reference / jaxlearn
