@@ -26,7 +26,8 @@ def test_nothing_points_outside_the_project():
         assert "DESIGN.md" not in text and "SPEC.md" not in text, document.name
 
 
-# "SPEC 4.2", "SPEC section 15", "DESIGN section 4": the internal documents' numbering, which users cannot look up
+# "SPEC 4.2", "SPEC section 15", "DESIGN section 4": the internal documents' numbering, which users
+# cannot look up
 INTERNAL_CITATION = re.compile(r"\b(SPEC|DESIGN)\b")
 
 
@@ -35,7 +36,8 @@ def test_the_docs_cite_the_books_not_the_internal_documents():
     for notebook in sorted((ROOT / "notebooks").glob("*.ipynb")):
         cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
         texts[notebook.name] = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
-    offending = {name: INTERNAL_CITATION.findall(text) for name, text in texts.items() if INTERNAL_CITATION.search(text)}
+    found = {name: INTERNAL_CITATION.findall(text) for name, text in texts.items()}
+    offending = {name: citations for name, citations in found.items() if citations}
     assert not offending, f"these documents cite the internal specification or design: {offending}"
 
 

@@ -1,4 +1,4 @@
-"""The persistent compilation cache of ``jaxlearn.enable_compilation_cache`` (``jaxlearn/_compilation_cache.py``).
+"""The persistent compilation cache of ``jaxlearn.enable_compilation_cache`` (``_compilation_cache.py``).
 
 Each case runs in a fresh Python process with a controlled environment: the cache is configured
 once per process, before the first compilation, so these cases cannot share the test process.
@@ -21,8 +21,8 @@ from jaxlearn import _compilation_cache
 ROOT = Path(__file__).resolve().parents[1]
 MODULE = str(ROOT / "jaxlearn" / "_compilation_cache.py")
 
-# Enable the cache (``jaxlearn.enable_compilation_cache()``, or ``import jaxlearn`` alone), compile one small program (jaxlearn keeps every program,
-# however fast it compiled), and report what happened.
+# Enable the cache (``enable_compilation_cache()``, or ``import jaxlearn`` alone), compile one small
+# program (jaxlearn keeps every program, however fast it compiled), and report what happened.
 SCRIPT = """
 import json, warnings
 warnings.simplefilter("always")
