@@ -1,4 +1,4 @@
-"""The closest-centroid classifier in a kernel's feature space (SPEC 10.11; UML Exercise 16.6)."""
+"""The closest-centroid classifier in a kernel's feature space (UML Exercise 16.6)."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def kernel_centroid(kernel: Kernel, *, batch_size: Optional[int] = None) -> Batc
       [-1.0, 1.0, 1.0]
 
     References:
-      UML Exercise 16.6; SPEC 10.11.
+      UML Exercise 16.6.
     """
     kernel = as_tree(kernel)
     if batch_size is not None:

@@ -1,4 +1,4 @@
-r"""Hard-SVM with an unregularised bias, UML (15.2), by pairwise coordinate ascent on its dual (SPEC 9.2-9.3).
+r"""Hard-SVM with an unregularised bias, UML (15.2), by pairwise dual coordinate ascent (UML section 15.4).
 
 .. math::
     \min_{w, b} \|w\|^2 \ \text{s.t.}\ y_i(\langle w, x_i\rangle + b) \ge 1

@@ -57,8 +57,9 @@ def inefficient_perceptron(gamma: ArrayLike, max_epochs: int = 1000) -> BatchLea
 
     The arg max is exact: the max-margin direction of the best set :math:`I` is the min-norm point of
     :math:`\mathrm{conv}\{y_i x_i : i \in I\}`, which is that of at most :math:`d` of the points (a face
-    of the hull, Caratheodory; SPEC 18.2), i.e. the min-norm point of their affine hull. The fit tries
-    the direction of every set of :math:`k \le d` examples: :math:`\sum_{k \le d}\binom{m}{k}` candidates
+    of the hull, Caratheodory; the compression scheme for halfspaces of SS10 lecture 3(c)), i.e. the
+    min-norm point of their affine hull. The fit tries the direction of every set of :math:`k \le d`
+    examples: :math:`\sum_{k \le d}\binom{m}{k}` candidates
     (cost :math:`O(m^{d+1} d)`, exponential in :math:`d`, as the :math:`m^{1/\gamma^2}` of SS10), and
     refuses samples with more than :data:`MAX_CANDIDATES`. Ties at exactly :math:`\gamma` are resolved
     to rounding. Theorem 4 (inputs in the unit ball): with probability :math:`1 - \delta`,

@@ -1,4 +1,4 @@
-"""The batch kernel Perceptron on the Gram matrix (SPEC 4.8; SS10 L5 Algorithm 4; UML Exercise 16.2)."""
+"""The batch kernel Perceptron on the Gram matrix (SS10 L5 Algorithm 4; UML Exercise 16.2)."""
 
 from __future__ import annotations
 
@@ -75,7 +75,7 @@ def kernel_batch_perceptron(kernel: Kernel, max_epochs: int = 1000) -> BatchLear
       ([1.0, -1.0, -1.0, 1.0], 4, True)
 
     References:
-      SS10 L5 section 7, Algorithm 4 and its exercise; UML Exercise 16.2; SPEC 4.8.
+      SS10 L5 section 7, Algorithm 4 and its exercise; UML Exercise 16.2.
     """
     kernel = as_tree(kernel)
     max_epochs = check_positive_int("max_epochs", max_epochs)

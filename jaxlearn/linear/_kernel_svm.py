@@ -1,4 +1,4 @@
-"""Soft-SVM with kernels by SGD, in the alpha/beta form (SPEC 10.8; UML section 16.3, Lemma 16.3).
+"""Soft-SVM with kernels by SGD, in the alpha/beta form (UML section 16.3, Lemma 16.3).
 
 The learner touches the examples only through the kernel: ``fit`` runs the book's SGD over the Gram
 matrix, and ``decision_function`` scores new points by the expansion
@@ -97,7 +97,7 @@ def kernel_svm(
       [1.0, 1.0, -1.0, -1.0, -1.0, -1.0]
 
     References:
-      UML section 16.3, Lemma 16.3 (SPEC 10.8); UML section 15.5 and SS10 Algorithm 7 (SPEC 9.7).
+      UML section 16.3, Lemma 16.3; UML section 15.5 and SS10 Algorithm 7.
     """
     kernel = as_tree(kernel)
     steps = check_positive_int("steps", steps)

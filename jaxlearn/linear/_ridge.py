@@ -1,4 +1,4 @@
-"""Ridge regression and kernel ridge regression in closed form (SPEC 10.9, 10.10; UML Exercise 16.3).
+"""Ridge regression and kernel ridge regression in closed form (COMP0078; UML Exercise 16.3).
 
 Mind the scalings: :func:`ridge` penalises a *sum* of squares (COMP0078), :func:`kernel_ridge` an
 *average* with a factor 1/2 (UML (16.8)); ``ridge(lam)`` is ``kernel_ridge(kernels.linear(), lam / (2 m))``.
@@ -81,7 +81,8 @@ def ridge(lam: ArrayLike) -> BatchLearner:
       [6.0]
 
     References:
-      SPEC 10.10 (COMP0078; SS10 L7(c) header only); scaling against UML (16.8) in SPEC 9.5, 10.9.
+      COMP0078 "Regret Bounds for Linear Separation" (the objective, a sum of losses); UML Exercise 16.3,
+      (16.8) for the scaling of :func:`kernel_ridge`.
     """
 
     def fit(key, X, y):
@@ -154,7 +155,7 @@ def kernel_ridge(kernel: Kernel, lam: ArrayLike, *, batch_size: Optional[int] = 
       [6.0]
 
     References:
-      UML Exercise 16.3, (16.8)-(16.9), section 16.2 (representer theorem); SPEC 9.6, 10.9.
+      UML Exercise 16.3, (16.8)-(16.9), section 16.2 (representer theorem).
     """
     kernel = as_tree(kernel)
     if batch_size is not None:

@@ -1,4 +1,4 @@
-"""Stochastic (sub-)gradient descent on a sample (SPEC sections 7.2-7.4; SS10 Algorithms 5 and 6).
+"""Stochastic (sub-)gradient descent on a sample (SS10 Algorithms 5 and 6; UML section 15.5).
 
 One ``fit`` is one ``lax.scan``. The example indices are drawn up front from the key
 (:func:`sample_indices`), so learners given the same key see the same draws.
@@ -106,7 +106,7 @@ def sgd(
       [1.0, -1.0, 1.0, -1.0]
 
     References:
-      SS10 L6 section 13, Algorithms 5-6, Theorem 5, Lemma 7; UML sections 14.5, 15.5; SPEC 7.2-7.4.
+      SS10 L6 section 13, Algorithms 5-6, Theorem 5, Lemma 7; UML sections 14.5, 15.5.
     """
     steps, batch_size = check_positive_int("steps", steps), check_positive_int("batch_size", batch_size)
     if optimizer is not None and eta is not None:

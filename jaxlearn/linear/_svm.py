@@ -1,4 +1,4 @@
-"""Support vector machines: Soft-SVM by SGD and Hard-SVM by dual coordinate ascent (SPEC section 9).
+"""Support vector machines: Soft-SVM by SGD and Hard-SVM by dual coordinate ascent (UML chapter 15; SS10).
 
 ``soft_svm`` is the book's SGD for Soft-SVM (UML section 15.5, or SS10 Algorithm 7): one ``lax.scan``
 over an index sequence drawn up front from the key, ``lam`` traced (sweep it with ``jax.vmap``).
@@ -72,7 +72,7 @@ def soft_svm(
         y_{i_j} x_{i_j}
 
     by :func:`~jaxlearn.core.regularized_sgd` (:math:`w^{(t)} = \theta^{(t)}/(\lambda t)`, output their
-    mean); ``variant="ss10"`` divides by :math:`\lambda(t-1)`, not iterate-identical (SPEC 9.7).
+    mean); ``variant="ss10"`` divides by :math:`\lambda(t-1)`, not iterate-identical (SS10 Algorithm 7).
     ``batch_size=1`` is the book's rule (:math:`i_1` uniform over the sample, :math:`c_1 = 1`); a larger
     :math:`b` is mini-batch Pegasos (Shalev-Shwartz et al. 2011) with a stratified batch: :math:`i_j`
     uniform over the :math:`j`-th of :math:`b` contiguous blocks of rows, :math:`c_j` its share of the
@@ -103,7 +103,7 @@ def soft_svm(
       [1.0, 1.0, -1.0]
 
     References:
-      UML section 15.5, (15.12); SS10 section 19, Algorithm 7; SPEC 9.7; Shalev-Shwartz, Singer,
+      UML section 15.5, (15.12); SS10 section 19, Algorithm 7; Shalev-Shwartz, Singer,
       Srebro and Cotter (2011), "Pegasos", section 2.2 (mini-batches).
     """
     check_variant(variant)
@@ -194,7 +194,7 @@ def hard_svm(*, max_steps: int = 10_000, tol: ArrayLike = 1e-6, fit_intercept: b
 
     one coordinate at a time in a bounded ``lax.while_loop``, until the KKT conditions hold to ``tol``;
     a sweep skips the coordinates it cannot move (:math:`\alpha_i = 0` with :math:`y_i\langle w,
-    x_i\rangle > 1` at its start: the digits' 0-vs-rest, 8x faster).
+    x_i\rangle > 1` at its start).
     ``fit_intercept=True`` solves (15.2), :math:`\min \|w\|^2` s.t. :math:`y_i(\langle w, x_i\rangle + b)
     \ge 1`, the bias outside the norm (as scikit-learn's ``SVC``): the dual gains :math:`\sum_i \alpha_i
     y_i = 0`, kept by steps on pairs of coordinates (SMO, second-order pair choice).
@@ -224,8 +224,8 @@ def hard_svm(*, max_steps: int = 10_000, tol: ArrayLike = 1e-6, fit_intercept: b
       (2.0, -5.0, 0.5)
 
     References:
-      UML (15.2), (15.3), Lemma 15.2, section 15.4 (15.11), Theorem 15.8; SS10 Lemma 8, Corollary 5
-      (SPEC 9.2-9.3); Platt (1998) and Fan, Chen and Lin (2005) for the pairwise steps.
+      UML (15.2), (15.3), Lemma 15.2, section 15.4 (15.11), Theorem 15.8; SS10 Lemma 8, Corollary 5,
+      section 16.2; Platt (1998) and Fan, Chen and Lin (2005) for the pairwise steps.
     """
     max_steps = check_positive_int("max_steps", max_steps)
     if not isinstance(fit_intercept, (bool, np.bool_)):

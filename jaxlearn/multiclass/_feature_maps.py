@@ -1,4 +1,4 @@
-r"""Class-sensitive feature maps :math:`\Psi(x, y)` (UML section 17.2.1; SPEC 11.3).
+r"""Class-sensitive feature maps :math:`\Psi(x, y)` (UML section 17.2.1).
 
 A feature map is ``psi(x, y, num_classes) -> (d,)`` on one example ``x`` and one label ``y`` in
 ``0..k-1``; a linear multiclass predictor is :math:`h_w(x) = \arg\max_y\langle w, \Psi(x, y)\rangle`.

@@ -1,4 +1,4 @@
-r"""The multiclass batch Perceptron (UML section 17.8, Exercise 17.2, Theorem 17.5; SPEC 4.11)."""
+r"""The multiclass batch Perceptron (UML section 17.8, Exercise 17.2, Theorem 17.5)."""
 
 from __future__ import annotations
 
@@ -44,7 +44,8 @@ def multiclass_perceptron(
         \langle w, \Psi(x_i, y)\rangle:\quad w \leftarrow w + \Psi(x_i, y_i) - \Psi(x_i, y)
 
     from :math:`w = 0`, in cyclic passes until one makes no update (``converged``) or ``max_epochs``;
-    :math:`y` is the first other label of largest score (ties count as violations, SPEC 4.11).
+    :math:`y` is the first other label of largest score (ties count as violations: the :math:`\le` of
+    UML Exercise 17.2).
 
     Args:
       num_classes: :math:`k \ge 2`, labels ``0..k-1`` (static).

@@ -55,7 +55,7 @@ def _checked_X(fn, params, X) -> Array:
 
 @learner_factory("binary", ranges={"num_classes": NUM_CLASSES}, learners=("binary",))
 def one_vs_all(binary: BatchLearner, num_classes: int) -> BatchLearner:
-    r"""One-versus-All (UML section 17.1; SPEC 11.1).
+    r"""One-versus-All (UML section 17.1).
 
     .. math:: h(x) \in \arg\max_{i \in [k]} h_i(x), \qquad h_i \text{ trained on }
         \big((x_j, (-1)^{1[y_j \ne i]})\big)_{j=1}^m
@@ -80,7 +80,7 @@ def one_vs_all(binary: BatchLearner, num_classes: int) -> BatchLearner:
       [0, 1, 2]
 
     References:
-      UML section 17.1; SPEC 11.1.
+      UML section 17.1.
     """
     check_binary(binary)
     k = int(num_classes)
@@ -110,7 +110,7 @@ def pairs(num_classes: int) -> tuple[np.ndarray, np.ndarray]:
 
 @learner_factory("binary", ranges={"num_classes": NUM_CLASSES}, learners=("binary",))
 def all_pairs(binary: BatchLearner, num_classes: int, *, subsample: str = "pair") -> BatchLearner:
-    r"""All-Pairs (UML section 17.1; SPEC 11.2).
+    r"""All-Pairs (UML section 17.1).
 
     .. math:: h(x) \in \arg\max_{i \in [k]} \sum_{j \in [k]} \mathrm{sign}(j - i)\, h_{i,j}(x), \qquad
         h_{i,j} \text{ trained on } \{(x, +1): y = i\} \cup \{(x, -1): y = j\}
@@ -147,7 +147,7 @@ def all_pairs(binary: BatchLearner, num_classes: int, *, subsample: str = "pair"
       [0, 1, 2]
 
     References:
-      UML section 17.1; SPEC 11.2.
+      UML section 17.1.
     """
     check_binary(binary)
     if subsample not in _SUBSAMPLE:

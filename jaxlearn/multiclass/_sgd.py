@@ -1,5 +1,5 @@
 r"""SGD for multiclass learning: a fixed step size, no regulariser, the average iterate (UML section 17.2.5,
-Corollary 17.2; SPEC 11.5).
+Corollary 17.2).
 
 One ``lax.scan`` over an index sequence drawn up front from the key; ``eta`` and the cost matrix ``delta``
 are traced, so ``jax.vmap`` over ``eta`` (or over keys) is one compiled program. The sub-gradient and the
@@ -90,7 +90,7 @@ def multiclass_sgd(
       [0, 1, 2, 0]
 
     References:
-      UML section 17.2.5, Corollary 17.2 (:func:`jaxlearn.theory.multiclass_sgd_steps`); SPEC 11.5.
+      UML section 17.2.5, Corollary 17.2 (:func:`jaxlearn.theory.multiclass_sgd_steps`).
     """
     return sgd_learner(_fit, eta, steps, num_classes, delta, feature_map, fit_intercept)
 

@@ -1,4 +1,4 @@
-r"""Multiclass SVM by SGD with the loss-augmented argmax (UML section 17.2.5; SPEC 11.5).
+r"""Multiclass SVM by SGD with the loss-augmented argmax (UML section 17.2.5).
 
 One ``lax.scan`` over an index sequence drawn up front from the key (as :func:`jaxlearn.linear.soft_svm`);
 ``lam`` and the cost matrix ``delta`` are traced arguments of one module-level compiled program, so
@@ -129,7 +129,7 @@ def multiclass_svm(
       [0, 1, 2, 0]
 
     References:
-      UML sections 17.2.4-17.2.5, 15.5; Crammer & Singer (2001); SPEC 11.4-11.5, 9.7.
+      UML sections 17.2.4-17.2.5, 15.5; Crammer & Singer (2001).
     """
     return sgd_learner(_fit, lam, steps, num_classes, delta, feature_map, fit_intercept)
 

@@ -1,4 +1,4 @@
-"""The book's backpropagation, written out by hand (SPEC 17.5; UML section 20.6).
+"""The book's backpropagation, written out by hand (UML section 20.6).
 
 It exists to teach and to check the autodiff path: :func:`jaxlearn.nn.train` uses ``jax.grad``, and the
 tests check that the two agree to 1e-10 in float64.
@@ -53,7 +53,7 @@ def backprop(
       True
 
     References:
-      UML section 20.6, "Backpropagation" pseudocode and (20.2)-(20.3); SPEC 17.5.
+      UML section 20.6, "Backpropagation" pseudocode and (20.2)-(20.3).
     """
     if output is softmax:
         raise ValueError(

@@ -1,4 +1,4 @@
-"""Boolean functions as sign networks (SPEC 17.2; UML section 20.3, Claim 20.1 and Lemma 20.4).
+"""Boolean functions as sign networks (UML section 20.3, Claim 20.1 and Lemma 20.4).
 
 The networks are ordinary params ``[(W_0, b_0), (W_1, b_1)]``, evaluated by
 ``mlp_apply(params, x, activation=sign, output=sign)``.
@@ -93,7 +93,7 @@ def boolean_network(table: ArrayLike) -> tuple[Params, Callable[[Params, Array],
       [-1.0, 1.0, 1.0, -1.0]
 
     References:
-      UML section 20.3, Claim 20.1 and Lemma 20.4; SPEC 17.2.
+      UML section 20.3, Claim 20.1 and Lemma 20.4.
     """
     table = np.asarray(table) if isinstance(table, (list, tuple)) else table
     if not isinstance(table, jax.core.Tracer) and np.asarray(table).dtype.kind not in "biuf":

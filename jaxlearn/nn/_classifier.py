@@ -112,7 +112,7 @@ def mlp_classifier(
       True
 
     References:
-      UML section 20.6 ("SGD for Neural Networks"); SPEC 17.4.
+      UML section 20.6 ("SGD for Neural Networks").
     """
     hidden = tuple(static_int("hidden", h) for h in ((hidden,) if np.ndim(hidden) == 0 else hidden))
     steps, batch_size = static_int("steps", steps), static_int("batch_size", batch_size)

@@ -28,8 +28,8 @@ def minibatch_indices(key: Array, shape: tuple[int, ...], m: int) -> Array:
     """Indices drawn uniformly from ``0..m-1`` with replacement, as ``random bits mod m``.
 
     The modulo bias is below :math:`m / 2^{32}` (3e-7 for a thousand examples); ``jax.random.randint``,
-    exactly uniform, compiles to a program about 0.5 s slower to build on the CPU, paid by every
-    training program of a new shape.
+    exactly uniform, compiles to a program slower to build on the CPU, paid by every training program
+    of a new shape.
     """
     return (jax.random.bits(key, shape, jnp.uint32) % jnp.uint32(m)).astype(jnp.int32)
 

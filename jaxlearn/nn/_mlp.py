@@ -1,4 +1,4 @@
-"""Layered feedforward networks as parameter pytrees (SPEC 17.1; UML sections 20.1-20.2).
+"""Layered feedforward networks as parameter pytrees (UML sections 20.1-20.2).
 
 A network of depth :math:`T` is a list of ``T`` pairs ``(W_t, b_t)``, ``W_t`` of shape
 ``(k_{t+1}, k_t)`` in the book's orientation and ``b_t`` the weights of the constant neuron:

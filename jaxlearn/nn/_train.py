@@ -1,4 +1,4 @@
-"""SGD for neural networks with validation selection and weight decay (SPEC 17.4; UML section 20.6).
+"""SGD for neural networks with validation selection and weight decay (UML section 20.6).
 
 The whole run is one compiled program (a ``lax.scan`` over evaluation windows of ``eval_every`` steps),
 carrying the best iterate so far; it is vmappable over keys. A sample split by rows over several
@@ -214,7 +214,7 @@ def train(
       ((20,), False)
 
     References:
-      UML section 20.6, "SGD for Neural Networks" (validation selection, weight decay); SPEC 17.4.
+      UML section 20.6, "SGD for Neural Networks" (validation selection, weight decay).
     """
     check_key(key)
     params = network(params)

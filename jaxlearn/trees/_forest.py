@@ -1,6 +1,6 @@
 r"""Random forests: trees grown on bootstrap samples with random feature subsets, one vmapped program
-(SPEC section 15.6; UML section 18.3, after Breiman 2001); an eager fit on a multi-core CPU runs that
-program on one slice of the trees per core, in threads."""
+(UML section 18.3, after Breiman 2001); an eager fit on a multi-core CPU runs that program on one
+slice of the trees per core, in threads."""
 
 from __future__ import annotations
 
@@ -118,28 +118,15 @@ def random_forest(
       [0, 0, 1, 1]
 
     References:
-      UML section 18.3; Breiman (2001), "Random forests"; SPEC 15.6.
+      UML section 18.3; Breiman (2001), "Random forests".
     """
-    # The algorithm. All trees are one program; the bootstrap sample enters as integer
-    # multiplicities of the examples, and the per-node feature subsets are drawn uniformly without
-    # replacement among the features not constant in the node (as scikit-learn does). With
-    # `max_bins=B` (default 256) every feature is quantised once, at the start of `fit`, to at most
-    # B quantile bins shared by all trees, renumbered so that only the bins in use remain
-    # (`_bins.fit_bins`: the digits use at most 17 of 256); the trees are then grown together, level
-    # by level, by class histograms (`_histogram`: O(m r + w r B k) a level and tree for r drawn
-    # features, w nodes and k classes, no sorting, only the drawn features touched; on CPU one
-    # cache-sized group of trees after the other). The trees are exactly the single trees of
-    # `decision_tree(max_depth, max_bins=B)` grown on the same weighted sample (tested).
-    # `max_bins=None` (exact thresholds): on data of at most 256 distinct values a feature, the same
-    # histograms with one bin per value (the exact sweep's trees, tested); else the sorted sweep
-    # (`_sweep.grow`, vmapped over the trees; slower: every feature's sorted order is partitioned at
-    # every level). A fit under `jit`/`vmap` cannot read the bins in use off traced data: it bins
-    # inside its program (B bins) or sweeps, and grows the same trees. The forest predicts the
-    # majority vote of its trees' labels (scikit-learn's `RandomForestClassifier` averages the trees'
-    # class probabilities instead). With `bootstrap=False` and `max_features=None` every tree is the
-    # single tree `decision_tree(max_depth, max_bins=max_bins)` (tested, binned and exact). XLA runs a
-    # program's loop over the trees on one core; an eager fit on a CPU of several cores grows equal
-    # slices of the trees (`cpu_parts`), each by the same program in its own thread (the same trees).
+    # All trees are one program: bootstrap samples enter as integer multiplicities, and each node's
+    # feature subset is drawn without replacement among the features not constant in it.
+    # `max_bins=B`: features binned once (`_bins.fit_bins`), trees grown level by level from class
+    # histograms (`_histogram`); `max_bins=None`: one bin per value where a feature has at most 256
+    # values, else the sorted sweep (`_sweep.grow`). With `bootstrap=False, max_features=None` every
+    # tree is `decision_tree` (tested). An eager CPU fit grows equal slices of the trees in threads
+    # (`cpu_parts`): XLA runs the loop over the trees on one core.
     num_trees, max_depth = as_int(num_trees), as_int(max_depth)
     min_samples_leaf, max_bins = as_int(min_samples_leaf), as_int(max_bins)
     min_samples_split = as_int(min_samples_split)

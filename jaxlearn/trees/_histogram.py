@@ -46,9 +46,8 @@ FOREST_DEEP_LEVELS = 2
 #: Histograms of at most this many bins are summed over the bins by a chain of additions (:func:`_over_bins`).
 CHAIN_BINS = 32
 #: XLA's older CPU loop emitters compile the tree programs faster than its fusion emitters, and the
-#: programs run no slower (2 cores: the digits forest's first fit 4.7 s against 6 s on a loaded
-#: machine; the digits tree's program compiles in 0.4 s). No YNNPACK fusions: they run the split
-#: scores' short reductions over classes several times slower (the digits forest: 0.20 s against 0.23 s).
+#: programs run no slower. No YNNPACK fusions: they run the split scores' short reductions over
+#: classes slower.
 CPU_COMPILER_OPTIONS = {"xla_cpu_use_fusion_emitters": False, "xla_cpu_experimental_ynn_fusion_type": ""}
 
 
@@ -254,7 +253,7 @@ def grow_together(
 def _over_bins(hist):
     """Cumulative sums over the bins (axis 3). Up to :data:`CHAIN_BINS` bins a chain of static additions,
     one per bin (exact in int32; on CPU faster than ``jnp.cumsum``'s windowed reduction of these short
-    axes: the digits forest, 17 bins, 0.14 s against 0.17 s); else ``jnp.cumsum``."""
+    axes); else ``jnp.cumsum``."""
     if hist.shape[3] > CHAIN_BINS:
         return jnp.cumsum(hist, axis=3)
     sums = [hist[:, :, :, 0]]
@@ -288,13 +287,11 @@ def level_groups(max_depth: int, level_work: int = 0, deep_levels: int = DEEP_LE
     Compiling a level takes far longer than running it on small data, and a level at width ``w``
     costs about ``w`` nodes' work, so the shallow levels are one group at the width of its deepest,
     and the deepest ones (at most ``deep_levels``, none of levels ``0..D // 2``) are compiled one by
-    one, each at its own width. The digits tree of depth 8 (three deep levels: levels 0-4 at width 16,
-    then 32, 64 and 128): warm 6.6 ms against 8.0 ms with two, first fit 1.4 s against 1.1 s. The
-    digits forest (two: levels 0-5 at width 32, then 64 and 128; :data:`FOREST_DEEP_LEVELS`), whose
-    first fit compiles the longer program: 2.15 s against 2.7 s with three, warm 0.066 s against
-    0.062 s, and against 0.20 s with one (2 cores). When the deepest level's work (``level_work``,
-    histogram cells and scattered entries of all trees) reaches :data:`UNROLL_WORK`, running costs
-    more than compiling: every level is compiled at its own width.
+    one, each at its own width: e.g. for a tree of depth 8, levels 0-4 at width 16, then 32, 64 and
+    128 (three deep levels); for a forest of that depth, whose first fit compiles the longer program,
+    levels 0-5 at width 32, then 64 and 128 (:data:`FOREST_DEEP_LEVELS`). When the deepest level's
+    work (``level_work``, histogram cells and scattered entries of all trees) reaches
+    :data:`UNROLL_WORK`, running costs more than compiling: every level is compiled at its own width.
     """
     if level_work >= UNROLL_WORK:
         return [(level, level + 1, 2**level) for level in range(max_depth)]

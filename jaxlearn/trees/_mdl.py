@@ -1,4 +1,4 @@
-r"""The MDL description language of decision trees over :math:`\{0,1\}^d` (UML section 18.1; SPEC 15.1).
+r"""The MDL description language of decision trees over :math:`\{0,1\}^d` (UML section 18.1).
 
 A tree with :math:`n` nodes is written as :math:`n + 1` blocks, each one symbol of an alphabet of
 :math:`d + 3`: the :math:`n` nodes in depth-first preorder, then an end-of-code block. Here the
@@ -63,7 +63,7 @@ def mdl_code(params: DecisionTreeParams) -> Array:
       (13.9316, 13.9316)
 
     References:
-      UML section 18.1 (the description language, (18.1)); SPEC 15.1.
+      UML section 18.1 (the description language, (18.1)).
     """
     _check_binary_tree(params)
     return _encode(params)

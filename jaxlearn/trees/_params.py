@@ -1,4 +1,4 @@
-r"""The params of a tree: a complete binary tree of static depth in heap layout (SPEC 15.2).
+r"""The params of a tree: a complete binary tree of static depth in heap layout (UML section 18.2).
 
 A tree of depth :math:`D` is stored as a complete binary tree of :math:`2^{D+1} - 1` nodes in heap
 layout (node :math:`i` has children :math:`2i+1` and :math:`2i+2`, node 0 is the root): per node a

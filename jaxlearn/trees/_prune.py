@@ -1,4 +1,4 @@
-r"""Pruning a grown tree, bottom-up (SPEC section 15.4; UML section 18.2.2).
+r"""Pruning a grown tree, bottom-up (UML section 18.2.2).
 
 Both rules walk the nodes from the leaves to the root (reverse heap order, so every node comes
 after its descendants) in one ``lax.fori_loop`` over the :math:`2^{D+1} - 1` nodes, each step
@@ -61,7 +61,7 @@ def prune(
       (5, 1)
 
     References:
-      UML section 18.2.2 (Generic Tree Pruning Procedure), (18.1); SPEC 15.4.
+      UML section 18.2.2 (Generic Tree Pruning Procedure), (18.1).
     """
     # L_S(T) is the training error read off the node counts. Of the book's candidates at a node only
     # "leaf 0 / leaf 1" (here: a leaf with the majority class, the best leaf) are considered: the

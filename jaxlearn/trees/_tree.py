@@ -1,4 +1,4 @@
-r"""The decision tree learner: the factory, its ``fit`` and prediction (SPEC 15.2-15.5; UML 18.2).
+r"""The decision tree learner: the factory, its ``fit`` and prediction (UML section 18.2).
 
 ``fit`` is one jit-compiled program. When every feature takes few values (at most 256 distinct
 values, or ``max_bins`` quantile bins), the levels are grown by class histograms over one bin per
@@ -96,7 +96,7 @@ def decision_tree(
       (1.5, 0, [0, 0, 1, 1])
 
     References:
-      UML sections 18.2 (ID3), 18.2.1 (gain measures), 18.2.3 (threshold splits); SPEC 15.2-15.5.
+      UML sections 18.2 (ID3), 18.2.1 (gain measures), 18.2.3 (threshold splits).
     """
     max_depth, min_samples_leaf, max_bins = as_int(max_depth), as_int(min_samples_leaf), as_int(max_bins)
     min_samples_split = as_int(min_samples_split)
