@@ -30,7 +30,8 @@ bench: install
 	$(PY) -m jaxlearn bench
 
 lint: install
-	$(PY) -m ruff check jaxlearn tests scripts
+	$(PY) -m ruff format --check jaxlearn tests scripts conftest.py
+	$(PY) -m ruff check jaxlearn tests scripts conftest.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info

@@ -9,8 +9,9 @@ import jax
 import jax.numpy as jnp
 
 
-def scan(step: Callable, init: Any, xs: Any, *, progress: bool = False, desc: str = "jaxlearn",
-         unroll: int = 1) -> tuple[Any, Any]:
+def scan(
+    step: Callable, init: Any, xs: Any, *, progress: bool = False, desc: str = "jaxlearn", unroll: int = 1
+) -> tuple[Any, Any]:
     """``jax.lax.scan(step, init, xs)``; with ``progress`` (static) a tqdm bar advances per iteration.
 
     The result is the same with and without the bar (the bar only adds host callbacks). ``xs`` must

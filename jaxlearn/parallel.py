@@ -62,8 +62,11 @@ __all__ = ["mesh", "replicate", "shard_rows", "sweep"]
 PyTree = Any
 
 
-def mesh(axis_names: Sequence[str] = ("data",), devices: Optional[Sequence[Any]] = None,
-         shape: Optional[Sequence[int]] = None) -> Mesh:
+def mesh(
+    axis_names: Sequence[str] = ("data",),
+    devices: Optional[Sequence[Any]] = None,
+    shape: Optional[Sequence[int]] = None,
+) -> Mesh:
     """A device mesh over ``devices`` (default ``jax.devices()``: every device of every process).
 
     Plain JAX: ``jax.sharding.Mesh(np.array(devices).reshape(shape), axis_names)``.
@@ -164,8 +167,9 @@ def replicate(tree: PyTree, mesh: Optional[Mesh] = None) -> PyTree:
     return jax.tree_util.tree_map(place, as_array(tree))  # a list is one array, not a container
 
 
-def sweep(fn: Callable[[PyTree], PyTree], values: PyTree, mesh: Optional[Mesh] = None, *,
-          axis: Optional[str] = None) -> PyTree:
+def sweep(
+    fn: Callable[[PyTree], PyTree], values: PyTree, mesh: Optional[Mesh] = None, *, axis: Optional[str] = None
+) -> PyTree:
     """``jax.vmap(fn)(values)`` with the swept axis split over ``axis`` of ``mesh``: a hyperparameter
     or seed sweep of any learner, one program, each device running its share of the values.
 

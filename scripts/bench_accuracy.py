@@ -63,8 +63,8 @@ def _pairs():
             continue
         mine = getattr(ours, name)
         if "estimator" in inspect.signature(mine.__init__).parameters:  # the reductions wrap LinearSVC
-            make_ours = lambda mine=mine, rs=None: mine(ours.LinearSVC(random_state=rs))
-            make_theirs = lambda theirs=theirs, rs=None: theirs(sklearn.svm.LinearSVC(random_state=rs))
+            make_ours = lambda rs=None, mine=mine: mine(ours.LinearSVC(random_state=rs))
+            make_theirs = lambda rs=None, theirs=theirs: theirs(sklearn.svm.LinearSVC(random_state=rs))
         else:
             make_ours = _maker(mine)
             make_theirs = _maker(theirs)

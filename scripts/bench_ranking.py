@@ -69,8 +69,10 @@ def main():
     args = parser.parse_args()
     T = args.steps
     print(f"backend: {jax.default_backend()} ({jax.devices()[0].device_kind}), jax {jax.__version__}")
-    print(f"ranking_svm(lam={LAM}, T={T}, loss='ndcg'), m={args.m} queries, d={args.d}, float32; "
-          f"median of {args.repeats}; microseconds per SGD step\n")
+    print(
+        f"ranking_svm(lam={LAM}, T={T}, loss='ndcg'), m={args.m} queries, d={args.d}, float32; "
+        f"median of {args.repeats}; microseconds per SGD step\n"
+    )
 
     with jax.enable_x64(True):  # exactness first: float64 fits, both solvers, bit for bit
         for r in args.rs:
@@ -98,8 +100,10 @@ def main():
             times[kind] = timeit(fit, args.repeats)[0] / T
         ours, ref, kendall = (times[k] for k in ("ndcg", "ndcg_scipy", "kendall"))
         workload = f"r={r}, m={args.m}, d={args.d}, T={T}"
-        print(f"{'one fit, r=' + str(r):<28}{ours * 1e6:>12.1f}{ref * 1e6:>22.1f}{ref / ours:>9.2f}x"
-              f"{kendall * 1e6:>10.1f}")
+        print(
+            f"{'one fit, r=' + str(r):<28}{ours * 1e6:>12.1f}{ref * 1e6:>22.1f}{ref / ours:>9.2f}x"
+            f"{kendall * 1e6:>10.1f}"
+        )
         record(f"ndcg ranking_svm step, r={r}", workload, ours, ref, reference_name=REFERENCE)
 
     r = args.sweep_r
@@ -113,10 +117,17 @@ def main():
     ours, ref = sweeps["ndcg"], sweeps["ndcg_scipy"]
     label = f"vmap over {args.lams} lams, r={r}"
     print(f"{label:<28}{ours * 1e6:>12.1f}{ref * 1e6:>22.1f}{ref / ours:>9.2f}x")
-    record(f"ndcg ranking_svm step, vmap over {args.lams} lams", f"r={r}, m={args.m}, d={args.d}, T={T}",
-           ours, ref, reference_name=REFERENCE)
-    print("\n(kendall: the same fit with the Kendall-tau surrogate, a step with no assignment problem."
-          "\n Timings on a shared machine are noisy: compare the rows of one run.)")
+    record(
+        f"ndcg ranking_svm step, vmap over {args.lams} lams",
+        f"r={r}, m={args.m}, d={args.d}, T={T}",
+        ours,
+        ref,
+        reference_name=REFERENCE,
+    )
+    print(
+        "\n(kendall: the same fit with the Kendall-tau surrogate, a step with no assignment problem."
+        "\n Timings on a shared machine are noisy: compare the rows of one run.)"
+    )
 
 
 if __name__ == "__main__":

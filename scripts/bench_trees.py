@@ -149,8 +149,15 @@ def bench_knn(m, q, k, repeats, rows):
         raise SystemExit(f"check failed: k-NN agrees with scikit-learn on {agree:.2%} of the queries")
     task = f"k-NN predict (m={m:,}, d=32, {q:,} queries, k={k})"
     _row(rows, task, "KNeighborsClassifier(brute)", ref_time, np.mean(ref_pred == y_te))
-    _row(rows, task, f"knn (agrees on {agree:.2%})", seconds, np.mean(np.asarray(ours) == y_te), ref_time,
-         TARGETS["knn"])
+    _row(
+        rows,
+        task,
+        f"knn (agrees on {agree:.2%})",
+        seconds,
+        np.mean(np.asarray(ours) == y_te),
+        ref_time,
+        TARGETS["knn"],
+    )
 
 
 def _digits():
@@ -209,8 +216,15 @@ def bench_digits(repeats, processes, rows):
         accuracy = np.mean(np.asarray(learner.predict(params, X_te)) == y_te)
         rows.append((task, ref_name, ref_time, ref.score(X_te, y_te), ""))
         _row(rows, task, f"{source}, warm", seconds, accuracy, ref_time, TARGETS["digits"])
-        rows.append((task, f"{source}, first call (compile included)", first, accuracy,
-                     f"{first / FIRST_CALL_BUDGET:.2f}x the {FIRST_CALL_BUDGET:g} s budget"))
+        rows.append(
+            (
+                task,
+                f"{source}, first call (compile included)",
+                first,
+                accuracy,
+                f"{first / FIRST_CALL_BUDGET:.2f}x the {FIRST_CALL_BUDGET:g} s budget",
+            )
+        )
         budget = f"{FIRST_CALL_BUDGET:g} s budget"
         record(f"{source}, first call", task, first, FIRST_CALL_BUDGET, reference_name=budget, target=1.0)
 
@@ -241,8 +255,11 @@ def main():
     print("|---|---|---|---|---|")
     for task, name, seconds, accuracy, ratio in rows:
         print(f"| {task} | {name} | {seconds:.3f} | {accuracy:.4f} | {ratio} |")
-    print("\nTargets (time / scikit-learn): " + ", ".join(f"{k} <= {v}x" for k, v in TARGETS.items())
-          + f"; digits first call < {FIRST_CALL_BUDGET:g} s")
+    print(
+        "\nTargets (time / scikit-learn): "
+        + ", ".join(f"{k} <= {v}x" for k, v in TARGETS.items())
+        + f"; digits first call < {FIRST_CALL_BUDGET:g} s"
+    )
 
 
 if __name__ == "__main__":

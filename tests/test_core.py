@@ -130,7 +130,7 @@ def test_block_mode_vmaps_over_learning_rates(stream):
 def test_bad_block_size(stream):
     X, y = stream
     learner = online.perceptron()
-    with pytest.raises(ValueError, match=r'`block_size` an integer in \[0, inf\)'):
+    with pytest.raises(ValueError, match=r"`block_size` an integer in \[0, inf\)"):
         core.run(learner, learner.init(X[0]), X, y, block_size=-1)
 
 

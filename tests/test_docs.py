@@ -31,6 +31,15 @@ def test_nothing_points_outside_the_project():
 INTERNAL_CITATION = re.compile(r"\b(SPEC|DESIGN)\b")
 
 
+def test_docstrings_cite_the_books_not_the_internal_documents():
+    package = ROOT / "jaxlearn"
+    found = {
+        str(p.relative_to(ROOT)): INTERNAL_CITATION.findall(p.read_text()) for p in package.rglob("*.py")
+    }
+    offending = {name: citations for name, citations in found.items() if citations}
+    assert not offending, f"these modules cite the internal specification or design: {offending}"
+
+
 def test_the_docs_cite_the_books_not_the_internal_documents():
     texts = {document.name: document.read_text(encoding="utf-8") for document in _documents()}
     for notebook in sorted((ROOT / "notebooks").glob("*.ipynb")):

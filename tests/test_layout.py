@@ -21,8 +21,16 @@ MODULES = sorted(PACKAGE.rglob("*.py"))
 
 
 CORE_INTERNALS = {
-    "_checks", "_eager", "_lbfgs", "_learner", "_pipeline", "_progress", "_regularized", "_registry",
-    "_sharding", "_threads",
+    "_checks",
+    "_eager",
+    "_lbfgs",
+    "_learner",
+    "_pipeline",
+    "_progress",
+    "_regularized",
+    "_registry",
+    "_sharding",
+    "_threads",
 }
 # Private modules that the package's __init__ runs at import (configuration, not API).
 PACKAGE_SETUP = {"jaxlearn._compilation_cache"}

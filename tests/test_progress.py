@@ -23,8 +23,17 @@ CASES = {
     "soft_svm": _fit(lambda p: linear.soft_svm(0.1, 200, progress=p), Y),
     "sgd": _fit(lambda p: linear.sgd(losses.hinge, steps=200, lam=0.1, progress=p), Y),
     "random_forest": _fit(lambda p: trees.random_forest(10, 1, progress=p), LABELS),
-    "nn.train": lambda p: nn.train(KEY, nn.mlp_init(KEY, [3, 4, 2]), X, LABELS, loss="cross_entropy",
-                                   optimizer=optax.sgd(0.1), steps=40, batch_size=8, progress=p),
+    "nn.train": lambda p: nn.train(
+        KEY,
+        nn.mlp_init(KEY, [3, 4, 2]),
+        X,
+        LABELS,
+        loss="cross_entropy",
+        optimizer=optax.sgd(0.1),
+        steps=40,
+        batch_size=8,
+        progress=p,
+    ),
 }
 
 

@@ -18,8 +18,15 @@ from jaxlearn.sklearn._online import epoch_order
 ONLINE = [jsk.MarginPerceptron, jsk.KernelPerceptron, jsk.Winnow, jsk.OnlineGradientDescentClassifier]
 # Perceptron, SGDClassifier and NearestCentroid take any number of classes (scikit-learn's); they are
 # here for the binary checks, and in tests/test_sklearn_linear_models.py for the rest.
-BINARY = ONLINE + [jsk.Perceptron, jsk.SGDClassifier, jsk.LinearSVC, jsk.HardMarginSVC, jsk.SVC,
-                   jsk.RidgeClassifier, jsk.NearestCentroid]
+BINARY = ONLINE + [
+    jsk.Perceptron,
+    jsk.SGDClassifier,
+    jsk.LinearSVC,
+    jsk.HardMarginSVC,
+    jsk.SVC,
+    jsk.RidgeClassifier,
+    jsk.NearestCentroid,
+]
 REGRESSORS = [jsk.Ridge, jsk.KernelRidge]
 
 # float32 scores: the invariance checks compare with rtol=1e-7, below float32's resolution (1.2e-7);
@@ -205,8 +212,10 @@ def test_every_estimator_is_exported_and_default_constructible():
         est = getattr(jsk, name)()
         assert type(est).__name__ == name
         for value in est.get_params(deep=False).values():
-            assert value is None or isinstance(value, (bool, int, float, str, tuple, list)) or hasattr(
-                value, "get_params"
+            assert (
+                value is None
+                or isinstance(value, (bool, int, float, str, tuple, list))
+                or hasattr(value, "get_params")
             )
 
 

@@ -118,7 +118,11 @@ def sgd(
     schedule = eta if callable(eta) else None
     eta_value = None if callable(eta) else eta
     structure = dict(
-        loss=loss, projection=projection, average=average, optimizer=optimizer, schedule=schedule,
+        loss=loss,
+        projection=projection,
+        average=average,
+        optimizer=optimizer,
+        schedule=schedule,
         progress=progress,
     )
 
@@ -136,8 +140,9 @@ def sgd(
     return BatchLearner(fit, predict, linear_score, functools.partial(check_sample, labels=labels))
 
 
-def _fit_body(idx, X, y, eta, lam, weights, *, loss, projection, average, optimizer, schedule, progress=False,
-              axes=None):
+def _fit_body(
+    idx, X, y, eta, lam, weights, *, loss, projection, average, optimizer, schedule, progress=False, axes=None
+):
     # The indices come in drawn (``minibatches``, outside): the PRNG's program is then compiled
     # once per number of steps, not once per learner. ``weights``: the batch's c_j (None: one example);
     # ``axes``: the mesh axes to sum the batch's gradient over (data-parallel; None on one device).

@@ -295,8 +295,23 @@ def _train(key, params, X, y, Xv, yv, weight_decay, **structure):
 
 
 def train_loop(
-    key, params, X, y, Xv, yv, weight_decay, *, loss, optimizer, error, steps, batch_size, eval_every,
-    rows=None, sampling="uniform", progress=False,
+    key,
+    params,
+    X,
+    y,
+    Xv,
+    yv,
+    weight_decay,
+    *,
+    loss,
+    optimizer,
+    error,
+    steps,
+    batch_size,
+    eval_every,
+    rows=None,
+    sampling="uniform",
+    progress=False,
 ) -> tuple[Params, TrainHistory]:
     """The body of :func:`train` on one device (traceable; no input checks): call it inside other jitted fits.
 

@@ -114,9 +114,7 @@ def linear_sum_assignment(cost: Array, start: Optional[tuple] = None) -> Array:
         # dual update: the new row, the rows and the columns the search reached
         cols_seen = pos < 0
         dist_of_row = dist[jnp.maximum(col4row, 0)]
-        u = jnp.where(
-            columns == row, u + min_val, jnp.where(rows_seen, u + (min_val - dist_of_row), u)
-        )
+        u = jnp.where(columns == row, u + min_val, jnp.where(rows_seen, u + (min_val - dist_of_row), u))
         v = jnp.where(cols_seen, v - (min_val - dist), v)
 
         # augment along the path sink <- path[sink] <- its old column <- ... <- row

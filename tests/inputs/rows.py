@@ -84,8 +84,7 @@ def assert_raised_by_jaxlearn(caught, row):
     frame = caught.traceback[-1].frame
     module = frame.f_globals.get("__name__", "")
     assert module.startswith("jaxlearn"), (
-        f"{row.what}: {type(caught.value).__name__} raised in {module!r}, not by jaxlearn: "
-        f"{caught.value}"
+        f"{row.what}: {type(caught.value).__name__} raised in {module!r}, not by jaxlearn: {caught.value}"
     )
 
 

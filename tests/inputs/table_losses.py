@@ -27,6 +27,7 @@ _WM = np.linspace(-1.0, 1.0, 9).astype(np.float32)
 def _true(condition):
     def check(got):
         assert condition(got), got
+
     return check
 
 
@@ -40,15 +41,31 @@ def _example_rows(loss):
         Bad(loss, "NaN w", lambda: loss(_NAN, _X, 1.0), "w"),
         Bad(loss, "string x", lambda: loss(_W, "x", 1.0), "x", TypeError),
         Same(loss, "int x", lambda: loss(_W, _XI, 1.0), lambda: loss(_W, _XI.astype(np.float32), 1.0)),
-        Same(loss, "bool x, int label", lambda: loss(_W, _XB, np.int32(-1)),
-             lambda: loss(_W, _XB.astype(np.float32), -1.0)),
+        Same(
+            loss,
+            "bool x, int label",
+            lambda: loss(_W, _XB, np.int32(-1)),
+            lambda: loss(_W, _XB.astype(np.float32), -1.0),
+        ),
         Same(loss, "lists", lambda: loss(_W.tolist(), _X.tolist(), 1), lambda: loss(_W, _X, 1.0)),
-        Same(loss, "int w", lambda: loss(np.array([1, -1, 0]), _X, 1.0),
-             lambda: loss(np.array([1.0, -1.0, 0.0], np.float32), _X, 1.0)),
-        Same(loss, "gradient with int x", lambda: jax.grad(loss)(_W, _XI, 1.0),
-             lambda: jax.grad(loss)(_W, _XI.astype(np.float32), 1.0)),
-        Same(loss, "vmapped over examples", lambda: jax.vmap(loss, (None, 0, 0))(_W, np.stack([_X, -_X]),
-             np.array([1.0, -1.0], np.float32)), lambda: jnp.stack([loss(_W, _X, 1.0), loss(_W, -_X, -1.0)])),
+        Same(
+            loss,
+            "int w",
+            lambda: loss(np.array([1, -1, 0]), _X, 1.0),
+            lambda: loss(np.array([1.0, -1.0, 0.0], np.float32), _X, 1.0),
+        ),
+        Same(
+            loss,
+            "gradient with int x",
+            lambda: jax.grad(loss)(_W, _XI, 1.0),
+            lambda: jax.grad(loss)(_W, _XI.astype(np.float32), 1.0),
+        ),
+        Same(
+            loss,
+            "vmapped over examples",
+            lambda: jax.vmap(loss, (None, 0, 0))(_W, np.stack([_X, -_X]), np.array([1.0, -1.0], np.float32)),
+            lambda: jnp.stack([loss(_W, _X, 1.0), loss(_W, -_X, -1.0)]),
+        ),
     ]
 
 
@@ -68,10 +85,18 @@ def _prediction_rows(loss):
         Bad(loss, "NaN prediction", lambda: loss(0.0, float("nan")), "y_hat"),
         Bad(loss, "shapes do not broadcast", lambda: loss(np.zeros(2), np.zeros(3)), ("y", "y_hat")),
         Bad(loss, "string prediction", lambda: loss(1.0, "0.5"), "y_hat", TypeError),
-        Same(loss, "int outcome", lambda: loss(np.int32(1), np.array([0.25, 0.5], np.float32)),
-             lambda: loss(1.0, np.array([0.25, 0.5], np.float32))),
-        Same(loss, "bool outcome, bool advice", lambda: loss(_TF, _TF),
-             lambda: loss(_TF.astype(np.float32), _TF.astype(np.float32))),
+        Same(
+            loss,
+            "int outcome",
+            lambda: loss(np.int32(1), np.array([0.25, 0.5], np.float32)),
+            lambda: loss(1.0, np.array([0.25, 0.5], np.float32)),
+        ),
+        Same(
+            loss,
+            "bool outcome, bool advice",
+            lambda: loss(_TF, _TF),
+            lambda: loss(_TF.astype(np.float32), _TF.astype(np.float32)),
+        ),
         Same(loss, "list advice", lambda: loss(0.0, [0.25, 0.5]), lambda: loss(0.0, np.array([0.25, 0.5]))),
     ]
 
@@ -81,19 +106,35 @@ _EXAMPLE_LOSSES = (L.zero_one, L.hinge, L.ramp, L.logistic, L.squared, L.absolut
 ROWS = [
     *[row for loss in _EXAMPLE_LOSSES for row in _example_rows(loss)],
     *[row for loss in (L.zero_one, L.hinge, L.ramp, L.logistic) for row in _classification_rows(loss)],
-    Holds(L.ramp, "a huge wrong margin costs 1, as 0-1",
-          lambda: L.ramp(np.array([1e30, 0, 0], np.float32), _X, -1.0), _true(lambda v: float(v) == 1.0)),
-    Holds(L.logistic, "huge margin: finite", lambda: L.logistic(np.array([1e30, 0, 0], np.float32), _X, -1.0),
-          _true(lambda v: np.isfinite(v) and float(v) > 1e29)),
+    Holds(
+        L.ramp,
+        "a huge wrong margin costs 1, as 0-1",
+        lambda: L.ramp(np.array([1e30, 0, 0], np.float32), _X, -1.0),
+        _true(lambda v: float(v) == 1.0),
+    ),
+    Holds(
+        L.logistic,
+        "huge margin: finite",
+        lambda: L.logistic(np.array([1e30, 0, 0], np.float32), _X, -1.0),
+        _true(lambda v: np.isfinite(v) and float(v) > 1e29),
+    ),
     Holds(L.squared, "real-valued target", lambda: L.squared(_W, _X, 3.5), _true(lambda v: float(v) == 6.25)),
     Holds(L.absolute, "negative target", lambda: L.absolute(_W, _X, -2), _true(lambda v: float(v) == 3.0)),
     # predictions in [0, 1]
     *_prediction_rows(L.entropic),
     *_prediction_rows(L.square),
-    Holds(L.entropic, "contradicted certainty is inf, not NaN", lambda: L.entropic(1.0, 0.0),
-          _true(lambda v: float(v) == np.inf)),
-    Holds(L.entropic, "agreed certainty is 0", lambda: L.entropic(np.array([0.0, 1.0]), np.array([0.0, 1.0])),
-          _true(lambda v: np.array_equal(v, [0.0, 0.0]))),
+    Holds(
+        L.entropic,
+        "contradicted certainty is inf, not NaN",
+        lambda: L.entropic(1.0, 0.0),
+        _true(lambda v: float(v) == np.inf),
+    ),
+    Holds(
+        L.entropic,
+        "agreed certainty is 0",
+        lambda: L.entropic(np.array([0.0, 1.0]), np.array([0.0, 1.0])),
+        _true(lambda v: np.array_equal(v, [0.0, 0.0])),
+    ),
     Holds(L.square, "ends of [0, 1]", lambda: L.square(0.0, 1.0), _true(lambda v: float(v) == 1.0)),
     # cost matrices
     Bad(L.zero_one_cost, "one class", lambda: L.zero_one_cost(1), "num_classes"),
@@ -105,39 +146,90 @@ ROWS = [
     Bad(L.check_cost_matrix, "wrong shape", lambda: L.check_cost_matrix(np.ones((3, 2)), 3), "delta"),
     Bad(L.check_cost_matrix, "nonzero diagonal", lambda: L.check_cost_matrix(np.ones((3, 3)), 3), "delta"),
     Bad(L.check_cost_matrix, "negative cost", lambda: L.check_cost_matrix(-_COST, 3), "delta"),
-    Bad(L.check_cost_matrix, "NaN cost", lambda: L.check_cost_matrix(np.where(_COST == 2, np.nan, _COST), 3),
-        "delta"),
+    Bad(
+        L.check_cost_matrix,
+        "NaN cost",
+        lambda: L.check_cost_matrix(np.where(_COST == 2, np.nan, _COST), 3),
+        "delta",
+    ),
     Bad(L.check_cost_matrix, "num_classes 0", lambda: L.check_cost_matrix(_COST, 0), "num_classes"),
     Bad(L.check_cost_matrix, "string delta", lambda: L.check_cost_matrix("zero-one", 3), "delta", TypeError),
-    Holds(L.check_cost_matrix, "int list", lambda: L.check_cost_matrix([[0, 1], [1, 0]], 2),
-          _true(lambda v: v is None)),
-    Holds(L.check_cost_matrix, "traced delta: shape only", lambda: jax.jit(
-          lambda d: L.check_cost_matrix(d, 3) or d.sum())(-_COST), _true(lambda v: float(v) == -8.0)),
+    Holds(
+        L.check_cost_matrix,
+        "int list",
+        lambda: L.check_cost_matrix([[0, 1], [1, 0]], 2),
+        _true(lambda v: v is None),
+    ),
+    Holds(
+        L.check_cost_matrix,
+        "traced delta: shape only",
+        lambda: jax.jit(lambda d: L.check_cost_matrix(d, 3) or d.sum())(-_COST),
+        _true(lambda v: float(v) == -8.0),
+    ),
     # generalized hinge
-    Bad(L.generalized_hinge, "no delta, no num_classes", lambda: L.generalized_hinge(_WM, _psi3, _X, 0),
-        "num_classes"),
-    Bad(L.generalized_hinge, "num_classes 1", lambda: L.generalized_hinge(_WM, _psi3, _X, 0, num_classes=1),
-        "num_classes"),
-    Bad(L.generalized_hinge, "delta and num_classes disagree",
-        lambda: L.generalized_hinge(_WM, _psi3, _X, 0, _COST, num_classes=2), ("delta", "num_classes")),
+    Bad(
+        L.generalized_hinge,
+        "no delta, no num_classes",
+        lambda: L.generalized_hinge(_WM, _psi3, _X, 0),
+        "num_classes",
+    ),
+    Bad(
+        L.generalized_hinge,
+        "num_classes 1",
+        lambda: L.generalized_hinge(_WM, _psi3, _X, 0, num_classes=1),
+        "num_classes",
+    ),
+    Bad(
+        L.generalized_hinge,
+        "delta and num_classes disagree",
+        lambda: L.generalized_hinge(_WM, _psi3, _X, 0, _COST, num_classes=2),
+        ("delta", "num_classes"),
+    ),
     Bad(L.generalized_hinge, "bad delta", lambda: L.generalized_hinge(_WM, _psi3, _X, 0, -_COST), "delta"),
-    Bad(L.generalized_hinge, "label out of range", lambda: L.generalized_hinge(_WM, _psi3, _X, 3, _COST),
-        "y"),
-    Bad(L.generalized_hinge, "a batch of labels",
-        lambda: L.generalized_hinge(_WM, _psi3, _X, np.zeros(2, np.int32), _COST), "y"),
-    Bad(L.generalized_hinge, "psi not a function", lambda: L.generalized_hinge(_WM, "psi", _X, 0, _COST),
-        "psi", TypeError),
-    Bad(L.generalized_hinge, "w of another width than psi", lambda: L.generalized_hinge(_WM[:5], _psi3, _X, 0,
-        _COST), ("w", "psi")),
-    Bad(L.generalized_hinge, "NaN w", lambda: L.generalized_hinge(np.where(_WM > 0.7, np.nan, _WM), _psi3, _X,
-        0, _COST), "w"),
-    Same(L.generalized_hinge, "int w, float label, int cost list",
-         lambda: L.generalized_hinge(np.arange(9) - 4, _psi3, _X, 1.0, [[0, 1, 2], [1, 0, 1], [2, 1, 0]]),
-         lambda: L.generalized_hinge(np.arange(9, dtype=np.float32) - 4, _psi3, _X, 1, _COST)),
-    Same(L.generalized_hinge, "num_classes matching delta",
-         lambda: L.generalized_hinge(_WM, _psi3, _X, 2, _COST, num_classes=3),
-         lambda: L.generalized_hinge(_WM, _psi3, _X, 2, _COST)),
-    Same(L.generalized_hinge, "vmapped over labels",
-         lambda: jax.vmap(lambda y: L.generalized_hinge(_WM, _psi3, _X, y, num_classes=3))(jnp.arange(3)),
-         lambda: jnp.stack([L.generalized_hinge(_WM, _psi3, _X, y, num_classes=3) for y in range(3)])),
+    Bad(
+        L.generalized_hinge, "label out of range", lambda: L.generalized_hinge(_WM, _psi3, _X, 3, _COST), "y"
+    ),
+    Bad(
+        L.generalized_hinge,
+        "a batch of labels",
+        lambda: L.generalized_hinge(_WM, _psi3, _X, np.zeros(2, np.int32), _COST),
+        "y",
+    ),
+    Bad(
+        L.generalized_hinge,
+        "psi not a function",
+        lambda: L.generalized_hinge(_WM, "psi", _X, 0, _COST),
+        "psi",
+        TypeError,
+    ),
+    Bad(
+        L.generalized_hinge,
+        "w of another width than psi",
+        lambda: L.generalized_hinge(_WM[:5], _psi3, _X, 0, _COST),
+        ("w", "psi"),
+    ),
+    Bad(
+        L.generalized_hinge,
+        "NaN w",
+        lambda: L.generalized_hinge(np.where(_WM > 0.7, np.nan, _WM), _psi3, _X, 0, _COST),
+        "w",
+    ),
+    Same(
+        L.generalized_hinge,
+        "int w, float label, int cost list",
+        lambda: L.generalized_hinge(np.arange(9) - 4, _psi3, _X, 1.0, [[0, 1, 2], [1, 0, 1], [2, 1, 0]]),
+        lambda: L.generalized_hinge(np.arange(9, dtype=np.float32) - 4, _psi3, _X, 1, _COST),
+    ),
+    Same(
+        L.generalized_hinge,
+        "num_classes matching delta",
+        lambda: L.generalized_hinge(_WM, _psi3, _X, 2, _COST, num_classes=3),
+        lambda: L.generalized_hinge(_WM, _psi3, _X, 2, _COST),
+    ),
+    Same(
+        L.generalized_hinge,
+        "vmapped over labels",
+        lambda: jax.vmap(lambda y: L.generalized_hinge(_WM, _psi3, _X, y, num_classes=3))(jnp.arange(3)),
+        lambda: jnp.stack([L.generalized_hinge(_WM, _psi3, _X, y, num_classes=3) for y in range(3)]),
+    ),
 ]

@@ -162,6 +162,8 @@ def _apply(params=None, x=_X[0], **kwargs):
 
 _P = lambda: _net(3, 4, 2)  # noqa: E731
 _BAD_CHAIN = lambda: [_P()[0], (np.ones((2, 5), np.float32), np.zeros(2, np.float32))]  # noqa: E731
+
+
 def _epoch(X=None, y=None, **kwargs):
     X = np.ones((6, 3), np.float32) if X is None else X
     y = np.array([0, 1] * 3) if y is None else y

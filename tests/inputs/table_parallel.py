@@ -19,7 +19,12 @@ ROWS = [
     Bad(par.mesh, "no devices", lambda: par.mesh(devices=[]), "devices"),
     Bad(par.mesh, "shape of the wrong size", lambda: par.mesh(shape=(2,)), "shape"),
     Bad(par.mesh, "a shape per axis", lambda: par.mesh(("data", "model"), shape=(1,)), "shape"),
-    Same(par.mesh, "a name as a string", lambda: par.mesh("data").devices.shape, lambda: par.mesh(("data",)).devices.shape),
+    Same(
+        par.mesh,
+        "a name as a string",
+        lambda: par.mesh("data").devices.shape,
+        lambda: par.mesh(("data",)).devices.shape,
+    ),
     # shard_rows / replicate
     Bad(par.shard_rows, "a scalar", lambda: par.shard_rows(np.float32(1.0)), "tree"),
     Bad(par.shard_rows, "NaN rows", lambda: par.shard_rows(_NAN), "tree"),
@@ -32,6 +37,16 @@ ROWS = [
     # sweep
     Bad(par.sweep, "a scalar", lambda: par.sweep(lambda v: v, jnp.float32(1.0)), "values"),
     Bad(par.sweep, "no values", lambda: par.sweep(lambda v: v, jnp.zeros((0,))), "values"),
-    Bad(par.sweep, "lengths differ", lambda: par.sweep(lambda a, b=None: a, (jnp.zeros(2), jnp.zeros(3))), "values"),
-    Same(par.sweep, "a pytree", lambda: par.sweep(lambda p: p[0] * p[1], (jnp.arange(3.0), jnp.ones(3))), lambda: jnp.arange(3.0)),
+    Bad(
+        par.sweep,
+        "lengths differ",
+        lambda: par.sweep(lambda a, b=None: a, (jnp.zeros(2), jnp.zeros(3))),
+        "values",
+    ),
+    Same(
+        par.sweep,
+        "a pytree",
+        lambda: par.sweep(lambda p: p[0] * p[1], (jnp.arange(3.0), jnp.ones(3))),
+        lambda: jnp.arange(3.0),
+    ),
 ]

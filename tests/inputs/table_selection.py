@@ -37,16 +37,44 @@ ROWS = [
     Bad(S.train_test_split, "NaN test_size", lambda: S.train_test_split(_KEY, _X, _Y, np.nan), "test_size"),
     Bad(S.train_test_split, "lengths differ", lambda: S.train_test_split(_KEY, _X, _Y[:5], 0.5), ("X", "y")),
     Bad(S.train_test_split, "one example", lambda: S.train_test_split(_KEY, _X[:1], _Y[:1], 0.5), "X"),
-    Same(S.train_test_split, "lists", lambda: S.train_test_split(_KEY, _X.tolist(), _Y.tolist(), 0.5),
-         lambda: S.train_test_split(_KEY, _X, _Y, 0.5)),  # fmt: skip
+    Same(
+        S.train_test_split,
+        "lists",
+        lambda: S.train_test_split(_KEY, _X.tolist(), _Y.tolist(), 0.5),
+        lambda: S.train_test_split(_KEY, _X, _Y, 0.5),
+    ),  # fmt: skip
     # cross_validate
-    Bad(S.cross_validate, "not a learner", lambda: S.cross_validate(_svm, _X, _Y, key=_KEY), "learner", TypeError),
-    Bad(S.cross_validate, "NaN X", lambda: S.cross_validate(_svm(0.1), _X * np.nan, _Y, key=_KEY, folds=2), "X"),
-    Bad(S.cross_validate, "labels 0/1", lambda: S.cross_validate(_svm(0.1), _X, _Y > 0, key=_KEY, folds=2), "y"),
-    Bad(S.cross_validate, "scoring", lambda: S.cross_validate(_svm(0.1), _X, _Y, key=_KEY, scoring="f1"),
-        "scoring"),  # fmt: skip
-    Same(S.cross_validate, "lists", lambda: S.cross_validate(_svm(0.1), _X.tolist(), _Y.tolist(), key=_KEY, folds=2),
-         lambda: S.cross_validate(_svm(0.1), _X, _Y, key=_KEY, folds=2)),  # fmt: skip
+    Bad(
+        S.cross_validate,
+        "not a learner",
+        lambda: S.cross_validate(_svm, _X, _Y, key=_KEY),
+        "learner",
+        TypeError,
+    ),
+    Bad(
+        S.cross_validate,
+        "NaN X",
+        lambda: S.cross_validate(_svm(0.1), _X * np.nan, _Y, key=_KEY, folds=2),
+        "X",
+    ),
+    Bad(
+        S.cross_validate,
+        "labels 0/1",
+        lambda: S.cross_validate(_svm(0.1), _X, _Y > 0, key=_KEY, folds=2),
+        "y",
+    ),
+    Bad(
+        S.cross_validate,
+        "scoring",
+        lambda: S.cross_validate(_svm(0.1), _X, _Y, key=_KEY, scoring="f1"),
+        "scoring",
+    ),  # fmt: skip
+    Same(
+        S.cross_validate,
+        "lists",
+        lambda: S.cross_validate(_svm(0.1), _X.tolist(), _Y.tolist(), key=_KEY, folds=2),
+        lambda: S.cross_validate(_svm(0.1), _X, _Y, key=_KEY, folds=2),
+    ),  # fmt: skip
     # grid_search
     Bad(S.grid_search, "empty grid", lambda: _search(grid={}), "grid"),
     Bad(S.grid_search, "2-D grid values", lambda: _search(grid={"lam": _X}), "grid"),
@@ -59,5 +87,12 @@ ROWS = [
     Bad(S.grid_search, "make returns no learner", lambda: _search(make=lambda lam: lam), "make", TypeError),
     Same(S.grid_search, "lists", lambda: _search(X=_X.tolist(), y=_Y.tolist()), lambda: _search()),
     Bad(S.grid_search, "mesh an axis name", lambda: _search(mesh="data"), "mesh", TypeError),
-    Same(S.grid_search, "a one-device mesh", lambda: _search(mesh=parallel.mesh(devices=jax.devices()[:1])), lambda: _search(), rtol=0, atol=0),
+    Same(
+        S.grid_search,
+        "a one-device mesh",
+        lambda: _search(mesh=parallel.mesh(devices=jax.devices()[:1])),
+        lambda: _search(),
+        rtol=0,
+        atol=0,
+    ),
 ]

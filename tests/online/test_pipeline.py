@@ -18,6 +18,7 @@ def _run(learner, X, y, **kwargs):
 
 # --- fit_intercept -------------------------------------------------------------------------------
 
+
 def _augmented(X):
     return jnp.concatenate([X, jnp.ones((X.shape[0], 1), X.dtype)], axis=1)
 
@@ -31,8 +32,13 @@ def test_perceptron_bias_is_a_weight_on_a_constant_feature(normalize):
     assert float(state.b) != 0.0
 
 
-@pytest.mark.parametrize("factory", [lambda: online.perceptron(fit_intercept=True),
-                                     lambda: online.margin_perceptron(0.1, fit_intercept=True)])
+@pytest.mark.parametrize(
+    "factory",
+    [
+        lambda: online.perceptron(fit_intercept=True),
+        lambda: online.margin_perceptron(0.1, fit_intercept=True),
+    ],
+)
 def test_block_rule_with_a_bias_equals_the_scan(factory):
     learner = factory()
     blocked, blocked_trace = _run(learner, SHIFTED, Y, block_size=16)
@@ -74,6 +80,7 @@ def test_ogd_bias_is_unregularised_and_unprojected():
 
 
 # --- standardize ---------------------------------------------------------------------------------
+
 
 def test_standardize_uses_the_statistics_of_the_past_only():
     scaler = online.standardize()

@@ -41,8 +41,9 @@ LEARNERS = {
         0.05, 200, batch_size=16, fit_intercept=True, variant="ss10"
     ),
     "sgd lam": lambda: linear.sgd(losses.logistic, steps=200, batch_size=8, lam=0.1),
-    "sgd eta, ball": lambda: linear.sgd(losses.hinge, steps=200, batch_size=4, eta=0.5,
-                                        projection=online.l2_ball(1.0), average=False),
+    "sgd eta, ball": lambda: linear.sgd(
+        losses.hinge, steps=200, batch_size=4, eta=0.5, projection=online.l2_ball(1.0), average=False
+    ),
     "sgd adam": lambda: linear.sgd(losses.logistic, steps=100, batch_size=8, optimizer=optax.adam(0.05)),
 }
 
