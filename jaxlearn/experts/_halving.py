@@ -8,7 +8,15 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from jaxlearn.core import Learner, check_ndim, check_width, learner_factory, loadable, zero_counter
+from jaxlearn.core import (
+    Learner,
+    check_ndim,
+    check_scalar_label,
+    check_width,
+    learner_factory,
+    loadable,
+    zero_counter,
+)
 from jaxlearn.experts._common import check_advice_stream, says_one
 
 Array = jax.Array
@@ -49,6 +57,7 @@ def _version_space_learner(vote) -> Learner:
         return vote(state.alive, says_one(x)).astype(jnp.int32)
 
     def update(state, x, y):
+        check_scalar_label(y)
         prediction = predict(state, x)
         right = state.alive & (says_one(x) == says_one(y))
         inconsistent = ~jnp.any(right)

@@ -21,6 +21,7 @@ from jaxlearn.core import (
     Learner,
     check_labels,
     check_ndim,
+    check_scalar_label,
     is_concrete,
     learner_factory,
     loadable,
@@ -356,6 +357,7 @@ def soa(H: ArrayLike, *, max_version_spaces: int = MAX_VERSION_SPACES) -> Learne
         return soa_prediction(next_id, ldim, state.node, jnp.asarray(x).astype(jnp.int32))
 
     def update(state, x, y):
+        check_scalar_label(y)
         prediction = predict(state, x)
         x, y = jnp.asarray(x).astype(jnp.int32), jnp.asarray(y).astype(jnp.int32)
         right = state.version_space & (labels[:, x] == y)

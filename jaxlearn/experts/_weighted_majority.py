@@ -8,7 +8,15 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from jaxlearn.core import POSITIVE, Interval, Learner, learner_factory, loadable, zero_counter
+from jaxlearn.core import (
+    POSITIVE,
+    Interval,
+    Learner,
+    check_scalar_label,
+    learner_factory,
+    loadable,
+    zero_counter,
+)
 from jaxlearn.experts._common import (
     as_advice,
     check_advice_stream,
@@ -104,6 +112,7 @@ def weighted_majority(beta: ArrayLike = 1 / jnp.e) -> Learner:
         return (log_mass(state.log_w, says_one) >= log_mass(state.log_w, ~says_one)).astype(jnp.int32)
 
     def update(state, x, y):
+        check_scalar_label(y)
         prediction = predict(state, x)
         y = jnp.asarray(y).astype(jnp.int32)
         wrong = (as_advice(state.log_w, x) > 0) != (y > 0)
@@ -158,6 +167,7 @@ def randomized_weighted_majority(eta: ArrayLike) -> Learner:
         return jnp.vdot(jnp.exp(state.log_w), as_advice(state.log_w, x))
 
     def update(state, x, y):
+        check_scalar_label(y)
         x = as_advice(state.log_w, x)
         y = jnp.asarray(y).astype(x.dtype)
         key, draw = jax.random.split(state.key)

@@ -331,3 +331,26 @@ ROWS = [
         lambda: experts.shattered_tree(_H),
     ),
 ]
+
+# --- labels: one scalar per round (a column (T, 1) used to run) -------------------------------------
+_XS = np.array([0, 1, 2, 3, 4, 0], np.int32)  # point indices for SOA and the agnostic experts
+_YS = _H[2][_XS]
+
+
+def _column_run(learner, xs, ys, key=False):
+    return lambda: core.run(learner, _init(learner, xs[0], key), xs, ys[:, None])
+
+
+ROWS += [
+    Bad(core.run, "consistent, ys a column (T, 1)", _column_run(_CONSISTENT, _A, _O), {"y", "ys"}),
+    Bad(core.run, "halving, ys a column (T, 1)", _column_run(_HALVING, _A, _O), {"y", "ys"}),
+    Bad(core.run, "weighted majority, ys a column (T, 1)", _column_run(_WM, _A, _O), {"y", "ys"}),
+    Bad(core.run, "randomized WM, ys a column (T, 1)", _column_run(_RWM, _A, _O, key=True), {"y", "ys"}),
+    Bad(core.run, "soa, ys a column (T, 1)", _column_run(_SOA, _XS, _YS), {"y", "ys"}),
+    Bad(
+        core.run,
+        "agnostic experts, ys a column (T, 1)",
+        _column_run(_AGNOSTIC, _XS, _YS, key=True),
+        {"y", "ys"},
+    ),
+]
