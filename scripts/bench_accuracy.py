@@ -77,8 +77,16 @@ def _maker(cls):
 
 
 def _randomized(cls) -> bool:
-    """Estimators whose default fit depends on a random order or draw."""
-    return cls.__name__ in {"Perceptron", "SGDClassifier", "MLPClassifier", "RandomForestClassifier"}
+    """Estimators whose default fit depends on a random order or draw (scikit-learn's decision tree
+    visits the features in a random order, which picks among equally good splits)."""
+    randomized = {
+        "Perceptron",
+        "SGDClassifier",
+        "MLPClassifier",
+        "RandomForestClassifier",
+        "DecisionTreeClassifier",
+    }
+    return cls.__name__ in randomized
 
 
 def _score(make, X, y, scaled, seeds, scoring):
