@@ -323,6 +323,10 @@ def gram(
     return jax.vmap(row)(X) if batch_size is None else jax.lax.map(row, X, batch_size=batch_size)
 
 
+#: Entries of centred data beyond this size make the Gaussian kernel compute ``||x - z||^2`` directly.
+FAR = 2.0**30
+
+
 def _rows(kernel: Kernel, X: Array, Z: Array) -> Callable[[Array], Array]:
     r"""``x -> [k(x, z_j)]_j``: for :func:`linear`, :func:`polynomial` and :func:`gaussian` a matrix product
     under ``vmap`` (full float precision; :math:`\|x - z\|^2 = \|x'\|^2 + \|z'\|^2 - 2\langle x', z'\rangle`
@@ -337,14 +341,19 @@ def _rows(kernel: Kernel, X: Array, Z: Array) -> Callable[[Array], Array]:
     center = jnp.mean(Z.astype(dtype), axis=0) if func is _gaussian else jnp.zeros((), dtype)
     Z = Z.astype(dtype) - center
     norms = jnp.sum(Z * Z, axis=1)
+    # Far from the origin the expansion's squares overflow, or cancel to nothing on the diagonal: the
+    # Gaussian then takes the differences themselves (one branch per call: the test reads no row).
+    far = jnp.max(jnp.abs(Z), initial=0.0) > FAR if func is _gaussian else False
 
     def row(x):
         x = x.astype(dtype) - center
         dots = jnp.matmul(x, Z.T, precision=jax.lax.Precision.HIGHEST)
         if func is not _gaussian:
             return dots if degree is None else (1 + dots) ** degree
-        squared_distances = jnp.maximum(jnp.vdot(x, x) + norms - 2 * dots, 0)
-        return jnp.exp(-squared_distances / (2 * jnp.asarray(kernel.args[0]).astype(dtype)))
+        width = 2 * jnp.asarray(kernel.args[0]).astype(dtype)
+        expanded = lambda x: jnp.maximum(jnp.vdot(x, x) + norms - 2 * dots, 0)
+        direct = lambda x: jnp.sum(jnp.square(x - Z), axis=1)
+        return jnp.exp(-jax.lax.cond(far, direct, expanded, x) / width)
 
     return row
 

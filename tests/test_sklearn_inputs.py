@@ -165,6 +165,21 @@ def test_linear_kernel_ridge_agrees_with_sklearn_at_large_scale(scale):
     np.testing.assert_allclose(ours, sk.KernelRidge(alpha=0.5).fit(X, YW).predict(X), atol=1e-4)
 
 
+@pytest.mark.parametrize("scale", [1.0, 1e3, 1e10, 1e20, 1e30])
+def test_rbf_kernel_ridge_agrees_with_sklearn_at_large_scale(scale):
+    """Far from the origin the Gaussian's squared distances are the differences' (the expansion
+    |x|^2 + |z|^2 - 2<x, z> overflows, or cancels the diagonal's 0 to noise times |x|^2)."""
+    import sklearn.kernel_ridge as sk
+
+    X, queries = XT * scale, np.vstack([XT[:5], RNG.normal(size=(10, 3))]) * scale
+    ours = jsk.KernelRidge(kernel="rbf").fit(X, YT).predict(queries)
+    if scale >= 1e10:  # every point far from every other: K = I, so y / (1 + alpha) on the sample, else 0
+        np.testing.assert_allclose(ours, np.r_[YT[:5] / 2, np.zeros(10)], atol=1e-6)
+    else:  # farther out, scikit-learn's own float64 expansion cancels the diagonal's 0 to noise too
+        theirs = sk.KernelRidge(kernel="rbf").fit(X, YT).predict(queries)
+        np.testing.assert_allclose(ours, theirs, atol=1e-5)
+
+
 @pytest.mark.parametrize("weights", ["uniform", "distance"])
 @pytest.mark.parametrize("scale", [1.0, 1e20, 1e30])
 def test_k_neighbors_regressor_agrees_with_sklearn_at_large_scale(scale, weights):
