@@ -625,7 +625,9 @@ class NearestCentroid(_KernelMixin, ClassifierMixin, JaxlearnEstimator):
 
 class RidgeClassifier(BatchBinaryClassifier):
     """Ridge regression on the labels mapped to {-1, +1} (:func:`jaxlearn.linear.ridge`); the sign of
-    the fitted value is the class.
+    the fitted value is the class. With more than two classes, as scikit-learn's: one ridge
+    regression per class of its indicator in {-1, +1} (one vmapped program), the largest fitted value
+    is the class.
 
     Args:
       alpha: :math:`\\lambda > 0` of :math:`\\sum_i(\\langle w, x_i\\rangle - y_i)^2 + \\lambda\\|w\\|^2`
@@ -655,6 +657,38 @@ class RidgeClassifier(BatchBinaryClassifier):
             Partial(_fit_of, ridge), Partial(_sign_of_prediction, ridge), Partial(_prediction, ridge)
         )
         return with_intercept(learner, bool(self.fit_intercept))
+
+    def fit(self, X, y):
+        """Fit on ``X`` of shape (n, d) and labels ``y`` (any values; one regression per class past two).
+
+        Returns:
+          self.
+        """
+        X_valid, y_valid = self._validate(X, y, reset=True)
+        index = encode_classes(self, y_valid)
+        if self.classes_.size == 2:
+            return super().fit(X, y)
+        indicators = 2.0 * (index[:, None] == np.arange(self.classes_.size)) - 1.0
+        learner = self._batch_learner(X_valid)
+        fit = jax.vmap(learner.fit, in_axes=(None, None, 1))
+        self.params_ = fit(self._key(), X_valid, jnp.asarray(indicators, X_valid.dtype))
+        return self
+
+    def _decision(self, X):
+        score = self._batch_learner().decision_function
+        if self.classes_.size == 2:
+            return score(self.params_, X)
+        return jax.vmap(score, in_axes=(0, None), out_axes=1)(self.params_, X)
+
+    def predict(self, X) -> np.ndarray:
+        """The predicted labels (values of ``classes_``) of the rows of ``X``."""
+        scores = self.decision_function(X)
+        return self._decode(scores) if scores.ndim == 1 else self.classes_[np.argmax(scores, axis=1)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = True
+        return tags
 
 
 class Ridge(BatchRegressor):
