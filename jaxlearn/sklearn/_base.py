@@ -148,6 +148,17 @@ def row_weights(class_weight, classes, index, sample_weight=None) -> np.ndarray:
     return weights if sample_weight is None else weights * sample_weight
 
 
+def one_vs_rest(index, num_classes: int, weights, per_class) -> tuple[np.ndarray, np.ndarray]:
+    """The binary problems of one-vs-rest as liblinear and scikit-learn's SGD pose them: targets ``Y``
+    in {-1, +1} and row weights ``W``, each of shape (problems, n). Two classes are one problem
+    (``classes_[1]`` is +1, every row weighted by its class); more are one per class, where the class's
+    own rows carry its weight and the other rows only their ``sample_weight``."""
+    if num_classes == 2:
+        return np.where(index == 1, 1.0, -1.0)[None], (weights * per_class[index])[None]
+    own = index[None, :] == np.arange(num_classes)[:, None]
+    return np.where(own, 1.0, -1.0), weights[None, :] * np.where(own, per_class[:, None], 1.0)
+
+
 class JaxlearnEstimator(BaseEstimator):
     """Base of every jaxlearn estimator: validation, random keys, and the tags jaxlearn shares.
 

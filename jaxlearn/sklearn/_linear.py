@@ -32,6 +32,7 @@ from jaxlearn.sklearn._base import (
     encode_classes,
     float_dtype,
     make_kernel,
+    one_vs_rest,
     power_of_two_scale,
     sample_weights,
 )
@@ -374,13 +375,7 @@ class LinearSVC(ClassifierMixin, JaxlearnEstimator):
             if num_classes == 2:  # scikit-learn's binary layout: classes_[1] against classes_[0]
                 coef, intercept = coef[1:] - coef[:1], intercept[1:] - intercept[:1]
         else:
-            if num_classes == 2:
-                Y = np.where(index == 1, 1.0, -1.0)[None]
-                W = (weights * per_class[index])[None]
-            else:
-                own = index[None, :] == np.arange(num_classes)[:, None]
-                Y = np.where(own, 1.0, -1.0)
-                W = weights[None, :] * np.where(own, per_class[:, None], 1.0)
+            Y, W = one_vs_rest(index, num_classes, weights, per_class)
             params = _fit_problems(self._batch_learner(X), key, X, Y.astype(dtype), W.astype(dtype))
             coef, intercept = np.asarray(params.w), np.asarray(params.b)
         self.params_ = params

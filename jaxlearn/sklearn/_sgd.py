@@ -26,6 +26,7 @@ from jaxlearn.sklearn._base import (
     class_weights,
     encode_classes,
     float_dtype,
+    one_vs_rest,
     sample_weights,
 )
 
@@ -178,13 +179,7 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
         n, num_classes = X.shape[0], self.classes_.size
         weights = sample_weights(sample_weight, X)
         per_class = class_weights(self.class_weight, self.classes_, self.classes_[index])
-        if num_classes == 2:
-            Y = np.where(index == 1, 1.0, -1.0)[None]
-            W = (weights * per_class[index])[None]
-        else:
-            own = index[None, :] == np.arange(num_classes)[:, None]
-            Y = np.where(own, 1.0, -1.0)
-            W = weights[None, :] * np.where(own, per_class[:, None], 1.0)
+        Y, W = one_vs_rest(index, num_classes, weights, per_class)
         rows, dtype = Y.shape[0], float_dtype()
         t = getattr(self, "t_", 1.0)
         start = getattr(self, "params_", None)
