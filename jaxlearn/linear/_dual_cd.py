@@ -24,14 +24,13 @@ import numpy as np
 from jax.typing import ArrayLike
 
 from jaxlearn.core import (
-    NON_NEGATIVE,
     POSITIVE,
     POSITIVE_INT,
     BatchLearner,
     as_float,
-    check_finite,
     check_positive_int,
     check_sample,
+    check_sample_weight,
     learner_factory,
     loadable,
     sign_label,
@@ -71,17 +70,6 @@ def check_loss(loss: str) -> str:
     if loss not in LOSSES:
         raise ValueError(f"expected `loss` one of {', '.join(map(repr, LOSSES))}, got {loss!r}")
     return loss
-
-
-def check_sample_weight(sample_weight, m: int) -> None:
-    """``sample_weight`` of shape (m,), finite and >= 0 (values only when concrete); ``None`` passes."""
-    if sample_weight is None:
-        return
-    shape = np.shape(sample_weight)
-    if shape != (m,):
-        raise ValueError(f"expected `sample_weight` of shape ({m},) (one weight per example), got {shape}")
-    check_finite("sample_weight", sample_weight)
-    NON_NEGATIVE.check("sample_weight", sample_weight)
 
 
 @learner_factory(

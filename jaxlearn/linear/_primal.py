@@ -25,13 +25,14 @@ from jaxlearn.core import (
     as_float,
     check_positive_int,
     check_sample,
+    check_sample_weight,
     learner_factory,
     loadable,
     minimize_lbfgs,
     sign_label,
 )
 from jaxlearn.linear._common import linear_score
-from jaxlearn.linear._dual_cd import augment, check_sample_weight
+from jaxlearn.linear._dual_cd import augment
 
 Array = jax.Array
 

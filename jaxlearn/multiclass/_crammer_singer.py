@@ -21,13 +21,12 @@ import numpy as np
 from jax.typing import ArrayLike
 
 from jaxlearn.core import (
-    NON_NEGATIVE,
     POSITIVE,
     POSITIVE_INT,
     BatchLearner,
-    check_finite,
     check_multiclass_sample,
     check_positive_int,
+    check_sample_weight,
     learner_factory,
     loadable,
 )
@@ -151,14 +150,7 @@ def multiclass_svm_dual_cd(
 
     def check(X, y, sample_weight=None):
         check_multiclass_sample(X, y, k)
-        if sample_weight is not None:
-            m, shape = np.shape(X)[0], np.shape(sample_weight)
-            if shape != (m,):
-                raise ValueError(
-                    f"expected `sample_weight` of shape ({m},) (one weight per example), got {shape}"
-                )
-            check_finite("sample_weight", sample_weight)
-            NON_NEGATIVE.check("sample_weight", sample_weight)
+        check_sample_weight(sample_weight, np.shape(X)[0])
 
     return BatchLearner(fit, predict, decision_function, check)
 
