@@ -1,4 +1,4 @@
-"""The one validation layer of jaxlearn, re-exported by :mod:`jaxlearn.core`.
+"""The one validation layer of jaxlearn (private: the families import it from here).
 
 Shape checks run on tracers too (shapes are static); value checks (labels, NaN/inf, ranges) run only
 on concrete inputs, on the host, so nothing here is ever staged into a jitted loop. Every message

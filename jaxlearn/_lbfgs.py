@@ -1,5 +1,5 @@
-r"""L-BFGS to a gradient tolerance, for the smooth regularised objectives (re-exported by
-:mod:`jaxlearn.core`), and the checks of per-example sample weights.
+r"""L-BFGS to a gradient tolerance, for the smooth regularised objectives (private to the
+families), and the checks of per-example sample weights.
 
 :func:`minimize_lbfgs` runs optax's L-BFGS (two-loop recursion, memory 10, zoom line search for the
 strong Wolfe conditions; Nocedal & Wright, *Numerical Optimization*, Algorithms 7.4-7.5 and 3.5-3.6)
@@ -63,8 +63,9 @@ def minimize_lbfgs(
 
     Examples:
       >>> import jax.numpy as jnp
-      >>> from jaxlearn import core
-      >>> result = core.minimize_lbfgs(lambda x: jnp.sum((x - 3.0) ** 2), jnp.zeros(2), tol=1e-6, max_iter=50)
+      >>> from jaxlearn._lbfgs import minimize_lbfgs
+      >>> f = lambda x: jnp.sum((x - 3.0) ** 2)
+      >>> result = minimize_lbfgs(f, jnp.zeros(2), tol=1e-6, max_iter=50)
       >>> result.x.round(4).tolist(), bool(result.converged)
       ([3.0, 3.0], True)
 

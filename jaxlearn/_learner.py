@@ -1,4 +1,4 @@
-"""The two learner protocols and what makes a learner a pytree (re-exported by :mod:`jaxlearn.core`).
+"""The two learner protocols and what makes a learner a pytree (the API is :mod:`jaxlearn.core`'s).
 
 A learner is a ``NamedTuple`` of pure functions, as optax's ``GradientTransformation`` is. A factory
 decorated with :func:`learner_factory` returns a learner that is also a pytree: the hyperparameters

@@ -19,8 +19,8 @@ def scan(
 
     Examples:
       >>> import jax.numpy as jnp
-      >>> from jaxlearn import core
-      >>> core.scan(lambda c, x: (c + x, c), 0.0, jnp.arange(3.0))[0].item()
+      >>> from jaxlearn._progress import scan
+      >>> scan(lambda c, x: (c + x, c), 0.0, jnp.arange(3.0))[0].item()
       3.0
     """
     if not progress:

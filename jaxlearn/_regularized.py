@@ -1,4 +1,4 @@
-r"""The one SGD driver of the regularised learners (re-exported by :mod:`jaxlearn.core`).
+r"""The one SGD driver of the regularised learners (private to the families).
 
 Soft-SVM, its kernel form, the multiclass, ranking and structured SVMs all run the book's SGD for
 regularised loss minimisation (UML section 15.5; SS10 Algorithm 7) and differ only in the sub-gradient

@@ -1,4 +1,4 @@
-r"""Data-parallel building blocks of the learners (re-exported by :mod:`jaxlearn.core`).
+r"""Data-parallel building blocks of the learners (private to the families).
 
 A learner runs data-parallel when its sample arrives split by rows over a mesh (``X.sharding`` a
 ``NamedSharding`` whose first dimension is split over one or more mesh axes): :func:`row_split`

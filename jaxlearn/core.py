@@ -8,58 +8,34 @@ online protocol (predict on ``x``, see ``y``, suffer a loss, update) and ``predi
 :func:`learner_factory` return learners that are pytrees (numeric hyperparameters are the leaves).
 
 :func:`pipeline` chains online preprocessing steps (:class:`Transform`) in front of an online learner.
-The core also re-exports the one validation layer (``jaxlearn._checks``: sample, label-set,
-finiteness, range and integer checks) and the regularised-SGD driver of the SVMs
-(``jaxlearn._regularized``); families import them from here.
+``__all__`` is the API. The validation helpers and the other plumbing the families share live
+in private modules (``jaxlearn._checks``, ``jaxlearn._regularized``, ...); the names this module
+used to re-export from them still resolve, with a ``DeprecationWarning``, for one release.
 """
 
 from __future__ import annotations
 
 import functools
+import importlib
 import types
-from typing import Any, Callable, Optional, Union
+import warnings
+from typing import Any, Callable, Optional
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn._checks import (  # noqa: F401 - the validation layer, re-exported
+from jaxlearn import _checks, _eager, _progress
+from jaxlearn._checks import (
     NON_NEGATIVE,
-    NUM_CLASSES_HINT,
     OPEN_UNIT,
-    PLUS_MINUS_HINT,
     POSITIVE,
     POSITIVE_INT,
     UNIT,
-    ZERO_ONE_HINT,
     Interval,
-    above,
-    as_array,
-    as_labels,
-    as_numeric,
-    at_least,
-    check_binary_stream,
-    check_boolean_values,
-    check_class_labels,
-    check_finite,
-    check_labels,
-    check_multiclass_sample,
-    check_ndim,
-    check_num_classes,
-    check_positive,
-    check_positive_int,
-    check_range,
-    check_sample,
-    check_sample_shapes,
-    check_width,
-    is_concrete,
-    num_classes_of,
-    warn_if_diverged,
 )
-from jaxlearn._eager import check_state, expected_state
-from jaxlearn._lbfgs import LBFGSResult, check_sample_weight, minimize_lbfgs  # noqa: F401 - smooth objectives
-from jaxlearn._learner import (  # noqa: F401 - the protocols, re-exported
+from jaxlearn._learner import (
     BatchLearner,
     CheckFn,
     FitFn,
@@ -72,40 +48,42 @@ from jaxlearn._learner import (  # noqa: F401 - the protocols, re-exported
     learner_factory,
     replace,
 )
-from jaxlearn._pipeline import PipelineState, Transform, pipeline  # noqa: F401 - composition
-from jaxlearn._progress import scan  # noqa: F401 - lax.scan with an optional progress bar
-from jaxlearn._registry import entry as loadable_entry  # noqa: F401 - what io.load may build by name
-from jaxlearn._registry import loadable, registered  # noqa: F401
-from jaxlearn._regularized import (  # noqa: F401
-    average_of_increments,
-    check_variant,
-    hinge_subgradient,
-    regularized_sgd,
-    sample_indices,
-    step_scales,
-)
-from jaxlearn._sharding import (  # noqa: F401 - the data-parallel building blocks
-    RowSplit,
-    block_starts,
-    block_weights,
-    check_divisible,
-    check_mesh,
-    check_progress,
-    device_index,
-    local_rows,
-    row_split,
-    rows_like,
-    stratified_indices,
-)
-from jaxlearn._threads import cpu_parts, join_slices, run_in_threads, top_level  # noqa: F401 - every core
+from jaxlearn._pipeline import PipelineState, Transform, pipeline
+from jaxlearn._registry import loadable
+
+__all__ = [
+    # the protocols and the types of their functions
+    "Learner",
+    "BatchLearner",
+    "Transform",
+    "PipelineState",
+    "InitFn",
+    "UpdateFn",
+    "PredictFn",
+    "CheckFn",
+    "RunBlockFn",
+    "FitFn",
+    # running and composing learners
+    "run",
+    "predict_batch",
+    "pipeline",
+    # writing a learner: its factory, hyperparameters, valid ranges and io registration
+    "learner_factory",
+    "hyperparameters",
+    "replace",
+    "loadable",
+    "Interval",
+    "POSITIVE",
+    "NON_NEGATIVE",
+    "NON_NEGATIVE_INT",
+    "POSITIVE_INT",
+    "UNIT",
+    "OPEN_UNIT",
+]
 
 Array = jax.Array
-PyTree = Any
 State = Any
 Info = Any
-Params = Any
-#: A numeric hyperparameter: a number, an array, or a schedule ``t -> value`` (as in optax).
-ScalarOrSchedule = Union[float, ArrayLike, Callable[[Array], Array]]
 #: [0, inf) integers (``block_size``: 0 is the round-by-round scan).
 NON_NEGATIVE_INT = Interval(0, float("inf"), True, False, integer=True)
 
@@ -128,8 +106,8 @@ def _check_stream(learner: Learner, xs: Any, ys: Any) -> int:
     n = next(iter(lengths.values()))
     if n == 0:
         raise ValueError("expected a non-empty stream, got `xs`/`ys` of length 0")
-    check_finite("xs", xs)
-    check_finite("ys", ys)
+    _checks.check_finite("xs", xs)
+    _checks.check_finite("ys", ys)
     if learner.check is not None:
         learner.check(xs, ys)
     return int(n)
@@ -152,7 +130,8 @@ def _check_run_state(learner: Learner, state: State, xs: Any, ys: Any) -> None:
     def own_checks():  # the learner's update on the first round, abstractly (its width checks)
         jax.eval_shape(learner.update, state, *jax.tree_util.tree_map(_one_round, (xs, ys)))
 
-    check_state(state, expected_state(learner.init, example, _init_shapes, key), name, own_checks)
+    expected = _eager.expected_state(learner.init, example, _init_shapes, key)
+    _eager.check_state(state, expected, name, own_checks)
 
 
 def _one_round(a) -> jax.ShapeDtypeStruct:
@@ -220,8 +199,8 @@ def run(
         raise ValueError(
             "expected `ys` (the labels, outcomes or loss vectors of the stream, leading axis time), got None"
         )
-    xs, ys = as_array(xs), as_labels(ys)
-    if is_concrete(xs, ys):
+    xs, ys = _checks.as_array(xs), _checks.as_labels(ys)
+    if _checks.is_concrete(xs, ys):
         _check_stream(learner, xs, ys)
     _check_run_state(learner, state, xs, ys)
     trace_fn = _by_code(trace_fn)
@@ -235,7 +214,7 @@ def run(
         result = _run_blocked(learner, state, xs, ys, trace_fn, progress, int(block_size))
     else:
         result = _run_scan(learner, state, xs, ys, trace_fn, progress, int(unroll))
-    warn_if_diverged(result[0], "run")
+    _checks.warn_if_diverged(result[0], "run")
     return result
 
 
@@ -368,7 +347,8 @@ def _run_scan(learner, state, xs, ys, trace_fn, progress, unroll):
         s, info = learner.update(s, *xy)
         return s, (info if trace_fn is None else trace_fn(info))
 
-    return scan(step, state, (xs, ys), progress=progress, desc="jaxlearn.run", unroll=unroll)
+    xys = (xs, ys)
+    return _progress.scan(step, state, xys, progress=progress, desc="jaxlearn.run", unroll=unroll)
 
 
 @functools.partial(jax.jit, static_argnums=(4, 5, 6))
@@ -390,7 +370,7 @@ def _run_blocked(learner, state, xs, ys, trace_fn, progress, block_size):
     traces = []
     if num_blocks:
         starts = jnp.arange(num_blocks, dtype=jnp.int32)
-        state, trace = scan(step, state, starts, progress=progress, desc="jaxlearn.run")
+        state, trace = _progress.scan(step, state, starts, progress=progress, desc="jaxlearn.run")
         traces.append(jax.tree_util.tree_map(lambda a: a.reshape(-1, *a.shape[2:]), trace))
     if rest:
         state, trace = block(state, n - rest, rest)
@@ -407,11 +387,11 @@ def predict_batch(learner: Learner, state: State, X: ArrayLike) -> Array:
       ValueError: when ``X`` has no batch axis, or is concrete and holds NaN/inf (the learner's
         ``predict`` checks the width of each row).
     """
-    X = as_array(X)
+    X = _checks.as_array(X)
     leaves = jax.tree_util.tree_leaves(X)
     if not leaves or any(np.ndim(a) == 0 for a in leaves):
         raise ValueError(f"expected `X` with a leading batch axis, got {None if X is None else np.shape(X)}")
-    check_finite("X", X)
+    _checks.check_finite("X", X)
     return _predict_batch(learner, state, X)
 
 
@@ -421,60 +401,101 @@ def _predict_batch(learner, state, X):
 
 
 # --------------------------------------------------------------------------------------------
-# Helpers shared by learners
+# Names that left this module: they resolve for one release, with a DeprecationWarning
 # --------------------------------------------------------------------------------------------
 
+#: name here -> (module, name there)
+_MOVED = {
+    # jaxlearn._checks
+    "NUM_CLASSES_HINT": ("jaxlearn._checks", "NUM_CLASSES_HINT"),
+    "PLUS_MINUS_HINT": ("jaxlearn._checks", "PLUS_MINUS_HINT"),
+    "ZERO_ONE_HINT": ("jaxlearn._checks", "ZERO_ONE_HINT"),
+    "above": ("jaxlearn._checks", "above"),
+    "as_array": ("jaxlearn._checks", "as_array"),
+    "as_labels": ("jaxlearn._checks", "as_labels"),
+    "as_numeric": ("jaxlearn._checks", "as_numeric"),
+    "at_least": ("jaxlearn._checks", "at_least"),
+    "check_binary_stream": ("jaxlearn._checks", "check_binary_stream"),
+    "check_boolean_values": ("jaxlearn._checks", "check_boolean_values"),
+    "check_class_labels": ("jaxlearn._checks", "check_class_labels"),
+    "check_finite": ("jaxlearn._checks", "check_finite"),
+    "check_labels": ("jaxlearn._checks", "check_labels"),
+    "check_multiclass_sample": ("jaxlearn._checks", "check_multiclass_sample"),
+    "check_ndim": ("jaxlearn._checks", "check_ndim"),
+    "check_num_classes": ("jaxlearn._checks", "check_num_classes"),
+    "check_positive": ("jaxlearn._checks", "check_positive"),
+    "check_positive_int": ("jaxlearn._checks", "check_positive_int"),
+    "check_range": ("jaxlearn._checks", "check_range"),
+    "check_sample": ("jaxlearn._checks", "check_sample"),
+    "check_sample_shapes": ("jaxlearn._checks", "check_sample_shapes"),
+    "check_width": ("jaxlearn._checks", "check_width"),
+    "is_concrete": ("jaxlearn._checks", "is_concrete"),
+    "num_classes_of": ("jaxlearn._checks", "num_classes_of"),
+    "warn_if_diverged": ("jaxlearn._checks", "warn_if_diverged"),
+    # jaxlearn._eager
+    "check_state": ("jaxlearn._eager", "check_state"),
+    "expected_state": ("jaxlearn._eager", "expected_state"),
+    # jaxlearn._lbfgs
+    "LBFGSResult": ("jaxlearn._lbfgs", "LBFGSResult"),
+    "check_sample_weight": ("jaxlearn._lbfgs", "check_sample_weight"),
+    "minimize_lbfgs": ("jaxlearn._lbfgs", "minimize_lbfgs"),
+    # jaxlearn._progress
+    "scan": ("jaxlearn._progress", "scan"),
+    # jaxlearn._registry
+    "registered": ("jaxlearn._registry", "registered"),
+    "loadable_entry": ("jaxlearn._registry", "entry"),
+    # jaxlearn._regularized
+    "average_of_increments": ("jaxlearn._regularized", "average_of_increments"),
+    "check_variant": ("jaxlearn._regularized", "check_variant"),
+    "hinge_subgradient": ("jaxlearn._regularized", "hinge_subgradient"),
+    "regularized_sgd": ("jaxlearn._regularized", "regularized_sgd"),
+    "sample_indices": ("jaxlearn._regularized", "sample_indices"),
+    "step_scales": ("jaxlearn._regularized", "step_scales"),
+    # jaxlearn._sharding
+    "RowSplit": ("jaxlearn._sharding", "RowSplit"),
+    "block_starts": ("jaxlearn._sharding", "block_starts"),
+    "block_weights": ("jaxlearn._sharding", "block_weights"),
+    "check_divisible": ("jaxlearn._sharding", "check_divisible"),
+    "check_mesh": ("jaxlearn._sharding", "check_mesh"),
+    "check_progress": ("jaxlearn._sharding", "check_progress"),
+    "device_index": ("jaxlearn._sharding", "device_index"),
+    "local_rows": ("jaxlearn._sharding", "local_rows"),
+    "row_split": ("jaxlearn._sharding", "row_split"),
+    "rows_like": ("jaxlearn._sharding", "rows_like"),
+    "stratified_indices": ("jaxlearn._sharding", "stratified_indices"),
+    # jaxlearn._threads
+    "cpu_parts": ("jaxlearn._threads", "cpu_parts"),
+    "join_slices": ("jaxlearn._threads", "join_slices"),
+    "run_in_threads": ("jaxlearn._threads", "run_in_threads"),
+    "top_level": ("jaxlearn._threads", "top_level"),
+    # jaxlearn._shared
+    "ScalarOrSchedule": ("jaxlearn._shared", "ScalarOrSchedule"),
+    "as_float": ("jaxlearn._shared", "as_float"),
+    "check_scalar_label": ("jaxlearn._shared", "check_scalar_label"),
+    "check_scalar_labels": ("jaxlearn._shared", "check_scalar_labels"),
+    "first_index": ("jaxlearn._shared", "first_index"),
+    "float_dtype": ("jaxlearn._shared", "float_dtype"),
+    "schedule_value": ("jaxlearn._shared", "schedule_value"),
+    "sign_label": ("jaxlearn._shared", "sign_label"),
+    "zero_counter": ("jaxlearn._shared", "zero_counter"),
+}
+#: moved names that have a public home
+_PUBLIC_HOME = {"registered": "jaxlearn.io.registered"}
 
-def check_scalar_label(y: Any) -> None:
-    """Raise ``ValueError`` unless one round's label ``y`` is a scalar (a shape check: also under a
-    trace, so inside ``run``'s loop too, where ``y`` is one entry of ``ys``)."""
-    shape = np.shape(y)
-    if shape:
-        raise ValueError(
-            f"expected `y` a scalar label, got shape {shape}: `ys` of a stream has shape (T,), one label "
-            "per round (flatten a column of labels with `ys.ravel()`)"
-        )
 
-
-def check_scalar_labels(ys: Any) -> None:
-    """Raise ``ValueError`` unless a block of labels ``ys`` has shape ``(T,)`` (also under a trace)."""
-    shape = np.shape(ys)
-    if len(shape) != 1:
-        raise ValueError(
-            f"expected `ys` of shape (T,), one scalar label per round, got labels of shape {shape[1:]} "
-            "(flatten a column of labels with `ys.ravel()`)"
-        )
-
-
-def schedule_value(value: ScalarOrSchedule, count: Array) -> Array:
-    """Evaluate a :data:`ScalarOrSchedule` at step ``count`` (0-based, as optax schedules are)."""
-    return value(count) if callable(value) else jnp.asarray(value)
-
-
-def zero_counter() -> Array:
-    """An int32 scalar counter (every counter in a state is one)."""
-    return jnp.zeros([], jnp.int32)
-
-
-def float_dtype(x: ArrayLike):
-    """The floating dtype a learner computes in for input ``x`` (x's own if floating, else default)."""
-    dtype = jnp.result_type(x)
-    return dtype if jnp.issubdtype(dtype, jnp.floating) else jnp.result_type(float)
-
-
-def as_float(X: ArrayLike, y: ArrayLike) -> tuple[Array, Array]:
-    """``X`` and ``y`` as arrays of the floating dtype the learner computes in (``X``'s own if floating)."""
-    X = jnp.asarray(X)
-    dtype = float_dtype(X)
-    return X.astype(dtype), jnp.asarray(y).astype(dtype)
-
-
-def sign_label(score: Array) -> Array:
-    """+1 where the score is positive, -1 elsewhere, in the score's dtype (a zero score predicts -1,
-    as the Perceptron's mistake rule needs)."""
-    return jnp.where(score > 0, 1, -1).astype(score.dtype)
-
-
-def first_index(mask: Array) -> Array:
-    """Index of the first True entry of a 1-D ``mask``, or ``len(mask)`` when there is none."""
-    return jnp.where(jnp.any(mask), jnp.argmax(mask), mask.shape[0]).astype(jnp.int32)
+def __getattr__(name: str) -> Any:
+    """A name that left ``jaxlearn.core``: the object, with a ``DeprecationWarning`` naming it."""
+    if name not in _MOVED:
+        raise AttributeError(f"module 'jaxlearn.core' has no attribute {name!r}")
+    module, there = _MOVED[name]
+    if name in _PUBLIC_HOME:
+        advice = f"use {_PUBLIC_HOME[name]}"
+    else:
+        advice = f"it lives in {module} (as {there}), which is not API and may change"
+    warnings.warn(
+        f"jaxlearn.core.{name} is private now; {advice}. jaxlearn.core stops providing it "
+        "in the next release (jaxlearn.core.__all__ lists the API)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return getattr(importlib.import_module(module), there)

@@ -15,6 +15,8 @@ import numpy as np
 from jax.typing import ArrayLike
 
 from jaxlearn import core
+from jaxlearn._checks import check_finite, check_ndim
+from jaxlearn._shared import float_dtype
 
 # fmt: off
 __all__ = [
@@ -177,11 +179,11 @@ def standardize(X: ArrayLike) -> Array:
     if X is None or isinstance(X, (str, bytes)):
         raise TypeError(f"expected `X` a numeric array of shape (m, d), got {type(X).__name__}")
     X = jnp.asarray(np.asarray(X) if isinstance(X, list) else X)
-    core.check_ndim("X", X, 2, "(m, d)")
+    check_ndim("X", X, 2, "(m, d)")
     if X.shape[0] == 0:
         raise ValueError(f"expected `X` with m >= 1 rows, got shape {X.shape}")
-    core.check_finite("X", X)
-    X = X.astype(core.float_dtype(X))
+    check_finite("X", X)
+    X = X.astype(float_dtype(X))
     std = jnp.std(X, axis=0)
     return (X - jnp.mean(X, axis=0)) / jnp.where(std > 0, std, 1.0)
 

@@ -17,7 +17,9 @@ from jax.tree_util import Partial
 from jax.typing import ArrayLike
 
 from jaxlearn import core
-from jaxlearn.core import check_finite, check_positive_int, float_dtype, loadable
+from jaxlearn._checks import check_finite, check_ndim, check_positive_int
+from jaxlearn._shared import float_dtype
+from jaxlearn.core import loadable
 
 # fmt: off
 __all__ = [  # PAD is the pad value; the rest are functions
@@ -47,7 +49,7 @@ def _array(name: str, value, ndim: int, what: str) -> Array:
     if isinstance(value, (str, bytes)) or value is None:
         raise TypeError(f"expected `{name}` an array of shape {what}, got {type(value).__name__}")
     value = jnp.asarray(np.asarray(value) if isinstance(value, (list, tuple)) else value)
-    core.check_ndim(name, value, ndim, what)
+    check_ndim(name, value, ndim, what)
     check_finite(name, value)
     return value
 

@@ -15,8 +15,19 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn import core
-from jaxlearn.core import check_finite, is_concrete, loadable
+from jaxlearn._checks import (
+    PLUS_MINUS_HINT,
+    as_numeric,
+    at_least,
+    check_class_labels,
+    check_finite,
+    check_labels,
+    check_ndim,
+    check_range,
+    is_concrete,
+)
+from jaxlearn._shared import float_dtype
+from jaxlearn.core import loadable
 
 # fmt: off
 __all__ = [
@@ -30,7 +41,7 @@ Array = jax.Array
 
 def _array(name: str, value) -> Array:
     """``value`` as a numeric array, finite when concrete (a ``TypeError``/``ValueError`` naming it)."""
-    value = core.as_numeric(name, value)
+    value = as_numeric(name, value)
     check_finite(name, value)
     return value
 
@@ -56,7 +67,7 @@ def _example(w, x, y, labels: bool = True) -> tuple:
     if y.ndim != 0:
         raise ValueError(f"expected a scalar label `y` (one example; vmap for batches), got {y.shape}")
     if labels:
-        core.check_labels("y", y, (-1, 1), core.PLUS_MINUS_HINT)
+        check_labels("y", y, (-1, 1), PLUS_MINUS_HINT)
     return w, x, y
 
 
@@ -168,8 +179,8 @@ def _outcomes(y, y_hat) -> list:
         raise ValueError(
             f"expected `y` and `y_hat` of broadcastable shapes, got {y.shape} and {y_hat.shape}"
         ) from None
-    core.check_range("y", y, 0.0, 1.0)
-    core.check_range("y_hat", y_hat, 0.0, 1.0)
+    check_range("y", y, 0.0, 1.0)
+    check_range("y_hat", y_hat, 0.0, 1.0)
     return y, y_hat
 
 
@@ -197,7 +208,7 @@ def zero_one_cost(num_classes: int, dtype=None) -> Array:
 def _num_classes(num_classes) -> int:
     if num_classes is None:
         raise TypeError("expected `num_classes` an integer in [2, inf), got None")
-    core.at_least(2, integer=True).check("num_classes", num_classes)
+    at_least(2, integer=True).check("num_classes", num_classes)
     return int(num_classes)
 
 
@@ -271,10 +282,10 @@ def generalized_hinge(
     if not callable(psi):
         raise TypeError(f"expected `psi` a feature map psi(x, y') -> (d,), got {type(psi).__name__}")
     w, y = _array("w", w), _array("y", y)
-    core.check_ndim("w", w, 1, "(d,)")
-    core.check_ndim("y", y, 0, "() (one label; vmap for batches)")
-    core.check_class_labels("y", y, k)
-    w = w.astype(core.float_dtype(w))
+    check_ndim("w", w, 1, "(d,)")
+    check_ndim("y", y, 0, "() (one label; vmap for batches)")
+    check_class_labels("y", y, k)
+    w = w.astype(float_dtype(w))
     labels = jnp.arange(k, dtype=jnp.int32)
     features = jax.vmap(lambda label: psi(x, label))(labels)  # (k, d)
     if jnp.shape(features) != (k, w.shape[0]):

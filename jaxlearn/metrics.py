@@ -8,7 +8,7 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from jaxlearn.core import as_numeric, check_finite, check_labels, is_concrete
+from jaxlearn._checks import as_numeric, check_finite, check_labels, is_concrete
 
 __all__ = ["accuracy", "cumulative_mistakes", "regret"]
 

@@ -32,24 +32,18 @@ from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 from jax.typing import ArrayLike
 
-from jaxlearn.core import (
-    POSITIVE_INT,
-    BatchLearner,
-    as_float,
+from jaxlearn._checks import (
     at_least,
     check_finite,
     check_ndim,
     check_sample,
     check_width,
-    device_index,
-    float_dtype,
     is_concrete,
-    learner_factory,
-    loadable,
     num_classes_of,
-    row_split,
-    rows_like,
 )
+from jaxlearn._sharding import device_index, row_split, rows_like
+from jaxlearn._shared import as_float, float_dtype
+from jaxlearn.core import POSITIVE_INT, BatchLearner, learner_factory, loadable
 
 __all__ = ["KNNParams", "knn", "knn_regressor", "neighbors"]
 

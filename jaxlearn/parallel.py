@@ -46,16 +46,9 @@ import numpy as np
 from jax.sharding import AxisType, Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from jaxlearn.core import (
-    as_array,
-    check_finite,
-    check_mesh,
-    cpu_parts,
-    is_concrete,
-    join_slices,
-    run_in_threads,
-    top_level,
-)
+from jaxlearn._checks import as_array, check_finite, is_concrete
+from jaxlearn._sharding import check_mesh
+from jaxlearn._threads import cpu_parts, join_slices, run_in_threads, top_level
 
 __all__ = ["mesh", "replicate", "shard_rows", "sweep"]
 
@@ -233,7 +226,7 @@ def _pad(values: PyTree, padded: int) -> PyTree:
 
 
 def _core_parts(mesh_: Mesh, size: int, values: PyTree) -> int:
-    """Slices for :func:`sweep` on one CPU device, one per core (``core.cpu_parts``): XLA runs the
+    """Slices for :func:`sweep` on one CPU device, one per core (``cpu_parts``): XLA runs the
     vmapped program's loops on one core. 1 (the one-program path) on several devices, on other
     platforms, for traced values and inside any trace (the function may close over tracers)."""
     single_cpu = mesh_.size == 1 and mesh_.devices.flat[0].platform == "cpu"

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from jaxlearn import core, datasets, kernels, losses, online
+from jaxlearn._checks import check_finite, check_range
 
 
 @pytest.fixture
@@ -172,26 +173,26 @@ def test_finite_and_range_checks_summarise_large_arrays_on_their_device(monkeypa
 
     monkeypatch.setattr(_checks, "ON_DEVICE_FROM", 4 if on_device else 1 << 20)
     good = jnp.linspace(0.0, 1.0, 12).reshape(3, 4)
-    core.check_finite("X", good)
-    core.check_range("ys", good, 0.0, 1.0)
+    check_finite("X", good)
+    check_range("ys", good, 0.0, 1.0)
     for bad in (jnp.nan, jnp.inf, -jnp.inf):
         with pytest.raises(ValueError, match="expected `X` to be finite, found NaN or inf values"):
-            core.check_finite("X", good.at[1, 2].set(bad))
+            check_finite("X", good.at[1, 2].set(bad))
         with pytest.raises(ValueError, match=r"expected `ys` in \[0, 1\]"):
-            core.check_range("ys", good.at[2, 3].set(bad), 0.0, 1.0)
+            check_range("ys", good.at[2, 3].set(bad), 0.0, 1.0)
     with pytest.raises(ValueError, match=r"expected `ys` in \[0, 1\], found values in \[-0.5, 1\]"):
-        core.check_range("ys", good.at[0, 0].set(-0.5), 0.0, 1.0)
-    core.check_finite("X", jnp.arange(12).reshape(3, 4))  # integers are always finite
-    core.check_finite("X", jnp.zeros((0, 4)))  # empty: nothing to check
+        check_range("ys", good.at[0, 0].set(-0.5), 0.0, 1.0)
+    check_finite("X", jnp.arange(12).reshape(3, 4))  # integers are always finite
+    check_finite("X", jnp.zeros((0, 4)))  # empty: nothing to check
 
 
 def test_one_nan_in_a_large_array_is_found():
     # XLA's CPU min and max of 2^20 entries skip a NaN: the check asks whether all are finite apart.
     big = jnp.zeros((1025, 1024)).at[3, 5].set(jnp.nan)
     with pytest.raises(ValueError, match="expected `X` to be finite, found NaN or inf values"):
-        core.check_finite("X", big)
+        check_finite("X", big)
     with pytest.raises(ValueError, match=r"expected `ys` in \[0, 1\]"):
-        core.check_range("ys", big, 0.0, 1.0)
+        check_range("ys", big, 0.0, 1.0)
 
 
 def test_a_large_arrays_summary_is_read_once_for_both_checks(monkeypatch):
@@ -202,9 +203,9 @@ def test_a_large_arrays_summary_is_read_once_for_both_checks(monkeypatch):
     summarise = _checks._device_min_max
     monkeypatch.setattr(_checks, "_device_min_max", lambda x: calls.append(1) or summarise(x))
     losses = jnp.linspace(0.0, 1.0, 12).reshape(3, 4)
-    core.check_finite("ys", losses)
-    core.check_range("ys", losses, 0.0, 1.0)
+    check_finite("ys", losses)
+    check_range("ys", losses, 0.0, 1.0)
     assert len(calls) == 1  # the same array: one pass
     with pytest.raises(ValueError, match=r"found values in \[0, 2\]"):
-        core.check_range("ys", losses * 2, 0.0, 1.0)  # a new array: read afresh
+        check_range("ys", losses * 2, 0.0, 1.0)  # a new array: read afresh
     assert len(calls) == 2

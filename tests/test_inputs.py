@@ -29,6 +29,7 @@ import pytest
 
 import jaxlearn
 from jaxlearn import core
+from jaxlearn._checks import check_positive
 from tests import inputs as tables
 from tests.inputs.rows import assert_finite, assert_raised_by_jaxlearn, row_id
 from tests.test_conformance import BATCH, ONLINE
@@ -309,6 +310,6 @@ def test_the_suite_checker_can_fail():
     with pytest.raises(AssertionError, match="not by jaxlearn"):
         _raises(TypeError, "x", lambda: jnp.dot(jnp.ones(3), jnp.ones(4)), "jnp.dot")
     with pytest.raises(AssertionError, match="names none of"):
-        _raises(ValueError, "eta", lambda: core.check_positive("lam", -1.0), "wrong name")
+        _raises(ValueError, "eta", lambda: check_positive("lam", -1.0), "wrong name")
     assert math.isnan(core.Interval(0.0).outside()[0])
     assert jaxlearn.__version__

@@ -21,6 +21,7 @@ import optax
 import pytest
 
 from jaxlearn import core, experts, io, kernels, linear, losses, multiclass, nn, online, parallel, trees
+from jaxlearn._registry import entry as loadable_entry
 from tests.test_conformance import BATCH, ONLINE
 
 KEY = jax.random.PRNGKey(0)
@@ -392,7 +393,7 @@ def test_every_registered_factory_and_namedtuple_round_trips(tmp_path):
     assert {name for name, kind in registry.items() if kind == "factory"} <= covered
     for name, kind in registry.items():
         if kind == "namedtuple":
-            cls = core.loadable_entry(name)[1]
+            cls = loadable_entry(name)[1]
             value = cls(*(jnp.arange(i + 1.0) for i in range(len(cls._fields))))
             _assert_identical(_round_trip(tmp_path, value), value)
 

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from jax.sharding import PartitionSpec as P
 
-from jaxlearn import core, linear, nn, parallel
-from jaxlearn._threads import cpu_cores
+from jaxlearn import linear, nn, parallel
+from jaxlearn._threads import cpu_cores, cpu_parts, run_in_threads
 
 KEY = jax.random.PRNGKey(0)
 X = jax.random.normal(KEY, (32, 3))
@@ -44,7 +44,7 @@ def sliced(monkeypatch):
     def use(parts):
         def run(program, slices):
             calls.append(len(slices))
-            return core.run_in_threads(program, slices)
+            return run_in_threads(program, slices)
 
         monkeypatch.setattr(parallel, "cpu_parts", lambda size: min(parts, size))
         monkeypatch.setattr(parallel, "run_in_threads", run)
@@ -103,7 +103,7 @@ def test_the_program_is_compiled_under_the_callers_settings(sliced):
 def test_one_slice_per_core_without_padding_slices():
     cores = cpu_cores()
     for count in [*range(1, 40), 100]:  # trees of a forest, values of a sweep
-        parts = core.cpu_parts(count)
+        parts = cpu_parts(count)
         size = -(-count // parts)
         assert 1 <= parts <= max(1, min(cores, count)) and (parts - 1) * size < count <= parts * size
 
@@ -115,5 +115,5 @@ def test_run_in_threads_runs_each_slice_in_its_own_thread():
         seen.append(threading.get_ident())
         return x + 1
 
-    assert [int(v) for v in core.run_in_threads(program, [(jnp.int32(1),), (jnp.int32(2),)])] == [2, 3]
+    assert [int(v) for v in run_in_threads(program, [(jnp.int32(1),), (jnp.int32(2),)])] == [2, 3]
     assert len(seen) == 2 and threading.get_ident() not in seen

@@ -11,7 +11,9 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn.core import POSITIVE, POSITIVE_INT, Learner, check_ndim, learner_factory, loadable, zero_counter
+from jaxlearn._checks import check_ndim
+from jaxlearn._shared import zero_counter
+from jaxlearn.core import POSITIVE, POSITIVE_INT, Learner, learner_factory, loadable
 from jaxlearn.experts._soa import (
     LABELS,
     MAX_VERSION_SPACES,

@@ -6,7 +6,8 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from jaxlearn.core import ZERO_ONE_HINT, check_labels, check_ndim, check_range, check_width, float_dtype
+from jaxlearn._checks import ZERO_ONE_HINT, check_labels, check_ndim, check_range, check_width
+from jaxlearn._shared import float_dtype
 
 Array = jax.Array
 

@@ -8,15 +8,9 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from jaxlearn.core import (
-    Learner,
-    check_ndim,
-    check_scalar_label,
-    check_width,
-    learner_factory,
-    loadable,
-    zero_counter,
-)
+from jaxlearn._checks import check_ndim, check_width
+from jaxlearn._shared import check_scalar_label, zero_counter
+from jaxlearn.core import Learner, learner_factory, loadable
 from jaxlearn.experts._common import check_advice_stream, says_one
 
 Array = jax.Array

@@ -8,7 +8,9 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from jaxlearn.core import POSITIVE, Learner, check_width, learner_factory, loadable, zero_counter
+from jaxlearn._checks import check_width
+from jaxlearn._shared import zero_counter
+from jaxlearn.core import POSITIVE, Learner, learner_factory, loadable
 from jaxlearn.experts._common import check_loss_stream, init_log_weights, normalize
 from jaxlearn.experts._hedge_blocks import allocations
 

@@ -15,18 +15,9 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn.core import (
-    POSITIVE_INT,
-    Interval,
-    Learner,
-    check_labels,
-    check_ndim,
-    check_scalar_label,
-    is_concrete,
-    learner_factory,
-    loadable,
-    zero_counter,
-)
+from jaxlearn._checks import check_labels, check_ndim, is_concrete
+from jaxlearn._shared import check_scalar_label, zero_counter
+from jaxlearn.core import POSITIVE_INT, Interval, Learner, learner_factory, loadable
 from jaxlearn.experts._common import OUTCOME_HINT
 
 Array = jax.Array

@@ -9,7 +9,8 @@ import jax.numpy as jnp
 from jax.typing import ArrayLike
 
 from jaxlearn import losses as _losses
-from jaxlearn.core import POSITIVE, Learner, check_scalar_label, learner_factory, loadable, zero_counter
+from jaxlearn._shared import check_scalar_label, zero_counter
+from jaxlearn.core import POSITIVE, Learner, learner_factory, loadable
 from jaxlearn.experts._common import as_advice, check_soft_stream, init_log_weights, normalize
 
 Array = jax.Array

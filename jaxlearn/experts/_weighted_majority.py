@@ -8,15 +8,8 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from jaxlearn.core import (
-    POSITIVE,
-    Interval,
-    Learner,
-    check_scalar_label,
-    learner_factory,
-    loadable,
-    zero_counter,
-)
+from jaxlearn._shared import check_scalar_label, zero_counter
+from jaxlearn.core import POSITIVE, Interval, Learner, learner_factory, loadable
 from jaxlearn.experts._common import (
     as_advice,
     check_advice_stream,

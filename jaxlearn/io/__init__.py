@@ -63,7 +63,7 @@ replaced, a read-only file is not (see :func:`save`). A float64 ``jax.Array`` lo
 ``jax_enable_x64`` on (a :class:`FileError` otherwise, never a silent cast).
 """
 
-from jaxlearn.core import registered
+from jaxlearn._registry import registered
 from jaxlearn.io._common import FORMAT
 from jaxlearn.io._common import VERSION
 from jaxlearn.io._common import FileError

@@ -15,7 +15,7 @@ import jax
 import numpy as np
 from jax.tree_util import Partial
 
-from jaxlearn import core
+from jaxlearn._registry import entry as loadable_entry
 from jaxlearn.io._archive import read
 from jaxlearn.io._arrays import restore
 from jaxlearn.io._common import LEARNERS, MISSING, FileError, as_path, factory_call, name_of
@@ -311,7 +311,7 @@ class _Reader:
 
     def resolve(self, ref, where: str, kind: str, what: str):
         """The object registered as ``ref`` for loading, which must be of ``kind``."""
-        found = core.loadable_entry(ref)
+        found = loadable_entry(ref)
         if found is None or found[0] != kind:
             raise self.fail(
                 where,

@@ -9,17 +9,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlearn.core import (
-    POSITIVE_INT,
-    BatchLearner,
-    as_float,
-    check_positive_int,
-    check_sample,
-    float_dtype,
-    is_concrete,
-    learner_factory,
-    loadable,
-)
+from jaxlearn._checks import check_positive_int, check_sample, is_concrete
+from jaxlearn._shared import as_float, float_dtype
+from jaxlearn.core import POSITIVE_INT, BatchLearner, learner_factory, loadable
 from jaxlearn.kernels import Kernel, as_tree, check_kernel, expansion
 from jaxlearn.linear._common import as_support_dtype, kernel_example
 

@@ -12,20 +12,19 @@ import numpy as np
 from jax.sharding import PartitionSpec as P
 from jax.typing import ArrayLike
 
-from jaxlearn.core import (
+from jaxlearn._checks import check_ndim, check_width
+from jaxlearn._regularized import sample_indices
+from jaxlearn._sharding import (
     RowSplit,
     block_weights,
     check_divisible,
-    check_ndim,
     check_progress,
-    check_width,
-    float_dtype,
     local_rows,
     row_split,
     rows_like,
-    sample_indices,
     stratified_indices,
 )
+from jaxlearn._shared import float_dtype
 
 Array = jax.Array
 
@@ -63,8 +62,8 @@ def minibatches(
 ) -> tuple[Array, Optional[Array], Optional[RowSplit]]:
     """What an SGD learner visits: ``(idx, weights, split)``.
 
-    ``batch_size=1`` on one device: ``idx`` (T,) uniform over the rows (``core.sample_indices``),
-    ``weights`` ``None``. Otherwise the stratified batches ``idx`` (T, b) (``core.stratified_indices``)
+    ``batch_size=1`` on one device: ``idx`` (T,) uniform over the rows (``sample_indices``),
+    ``weights`` ``None``. Otherwise the stratified batches ``idx`` (T, b) (``stratified_indices``)
     and the blocks' shares ``weights`` (b,). ``split``: how ``X``'s rows are split over devices, or ``None``.
     """
     split, m = row_split(X), X.shape[0]

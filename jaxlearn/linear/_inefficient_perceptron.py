@@ -11,17 +11,9 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn.core import (
-    POSITIVE,
-    POSITIVE_INT,
-    BatchLearner,
-    as_float,
-    check_positive_int,
-    check_sample,
-    learner_factory,
-    loadable,
-    sign_label,
-)
+from jaxlearn._checks import check_positive_int, check_sample
+from jaxlearn._shared import as_float, sign_label
+from jaxlearn.core import POSITIVE, POSITIVE_INT, BatchLearner, learner_factory, loadable
 from jaxlearn.linear._common import cyclic_passes, linear_score
 
 Array = jax.Array

@@ -8,16 +8,9 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from jaxlearn.core import (
-    POSITIVE_INT,
-    BatchLearner,
-    as_float,
-    check_positive_int,
-    check_sample,
-    learner_factory,
-    loadable,
-    sign_label,
-)
+from jaxlearn._checks import check_positive_int, check_sample
+from jaxlearn._shared import as_float, sign_label
+from jaxlearn.core import POSITIVE_INT, BatchLearner, learner_factory, loadable
 from jaxlearn.kernels import Kernel, as_tree, check_kernel, expansion, gram
 from jaxlearn.linear._common import as_support_dtype, cyclic_passes, kernel_example
 

@@ -3,7 +3,7 @@
 The learner touches the examples only through the kernel: ``fit`` runs the book's SGD over the Gram
 matrix, and ``decision_function`` scores new points by the expansion
 :math:`\\sum_j \\bar\\alpha_j K(x_j, x)` (:func:`jaxlearn.kernels.expansion`). With the same key it visits
-the same examples as :func:`jaxlearn.linear.soft_svm` (:func:`~jaxlearn.core.sample_indices`), so on an
+the same examples as :func:`jaxlearn.linear.soft_svm` (``sample_indices``), so on an
 explicit feature map the two return the same predictor (Lemma 16.3; tested in float64).
 """
 
@@ -16,23 +16,16 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from jaxlearn.core import (
-    POSITIVE,
-    POSITIVE_INT,
-    BatchLearner,
-    as_float,
+from jaxlearn._checks import check_positive_int, check_sample
+from jaxlearn._regularized import (
     average_of_increments,
-    check_positive_int,
-    check_sample,
     check_variant,
-    float_dtype,
-    learner_factory,
-    loadable,
     regularized_sgd,
     sample_indices,
-    sign_label,
     step_scales,
 )
+from jaxlearn._shared import as_float, float_dtype, sign_label
+from jaxlearn.core import POSITIVE, POSITIVE_INT, BatchLearner, learner_factory, loadable
 from jaxlearn.kernels import Kernel, as_tree, check_kernel, expansion, gram
 from jaxlearn.linear._common import as_support_dtype, kernel_example
 
@@ -73,7 +66,7 @@ def kernel_svm(
     .. math:: \alpha^{(t)} = \frac{\beta^{(t)}}{\lambda t},\quad \beta^{(t+1)}_i = \beta^{(t)}_i
         + y_i 1[y_i \sum_j \alpha^{(t)}_j K(x_j, x_i) < 1],\quad \bar\alpha = \frac1T\sum_t \alpha^{(t)}
 
-    (:func:`~jaxlearn.core.regularized_sgd` with :math:`\theta = \beta`): by Lemma 16.3,
+    (``regularized_sgd`` with :math:`\theta = \beta`): by Lemma 16.3,
     :math:`\sum_j \bar\alpha_j \psi(x_j)` is the :math:`\bar w` of :func:`~jaxlearn.linear.soft_svm`.
 
     Args:
@@ -176,7 +169,7 @@ def _fit_in_blocks(G, y, idx, lam, variant, dtype):
     with G read as one matrix-vector product per block. The padding steps past :math:`T` are not averaged.
     """
     steps, m = idx.shape[0], G.shape[0]
-    scales = step_scales(lam, steps, variant, dtype)  # those of core.regularized_sgd
+    scales = step_scales(lam, steps, variant, dtype)  # those of regularized_sgd
     padding = -steps % BLOCK
     blocks = jnp.concatenate([idx, jnp.zeros((padding,), idx.dtype)]).reshape(-1, BLOCK)
     block_scales = jnp.concatenate([scales, jnp.ones((padding,), dtype)]).reshape(-1, BLOCK)

@@ -16,18 +16,16 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
+from jaxlearn._checks import check_sample
+from jaxlearn._lbfgs import check_sample_weight, minimize_lbfgs
+from jaxlearn._shared import as_float, sign_label
 from jaxlearn.core import (
     NON_NEGATIVE,
     POSITIVE,
     POSITIVE_INT,
     BatchLearner,
-    as_float,
-    check_sample,
-    check_sample_weight,
     learner_factory,
     loadable,
-    minimize_lbfgs,
-    sign_label,
 )
 from jaxlearn.linear._common import linear_score
 
@@ -71,7 +69,7 @@ def logistic_regression(
         + \frac12\|w\|^2, \qquad P(y = 1 \mid x) = \frac{1}{1 + e^{-(\langle w, x\rangle + b)}}
 
     the logistic loss of UML section 9.3 with Tikhonov regularisation (section 13.1), scikit-learn's
-    objective. :func:`jaxlearn.core.minimize_lbfgs` (Nocedal & Wright, Algorithm 7.5) minimises it
+    objective. ``minimize_lbfgs`` (Nocedal & Wright, Algorithm 7.5) minimises it
     divided by :math:`C\sum_i s_i` (the same minimiser) from :math:`w = 0, b = 0` until the largest
     gradient entry is at most ``tol`` or ``max_iter`` iterations, as scikit-learn stops.
 

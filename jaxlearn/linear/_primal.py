@@ -2,7 +2,7 @@ r"""The squared-hinge linear SVM solved in its primal by L-BFGS (the problem of 
 
 .. math:: \min_w F(w) = \tfrac12\|w\|^2 + \sum_i C_i \max(0, 1 - y_i\langle w, x_i\rangle)^2
 
-is convex with a Lipschitz gradient; :func:`jaxlearn.core.minimize_lbfgs` runs L-BFGS on it until the
+is convex with a Lipschitz gradient; ``minimize_lbfgs`` runs L-BFGS on it until the
 gradient is small relative to its value at :math:`w = 0` (LIBLINEAR's primal stopping rule). The same
 minimiser as :func:`svm_dual_cd` with ``loss="squared_hinge"``, in work per iteration linear in the
 sample: the better solver when there are many more examples than features.
@@ -18,19 +18,10 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn.core import (
-    POSITIVE,
-    POSITIVE_INT,
-    BatchLearner,
-    as_float,
-    check_positive_int,
-    check_sample,
-    check_sample_weight,
-    learner_factory,
-    loadable,
-    minimize_lbfgs,
-    sign_label,
-)
+from jaxlearn._checks import check_positive_int, check_sample
+from jaxlearn._lbfgs import check_sample_weight, minimize_lbfgs
+from jaxlearn._shared import as_float, sign_label
+from jaxlearn.core import POSITIVE, POSITIVE_INT, BatchLearner, learner_factory, loadable
 from jaxlearn.linear._common import linear_score
 from jaxlearn.linear._dual_cd import augment
 
@@ -77,7 +68,7 @@ def svm_primal_lbfgs(
         \text{until } \|\nabla F(w)\|_2 \le \mathrm{tol}\,\frac{\max(\min(m_+, m_-), 1)}{m}\,\|\nabla F(0)\|_2
 
     (:math:`s_i` the sample weights, :math:`m_\pm` the examples of each label: LIBLINEAR's primal
-    stopping rule). L-BFGS (:func:`jaxlearn.core.minimize_lbfgs`) stops on the largest gradient entry,
+    stopping rule). L-BFGS (``minimize_lbfgs``) stops on the largest gradient entry,
     so the threshold is divided by :math:`\sqrt{d}`: the 2-norm rule then holds. The minimiser is
     :func:`svm_dual_cd`'s with ``loss="squared_hinge"``; an iteration costs two passes over the sample.
 

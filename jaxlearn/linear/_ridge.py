@@ -14,17 +14,9 @@ import jax.numpy as jnp
 from jax.scipy.linalg import cho_factor, cho_solve
 from jax.typing import ArrayLike
 
-from jaxlearn.core import (
-    POSITIVE,
-    POSITIVE_INT,
-    BatchLearner,
-    as_float,
-    check_positive_int,
-    check_sample,
-    float_dtype,
-    learner_factory,
-    loadable,
-)
+from jaxlearn._checks import check_positive_int, check_sample
+from jaxlearn._shared import as_float, float_dtype
+from jaxlearn.core import POSITIVE, POSITIVE_INT, BatchLearner, learner_factory, loadable
 from jaxlearn.kernels import Kernel, as_tree, check_kernel, expansion, gram
 from jaxlearn.linear._common import as_support_dtype, check_instances, kernel_example
 

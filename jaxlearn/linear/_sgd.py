@@ -14,19 +14,10 @@ import jax.numpy as jnp
 import optax
 from jax.typing import ArrayLike
 
-from jaxlearn.core import (
-    POSITIVE,
-    POSITIVE_INT,
-    BatchLearner,
-    ScalarOrSchedule,
-    as_float,
-    check_positive_int,
-    check_sample,
-    learner_factory,
-    loadable,
-    scan,
-    sign_label,
-)
+from jaxlearn._checks import check_positive_int, check_sample
+from jaxlearn._progress import scan
+from jaxlearn._shared import ScalarOrSchedule, as_float, sign_label
+from jaxlearn.core import POSITIVE, POSITIVE_INT, BatchLearner, learner_factory, loadable
 from jaxlearn.linear._common import all_devices, data_parallel, linear_score, minibatches
 
 Array = jax.Array

@@ -14,17 +14,16 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
+from jaxlearn._checks import check_sample
+from jaxlearn._shared import as_float, sign_label
 from jaxlearn.core import (
     NON_NEGATIVE,
     POSITIVE,
     POSITIVE_INT,
     BatchLearner,
     Interval,
-    as_float,
-    check_sample,
     learner_factory,
     loadable,
-    sign_label,
 )
 from jaxlearn.linear._common import linear_score
 

@@ -17,21 +17,10 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn.core import (
-    POSITIVE,
-    POSITIVE_INT,
-    BatchLearner,
-    as_float,
-    check_positive_int,
-    check_sample,
-    check_variant,
-    hinge_subgradient,
-    is_concrete,
-    learner_factory,
-    loadable,
-    regularized_sgd,
-    sign_label,
-)
+from jaxlearn._checks import check_positive_int, check_sample, is_concrete
+from jaxlearn._regularized import check_variant, hinge_subgradient, regularized_sgd
+from jaxlearn._shared import as_float, sign_label
+from jaxlearn.core import POSITIVE, POSITIVE_INT, BatchLearner, learner_factory, loadable
 from jaxlearn.linear._common import (
     DualState,
     all_devices,
@@ -71,7 +60,7 @@ def soft_svm(
         \theta^{(t+1)} = \theta^{(t)} + \sum_{j=1}^b c_j\, 1[y_{i_j}\langle w^{(t)}, x_{i_j}\rangle < 1]\,
         y_{i_j} x_{i_j}
 
-    by :func:`~jaxlearn.core.regularized_sgd` (:math:`w^{(t)} = \theta^{(t)}/(\lambda t)`, output their
+    by ``regularized_sgd`` (:math:`w^{(t)} = \theta^{(t)}/(\lambda t)`, output their
     mean); ``variant="ss10"`` divides by :math:`\lambda(t-1)`, not iterate-identical (SS10 Algorithm 7).
     ``batch_size=1`` is the book's rule (:math:`i_1` uniform over the sample, :math:`c_1 = 1`); a larger
     :math:`b` is mini-batch Pegasos (Shalev-Shwartz et al. 2011) with a stratified batch: :math:`i_j`

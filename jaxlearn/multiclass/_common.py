@@ -8,7 +8,9 @@ import numpy as np
 from jax.tree_util import Partial
 from jax.typing import ArrayLike
 
-from jaxlearn.core import BatchLearner, at_least, check_ndim, float_dtype
+from jaxlearn._checks import at_least, check_ndim
+from jaxlearn._shared import float_dtype
+from jaxlearn.core import BatchLearner
 
 Array = jax.Array
 

@@ -20,16 +20,9 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn.core import (
-    POSITIVE,
-    POSITIVE_INT,
-    BatchLearner,
-    check_multiclass_sample,
-    check_positive_int,
-    check_sample_weight,
-    learner_factory,
-    loadable,
-)
+from jaxlearn._checks import check_multiclass_sample, check_positive_int
+from jaxlearn._lbfgs import check_sample_weight
+from jaxlearn.core import POSITIVE, POSITIVE_INT, BatchLearner, learner_factory, loadable
 from jaxlearn.multiclass._common import NUM_CLASSES, argmax_label, as_sample, batch_X, width_error
 
 Array = jax.Array

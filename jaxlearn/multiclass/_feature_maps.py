@@ -12,16 +12,9 @@ import numpy as np
 from jax.tree_util import Partial
 from jax.typing import ArrayLike
 
-from jaxlearn.core import (
-    NON_NEGATIVE,
-    check_class_labels,
-    check_finite,
-    check_ndim,
-    check_width,
-    float_dtype,
-    is_concrete,
-    loadable,
-)
+from jaxlearn._checks import check_class_labels, check_finite, check_ndim, check_width, is_concrete
+from jaxlearn._shared import float_dtype
+from jaxlearn.core import NON_NEGATIVE, loadable
 from jaxlearn.multiclass._common import NUM_CLASSES, as_array
 
 Array = jax.Array

@@ -16,17 +16,15 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
+from jaxlearn._checks import check_multiclass_sample, check_num_classes
+from jaxlearn._lbfgs import check_sample_weight, minimize_lbfgs
 from jaxlearn.core import (
     NON_NEGATIVE,
     POSITIVE,
     POSITIVE_INT,
     BatchLearner,
-    check_multiclass_sample,
-    check_num_classes,
-    check_sample_weight,
     learner_factory,
     loadable,
-    minimize_lbfgs,
 )
 from jaxlearn.multiclass._common import NUM_CLASSES, as_sample, batch_X, width_error
 
@@ -67,7 +65,7 @@ def multinomial_logistic_regression(
         P(y \mid x) = \operatorname{softmax}_y(\langle w_y, x\rangle + b_y)
 
     scikit-learn's multinomial objective, minimised divided by :math:`C\sum_i s_i` by
-    :func:`jaxlearn.core.minimize_lbfgs` from :math:`W = 0, b = 0` until the largest gradient entry is
+    ``minimize_lbfgs`` from :math:`W = 0, b = 0` until the largest gradient entry is
     at most ``tol`` or ``max_iter`` iterations. The penalty makes :math:`W` unique
     (:math:`\sum_y w_y = 0`); the intercepts are unique up to a constant, returned centred.
 

@@ -15,6 +15,7 @@ import jax
 import jax.numpy as jnp
 
 from jaxlearn import core, linear
+from jaxlearn._regularized import hinge_subgradient, regularized_sgd, sample_indices
 
 Array = jax.Array
 
@@ -48,9 +49,9 @@ def _fit_pairs(keys, X, Y, lam, *, steps, fit_intercept, variant, progress):
     counts = jnp.maximum(jnp.sum(member, axis=1, dtype=jnp.int32), 1)  # an empty pair draws a label 0
 
     def one_pair(key, rows, count, y):
-        idx = rows[core.sample_indices(key, steps, count)]  # uniform over the pair's own examples
+        idx = rows[sample_indices(key, steps, count)]  # uniform over the pair's own examples
         zeros = jnp.zeros(X.shape[1], X.dtype)
-        return core.regularized_sgd(core.hinge_subgradient(X, y), idx, lam, zeros, variant=variant,
+        return regularized_sgd(hinge_subgradient(X, y), idx, lam, zeros, variant=variant,
                                     progress=progress)  # fmt: skip
 
     w = jax.vmap(one_pair)(keys, rows, counts, Y)

@@ -8,7 +8,8 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from jaxlearn.core import POSITIVE_INT, BatchLearner, check_multiclass_sample, learner_factory, loadable
+from jaxlearn._checks import check_multiclass_sample
+from jaxlearn.core import POSITIVE_INT, BatchLearner, learner_factory, loadable
 from jaxlearn.multiclass._common import NUM_CLASSES, all_features, argmax_label, as_feature_map, as_sample
 from jaxlearn.multiclass._feature_maps import multivector
 from jaxlearn.multiclass._svm import linear_scores

@@ -15,7 +15,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlearn.core import BatchLearner, check_multiclass_sample, is_concrete, learner_factory, row_split
+from jaxlearn._checks import check_multiclass_sample, is_concrete
+from jaxlearn._sharding import row_split
+from jaxlearn.core import BatchLearner, learner_factory
 from jaxlearn.multiclass._common import (
     NUM_CLASSES,
     argmax_label,

@@ -15,20 +15,16 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
+from jaxlearn._checks import check_class_labels, check_finite, check_multiclass_sample, check_ndim
+from jaxlearn._regularized import regularized_sgd, sample_indices
+from jaxlearn._shared import float_dtype
 from jaxlearn.core import (
     NON_NEGATIVE,
     POSITIVE,
     POSITIVE_INT,
     BatchLearner,
-    check_class_labels,
-    check_finite,
-    check_multiclass_sample,
-    check_ndim,
-    float_dtype,
     learner_factory,
     loadable,
-    regularized_sgd,
-    sample_indices,
 )
 from jaxlearn.losses import check_cost_matrix, zero_one_cost
 from jaxlearn.multiclass._common import (
@@ -107,7 +103,7 @@ def multiclass_svm(
     .. math:: \min_w \frac\lambda2\|w\|^2 + \frac1m\sum_i \max_{y'}
         \big(\Delta(y', y_i) + \langle w, \Psi(x_i, y') - \Psi(x_i, y_i)\rangle\big)
 
-    by :func:`~jaxlearn.core.regularized_sgd` with the sub-gradient :math:`\Psi(x_i, \hat y) - \Psi(x_i,
+    by ``regularized_sgd`` with the sub-gradient :math:`\Psi(x_i, \hat y) - \Psi(x_i,
     y_i)`, :math:`\hat y` from :func:`loss_augmented_argmax` (the book's :math:`\lambda` is half of this one).
 
     Args:

@@ -13,7 +13,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn.core import POSITIVE_INT, Interval, check_labels, check_ndim, is_concrete
+from jaxlearn._checks import check_labels, check_ndim, is_concrete
+from jaxlearn.core import POSITIVE_INT, Interval
 from jaxlearn.nn._inputs import check_dtype, static_int
 from jaxlearn.nn._mlp import Params, mlp_apply, sign
 

@@ -14,21 +14,18 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 from jax.typing import ArrayLike
-
+from jaxlearn._checks import at_least, check_sample, is_concrete, num_classes_of
 from jaxlearn.core import (
     NON_NEGATIVE,
     POSITIVE,
     POSITIVE_INT,
     BatchLearner,
     Interval,
-    at_least,
-    check_sample,
-    is_concrete,
     learner_factory,
     loadable,
-    num_classes_of,
 )
 from jaxlearn.nn._inputs import as_numbers, check_callable, check_key, check_width, static_int
+
 from jaxlearn.nn._mlp import Activation, identity, mlp_apply, mlp_init, relu
 from jaxlearn.nn._train import example_loss, train_loop
 

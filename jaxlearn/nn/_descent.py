@@ -10,7 +10,8 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from jaxlearn.core import scan, stratified_indices
+from jaxlearn._progress import scan
+from jaxlearn._sharding import stratified_indices
 
 Array = jax.Array
 
@@ -37,7 +38,7 @@ def minibatch_indices(key: Array, shape: tuple[int, ...], m: int) -> Array:
 def minibatches(key: Array, sampling: str, steps: int, eval_every: int, m: int, batch_size: int) -> Array:
     """The ``(num_evals, eval_every, batch_size)`` row indices of a whole run (the last window's tail
     past ``steps`` unused): :func:`minibatch_indices` (``"uniform"``) or
-    :func:`~jaxlearn.core.stratified_indices` (``"stratified"``)."""
+    ``stratified_indices`` (``"stratified"``)."""
     shape = (-(-steps // eval_every), eval_every)
     if sampling == "stratified":
         return stratified_indices(key, shape, m, batch_size)

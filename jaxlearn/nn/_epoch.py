@@ -10,6 +10,7 @@ import jax
 import jax.numpy as jnp
 import optax
 from jax.typing import ArrayLike
+from jaxlearn._checks import check_multiclass_sample, check_width
 
 from jaxlearn import core
 from jaxlearn.nn._mlp import Activation, Params, mlp_apply, relu
@@ -77,8 +78,8 @@ def mlp_epoch(
     core.NON_NEGATIVE.check("weight_decay", weight_decay)
     core.POSITIVE_INT.check("batch_size", batch_size)
     X = jnp.asarray(X)
-    core.check_multiclass_sample(X, y, layers[-1][0].shape[0])
-    core.check_width("X", X, layers[0][0].shape[1])
+    check_multiclass_sample(X, y, layers[-1][0].shape[0])
+    check_width("X", X, layers[0][0].shape[1])
     dtype = layers[0][0].dtype
     batch_size = min(int(batch_size), X.shape[0])
     rates = tuple(jnp.asarray(v).astype(dtype) for v in (eta, weight_decay))

@@ -10,7 +10,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlearn.core import POSITIVE_INT, check_finite, check_labels, float_dtype
+from jaxlearn._checks import check_finite, check_labels
+from jaxlearn._shared import float_dtype
+from jaxlearn.core import POSITIVE_INT
 
 Array = jax.Array
 

@@ -18,20 +18,18 @@ import optax
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 from jax.typing import ArrayLike
-
-from jaxlearn.core import (
-    NON_NEGATIVE,
+from jaxlearn._checks import warn_if_diverged
+from jaxlearn._sharding import (
     RowSplit,
     block_starts,
     block_weights,
     check_divisible,
     check_progress,
-    loadable,
     local_rows,
     row_split,
     rows_like,
-    warn_if_diverged,
 )
+from jaxlearn.core import NON_NEGATIVE, loadable
 from jaxlearn.nn._descent import descend, mean_over_batch, minibatches, weighted_sum
 from jaxlearn.nn._inputs import (
     as_numbers,
@@ -41,6 +39,7 @@ from jaxlearn.nn._inputs import (
     network,
     static_int,
 )
+
 from jaxlearn.nn._mlp import Activation, Params, cross_entropy, identity, mlp_apply, sigmoid, squared_loss
 
 Array = jax.Array

@@ -7,17 +7,9 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
-from jaxlearn.core import (
-    POSITIVE_INT,
-    Learner,
-    check_boolean_values,
-    check_ndim,
-    check_scalar_label,
-    float_dtype,
-    learner_factory,
-    loadable,
-    zero_counter,
-)
+from jaxlearn._checks import check_boolean_values, check_ndim
+from jaxlearn._shared import check_scalar_label, float_dtype, zero_counter
+from jaxlearn.core import POSITIVE_INT, Learner, learner_factory, loadable
 
 Array = jax.Array
 

@@ -7,15 +7,8 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from jaxlearn.core import (
-    POSITIVE_INT,
-    Learner,
-    check_scalar_label,
-    float_dtype,
-    learner_factory,
-    loadable,
-    zero_counter,
-)
+from jaxlearn._shared import check_scalar_label, float_dtype, zero_counter
+from jaxlearn.core import POSITIVE_INT, Learner, learner_factory, loadable
 from jaxlearn.online._conjunction import (
     MAX_FEATURES,
     _bits,

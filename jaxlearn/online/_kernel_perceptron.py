@@ -7,19 +7,9 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from jaxlearn.core import (
-    POSITIVE_INT,
-    Learner,
-    check_binary_stream,
-    check_ndim,
-    check_scalar_label,
-    check_width,
-    float_dtype,
-    learner_factory,
-    loadable,
-    sign_label,
-    zero_counter,
-)
+from jaxlearn._checks import check_binary_stream, check_ndim, check_width
+from jaxlearn._shared import check_scalar_label, float_dtype, sign_label, zero_counter
+from jaxlearn.core import POSITIVE_INT, Learner, learner_factory, loadable
 from jaxlearn.kernels import Kernel, expansion
 
 Array = jax.Array

@@ -9,24 +9,22 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from jaxlearn.core import (
-    POSITIVE,
-    POSITIVE_INT,
-    Learner,
-    ScalarOrSchedule,
-    as_float,
+from jaxlearn._checks import (
     check_binary_stream,
     check_finite,
     check_ndim,
     check_sample_shapes,
-    check_scalar_label,
     check_width,
+)
+from jaxlearn._shared import (
+    ScalarOrSchedule,
+    as_float,
+    check_scalar_label,
     float_dtype,
-    learner_factory,
-    loadable,
     schedule_value,
     zero_counter,
 )
+from jaxlearn.core import POSITIVE, POSITIVE_INT, Learner, learner_factory, loadable
 
 Array = jax.Array
 Loss = Callable[[Array, Array, Array], Array]

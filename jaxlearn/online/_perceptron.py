@@ -14,24 +14,18 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from jaxlearn.core import (
-    POSITIVE,
-    Interval,
-    Learner,
+from jaxlearn._checks import check_binary_stream, check_ndim, check_width
+from jaxlearn._shared import (
     ScalarOrSchedule,
-    check_binary_stream,
-    check_ndim,
     check_scalar_label,
     check_scalar_labels,
-    check_width,
     first_index,
     float_dtype,
-    learner_factory,
-    loadable,
     schedule_value,
     sign_label,
     zero_counter,
 )
+from jaxlearn.core import POSITIVE, Interval, Learner, learner_factory, loadable
 
 Array = jax.Array
 

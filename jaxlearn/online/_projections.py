@@ -16,7 +16,8 @@ from jax.tree_util import Partial
 from jax.typing import ArrayLike
 from optax import projections
 
-from jaxlearn.core import POSITIVE, Interval, is_concrete, loadable
+from jaxlearn._checks import is_concrete
+from jaxlearn.core import POSITIVE, Interval, loadable
 
 Array = jax.Array
 Projection = Callable[[Array], Array]

@@ -7,7 +7,9 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from jaxlearn.core import Transform, check_ndim, check_width, float_dtype, learner_factory, loadable
+from jaxlearn._checks import check_ndim, check_width
+from jaxlearn._shared import float_dtype
+from jaxlearn.core import Transform, learner_factory, loadable
 
 Array = jax.Array
 

@@ -8,19 +8,9 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from jaxlearn.core import (
-    POSITIVE,
-    Learner,
-    above,
-    check_boolean_values,
-    check_ndim,
-    check_scalar_label,
-    check_width,
-    float_dtype,
-    learner_factory,
-    loadable,
-    zero_counter,
-)
+from jaxlearn._checks import above, check_boolean_values, check_ndim, check_width
+from jaxlearn._shared import check_scalar_label, float_dtype, zero_counter
+from jaxlearn.core import POSITIVE, Learner, learner_factory, loadable
 
 Array = jax.Array
 

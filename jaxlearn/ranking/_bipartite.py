@@ -25,15 +25,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn.core import (
-    NON_NEGATIVE,
-    PLUS_MINUS_HINT,
-    POSITIVE,
-    Interval,
-    at_least,
-    check_finite,
-    check_labels,
-)
+from jaxlearn._checks import PLUS_MINUS_HINT, at_least, check_finite, check_labels
+from jaxlearn.core import NON_NEGATIVE, POSITIVE, Interval
 from jaxlearn.ranking._losses import static_count
 
 Array = jax.Array

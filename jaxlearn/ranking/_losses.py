@@ -20,7 +20,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn.core import POSITIVE_INT, Interval, check_finite, is_concrete
+from jaxlearn._checks import check_finite, is_concrete
+from jaxlearn.core import POSITIVE_INT, Interval
 from jaxlearn.ranking._assignment import linear_sum_assignment
 
 Array = jax.Array

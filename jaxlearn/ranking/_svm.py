@@ -3,7 +3,7 @@ r"""Linear ranking by SGD on the convex surrogates of UML sections 17.4.1 and 17
 Both learners score the items of a query with one weight vector, :math:`h_w(\bar x) = (\langle w,
 x_1\rangle, \ldots, \langle w, x_r\rangle)` (17.6), and fit :math:`w` on
 :math:`\frac\lambda2\|w\|^2 + \frac1m\sum_i \ell(w, (\bar x_i, y_i))` by the SGD of UML section 15.5,
-:func:`jaxlearn.core.regularized_sgd`, with :func:`_subgradient` the surrogate's sub-gradient.
+``regularized_sgd``, with :func:`_subgradient` the surrogate's sub-gradient.
 """
 
 from __future__ import annotations
@@ -16,20 +16,10 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn.core import (
-    PLUS_MINUS_HINT,
-    POSITIVE,
-    POSITIVE_INT,
-    BatchLearner,
-    as_float,
-    check_finite,
-    check_labels,
-    is_concrete,
-    learner_factory,
-    loadable,
-    regularized_sgd,
-    sample_indices,
-)
+from jaxlearn._checks import PLUS_MINUS_HINT, check_finite, check_labels, is_concrete
+from jaxlearn._regularized import regularized_sgd, sample_indices
+from jaxlearn._shared import as_float
+from jaxlearn.core import POSITIVE, POSITIVE_INT, BatchLearner, learner_factory, loadable
 from jaxlearn.ranking._bipartite import bipartite_loss_augmented, check_measure, predict_signs
 from jaxlearn.ranking._losses import (
     discount,
@@ -84,7 +74,7 @@ def ranking_svm(
     .. math:: \min_w \frac\lambda2\|w\|^2 + \frac1m\sum_i \ell(w, (\bar x_i, y_i)), \qquad
         h_w(\bar x) = (\langle w, x_1\rangle, \ldots, \langle w, x_r\rangle)
 
-    by :func:`~jaxlearn.core.regularized_sgd`, :math:`\ell` the pairwise hinge (``"kendall"``) or the
+    by ``regularized_sgd``, :math:`\ell` the pairwise hinge (``"kendall"``) or the
     surrogate (17.8) with :func:`~jaxlearn.ranking.ndcg_loss_augmented` (``"ndcg"``: an exact
     :math:`O(r^3)` assignment solver inside the compiled SGD loop, no host round trip; ``Y`` holds
     relevance >= 0).
@@ -136,7 +126,7 @@ def bipartite_svm(
     .. math::
         \ell(w, (\bar x, y)) = \max_{v\in V}\big[\Delta(v, y) + \sum_i (v_i - y_i)\langle w, x_i\rangle\big]
 
-    by :func:`~jaxlearn.core.regularized_sgd`, :math:`\hat v` from the :math:`O(r^2)` search
+    by ``regularized_sgd``, :math:`\hat v` from the :math:`O(r^2)` search
     :func:`~jaxlearn.ranking.bipartite_loss_augmented`; :math:`\Delta = 1 -` ``measure``.
 
     Args:

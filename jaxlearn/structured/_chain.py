@@ -36,7 +36,9 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn.core import POSITIVE_INT, check_finite, float_dtype, is_concrete
+from jaxlearn._checks import check_finite, is_concrete
+from jaxlearn._shared import float_dtype
+from jaxlearn.core import POSITIVE_INT
 
 Array = jax.Array
 

@@ -2,7 +2,7 @@ r"""Structured-output SVM over chains by SGD (UML sections 17.2.5 and 17.3, Exer
 
 The multiclass SVM of UML section 17.2.5 with the OCR feature map and the normalised Hamming loss of
 section 17.3, solved by the book's SGD for regularised loss minimisation (the :math:`\theta`/:math:`w`
-rule of UML section 15.5, :func:`jaxlearn.core.regularized_sgd`), with
+rule of UML section 15.5, ``regularized_sgd``), with
 :func:`~jaxlearn.structured.loss_augmented_viterbi` as the loss-augmented argmax.
 """
 
@@ -16,18 +16,10 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn.core import (
-    POSITIVE,
-    POSITIVE_INT,
-    BatchLearner,
-    check_finite,
-    float_dtype,
-    is_concrete,
-    learner_factory,
-    loadable,
-    regularized_sgd,
-    sample_indices,
-)
+from jaxlearn._checks import check_finite, is_concrete
+from jaxlearn._regularized import regularized_sgd, sample_indices
+from jaxlearn._shared import float_dtype
+from jaxlearn.core import POSITIVE, POSITIVE_INT, BatchLearner, learner_factory, loadable
 from jaxlearn.structured._chain import PAD, chain_features, feature_size, loss_augmented_viterbi, viterbi
 
 Array = jax.Array
@@ -52,7 +44,7 @@ def structured_svm(lam: ArrayLike, steps: int, num_classes: int, *, transitions:
     .. math:: \min_w \frac\lambda2\|w\|^2 + \frac1m\sum_i
         \max_{y'}\big(\Delta(y', y_i) + \langle w, \Psi(x_i, y') - \Psi(x_i, y_i)\rangle\big)
 
-    (OCR map :math:`\Psi`, normalised Hamming :math:`\Delta`) by :func:`~jaxlearn.core.regularized_sgd` with
+    (OCR map :math:`\Psi`, normalised Hamming :math:`\Delta`) by ``regularized_sgd`` with
     :math:`\hat y` from :func:`~jaxlearn.structured.loss_augmented_viterbi`; pad unequal lengths (``mask``).
 
     Args:

@@ -7,7 +7,7 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from jaxlearn import core
+from jaxlearn._checks import at_least
 from jaxlearn.theory._common import _check
 
 Array = jax.Array
@@ -120,6 +120,6 @@ def knn_bound(bayes_error: ArrayLike, c: ArrayLike, d: ArrayLike, m: ArrayLike, 
     :func:`one_nn_bound`, the k-NN rule has
     :math:`E_S[L_D(h_S)] \le (1 + \sqrt{8/k})\, L_D(h^\star) + (6c\sqrt d + k)\, m^{-1/(d+1)}`."""
     bayes_error, c, d, m, k = _check(
-        {"k": core.at_least(10, integer=True)}, bayes_error=bayes_error, c=c, d=d, m=m, k=k
+        {"k": at_least(10, integer=True)}, bayes_error=bayes_error, c=c, d=d, m=m, k=k
     )
     return (1 + jnp.sqrt(8 / k)) * bayes_error + (6 * c * jnp.sqrt(d) + k) * m ** (-1 / (d + 1))

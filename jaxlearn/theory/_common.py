@@ -6,6 +6,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxlearn import core
+from jaxlearn._checks import check_finite, check_ndim, check_sample, is_concrete
+from jaxlearn._shared import float_dtype
 
 #: The range of each argument of the bounds, by name (a function passes its own where a theorem differs).
 _RANGES = {
@@ -31,7 +33,7 @@ def _check(ranges=None, **named) -> list:
         if value is None or callable(value):
             raise TypeError(f"expected `{name}` {interval}, got {value!r}")
         interval._replace(integer=False).check(name, value)
-        if interval.integer and core.is_concrete(value) and not interval.contains(value).all():
+        if interval.integer and is_concrete(value) and not interval.contains(value).all():
             raise ValueError(f"expected `{name}` {interval}, got {value!r}")
         out.append(jnp.asarray(value, dtype=jnp.result_type(float)))
     try:
@@ -44,18 +46,18 @@ def _check(ranges=None, **named) -> list:
 
 def _require(ok, message: str) -> None:
     """Raise ``ValueError(message)`` when a concrete condition between arguments fails."""
-    if core.is_concrete(ok) and not np.all(np.asarray(ok)):
+    if is_concrete(ok) and not np.all(np.asarray(ok)):
         raise ValueError(message)
 
 
 def _points(X, *, unit: bool = False):
     """``X`` of shape (m, d), m >= 1, finite (rows nonzero when ``unit``: they get scaled to length 1)."""
     X = np.asarray(X) if isinstance(X, list) else X
-    core.check_ndim("X", X, 2, "(m, d)")
+    check_ndim("X", X, 2, "(m, d)")
     if jnp.shape(X)[0] == 0:
         raise ValueError("expected `X` of shape (m, d) with m >= 1, got (0, d)")
-    core.check_finite("X", X)
-    if unit and core.is_concrete(X) and not np.asarray(X).any(axis=-1).all():
+    check_finite("X", X)
+    if unit and is_concrete(X) and not np.asarray(X).any(axis=-1).all():
         raise ValueError("expected `X` with nonzero rows (each is scaled to unit length), found a zero row")
     return X
 
@@ -63,11 +65,11 @@ def _points(X, *, unit: bool = False):
 def _halfspace(w, X, y, *, unit: bool):
     """``w`` (d,), nonzero and finite, and a sample ``X`` (m, d), ``y`` in {-1, +1}, in X's float dtype."""
     X, y, w = _points(X, unit=unit), *(np.asarray(v) if isinstance(v, list) else v for v in (y, w))
-    core.check_sample(X, y)
+    check_sample(X, y)
     d = jnp.shape(X)[1]
     if jnp.shape(w) != (d,):
         raise ValueError(f"expected `w` of shape ({d},) (the width of `X`), got {jnp.shape(w)}")
-    core.check_finite("w", w)
-    if core.is_concrete(w) and not np.asarray(w).any():
+    check_finite("w", w)
+    if is_concrete(w) and not np.asarray(w).any():
         raise ValueError("expected `w` nonzero (the halfspace is w / ||w||), got the zero vector")
-    return (jnp.asarray(v, core.float_dtype(X)) for v in (w, X, y))
+    return (jnp.asarray(v, float_dtype(X)) for v in (w, X, y))

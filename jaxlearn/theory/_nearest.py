@@ -17,7 +17,7 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from jaxlearn import core
+from jaxlearn._checks import at_least
 from jaxlearn.core import loadable
 from jaxlearn.theory._common import _check
 
@@ -25,8 +25,8 @@ Array = jax.Array
 
 #: Theorem 19.4's grid needs :math:`c \ge 1` (the book states :math:`c > 1`; at :math:`c = 1` the grid
 #: is the :math:`2^d` corners of the cube, distance 1 apart, and the proof holds word for word).
-_AT_LEAST_ONE = core.at_least(1)
-_GRID_INT = core.at_least(1, integer=True)
+_AT_LEAST_ONE = at_least(1)
+_GRID_INT = at_least(1, integer=True)
 #: The largest grid :func:`nn_lower_bound_grid` builds (points, a guard against a memory blow-up).
 MAX_GRID_POINTS = 2**24
 

@@ -9,6 +9,8 @@ import numpy as np
 from jax.typing import ArrayLike
 
 from jaxlearn import core
+from jaxlearn._checks import above, at_least, check_ndim, check_sample
+from jaxlearn._shared import float_dtype
 from jaxlearn.theory._common import _check, _halfspace, _points, _require
 
 Array = jax.Array
@@ -17,7 +19,7 @@ Array = jax.Array
 def radius(X: ArrayLike) -> Array:
     r""":math:`R = \max_t \|x_t\|` over the rows of ``X`` (m, d): the radius in the Perceptron bounds."""
     X = _points(X)
-    return jnp.max(jnp.linalg.norm(jnp.asarray(X, core.float_dtype(X)), axis=-1))
+    return jnp.max(jnp.linalg.norm(jnp.asarray(X, float_dtype(X)), axis=-1))
 
 
 def halfspace_margin(w: ArrayLike, X: ArrayLike, y: ArrayLike, *, normalize: bool = False) -> Array:
@@ -46,7 +48,7 @@ def margin(X: ArrayLike, y: ArrayLike) -> Array:
     from jaxlearn.linear import sample_margin  # the SVM solver lives with the batch learners
 
     X, y = (np.asarray(v) if isinstance(v, list) else v for v in (X, y))
-    core.check_sample(_points(X), y)
+    check_sample(_points(X), y)
     return sample_margin(X, y)
 
 
@@ -59,7 +61,7 @@ def total_deviation(w: ArrayLike, X: ArrayLike, y: ArrayLike, margin: ArrayLike)
     """
     w, X, y = _halfspace(w, X, y, unit=True)
     (gamma,) = _check(margin=margin)
-    core.check_ndim("margin", gamma, 0, "() (a number)")
+    check_ndim("margin", gamma, 0, "() (a number)")
     Xn = X / jnp.linalg.norm(X, axis=-1, keepdims=True)
     return jnp.sum(jnp.maximum(0.0, gamma.astype(X.dtype) - y * (Xn @ (w / jnp.linalg.norm(w)))))
 
@@ -122,7 +124,7 @@ def winnow_mistake_bound(k: ArrayLike, n: ArrayLike, eta: ArrayLike = 2.0, thres
     :math:`D < \frac{\eta}{\eta - 1}(n/\theta + (\eta - 1) P)`, so for :math:`\eta = 2`,
     :math:`\theta = n` the bound is the classic :math:`2 + 3k(1 + \log_2 n)`.
     """
-    k, n, eta = _check({"eta": core.above(1.0)}, k=k, n=n, eta=eta)
+    k, n, eta = _check({"eta": above(1.0)}, k=k, n=n, eta=eta)
     theta = n if threshold is None else _check(threshold=threshold)[0]
     _require(k <= n, f"expected `k` <= `n` (k of the n variables), got k={k} and n={n}")
     _require(theta * eta >= 1, f"expected `threshold` >= 1 / `eta`, got threshold={theta}, eta={eta}")
@@ -154,7 +156,7 @@ def weighted_majority_bound(beta: ArrayLike, best_mistakes: ArrayLike, n: ArrayL
     which for :math:`\beta = 1/e` is :math:`2.63\,(M_i + \ln n)` (``n >= 1`` may be any real here);
     :math:`\beta = 0` is Halving: :math:`\log_2 n` for a perfect expert, ``inf`` (vacuous) otherwise.
     """
-    ranges = {"beta": core.Interval(0.0, 1.0, lo_closed=True), "n": core.at_least(1)}
+    ranges = {"beta": core.Interval(0.0, 1.0, lo_closed=True), "n": at_least(1)}
     beta, m, n = _check(ranges, beta=beta, best_mistakes=best_mistakes, n=n)
     return (jnp.log(n) - jax.scipy.special.xlogy(m, beta)) / jnp.log(2 / (1 + beta))  # 0 ln 0 = 0
 

@@ -8,6 +8,17 @@ import jax.numpy as jnp
 from jax.typing import ArrayLike
 
 from jaxlearn import core
+from jaxlearn._checks import (
+    ZERO_ONE_HINT,
+    as_array,
+    as_labels,
+    as_numeric,
+    check_finite,
+    check_labels,
+    check_ndim,
+    check_range,
+)
+from jaxlearn._shared import float_dtype
 from jaxlearn.theory._common import _check
 
 Array = jax.Array
@@ -49,19 +60,19 @@ def epsilon_net_sample_size(d: ArrayLike, epsilon: ArrayLike, delta: ArrayLike) 
 
 def _sample(x, y=None):
     """``x`` (m,) finite numbers, m >= 1, as floats; ``y`` (m,) in {0, 1} as bools when given."""
-    x = core.as_numeric("x", core.as_array(x))
-    core.check_ndim("x", x, 1, "(m,) (one number per point)")
+    x = as_numeric("x", as_array(x))
+    check_ndim("x", x, 1, "(m,) (one number per point)")
     if x.shape[0] == 0:
         raise ValueError("expected `x` of shape (m,) with m >= 1, got (0,)")
-    core.check_finite("x", x)
-    x = x.astype(core.float_dtype(x))
+    check_finite("x", x)
+    x = x.astype(float_dtype(x))
     if y is None:
         return x
-    y = core.as_numeric("y", core.as_labels(y))
-    core.check_ndim("y", y, 1, "(m,)")
+    y = as_numeric("y", as_labels(y))
+    check_ndim("y", y, 1, "(m,)")
     if y.shape != x.shape:
         raise ValueError(f"expected `x` and `y` of the same length, got {x.shape[0]} and {y.shape[0]}")
-    core.check_labels("y", y, (0, 1), core.ZERO_ONE_HINT)
+    check_labels("y", y, (0, 1), ZERO_ONE_HINT)
     return x, y.astype(bool)
 
 
@@ -123,7 +134,7 @@ def is_interval_epsilon_net(x: ArrayLike, epsilon: ArrayLike) -> Array:
       SS10 L8 sections 20-21, Definition 3 and Theorem 12.
     """
     x = _sample(x)
-    core.check_range("x", x, 0.0, 1.0)
+    check_range("x", x, 0.0, 1.0)
     (epsilon,) = _check(epsilon=epsilon)
     edges = jnp.concatenate([jnp.zeros(1, x.dtype), jnp.sort(x), jnp.ones(1, x.dtype)])
     return jnp.max(jnp.diff(edges)) <= epsilon.astype(x.dtype)

@@ -17,7 +17,9 @@ import numpy as np
 from jax.typing import ArrayLike
 from optax.projections import projection_simplex
 
-from jaxlearn import core, linear
+from jaxlearn import linear
+from jaxlearn._checks import check_positive_int, check_sample
+from jaxlearn._shared import as_float, float_dtype
 from jaxlearn.core import loadable
 from jaxlearn.theory._common import _points
 
@@ -46,8 +48,8 @@ class HalfspaceCompression(NamedTuple):
 
 def _sample(X, y):
     X, y = (np.asarray(v) if isinstance(v, list) else v for v in (X, y))
-    core.check_sample(_points(X), y)
-    return core.as_float(X, y)
+    check_sample(_points(X), y)
+    return as_float(X, y)
 
 
 def _mask(mask, m, name="mask"):
@@ -98,7 +100,7 @@ def rectangle_predict(rectangle: Rectangle, X: ArrayLike) -> Array:
       [1.0, 1.0, 1.0, -1.0]
     """
     X = jnp.asarray(_points(X))
-    X = X.astype(core.float_dtype(X))
+    X = X.astype(float_dtype(X))
     lower, upper = (jnp.asarray(v).astype(X.dtype) for v in rectangle)
     if jnp.shape(lower) != X.shape[-1:] or jnp.shape(upper) != X.shape[-1:]:
         raise ValueError(
@@ -139,7 +141,7 @@ def halfspace_compress(
       ([1.5, 1.5], [True, True, False, False])
     """
     X, y = _sample(X, y)
-    steps = core.check_positive_int("steps", steps)
+    steps = check_positive_int("steps", steps)
     mask = jnp.ones(X.shape[0], bool) if mask is None else _mask(mask, X.shape[0])
     return _min_norm_point(y[:, None] * X, mask, steps=steps)
 

@@ -9,6 +9,7 @@ import numpy as np
 from jax.typing import ArrayLike
 
 from jaxlearn import core
+from jaxlearn._checks import as_array, as_numeric, check_ndim, is_concrete
 from jaxlearn.theory._common import _check, _require
 
 Array = jax.Array
@@ -104,8 +105,8 @@ def growth_function(labelings: ArrayLike) -> Array:
     References:
       SS10 L8 section 20 (the growth function in the proof of Theorem 12); UML Exercises 20.3-20.4.
     """
-    H = core.as_numeric("labelings", core.as_array(labelings))
-    core.check_ndim("labelings", H, 2, "(num_hypotheses, num_points)")
+    H = as_numeric("labelings", as_array(labelings))
+    check_ndim("labelings", H, 2, "(num_hypotheses, num_points)")
     n, N = H.shape
     if n == 0 or N == 0:
         raise ValueError(
@@ -116,7 +117,7 @@ def growth_function(labelings: ArrayLike) -> Array:
             f"expected `labelings` with num_hypotheses * 2**num_points <= 2**24 (one code per hypothesis "
             f"and subset of points), got {n} * 2**{N}; the brute force is for small classes"
         )
-    if core.is_concrete(H):
+    if is_concrete(H):
         values = np.asarray(H, dtype=float)
         if not (np.isfinite(values).all() and (values >= 0).all() and (values == np.round(values)).all()):
             raise ValueError(

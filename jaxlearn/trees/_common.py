@@ -8,18 +8,17 @@ from typing import Optional
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlearn.core import (
-    POSITIVE_INT,
-    Interval,
+from jaxlearn._checks import (
     at_least,
     check_class_labels,
     check_finite,
     check_ndim,
     check_sample,
     check_width,
-    float_dtype,
     num_classes_of,
 )
+from jaxlearn._shared import float_dtype
+from jaxlearn.core import POSITIVE_INT, Interval
 from jaxlearn.trees._params import DecisionTreeParams, num_features
 
 #: The depth D of a tree: 2^(D+1) - 1 nodes, so at most 24 (a complete tree of 33 million nodes).

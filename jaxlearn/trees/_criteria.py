@@ -7,7 +7,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn.core import check_finite, check_range, float_dtype
+from jaxlearn._checks import check_finite, check_range
+from jaxlearn._shared import float_dtype
 
 Array = jax.Array
 

@@ -17,7 +17,7 @@ from typing import Callable
 
 import numpy as np
 
-from jaxlearn.core import is_concrete
+from jaxlearn._checks import is_concrete
 from jaxlearn.trees._common import DEPTH
 
 #: Levels added each time the last level of the trees still holds a node that could split.

@@ -13,19 +13,11 @@ from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 from jax.typing import ArrayLike
 
-from jaxlearn.core import (
-    POSITIVE_INT,
-    BatchLearner,
-    check_mesh,
-    check_progress,
-    cpu_parts,
-    is_concrete,
-    join_slices,
-    learner_factory,
-    loadable,
-    run_in_threads,
-    scan,
-)
+from jaxlearn._checks import is_concrete
+from jaxlearn._progress import scan
+from jaxlearn._sharding import check_mesh, check_progress
+from jaxlearn._threads import cpu_parts, join_slices, run_in_threads
+from jaxlearn.core import POSITIVE_INT, BatchLearner, learner_factory, loadable
 from jaxlearn.trees._bins import fit_bins
 from jaxlearn.trees._common import (
     TREE_RANGES,

@@ -26,7 +26,7 @@ import functools
 import jax
 import jax.numpy as jnp
 
-from jaxlearn.core import top_level
+from jaxlearn._threads import top_level
 from jaxlearn.trees._criteria import impurity, valid_split_score
 from jaxlearn.trees._grow import draw_subsets, midpoint
 from jaxlearn.trees._params import DecisionTreeParams, importances

@@ -30,7 +30,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn.core import at_least, check_ndim, is_concrete
+from jaxlearn._checks import at_least, check_ndim, is_concrete
 from jaxlearn.trees._common import DEPTH, check_tree
 from jaxlearn.trees._params import DecisionTreeParams, num_features, tree_depth
 from jaxlearn.trees._prune import _reachable

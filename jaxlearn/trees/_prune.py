@@ -15,7 +15,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn.core import OPEN_UNIT, POSITIVE, check_class_labels, check_ndim
+from jaxlearn._checks import check_class_labels, check_ndim
+from jaxlearn.core import OPEN_UNIT, POSITIVE
 from jaxlearn.trees._common import check_query, check_tree, labels_as_int
 from jaxlearn.trees._params import DecisionTreeParams, importances, num_features, tree_depth
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from jaxlearn import kernels
-from jaxlearn.core import sample_indices
+from jaxlearn._regularized import sample_indices
 from jaxlearn.linear._kernel_svm import BLOCK, kernel_svm
 from jaxlearn.linear._svm import soft_svm
 

@@ -7,7 +7,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxlearn import core, linear, losses
+from jaxlearn import linear, losses
+from jaxlearn._regularized import sample_indices
+from jaxlearn._sharding import block_starts, block_weights, stratified_indices
 from tests.linear.test_svm import _breast_cancer, _linear_svc, _objective
 
 KEY = jax.random.PRNGKey(4)
@@ -21,13 +23,13 @@ def _sample(m=10, d=3, seed=0):
 
 def test_stratified_draws_stay_in_their_blocks_and_cover_them():
     m, b = 10, 4  # blocks [0, 2), [2, 5), [5, 7), [7, 10): unequal
-    starts = core.block_starts(m, b)
+    starts = block_starts(m, b)
     assert starts.tolist() == [0, 2, 5, 7, 10]
-    idx = np.asarray(core.stratified_indices(KEY, (3000,), m, b))
+    idx = np.asarray(stratified_indices(KEY, (3000,), m, b))
     assert idx.shape == (3000, b) and idx.dtype == np.int32
     for j in range(b):
         assert set(idx[:, j].tolist()) == set(range(starts[j], starts[j + 1]))  # each row of the block, only
-    weights = np.asarray(core.block_weights(m, b, np.float32))
+    weights = np.asarray(block_weights(m, b, np.float32))
     np.testing.assert_allclose(weights, [0.2, 0.3, 0.2, 0.3])  # |B_j| / m: sum_j c_j E g(i_j) = mean gradient
 
 
@@ -46,8 +48,8 @@ def _pegasos_replay(idx, X, y, lam, weights):
 def test_soft_svm_minibatch_is_the_algorithm_as_written(x64, b):
     X, y = _sample()
     params = linear.soft_svm(0.3, 60, batch_size=b).fit(KEY, X, y)
-    idx = np.asarray(core.stratified_indices(KEY, (60,), 10, b))  # the draws fit makes from this key
-    weights = np.asarray(core.block_weights(10, b, np.float64))
+    idx = np.asarray(stratified_indices(KEY, (60,), 10, b))  # the draws fit makes from this key
+    weights = np.asarray(block_weights(10, b, np.float64))
     np.testing.assert_allclose(params.w, _pegasos_replay(idx, X, y, 0.3, weights), rtol=1e-12, atol=1e-14)
 
 
@@ -61,7 +63,7 @@ def test_batch_of_the_whole_sample_is_full_batch_subgradient_descent(x64):
 def test_sgd_minibatch_is_the_algorithm_as_written(x64):
     X, y = _sample()
     params = linear.sgd(losses.logistic, steps=50, batch_size=5, eta=0.5).fit(KEY, X, y)
-    idx = np.asarray(core.stratified_indices(KEY, (50,), 10, 5))
+    idx = np.asarray(stratified_indices(KEY, (50,), 10, 5))
     w, total = np.zeros(3), np.zeros(3)
     for t, rows in enumerate(idx, start=1):
         total += w
@@ -78,7 +80,7 @@ def test_batch_size_one_is_the_single_example_rule():
     one = linear.soft_svm(0.3, 80, batch_size=1).fit(KEY, X, y)
     default = linear.soft_svm(0.3, 80).fit(KEY, X, y)
     np.testing.assert_array_equal(one.w, default.w)
-    idx = core.sample_indices(KEY, 80, 10)
+    idx = sample_indices(KEY, 80, 10)
     replay = _pegasos_replay(np.asarray(idx)[:, None], X, y, 0.3, np.ones(1))
     np.testing.assert_allclose(one.w, replay, rtol=1e-5)
 

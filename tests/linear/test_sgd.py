@@ -12,7 +12,7 @@ import optax
 import pytest
 
 from jaxlearn import datasets, losses, theory
-from jaxlearn.core import sample_indices
+from jaxlearn._regularized import sample_indices
 from jaxlearn.linear._sgd import SGDParams, sgd
 from jaxlearn.online import l2_ball
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from jaxlearn import core, datasets, losses, online, theory
-from jaxlearn.core import sample_indices
+from jaxlearn._regularized import sample_indices
 from jaxlearn.linear._sgd import sgd
 from jaxlearn.linear._svm import check_separable, hard_svm, sample_margin, soft_svm
 

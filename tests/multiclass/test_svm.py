@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from jaxlearn import linear, losses
-from jaxlearn.core import sample_indices
+from jaxlearn._regularized import sample_indices
 from jaxlearn.multiclass import loss_augmented_argmax, multiclass_svm, multivector
 from tests.multiclass.data import blobs, digits_split
 

@@ -15,7 +15,8 @@ import pytest
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from jaxlearn import core, linear, losses, multiclass, online, parallel
+from jaxlearn import linear, losses, multiclass, online, parallel
+from jaxlearn._sharding import block_weights, row_split, stratified_indices
 from tests.harness import count_compilations
 
 KEY = jax.random.PRNGKey(1)
@@ -87,8 +88,8 @@ def test_second_fit_compiles_nothing():
 def _hlo(learner_body, split, X, y, lam, batch_size, **static):
     from jaxlearn.linear._common import _program  # the cached data-parallel program
 
-    idx = core.stratified_indices(KEY, (50,), X.shape[0], batch_size)
-    weights = core.block_weights(X.shape[0], batch_size, X.dtype)
+    idx = stratified_indices(KEY, (50,), X.shape[0], batch_size)
+    weights = block_weights(X.shape[0], batch_size, X.dtype)
     program = _program(learner_body, split, tuple(sorted(static.items())), 1)
     return program.lower(idx, X, y, lam, weights).compile().as_text()
 
@@ -103,15 +104,15 @@ def test_no_all_gather_of_the_data():
 
     X, y = _sample(m=64, d=5)
     Xs, ys = parallel.shard_rows((X, y), parallel.mesh())
-    split = core.row_split(Xs)
+    split = row_split(Xs)
     static = dict(fit_intercept=False, variant="uml", progress=False)
     hlo = _hlo(_soft_svm_body, split, Xs, ys, jnp.float32(0.1), 8, **static)
     assert _gathers(hlo) == []
     assert any("all-reduce" in line and "f32[5]" in line for line in hlo.splitlines())
     # the control: the one-device program, handed the split X under jit, moves rows between devices
     one_device = jax.jit(functools.partial(_soft_svm_body, fit_intercept=False, variant="uml"))
-    idx = core.stratified_indices(KEY, (50,), 64, 8)
-    weights = core.block_weights(64, 8, np.float32)
+    idx = stratified_indices(KEY, (50,), 64, 8)
+    weights = block_weights(64, 8, np.float32)
     text = one_device.lower(idx, Xs, ys, jnp.float32(0.1), weights).compile().as_text()
     assert any(word in text for word in ("all-gather", "all-reduce", "collective-permute", "all-to-all"))
 
@@ -139,7 +140,7 @@ def test_two_axis_mesh_rows_over_both_axes():
     mesh = parallel.mesh(("a", "b"), shape=(2, 2))
     Xs = jax.device_put(X, NamedSharding(mesh, P(("a", "b"))))
     ys = jax.device_put(y, NamedSharding(mesh, P(("a", "b"))))
-    assert core.row_split(Xs).count == 4
+    assert row_split(Xs).count == 4
     learner = linear.soft_svm(0.1, 200, batch_size=8)
     _close(learner.fit(KEY, Xs, ys), learner.fit(KEY, X, y), np.float32)
 

@@ -14,8 +14,9 @@ import pytest
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from jaxlearn import core, parallel
 from jaxlearn import neighbors as nb
+from jaxlearn import parallel
+from jaxlearn._sharding import row_split
 from tests.harness import count_compilations
 
 KEY = jax.random.PRNGKey(0)
@@ -99,7 +100,7 @@ def test_no_all_gather_of_the_training_rows():
     X, y, Q, _ = _continuous(np.dtype(np.float32))
     mesh = parallel.mesh()
     params = nb.knn(5).fit(KEY, *parallel.shard_rows((X, y), mesh))
-    split = core.row_split(params.X)
+    split = row_split(params.X)
     program = nb._program("vote", 5, CHUNK, 3, split)
     hlo = program.lower(params, parallel.replicate(Q, mesh)).compile().as_text()
     ops, shapes = set(), set()

@@ -16,7 +16,8 @@ import pytest
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from jaxlearn import core, nn, parallel
+from jaxlearn import nn, parallel
+from jaxlearn._sharding import row_split
 from tests.harness import count_compilations
 
 KEY = jax.random.PRNGKey(3)
@@ -132,6 +133,6 @@ def test_data_parallel_errors():
         nn.train(KEY, narrow, jax.device_put(X[:, :2], by_columns), y, **kwargs)
     # one device: uniform stays the default, and allowed
     one = parallel.shard_rows((X, y), parallel.mesh(devices=jax.devices()[:1]))
-    assert core.row_split(one[0]) is None
+    assert row_split(one[0]) is None
     chex.assert_trees_all_equal(nn.train(KEY, params, *one, **dict(kwargs, sampling="uniform")),
                                 nn.train(KEY, params, X, y, **kwargs))  # fmt: skip

@@ -7,7 +7,7 @@ import pytest
 from scipy.optimize import linear_sum_assignment as scipy_assignment
 
 from jaxlearn import datasets
-from jaxlearn.core import sample_indices
+from jaxlearn._regularized import sample_indices
 from jaxlearn.ranking import _svm, ranking_svm
 from jaxlearn.ranking._assignment import linear_sum_assignment
 from jaxlearn.ranking._losses import ndcg_cost_matrix, ndcg_loss_augmented

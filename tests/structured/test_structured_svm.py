@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from jaxlearn import datasets
-from jaxlearn.core import sample_indices
+from jaxlearn._regularized import sample_indices
 from jaxlearn.structured import _svm, hamming_loss, structured_svm
 
 KEY = jax.random.PRNGKey(0)
