@@ -9,10 +9,10 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
+
 from jaxlearn._checks import check_finite
 from jaxlearn.core import NON_NEGATIVE
 from jaxlearn.nn._inputs import as_numbers, check_callable, check_width, network
-
 from jaxlearn.nn._mlp import Activation, Params, derivative, identity, sigmoid, softmax
 
 Array = jax.Array

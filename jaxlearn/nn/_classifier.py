@@ -14,6 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 from jax.typing import ArrayLike
+
 from jaxlearn._checks import at_least, check_sample, is_concrete, num_classes_of
 from jaxlearn.core import (
     NON_NEGATIVE,
@@ -25,7 +26,6 @@ from jaxlearn.core import (
     loadable,
 )
 from jaxlearn.nn._inputs import as_numbers, check_callable, check_key, check_width, static_int
-
 from jaxlearn.nn._mlp import Activation, identity, mlp_apply, mlp_init, relu
 from jaxlearn.nn._train import example_loss, train_loop
 

@@ -10,9 +10,9 @@ import jax
 import jax.numpy as jnp
 import optax
 from jax.typing import ArrayLike
-from jaxlearn._checks import check_multiclass_sample, check_width
 
 from jaxlearn import core
+from jaxlearn._checks import check_multiclass_sample, check_width
 from jaxlearn.nn._mlp import Activation, Params, mlp_apply, relu
 from jaxlearn.nn._train import picked_entries
 

@@ -13,6 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
+
 from jaxlearn._checks import check_class_labels, check_finite
 from jaxlearn.core import POSITIVE, loadable
 from jaxlearn.nn._inputs import as_numbers, check_callable, check_dtype, check_key, check_width, network

@@ -18,6 +18,7 @@ import optax
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 from jax.typing import ArrayLike
+
 from jaxlearn._checks import warn_if_diverged
 from jaxlearn._sharding import (
     RowSplit,
@@ -39,7 +40,6 @@ from jaxlearn.nn._inputs import (
     network,
     static_int,
 )
-
 from jaxlearn.nn._mlp import Activation, Params, cross_entropy, identity, mlp_apply, sigmoid, squared_loss
 
 Array = jax.Array

@@ -10,7 +10,8 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from jaxlearn import core, nn
+from jaxlearn import nn
+from jaxlearn._sharding import block_starts, stratified_indices
 
 SGD = optax.sgd(0.3)
 
@@ -19,7 +20,7 @@ def test_stratified_minibatches_draw_example_j_from_block_j():
     m, b = 44, 8  # blocks of 5 and 6 rows
     idx = np.asarray(nn._descent.minibatches(jax.random.PRNGKey(0), "stratified", 600, 50, m, b))
     assert idx.shape == (12, 50, b)
-    starts = core.block_starts(m, b)
+    starts = block_starts(m, b)
     for j in range(b):
         drawn = idx[..., j]
         assert drawn.min() >= starts[j] and drawn.max() < starts[j + 1], j
@@ -40,7 +41,7 @@ def test_weighted_stratified_steps_are_the_by_hand_weighted_gradient_steps(x64):
         return nn.squared_loss(nn.mlp_apply(p, x), y)
 
     def batch_loss(p, rows):
-        weights = np.diff(core.block_starts(m, b)) / m  # 5/44 or 6/44
+        weights = np.diff(block_starts(m, b)) / m  # 5/44 or 6/44
         return sum(weights[j] * loss(p, X[rows[j]], Y[rows[j]]) for j in range(b))
 
     @jax.jit
@@ -49,7 +50,7 @@ def test_weighted_stratified_steps_are_the_by_hand_weighted_gradient_steps(x64):
 
     step = jax.jit(jax.value_and_grad(batch_loss))
 
-    draws = np.asarray(core.stratified_indices(key, (steps, 1), m, b))[:, 0]  # train's draws, same key
+    draws = np.asarray(stratified_indices(key, (steps, 1), m, b))[:, 0]  # train's draws, same key
     iterates, values = [params], []
     for rows in draws:
         p = iterates[-1]
