@@ -7,6 +7,8 @@ from jaxlearn.linear._dual_cd import SVMDualCDParams
 from jaxlearn.linear._dual_cd import svm_dual_cd
 from jaxlearn.linear._inefficient_perceptron import InefficientPerceptronParams
 from jaxlearn.linear._inefficient_perceptron import inefficient_perceptron
+from jaxlearn.linear._kernel_dual_cd import KernelSVMDualCDParams
+from jaxlearn.linear._kernel_dual_cd import kernel_svm_dual_cd
 from jaxlearn.linear._kernel_perceptron import KernelBatchPerceptronParams
 from jaxlearn.linear._kernel_perceptron import kernel_batch_perceptron
 from jaxlearn.linear._kernel_svm import KernelSVMParams
@@ -44,6 +46,7 @@ __all__ = [
     "KernelBatchPerceptronParams",
     "KernelCentroidParams",
     "KernelRidgeParams",
+    "KernelSVMDualCDParams",
     "KernelSVMParams",
     "LogisticRegressionParams",
     "RidgeParams",
@@ -61,6 +64,7 @@ __all__ = [
     "kernel_centroid",
     "kernel_ridge",
     "kernel_svm",
+    "kernel_svm_dual_cd",
     "logistic_predict_proba",
     "logistic_regression",
     "ridge",
