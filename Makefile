@@ -4,14 +4,14 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test bench lint clean
+.PHONY: install demo test bench lint docs clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 
 $(STAMP): $(PY) pyproject.toml
-	$(PY) -m pip install --quiet -e ".[plot,sklearn,progress,dev]"
+	$(PY) -m pip install --quiet -e ".[plot,sklearn,progress,dev,docs]"
 	$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $(STAMP)
 
@@ -32,6 +32,10 @@ bench: install
 lint: install
 	$(PY) -m ruff format --check jaxlearn tests scripts conftest.py
 	$(PY) -m ruff check jaxlearn tests scripts conftest.py
+
+# The site (mkdocs-material, the API from the docstrings, the notebooks from their stored outputs).
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info
