@@ -82,8 +82,10 @@ __all__ = [
 ]
 
 Array = jax.Array
+PyTree = Any
 State = Any
 Info = Any
+Params = Any
 #: [0, inf) integers (``block_size``: 0 is the round-by-round scan).
 NON_NEGATIVE_INT = Interval(0, float("inf"), True, False, integer=True)
 
