@@ -13,7 +13,7 @@ from jax.typing import ArrayLike
 from jaxlearn._checks import check_finite
 from jaxlearn.core import NON_NEGATIVE
 from jaxlearn.nn._inputs import as_numbers, check_callable, check_width, network
-from jaxlearn.nn._mlp import Activation, Params, derivative, identity, sigmoid, softmax
+from jaxlearn.nn._mlp import Activation, Params, derivative, identity, relu, softmax
 
 Array = jax.Array
 
@@ -23,7 +23,7 @@ def backprop(
     x: ArrayLike,
     y: ArrayLike,
     *,
-    activation: Activation = sigmoid,
+    activation: Activation = relu,
     output: Activation = identity,
     weight_decay: ArrayLike = 0.0,
 ) -> Params:
@@ -38,7 +38,8 @@ def backprop(
     Args:
       params: ``[(W_0, b_0), ...]`` from :func:`~jaxlearn.nn.mlp_init`; ``W_t`` is :math:`k_{t+1}\times k_t`.
       x, y: one input, shape ``(k_0,)``, and its target, shape ``(k_T,)`` (bool/int/float; finite).
-      activation, output: the element-wise :math:`\sigma` of the hidden layers; the output function:
+      activation, output: the element-wise :math:`\sigma` of the hidden layers (default ``relu``, as
+        everywhere in :mod:`jaxlearn.nn`; the book's is ``nn.sigmoid``); the output function:
         ``identity`` (as :func:`~jaxlearn.nn.mlp_apply`) or ``activation`` (the book's); ``softmax`` raises.
       weight_decay: :math:`\lambda \ge 0` (traced).
 
@@ -49,8 +50,10 @@ def backprop(
       >>> import jax, jax.numpy as jnp
       >>> from jaxlearn import nn
       >>> params, x, y = nn.mlp_init(jax.random.PRNGKey(0), [3, 4, 2]), jnp.ones(3), jnp.zeros(2)
-      >>> auto = jax.grad(lambda p: 0.5 * jnp.sum((nn.mlp_apply(p, x) - y) ** 2))(params)
-      >>> bool(jnp.allclose(nn.backprop(params, x, y)[0][0], auto[0][0], atol=1e-6))
+      >>> h = lambda p: nn.mlp_apply(p, x, activation=nn.sigmoid)  # the book's sigma
+      >>> auto = jax.grad(lambda p: 0.5 * jnp.sum((h(p) - y) ** 2))(params)
+      >>> hand = nn.backprop(params, x, y, activation=nn.sigmoid)
+      >>> bool(jnp.allclose(hand[0][0], auto[0][0], atol=1e-6))
       True
 
     References:

@@ -52,14 +52,20 @@ class MLPParams(NamedTuple):
       best_step: the optimiser step of that iterate (int32; 0 is the random initialisation).
       diverged: True if training froze at a non-finite loss, parameter or validation score (a learning
         rate too large; see :func:`~jaxlearn.nn.train`); an eager ``fit`` then warns.
-      loss_curve: the mean minibatch cross-entropy of each window of ``eval_every`` steps
-        (:attr:`~jaxlearn.nn.TrainHistory.train_loss`; one epoch a window: scikit-learn's ``loss_curve_``).
+      loss_curve: the mean minibatch cross-entropy of each window of ``eval_every`` steps,
+        ``ceil(steps / eval_every)`` entries (:attr:`~jaxlearn.nn.TrainHistory.train_loss`;
+        one epoch a window: scikit-learn's ``loss_curve_``).
+      validation_loss: the cross-entropy of the held-out rows at the end of each window (the
+        score the iterate is chosen by; :attr:`~jaxlearn.nn.TrainHistory.valid_loss`); ``None``
+        when ``validation_fraction=0``. Entry ``e`` is taken after ``min((e + 1) * eval_every,
+        steps)`` steps; after a divergence it repeats the last finite score.
     """
 
     layers: list
     best_step: Array
     diverged: Array
     loss_curve: Optional[Array] = None
+    validation_loss: Optional[Array] = None
 
 
 @learner_factory(
@@ -88,7 +94,9 @@ def mlp_classifier(
       num_classes: :math:`k \ge 2`; default ``max(y) + 1`` of a concrete ``y`` (give it to fit under ``jit``).
       eta, optimizer: step size > 0 (traced; alias ``learning_rate``); ``"adam"`` or ``"sgd"`` (the book's).
       batch_size, eval_every: examples per step; steps between validation scores (``steps // 20``); ints >= 1.
-      weight_decay, activation: :math:`\lambda \ge 0` (traced); :math:`\sigma` of the hidden layers.
+      weight_decay, activation: :math:`\lambda \ge 0` (traced); :math:`\sigma` of the hidden layers
+        (default ``relu``, as everywhere in :mod:`jaxlearn.nn` and in scikit-learn; the book's is
+        ``nn.sigmoid``).
       validation_fraction: in [0, 1), the share held out to select the iterate by cross-entropy (0: the
         training set).
 
@@ -183,4 +191,5 @@ def _fit(key, X, y, learning_rate, weight_decay, *, k, hidden, optimizer, activa
         loss=example_loss("cross_entropy", activation), optimizer=opt, error=None,
         steps=steps, batch_size=batch_size, eval_every=eval_every, rows=rows,
     )  # fmt: skip
-    return MLPParams(best, history.best_step, history.diverged, history.train_loss)
+    valid_loss = history.valid_loss if n_valid else None  # else the training set's loss
+    return MLPParams(best, history.best_step, history.diverged, history.train_loss, valid_loss)

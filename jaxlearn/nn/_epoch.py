@@ -50,7 +50,8 @@ def mlp_epoch(
       X, y: ``(m, d)`` inputs and ``(m,)`` int labels.
       eta, weight_decay: the step size > 0 and :math:`\lambda \ge 0` (traced).
       optimizer: ``"adam"`` or ``"sgd"``; batch_size: rows per step (static, >= 1).
-      activation: :math:`\sigma` of the hidden layers.
+      activation: :math:`\sigma` of the hidden layers (default ``relu``, as everywhere in
+        :mod:`jaxlearn.nn`; the book's is ``nn.sigmoid``).
 
     Returns:
       ``(layers, opt_state, loss)``: ``loss`` the mean cross-entropy of the rows at the parameters

@@ -150,7 +150,7 @@ def layer_sizes(params: Params) -> tuple[int, ...]:
 
 
 def mlp_apply(
-    params: Params, x: ArrayLike, *, activation: Activation = sigmoid, output: Activation = identity
+    params: Params, x: ArrayLike, *, activation: Activation = relu, output: Activation = identity
 ) -> Array:
     r"""The network's output :math:`h_w(x) = o_T` on one example ``x`` (UML section 20.1), or on each
     row of a batch ``x`` of shape ``(m, k_0)`` (outputs ``(m, k_T)``).
@@ -158,6 +158,8 @@ def mlp_apply(
     .. math:: o_0 = x, \quad o_{t+1} = \sigma(W_t o_t + b_t)\ (t < T - 1), \quad
         o_T = \mathrm{output}(W_{T-1} o_{T-1} + b_{T-1}).
 
+    ``activation`` defaults to ``relu``, as everywhere in :mod:`jaxlearn.nn` (scikit-learn's
+    default); the book's :math:`\sigma` is ``activation=nn.sigmoid``.
     The book applies :math:`\sigma` at the output too: pass ``output=activation`` for that network.
     ``x`` of any bool/int/float dtype is computed in the params' float dtype; a width other than
     :math:`k_0`, and (eagerly) NaN/inf in ``x`` or ``params``, are refused.

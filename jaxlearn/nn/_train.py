@@ -40,7 +40,15 @@ from jaxlearn.nn._inputs import (
     network,
     static_int,
 )
-from jaxlearn.nn._mlp import Activation, Params, cross_entropy, identity, mlp_apply, sigmoid, squared_loss
+from jaxlearn.nn._mlp import (
+    Activation,
+    Params,
+    cross_entropy,
+    identity,
+    mlp_apply,
+    relu,
+    squared_loss,
+)
 
 Array = jax.Array
 ExampleLoss = Callable[[Params, Array, Array], Array]
@@ -98,7 +106,7 @@ def picked_entries(log_p: Array, labels: Array) -> Array:
 
 
 @functools.lru_cache(maxsize=None)
-def example_loss(name: str, activation: Activation = sigmoid) -> ExampleLoss:
+def example_loss(name: str, activation: Activation = relu) -> ExampleLoss:
     r"""The loss of one example as a function of the params, by name (one object per name and
     activation, so that a second ``train`` reuses the compiled program).
 
@@ -134,7 +142,7 @@ def example_loss(name: str, activation: Activation = sigmoid) -> ExampleLoss:
 
 
 @functools.lru_cache(maxsize=None)
-def zero_one_error(activation: Activation = sigmoid) -> ExampleLoss:
+def zero_one_error(activation: Activation = relu) -> ExampleLoss:
     """The 0-1 error of the arg-max class of the network's outputs, for int labels (with ``.mean``,
     the error rate of a batch)."""
 
@@ -165,7 +173,7 @@ def train(
     validation: Optional[tuple[ArrayLike, ArrayLike]] = None,
     eval_every: Optional[int] = None,
     error: Optional[Union[str, ExampleLoss]] = None,
-    activation: Activation = sigmoid,
+    activation: Activation = relu,
     sampling: Optional[str] = None,
     progress: bool = False,
 ) -> tuple[Params, TrainHistory]:
@@ -179,7 +187,8 @@ def train(
       loss, error: ``"squared"``, ``"cross_entropy"`` or ``f(params, x, y)``; ``"zero_one"``, f or ``None``.
       optimizer: ``optax.sgd(schedule)`` for the book's rule; :math:`v_i` is the mean minibatch loss gradient.
       steps, batch_size: :math:`\tau` and the examples per step (static ints >= 1).
-      weight_decay, activation: :math:`\lambda \ge 0` (traced); :math:`\sigma` of the hidden layers.
+      weight_decay, activation: :math:`\lambda \ge 0` (traced); :math:`\sigma` of the hidden layers
+        (default ``relu``, as everywhere in :mod:`jaxlearn.nn`; the book's is ``nn.sigmoid``).
       validation, eval_every: ``(X_valid, y_valid)`` (``None``: training set); score period (``steps // 20``).
       sampling: ``"uniform"`` (each example of a minibatch uniform over the ``m`` rows) or ``"stratified"``
         (example :math:`j` uniform over the :math:`j`-th of ``batch_size`` contiguous row blocks :math:`B_j`,

@@ -81,7 +81,7 @@ def test_backprop_is_the_book_recursion_on_a_hand_example(x64):
     o2 = s(a2)
     d2 = o2 - 0.3
     d1 = w1 * d2 * s(a2) * (1 - s(a2))
-    grads = nn.backprop(params, x, y, output=nn.sigmoid)
+    grads = nn.backprop(params, x, y, activation=nn.sigmoid, output=nn.sigmoid)
     np.testing.assert_allclose(grads[1][0][0, 0], d2 * s(a2) * (1 - s(a2)) * o1, rtol=1e-14)
     np.testing.assert_allclose(grads[1][1][0], d2 * s(a2) * (1 - s(a2)), rtol=1e-14)
     np.testing.assert_allclose(grads[0][0][0, 0], d1 * s(a1) * (1 - s(a1)) * 2.0, rtol=1e-14)

@@ -14,6 +14,7 @@ from jaxlearn import nn
 from jaxlearn._sharding import block_starts, stratified_indices
 
 SGD = optax.sgd(0.3)
+BOOK = dict(activation=nn.sigmoid)  # the book's sigma, explicit: jaxlearn.nn's default is relu
 
 
 def test_stratified_minibatches_draw_example_j_from_block_j():
@@ -35,10 +36,11 @@ def test_weighted_stratified_steps_are_the_by_hand_weighted_gradient_steps(x64):
     params = nn.mlp_init(jax.random.PRNGKey(1), [3, 4, 1], dtype=jnp.float64)
     key = jax.random.PRNGKey(2)
     best, history = nn.train(key, params, X, Y, loss="squared", optimizer=SGD, steps=steps, batch_size=b,
-                             weight_decay=lam, eval_every=1, sampling="stratified")  # fmt: skip
+                             weight_decay=lam, eval_every=1, sampling="stratified",
+                             **BOOK)  # fmt: skip
 
     def loss(p, x, y):
-        return nn.squared_loss(nn.mlp_apply(p, x), y)
+        return nn.squared_loss(nn.mlp_apply(p, x, **BOOK), y)
 
     def batch_loss(p, rows):
         weights = np.diff(block_starts(m, b)) / m  # 5/44 or 6/44
@@ -68,7 +70,7 @@ def test_uniform_sampling_is_the_default_and_stratified_differs():
     y = (X[:, 0] > 0).astype(jnp.int32)
     params = nn.mlp_init(jax.random.PRNGKey(1), [3, 4, 2])
     run = lambda **kw: nn.train(jax.random.PRNGKey(2), params, X, y, loss="cross_entropy", optimizer=SGD,  # noqa: E731
-                                steps=8, batch_size=4, eval_every=4, **kw)  # fmt: skip
+                                steps=8, batch_size=4, eval_every=4, **BOOK, **kw)  # fmt: skip
     default = run()
     chex.assert_trees_all_equal(run(sampling="uniform"), default)  # bitwise
     stratified = run(sampling="stratified")  # b | m: the batch mean, other draws

@@ -19,6 +19,8 @@ SCHEDULE = lambda t: 0.5 / (1.0 + 0.05 * t)  # noqa: E731 - eta_i = schedule(i -
 BOOK_SGD = optax.sgd(SCHEDULE)
 ADAM = optax.adam(0.05)
 HUGE_SGD = optax.sgd(1e4)
+# The book's sigma, explicit: jaxlearn.nn's default activation is relu.
+BOOK = dict(activation=nn.sigmoid)
 
 
 def _regression(seed, m, d, dtype=np.float64):
@@ -40,7 +42,7 @@ def _book_step(w, xb, yb, t, lam):
     """One step of UML 20.6 as written: w <- w - eta_t (v_t + lam w), v_t by the book's backprop."""
     v = jax.tree_util.tree_map(
         lambda *g: jnp.mean(jnp.stack(g), axis=0),
-        *[nn.backprop(w, xb[i], yb[i]) for i in range(xb.shape[0])],
+        *[nn.backprop(w, xb[i], yb[i], **BOOK) for i in range(xb.shape[0])],
     )
     eta = SCHEDULE(t - 1)  # eta_t, t = 1, 2, ...
     return jax.tree_util.tree_map(lambda w_, v_: w_ - eta * (v_ + lam * w_), w, v)
@@ -48,7 +50,7 @@ def _book_step(w, xb, yb, t, lam):
 
 @jax.jit
 def _valid_loss(w, X, y):
-    return jnp.mean(jax.vmap(lambda x, t: nn.squared_loss(nn.mlp_apply(w, x), t))(X, y))
+    return jnp.mean(jax.vmap(lambda x, t: nn.squared_loss(nn.mlp_apply(w, x, **BOOK), t))(X, y))
 
 
 def test_sgd_schedule_with_weight_decay_is_the_books_rule_and_returns_the_validation_best(x64):
@@ -61,7 +63,7 @@ def test_sgd_schedule_with_weight_decay_is_the_books_rule_and_returns_the_valida
     key = jax.random.PRNGKey(3)
     best, history = nn.train(
         key, params, X, y, loss="squared", optimizer=BOOK_SGD, steps=steps, batch_size=batch,
-        weight_decay=lam, validation=(Xv, yv), eval_every=every,
+        weight_decay=lam, validation=(Xv, yv), eval_every=every, **BOOK,
     )  # fmt: skip
 
     # The book's loop by hand, on the minibatches train draws (uniform with replacement).
@@ -88,7 +90,8 @@ def test_vmapped_16_seeds_equal_16_separate_runs():
     labels = (jnp.sum(X, axis=1) * X[:, 0] > 0).astype(jnp.int32)
     keys = jax.random.split(jax.random.PRNGKey(0), 16)
     kwargs = dict(loss="cross_entropy", optimizer=ADAM, steps=12, batch_size=4, eval_every=6,
-                  error="zero_one", validation=(X[:8], labels[:8]), weight_decay=1e-3)  # fmt: skip
+                  error="zero_one", validation=(X[:8], labels[:8]), weight_decay=1e-3,
+                  **BOOK)  # fmt: skip
 
     @jax.jit
     def one(key):
@@ -108,7 +111,8 @@ def test_diverging_learning_rate_is_flagged_not_returned_as_nan():
     X, y = _regression(3, 32, 3, np.float32)
     params = _numpy_params(4, [3, 16, 1], np.float32, scale=1.0)
     best, history = nn.train(jax.random.PRNGKey(0), params, X * 10, y * 100, loss="squared",
-                             optimizer=HUGE_SGD, steps=40, batch_size=4, eval_every=10)  # fmt: skip
+                             optimizer=HUGE_SGD, steps=40, batch_size=4, eval_every=10,
+                             **BOOK)  # fmt: skip
     assert bool(history.diverged)
     flags = np.asarray(history.nonfinite)
     assert np.all(np.diff(flags.astype(int)) >= 0)  # once frozen, frozen
@@ -121,17 +125,19 @@ def test_diverging_learning_rate_is_flagged_not_returned_as_nan():
     assert int(history.best_step) <= first * 10
     assert all(np.isfinite(np.asarray(leaf)).all() for leaf in jax.tree_util.tree_leaves(best))
     # the returned iterate is one whose validation loss was finite (the frozen one may overflow the loss)
-    assert np.isfinite(float(nn.squared_loss(jax.vmap(lambda x: nn.mlp_apply(best, x))(X * 10), y * 100)))
+    out = jax.vmap(lambda x: nn.mlp_apply(best, x, **BOOK))(X * 10)
+    assert np.isfinite(float(nn.squared_loss(out, y * 100)))
     # a sane learning rate on the same problem does not diverge
     _, ok = nn.train(jax.random.PRNGKey(0), params, X, y, loss="squared", optimizer=ADAM, steps=40,
-                     batch_size=4, eval_every=10)  # fmt: skip
+                     batch_size=4, eval_every=10, **BOOK)  # fmt: skip
     assert not bool(ok.diverged)
 
 
 def test_no_recompilation_and_traced_weight_decay():
     X, y = _regression(5, 24, 3, np.float32)
     params = _numpy_params(6, [3, 5, 1], np.float32)
-    run = functools.partial(nn.train, loss="squared", optimizer=ADAM, steps=20, batch_size=4, eval_every=10)
+    run = functools.partial(nn.train, loss="squared", optimizer=ADAM, steps=20, batch_size=4,
+                            eval_every=10, **BOOK)  # fmt: skip
     lams = jnp.array([0.0, 0.1, 1.0], jnp.float32)  # strongly typed: the sweep's single runs share a program
     run(jax.random.PRNGKey(0), params, X, y, weight_decay=lams[1])
     X2, y2 = _regression(7, 24, 3, np.float32)
@@ -150,7 +156,8 @@ def test_bad_inputs():
     X, y = _regression(8, 12, 3, np.float32)
     params = _numpy_params(9, [3, 4, 1], np.float32)
     labels = jnp.zeros(12, jnp.int32)
-    run = functools.partial(nn.train, jax.random.PRNGKey(0), optimizer=ADAM, steps=4, batch_size=2)
+    key = jax.random.PRNGKey(0)
+    run = functools.partial(nn.train, key, optimizer=ADAM, steps=4, batch_size=2, **BOOK)
     with pytest.raises(ValueError, match=r"expected `X` of shape \(m, k_0\) with 3 features .*got \(12, 2\)"):
         run(params, X[:, :2], y, loss="squared")
     with pytest.raises(ValueError, match=r"expected `y` in \{0, 1, 2\}, found values \{0, 5\}"):
