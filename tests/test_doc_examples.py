@@ -40,7 +40,21 @@ def _imported_modules(source: str) -> set[str]:
             modules.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             modules.add(node.module.split(".")[0])
+            if node.module == "jaxlearn":
+                modules.update(alias.name for alias in node.names if alias.name == "sklearn")
+    if any(name.startswith("jaxlearn.sklearn") for name in _dotted_imports(source)):
+        modules.add("sklearn")  # jaxlearn.sklearn needs scikit-learn, the `sklearn` extra
     return modules
+
+
+def _dotted_imports(source: str) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+    return names
 
 
 def test_the_documents_have_examples():
