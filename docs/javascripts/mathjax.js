@@ -1,14 +1,11 @@
-// MathJax for the math of the API reference (pymdownx.arithmatex, generic mode).
+// MathJax for the math of the API reference (pymdownx.arithmatex: \( \) and \[ \]) and of the
+// notebooks' Markdown cells ($ $ and $$ $$). Code and pre elements are skipped, as MathJax's default.
 window.MathJax = {
   tex: {
-    inlineMath: [["\\(", "\\)"]],
-    displayMath: [["\\[", "\\]"]],
+    inlineMath: [["\\(", "\\)"], ["$", "$"]],
+    displayMath: [["\\[", "\\]"], ["$$", "$$"]],
     processEscapes: true,
     processEnvironments: true,
-  },
-  options: {
-    ignoreHtmlClass: ".*|",
-    processHtmlClass: "arithmatex",
   },
 };
 
