@@ -2,6 +2,7 @@
 resolve, and every learner factory of the package listed in ``docs/algorithms.md``."""
 
 import importlib
+import importlib.util
 import json
 import re
 from pathlib import Path
@@ -74,3 +75,24 @@ def test_every_learner_factory_is_in_the_algorithm_table():
                 if f"`{family}.{name}(" not in table:
                     missing.append(f"{family}.{name}")
     assert not missing, f"docs/algorithms.md has no row for {missing}"
+
+
+def test_every_public_package_has_an_api_page():
+    import jaxlearn
+
+    packages = [name for name in jaxlearn.__all__ if importlib.util.find_spec(f"jaxlearn.{name}")]
+    packages.append("sklearn")  # not imported by `import jaxlearn`: it needs scikit-learn
+    nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    missing = []
+    for name in packages:
+        page = DOCS / "api" / f"{name}.md"
+        if not page.is_file() or f"::: jaxlearn.{name}\n" not in page.read_text(encoding="utf-8"):
+            missing.append(name)
+        elif f"api/{name}.md" not in nav:
+            missing.append(f"{name} (not in the mkdocs.yml nav)")
+    assert not missing, f"docs/api has no page for jaxlearn.{missing}"
+
+
+def test_the_readme_stays_a_five_minute_read():
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 250, f"README.md has {len(lines)} lines; topic material belongs in docs/"
