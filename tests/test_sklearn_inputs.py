@@ -90,6 +90,7 @@ KERNEL = {"KernelPerceptron": "poly", "KernelRidge": "poly", "NearestCentroid": 
 #: None) and the Perceptron's alpha=0 (no penalty by default); SGD's eta0=0 is tried with a constant step.
 VALID = {("SGDClassifier", "tol", 0.0), ("Perceptron", "tol", 0.0), ("Perceptron", "alpha", 0.0)}
 VALID |= {("LogisticRegression", "tol", 0.0)}  # tol >= 0 as scikit-learn: 0 runs max_iter iterations
+VALID |= {("SVC", "max_iter", -1)}  # as scikit-learn's: no limit (libsvm's own cap)
 WITH = {("SGDClassifier", "eta0"): {"learning_rate": "constant"}}
 
 

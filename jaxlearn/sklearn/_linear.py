@@ -10,6 +10,8 @@ penalised and it stops by ``tol``, :func:`jaxlearn.linear.epoch_sgd`).
 
 from __future__ import annotations
 
+import functools
+import numbers
 import warnings
 
 import jax
@@ -22,6 +24,7 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted
 
 from jaxlearn import core, linear, multiclass
+from jaxlearn._shared import sign_label
 from jaxlearn.kernels import expansion
 from jaxlearn.sklearn._base import (
     FINITE,
@@ -34,6 +37,7 @@ from jaxlearn.sklearn._base import (
     make_kernel,
     one_vs_rest,
     power_of_two_scale,
+    row_weights,
     sample_weights,
 )
 from jaxlearn.sklearn._sgd import EpochSGDClassifier, linear_scores
@@ -457,56 +461,247 @@ class _KernelMixin:
         return make_kernel(self.kernel, gamma, self.degree, self.coef0)[0]
 
 
-class SVC(_KernelMixin, _Solver, BatchBinaryClassifier):
-    """The kernel Soft-SVM by SGD on the coefficients (:func:`jaxlearn.linear.kernel_svm`), no intercept.
+def _pair_scores(params, X):
+    """A pair's decision values, computed beforehand, are its params (for ``_ovo_scores``)."""
+    return params
 
-    ``C`` maps to :math:`\\lambda = 1/(C\\,m)` as for :class:`LinearSVC`; kernels as scikit-learn's
-    (``"rbf"``: :math:`\\exp(-\\gamma\\|x-z\\|^2)`,
-    ``"poly"``: :math:`(\\gamma\\langle x, z\\rangle + c_0)^d`, ``"linear"``).
+
+def _pair_votes(params, X):
+    return sign_label(params)
+
+
+@functools.lru_cache(maxsize=None)
+def _one_vs_one(num_classes: int) -> core.BatchLearner:
+    """All-Pairs over a binary "learner" whose params are its decision values: what the vote and tie
+    rule of :class:`~jaxlearn.sklearn.OneVsOneClassifier` reads."""
+    given = core.BatchLearner(Partial(_pair_scores), Partial(_pair_votes), Partial(_pair_scores))
+    return multiclass.all_pairs(given, num_classes, subsample="mask")
+
+
+@jax.jit
+def _fit_pairs(learner, X, rows, labels, weights):
+    """``learner.fit`` on each pair's rows ``X[rows[p]]`` (zero-weight padding to a common length),
+    as one vmapped program over the pairs."""
+    return jax.vmap(lambda r, y, w: learner.fit(None, X[r], y, w))(rows, labels, weights)
+
+
+@functools.partial(jax.jit, static_argnames=("num_classes", "ovr"))
+def _svc_decisions(kernel, support, coef, intercept, X, *, num_classes, ovr):
+    """The pairs' decision values (n, pairs) (positive: the pair's first class), and scikit-learn's
+    one-vs-rest shape of them (n, K): votes plus confidences squashed into (-1/3, 1/3)."""
+    from jaxlearn.sklearn._multiclass import _ovo_scores  # that module imports this one
+
+    values = expansion(kernel, support, coef, X) + intercept
+    if not ovr:
+        return values, values
+    return values, _ovo_scores(_one_vs_one(num_classes), values.T, X)
+
+
+class SVC(_KernelMixin, ClassifierMixin, JaxlearnEstimator):
+    r"""The kernel Soft-SVM solved exactly, as scikit-learn's ``SVC`` (libsvm): SMO over the Gram
+    matrix (:func:`jaxlearn.linear.kernel_svm_dual_cd`), any number of classes by one-vs-one.
+
+    .. math::
+        \min_{w, b}\ \tfrac12\|w\|^2 + C\sum_i c_{y_i} s_i
+        \max(0, 1 - y_i(\langle w, \psi(x_i)\rangle + b))
+
+    for each pair of classes (:math:`c` the class weights, :math:`s` the sample weights; the
+    intercept is not penalised). The :math:`K(K-1)/2` pair problems are fitted as one vmapped
+    program, each on its own rows (padded with zero-weight rows to a common length); a point's class
+    is the one with the most pair votes (ties: the first class), as libsvm's. Kernels as
+    scikit-learn's (``"rbf"``: :math:`\exp(-\gamma\|x-z\|^2)`, ``"poly"``:
+    :math:`(\gamma\langle x, z\rangle + c_0)^d`, ``"linear"``).
 
     Args:
-      C, lam: as for :class:`LinearSVC`.
+      C: :math:`C > 0`.
       kernel, gamma, degree, coef0: the kernel; ``gamma`` a number, ``"scale"`` or ``"auto"``.
-      max_iter: epochs: ``steps = max_iter * n_samples``.
-      random_state: draws the examples.
+      tol: the stopping tolerance on the maximal KKT violation (libsvm's ``eps``).
+      class_weight: ``None``, ``"balanced"`` or ``{label: weight}``: multiplies ``C`` per class.
+      max_iter: the most SMO steps per pair; ``-1`` (no limit) is libsvm's own cap,
+        :math:`\max(10^7, 100\,n)` steps (a finite bound: the solver is a bounded loop).
+      decision_function_shape: ``"ovr"`` (n, K) or ``"ovo"`` (n, K(K-1)/2), as scikit-learn's.
+      break_ties: with ``"ovr"`` and more than two classes, ``predict`` is the argmax of
+        ``decision_function`` (votes, then confidences) instead of the votes alone.
+      random_state: unused (the solver is deterministic); kept for scikit-learn's signature.
 
     Attributes:
-      params_: :class:`~jaxlearn.linear.KernelSVMParams`; gamma_; classes_; n_samples_fit_.
+      support_, support_vectors_, n_support_: the support vectors' rows (by class, then by row), the
+      vectors, their count per class; dual_coef_ (K-1, n_SV) and intercept_ (K(K-1)/2,) in libsvm's
+      layout (two classes: positive means ``classes_[1]``); pair_dual_coef_ (n_SV, K(K-1)/2) each
+      pair's coefficients (positive: its first class); n_iter_ the SMO steps per pair; classes_;
+      gamma_ the number used.
 
     Example:
       >>> import numpy as np
       >>> from jaxlearn.sklearn import SVC
       >>> X = np.array([[0.0, 0.0], [0.1, -0.1], [2.0, 0.0], [0.0, -2.0], [-2.0, 0.1], [0.1, 2.0]])
-      >>> SVC(C=10.0, random_state=0).fit(X, [1, 1, 0, 0, 0, 0]).predict(X).tolist()
+      >>> SVC(C=10.0).fit(X, [1, 1, 0, 0, 0, 0]).predict(X).tolist()
       [1, 1, 0, 0, 0, 0]
+      >>> X = np.array([[0.0, 0.0], [0.1, -0.1], [2.0, 0.0], [2.1, 0.1], [0.0, 2.0], [0.1, 2.1]])
+      >>> svc = SVC(kernel="linear").fit(X, ["a", "a", "b", "b", "c", "c"])  # three pairs
+      >>> svc.predict([[3.0, 0.0], [0.0, 3.0], [-1.0, -1.0]]).tolist(), svc.intercept_.shape
+      (['b', 'c', 'a'], (3,))
     """
 
-    _parameter_constraints = {"C": core.POSITIVE, "lam": (core.POSITIVE, None), "max_iter": core.POSITIVE_INT}
+    _parameter_constraints = {"C": core.POSITIVE, "tol": core.POSITIVE}
 
     def __init__(
         self,
         C=1.0,
         *,
         kernel="rbf",
-        gamma="scale",
         degree=3,
+        gamma="scale",
         coef0=0.0,
-        lam=None,
-        max_iter=10,
+        tol=1e-3,
+        class_weight=None,
+        max_iter=-1,
+        decision_function_shape="ovr",
+        break_ties=False,
         random_state=None,
     ):
         self.C = C
         self.kernel = kernel
-        self.gamma = gamma
         self.degree = degree
+        self.gamma = gamma
         self.coef0 = coef0
-        self.lam = lam
+        self.tol = tol
+        self.class_weight = class_weight
         self.max_iter = max_iter
+        self.decision_function_shape = decision_function_shape
+        self.break_ties = break_ties
         self.random_state = random_state
 
+    def _check_params(self):
+        super()._check_params()
+        max_iter = self.max_iter
+        if (
+            isinstance(max_iter, bool)
+            or not isinstance(max_iter, numbers.Integral)
+            or not (max_iter == -1 or max_iter >= 1)
+        ):
+            expected = "SVC: expected `max_iter` -1 or an integer >= 1"
+            raise InvalidParameterError(f"{expected}, got {max_iter!r}")
+        if self.decision_function_shape not in ("ovr", "ovo"):
+            shape = self.decision_function_shape
+            raise InvalidParameterError(
+                f"SVC: expected `decision_function_shape` 'ovr' or 'ovo', got {shape!r}"
+            )
+
+    def _steps(self, n_samples: int) -> int:
+        """``max_iter``, or libsvm's cap :math:`\\max(10^7, 100 n)` for ``-1``."""
+        return max(10**7, 100 * n_samples) if self.max_iter == -1 else int(self.max_iter)
+
     def _batch_learner(self, X=None):
-        lam = _lam_from_C(self.C, self.lam, self.n_samples_fit_)
-        return linear.kernel_svm(self._kernel(), lam, self._steps())
+        """The binary learner (labels {-1, +1}), for the one-vs-rest and one-vs-one reductions."""
+        steps = self._steps(0 if X is None else X.shape[0])
+        return linear.kernel_svm_dual_cd(self._kernel(), self.C, tol=self.tol, max_iter=steps)
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the one-vs-one pair problems on ``X`` (n, d) and labels ``y`` (two or more values).
+
+        Args:
+          sample_weight: (n,) non-negative weights multiplying ``C`` per row (a weight 0 leaves the
+            row out, as libsvm does).
+
+        Returns:
+          self.
+        """
+        X, y = self._validate(X, y, reset=True)
+        index = encode_classes(self, y)
+        weights = sample_weights(sample_weight, X)
+        weights = row_weights(self.class_weight, self.classes_, index, weights)
+        if not (weights > 0).any():
+            raise ValueError("expected `sample_weight` with a positive entry, got all zeros")
+        self._prepare(X)
+        first, second = multiclass.pairs(self.classes_.size)
+        members = [np.flatnonzero((index == i) | (index == j)) for i, j in zip(first, second)]
+        length = max(len(rows) for rows in members)
+        rows = np.zeros((len(members), length), np.int32)
+        labels = np.ones((len(members), length), X.dtype)
+        costs = np.zeros((len(members), length), X.dtype)
+        for p, (own, i) in enumerate(zip(members, first)):
+            rows[p, : own.size] = own
+            labels[p, : own.size] = np.where(index[own] == i, 1.0, -1.0)
+            costs[p, : own.size] = weights[own]
+        solution = _fit_pairs(self._batch_learner(X), X, rows, labels, costs)
+        coef = np.zeros((X.shape[0], len(members)), X.dtype)
+        pair_coef = np.asarray(solution.dual_coef)
+        for p, own in enumerate(members):
+            coef[own, p] = pair_coef[p, : own.size]
+        used = (coef != 0).any(axis=1)
+        support = [np.flatnonzero(used & (index == k)) for k in range(self.classes_.size)]
+        self.support_ = np.concatenate(support).astype(np.int32)
+        self.n_support_ = np.array([s.size for s in support], np.int32)
+        self.support_vectors_ = X[self.support_]
+        self.pair_dual_coef_ = coef[self.support_]
+        # libsvm's layout: pair (i, j)'s coefficients of class i's vectors in row j - 1, j's in i
+        dual_coef = np.zeros((self.classes_.size - 1, self.support_.size), X.dtype)
+        owner = index[self.support_]
+        for p, (i, j) in enumerate(zip(first, second)):
+            dual_coef[j - 1, owner == i] = self.pair_dual_coef_[owner == i, p]
+            dual_coef[i, owner == j] = self.pair_dual_coef_[owner == j, p]
+        intercept = np.asarray(solution.b)
+        binary = self.classes_.size == 2  # scikit-learn's sign: positive means classes_[1]
+        self.dual_coef_ = -dual_coef if binary else dual_coef
+        self.intercept_ = -intercept if binary else intercept
+        self.n_iter_ = np.asarray(solution.n_iter, np.int32)
+        self.fit_status_ = int(not np.all(solution.converged))
+        if self.fit_status_:
+            warnings.warn(
+                f"Solver terminated early (max_iter={self.max_iter}): the KKT violation of "
+                f"{int(np.sum(~np.asarray(solution.converged)))} pair problem(s) is above tol. "
+                "Consider pre-processing your data with StandardScaler or MinMaxScaler.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        return self
+
+    def _decisions(self, X, ovr):
+        X = self._check_X(X)
+        binary = self.classes_.size == 2
+        intercept = -self.intercept_ if binary else self.intercept_
+        # the support padded with zero coefficients to a power of two: a refit with another number of
+        # support vectors (another C, another fold) reuses the compiled program
+        count = self.support_vectors_.shape[0]
+        extra = ((0, max(8, 1 << (count - 1).bit_length()) - count), (0, 0))
+        support = np.pad(self.support_vectors_.astype(X.dtype), extra)
+        coef = np.pad(self.pair_dual_coef_.astype(X.dtype), extra)
+        return _svc_decisions(
+            self._kernel(), support, coef, intercept.astype(X.dtype), X,
+            num_classes=self.classes_.size, ovr=ovr and not binary,
+        )  # fmt: skip
+
+    def decision_function(self, X):
+        """scikit-learn's: (n,) for two classes (positive means ``classes_[1]``); else (n, K) votes
+        plus confidences (``"ovr"``) or (n, K(K-1)/2) the pairs' values, positive for the first
+        class of each pair (``"ovo"``)."""
+        pairs, scores = self._decisions(X, self.decision_function_shape == "ovr")
+        if self.classes_.size == 2:
+            return -np.asarray(pairs)[:, 0]
+        return np.asarray(scores)
+
+    def predict(self, X):
+        """The class with the most pair votes (a pair's value > 0 votes for its first class, else
+        the second; ties: the first class), as libsvm's; with ``break_ties`` the argmax of the
+        one-vs-rest ``decision_function``."""
+        pairs, scores = self._decisions(X, True)
+        pairs, scores = np.asarray(pairs), np.asarray(scores)
+        if self.classes_.size == 2:
+            return self.classes_[(pairs[:, 0] <= 0).astype(np.intp)]
+        if self.break_ties and self.decision_function_shape == "ovr":
+            return self.classes_[np.argmax(scores, axis=1)]
+        return self.classes_[np.argmax(np.rint(scores), axis=1)]  # the votes: |confidence| < 1/3
+
+    @property
+    def coef_(self):
+        """The weights of the linear kernel (``kernel="linear"`` only), in scikit-learn's layout:
+        (1, d) for two classes, else (K(K-1)/2, d), one row per pair."""
+        check_is_fitted(self)
+        if self.kernel != "linear":
+            raise AttributeError("coef_ is only available when using a linear kernel")
+        coef = self.pair_dual_coef_.T @ self.support_vectors_
+        return -coef if self.classes_.size == 2 else coef
 
 
 @jax.jit
