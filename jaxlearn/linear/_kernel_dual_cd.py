@@ -9,10 +9,10 @@ per-example costs :math:`U_i = C s_i`)
 
 solved two coordinates at a time (sequential minimal optimisation), the pair chosen by libsvm's
 second-order working-set selection (Fan, Chen and Lin 2005): deterministic, so the order of the
-updates never depends on a random draw, nor on rows of zero cost (a zero-weight row is at both of its
-bounds, never selected: a padded sample takes the same steps as the unpadded one). The intercept is
-libsvm's (the mean of :math:`-y_i G_i` over the free coordinates), so the decision values are those
-of scikit-learn's ``SVC`` on the same problem.
+updates never depends on a random draw, nor on rows of zero cost (a zero-weight row is at both of
+its bounds, never selected: a padded sample takes the same steps as the unpadded one). The intercept
+is libsvm's (the mean of :math:`-y_i G_i` over the free coordinates), so the decision values are
+those of scikit-learn's ``SVC`` on the same problem.
 """
 
 from __future__ import annotations
@@ -45,10 +45,10 @@ class KernelSVMDualCDParams(NamedTuple):
     r"""The kernel Soft-SVM's solution and its certificates.
 
     Attributes:
-      support: the (m, d) training instances :math:`x_j` (rows of zero cost included, coefficient 0).
+      support: the (m, d) training instances :math:`x_j` (rows of zero cost too, coefficient 0).
       dual_coef: (m,) :math:`y_j\alpha_j`, so that :math:`f(x) = \sum_j y_j\alpha_j K(x_j, x) + b`.
       b: the intercept (libsvm's :math:`-\rho`).
-      violation: the maximal KKT violation :math:`\max_{I_{up}} (-y_iG_i) - \min_{I_{low}} (-y_iG_i)`
+      violation: the maximal KKT violation :math:`\max_{I_{up}} -y_iG_i - \min_{I_{low}} -y_iG_i`
         at the returned point (:math:`G = Q\alpha - 1`); ``converged`` when it is ``<= tol``.
       gap: the duality gap :math:`P(w, b) - D(\alpha) \ge 0` (the primal in scikit-learn's scale).
       converged: the violation fell to ``tol`` (libsvm's stopping rule) within ``max_iter`` steps.
@@ -65,8 +65,8 @@ class KernelSVMDualCDParams(NamedTuple):
 
 
 class DualSolution(NamedTuple):
-    """What :func:`solve_dual` returns: the dual variables :math:`\\alpha` (m,), the intercept ``b``, the
-    KKT ``violation``, the duality ``gap``, ``converged`` and ``n_iter``."""
+    """What :func:`solve_dual` returns: the dual variables :math:`\\alpha` (m,), the intercept
+    ``b``, the KKT ``violation``, the duality ``gap``, ``converged`` and ``n_iter``."""
 
     alpha: Array
     b: Array
@@ -87,11 +87,12 @@ class DualSolution(NamedTuple):
 def kernel_svm_dual_cd(
     kernel: Kernel, C: ArrayLike, *, tol: ArrayLike = 1e-3, max_iter: ArrayLike = LIBSVM_MAX_ITER
 ) -> BatchLearner:
-    r"""The kernel Soft-SVM with an intercept, solved exactly by SMO over the Gram matrix (UML 15.2, 16.3).
+    r"""The kernel Soft-SVM with an intercept, solved exactly by SMO (UML sections 15.2, 16.3).
 
     .. math::
-        \min_{w, b}\ \tfrac12\|w\|^2 + C\sum_i s_i \max(0, 1 - y_i(\langle w, \psi(x_i)\rangle + b)),
-        \qquad w = \sum_i \alpha_i y_i \psi(x_i)
+        \min_{w, b}\ \tfrac12\|w\|^2 + C\sum_i s_i\,\xi_i, \quad
+        \xi_i = \max(0, 1 - y_i(\langle w, \psi(x_i)\rangle + b)), \quad
+        w = \sum_i \alpha_i y_i\psi(x_i)
 
     (:math:`s_i` the sample weights; the intercept :math:`b` is not penalised, as libsvm's and
     scikit-learn's ``SVC``; UML (15.4) up to the scale :math:`\lambda = 1/(C m)`). Each step moves
@@ -105,9 +106,10 @@ def kernel_svm_dual_cd(
         \alpha_i \mathrel{+}= y_i\tau,\ \alpha_j \mathrel{-}= y_j\tau
 
     in a bounded ``lax.while_loop`` until the maximal violation
-    :math:`\max_{I_{up}} -y_tG_t - \min_{I_{low}} -y_tG_t \le` ``tol`` (libsvm's rule) or ``max_iter``
-    steps. The Gram matrix is computed once, from each pair of rows alone (so a row never changes
-    another's entries). No shrinking and no kernel cache: memory is :math:`m^2` entries.
+    :math:`\max_{I_{up}} -y_tG_t - \min_{I_{low}} -y_tG_t \le` ``tol`` (libsvm's rule) or
+    ``max_iter`` steps. The Gram matrix is computed once, from each pair of rows alone (so a row
+    never changes another's entries). No shrinking and no kernel cache: memory is :math:`m^2`
+    entries.
 
     Args:
       kernel: ``k(x, z)`` (:mod:`jaxlearn.kernels`; its parameters traced).
@@ -117,10 +119,11 @@ def kernel_svm_dual_cd(
 
     Returns:
       A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y, sample_weight=None) ->
-      KernelSVMDualCDParams`` (labels in {-1, +1}, a label 0 is an example left out; ``sample_weight``
-      >= 0 scales each example's :math:`C`, and a weight 0 fixes :math:`\alpha_i = 0`: the fit is that of
-      the sample without the row; ``key`` is unused, the fit is deterministic), ``predict`` +1 iff
-      :math:`f(x) > 0`, ``decision_function`` :math:`f(x) = \sum_j y_j\alpha_j K(x_j, x) + b`.
+      KernelSVMDualCDParams`` (labels in {-1, +1}, a label 0 is an example left out;
+      ``sample_weight`` >= 0 scales each example's :math:`C`, and a weight 0 fixes :math:`\alpha_i =
+      0`: the fit is that of the sample without the row; ``key`` is unused, the fit is
+      deterministic), ``predict`` +1 iff :math:`f(x) > 0`, ``decision_function`` :math:`f(x) =
+      \sum_j y_j\alpha_j K(x_j, x) + b`.
 
     Examples:
       >>> import jax, jax.numpy as jnp
@@ -133,9 +136,9 @@ def kernel_svm_dual_cd(
       ([1.0, 1.0, -1.0, -1.0, -1.0, -1.0], True)
 
     References:
-      UML sections 15.2, 15.4 and 16.3; Platt (1998), "Sequential minimal optimization"; Fan, Chen and
-      Lin (2005), "Working set selection using second order information for training SVM"; Chang and
-      Lin (2011), "LIBSVM", section 4.
+      UML sections 15.2, 15.4 and 16.3; Platt (1998), "Sequential minimal optimization"; Fan, Chen
+      and Lin (2005), "Working set selection using second order information for training SVM"; Chang
+      and Lin (2011), "LIBSVM", section 4.
     """
     kernel = as_tree(kernel)
 
@@ -147,7 +150,8 @@ def kernel_svm_dual_cd(
     def fit(key, X, y, sample_weight=None):
         del key  # deterministic: the working set is chosen by the KKT violations
         X, y = as_float(X, y)
-        weight = jnp.ones_like(y) if sample_weight is None else jnp.asarray(sample_weight).astype(X.dtype)
+        weight = jnp.ones_like(y) if sample_weight is None else jnp.asarray(sample_weight)
+        weight = weight.astype(X.dtype)
         return _fit(kernel, X, y, weight, C, tol, max_iter)
 
     def decision_function(params, X):
@@ -163,14 +167,15 @@ def kernel_svm_dual_cd(
 def gram_matrix(kernel: Kernel, X: Array) -> Array:
     """``K[i, j] = kernel(X[i], X[j])``, evaluated pair by pair in tiles of a fixed shape
     (:data:`TILE` rows by columns, ``X`` padded with zeros to whole tiles): every tile runs the same
-    program, so rows appended to ``X`` leave the entries of the others bit for bit (which the centred
-    products of :func:`jaxlearn.kernels.gram` do not promise for the Gaussian kernel)."""
+    program, so rows appended to ``X`` leave the entries of the others bit for bit (which the
+    centred products of :func:`jaxlearn.kernels.gram` do not promise for the Gaussian kernel)."""
     m, rows, cols = X.shape[0], *TILE
     padded = lambda size: jnp.zeros((-(-m // size) * size, *X.shape[1:]), X.dtype).at[:m].set(X)
     A = padded(rows).reshape(-1, rows, *X.shape[1:])
     B = padded(cols).reshape(-1, cols, *X.shape[1:])
     tile = lambda a, b: jax.vmap(lambda x: jax.vmap(kernel, (None, 0))(x, b))(a)
-    tiles = jax.lax.map(lambda a: jax.lax.map(lambda b: tile(a, b), B), A)  # (row tiles, col tiles, r, c)
+    row_of_tiles = lambda a: jax.lax.map(lambda b: tile(a, b), B)
+    tiles = jax.lax.map(row_of_tiles, A)  # (row tiles, column tiles, rows, columns)
     K = jnp.swapaxes(tiles, 1, 2).reshape(A.shape[0] * rows, B.shape[0] * cols)
     return K[:m, :m].astype(X.dtype)
 
@@ -194,7 +199,8 @@ class _State(NamedTuple):
 
 def _sequential_sum(values: Array) -> Array:
     """``values[0] + values[1] + ...`` in this order: trailing zeros (padding) change nothing."""
-    return jax.lax.fori_loop(0, values.shape[0], lambda k, s: s + values[k], jnp.zeros((), values.dtype))
+    add = lambda k, total: total + values[k]
+    return jax.lax.fori_loop(0, values.shape[0], add, jnp.zeros((), values.dtype))
 
 
 def solve_dual(
@@ -206,14 +212,14 @@ def solve_dual(
     max_iter: ArrayLike,
 ) -> DualSolution:
     r"""libsvm's SMO on :math:`\min_\alpha \frac12\alpha^\top Q\alpha - \sum_i\alpha_i`,
-    :math:`Q_{ij} = y_iy_jK_{ij}`, :math:`0 \le \alpha \le U`, :math:`y^\top\alpha = 0` (to call inside
-    ``jit``; vmappable over every argument).
+    :math:`Q_{ij} = y_iy_jK_{ij}`, :math:`0 \le \alpha \le U`, :math:`y^\top\alpha = 0` (to call
+    inside ``jit``; vmappable over every argument).
 
     Args:
       column: ``i -> K[i, :]`` (m,), the kernel values of example ``i`` with the others.
       diagonal: (m,) :math:`K_{ii}`.
       y: (m,) labels in {-1, +1}.
-      upper: (m,) the bounds :math:`U_i \ge 0`; :math:`U_i = 0` fixes :math:`\alpha_i = 0` (never selected).
+      upper: (m,) the bounds :math:`U_i \ge 0`; :math:`U_i = 0` fixes :math:`\alpha_i = 0`.
       tol, max_iter: the stopping tolerance on the maximal violation; the most steps.
 
     Returns:
@@ -276,7 +282,7 @@ def solve_dual(
     alpha, G = state.alpha, state.G
     violation = select(alpha, G)[3]  # at the returned point (after the last step, too)
     violation = jnp.where(jnp.isfinite(violation), jnp.maximum(violation, 0), 0).astype(dtype)
-    # libsvm's rho: the mean of y_i G_i over the free alphas, else the middle of the bounds' interval
+    # libsvm's rho: the mean of y_i G_i over the free alphas, else the middle of their bounds
     yG = y * G
     free = (alpha > 0) & (alpha < upper)
     at_upper = (upper > 0) & (alpha >= upper)

@@ -1,10 +1,10 @@
 """linear.kernel_svm_dual_cd: the exact kernel Soft-SVM by libsvm's SMO over the Gram matrix.
 
-In float64 against scikit-learn's SVC (libsvm: the same algorithm, objective and intercept) with tight
-tolerances on both sides: decision values, dual coefficients and intercept on linear, Gaussian and
-polynomial kernels, with sample weights; a padded sample (zero-weight rows) equals the unpadded fit bit
-for bit; vmap over C equals the separate fits bit for bit; a weight 0 equals the row removed; the
-certificates (violation, gap, converged, n_iter); bad inputs.
+In float64 against scikit-learn's SVC (libsvm: the same algorithm, objective and intercept) with
+tight tolerances on both sides: decision values, dual coefficients and intercept on linear,
+Gaussian and polynomial kernels, with sample weights; a padded sample (zero-weight rows) equals the
+unpadded fit bit for bit; vmap over C equals the separate fits bit for bit; a weight 0 equals the
+row removed; the certificates (violation, gap, converged, n_iter); bad inputs.
 """
 
 import jax
@@ -83,7 +83,8 @@ def test_default_tolerance_agrees_with_scikit_learns_default(x64):
     got, want = np.asarray(learner.decision_function(params, X)), svc.decision_function(X)
     assert np.max(np.abs(got - want)) <= 1e-2
     np.testing.assert_array_equal(got > 0, want > 0)
-    assert abs(int(params.n_iter) - int(svc.n_iter_[0])) <= 0.2 * svc.n_iter_[0]  # libsvm's own steps
+    steps, libsvm_steps = int(params.n_iter), int(svc.n_iter_[0])
+    assert abs(steps - libsvm_steps) <= 0.2 * libsvm_steps  # close to libsvm's own count
 
 
 def test_sample_weight_matches_libsvm(x64):
@@ -94,15 +95,16 @@ def test_sample_weight_matches_libsvm(x64):
     svc = SVC(C=2.0, gamma=0.5, tol=1e-9).fit(X, y, sample_weight=weight)
     got, want = np.asarray(learner.decision_function(params, X)), svc.decision_function(X)
     assert np.max(np.abs(got - want)) <= 1e-5
-    np.testing.assert_allclose(np.asarray(params.dual_coef), _dense_dual_coef(svc, len(y)), atol=1e-5)
+    coef = _dense_dual_coef(svc, len(y))
+    np.testing.assert_allclose(np.asarray(params.dual_coef), coef, atol=1e-5)
     assert np.all(np.abs(np.asarray(params.dual_coef)) <= 2.0 * weight + 1e-12)  # the box C s_i
 
 
 @pytest.mark.parametrize("kernel", sorted(KERNELS))
 @pytest.mark.parametrize("pad", [1, 37, 136])
 def test_padded_sample_equals_the_unpadded_fit_bit_for_bit(kernel, pad, dtype):
-    # zero-weight rows of any values and labels appended, as a bucketed fit pads a sample: the working
-    # sets never pick them, the Gram entries of the real rows do not move
+    # zero-weight rows of any values and labels appended, as a bucketed fit pads a sample: the
+    # working sets never pick them, the Gram entries of the real rows do not move
     X, y = _breast_cancer(120)
     X, y = X.astype(dtype), y.astype(dtype)
     learner = kernel_svm_dual_cd(KERNELS[kernel][0], 1.0)
@@ -112,11 +114,11 @@ def test_padded_sample_equals_the_unpadded_fit_bit_for_bit(kernel, pad, dtype):
     yp = np.concatenate([y, rng.choice([-1.0, 1.0], size=pad).astype(dtype)])
     wp = np.concatenate([np.ones(len(y)), np.zeros(pad)]).astype(dtype)
     padded = learner.fit(None, Xp, yp, wp)
-    np.testing.assert_array_equal(np.asarray(padded.dual_coef)[: len(y)], np.asarray(params.dual_coef))
+    np.testing.assert_array_equal(np.asarray(padded.dual_coef)[: len(y)], params.dual_coef)
     assert np.all(np.asarray(padded.dual_coef)[len(y) :] == 0)
     for name in ("b", "violation", "converged", "n_iter"):
         np.testing.assert_array_equal(getattr(padded, name), getattr(params, name), err_msg=name)
-    # the decision values go through the kernel expansion over the padded support: equal up to rounding
+    # the decision values (a kernel expansion over the padded support): equal up to rounding
     got, want = learner.decision_function(padded, X), learner.decision_function(params, X)
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-4 if dtype == jnp.float32 else 1e-10)
 
@@ -130,12 +132,13 @@ def test_zero_weight_equals_the_row_removed(x64):
     removed = learner.fit(None, X[weight > 0], y[weight > 0])
     # the same steps; the Gram entries may round differently with a row's place in its tile
     assert int(weighted.n_iter) == int(removed.n_iter)
-    np.testing.assert_allclose(np.asarray(weighted.dual_coef)[weight > 0], removed.dual_coef, atol=1e-9)
+    kept = np.asarray(weighted.dual_coef)[weight > 0]
+    np.testing.assert_allclose(kept, removed.dual_coef, atol=1e-9)
     assert np.all(np.asarray(weighted.dual_coef)[weight == 0] == 0)
     np.testing.assert_allclose(weighted.b, removed.b, atol=1e-9)
     # a label 0 leaves the example out too
     labelled_out = learner.fit(None, X, np.where(weight > 0, y, 0.0))
-    np.testing.assert_array_equal(np.asarray(labelled_out.dual_coef), np.asarray(weighted.dual_coef))
+    np.testing.assert_array_equal(labelled_out.dual_coef, weighted.dual_coef)
 
 
 def test_vmap_over_C_equals_separate_fits(dtype):
@@ -148,7 +151,8 @@ def test_vmap_over_C_equals_separate_fits(dtype):
     for k in range(4):
         alone = kernel_svm_dual_cd(kernel, Cs[k]).fit(None, X, y)
         for name in ("dual_coef", "b", "violation", "converged", "n_iter"):
-            np.testing.assert_array_equal(getattr(swept, name)[k], getattr(alone, name), err_msg=name)
+            got, want = getattr(swept, name)[k], getattr(alone, name)
+            np.testing.assert_array_equal(got, want, err_msg=name)
         np.testing.assert_allclose(swept.gap[k], alone.gap, rtol=1e-5, atol=1e-6)
     assert len(set(np.asarray(swept.n_iter).tolist())) > 1  # the members stopped at different steps
 
@@ -175,8 +179,9 @@ def test_predict_is_the_sign_of_the_decision_function():
     learner = kernel_svm_dual_cd(kernels.gaussian(0.5), 1.0)
     params = learner.fit(None, X, y)
     score = np.asarray(learner.decision_function(params, X))
-    np.testing.assert_array_equal(np.asarray(learner.predict(params, X)), np.where(score > 0, 1.0, -1.0))
-    assert np.mean(np.asarray(learner.predict(params, X)) == y) > 0.85
+    labels = np.asarray(learner.predict(params, X))
+    np.testing.assert_array_equal(labels, np.where(score > 0, 1.0, -1.0))
+    assert np.mean(labels == y) > 0.85
 
 
 def test_bad_inputs_name_the_argument():
