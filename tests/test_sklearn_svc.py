@@ -127,8 +127,10 @@ def test_zero_weight_rows_are_left_out(x64):
     weighted = clone(svc).fit(Xtr, ytr, sample_weight=weight)
     removed = clone(svc).fit(Xtr[weight > 0], ytr[weight > 0])
     np.testing.assert_array_equal(np.flatnonzero(weight > 0)[removed.support_], weighted.support_)
-    np.testing.assert_allclose(weighted.dual_coef_, removed.dual_coef_, atol=1e-9)
-    _assert_same_decisions(weighted, removed, Xte, atol=1e-9)
+    # the same problem; the Gram matrices differ in the last bits (the Gaussian's products are
+    # centred on the rows' mean), so the two fits agree to the solver's tolerance
+    np.testing.assert_allclose(weighted.dual_coef_, removed.dual_coef_, atol=1e-6)
+    _assert_same_decisions(weighted, removed, Xte, atol=1e-6)
     with pytest.raises(ValueError, match="[Ww]eight"):
         SVC().fit(Xtr, ytr, sample_weight=np.zeros(len(ytr)))
 

@@ -17,7 +17,7 @@ those of scikit-learn's ``SVC`` on the same problem.
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple
+from typing import Callable, NamedTuple, Optional
 
 import jax
 import jax.numpy as jnp
@@ -31,6 +31,7 @@ from jaxlearn.kernels import Kernel, as_tree, check_kernel, expansion
 from jaxlearn.linear._common import as_support_dtype, kernel_example
 
 Array = jax.Array
+HIGHEST = jax.lax.Precision.HIGHEST  # float32 products in float32 (no TF32 on a GPU)
 
 #: libsvm's step for a non-positive curvature :math:`K_{ii} + K_{jj} - 2K_{ij} \le 0`.
 TAU = 1e-12
@@ -45,7 +46,8 @@ class KernelSVMDualCDParams(NamedTuple):
     r"""The kernel Soft-SVM's solution and its certificates.
 
     Attributes:
-      support: the (m, d) training instances :math:`x_j` (rows of zero cost too, coefficient 0).
+      support: the (m, d) training instances :math:`x_j` (rows of zero cost too, coefficient 0);
+        (m, 0) with a precomputed kernel.
       dual_coef: (m,) :math:`y_j\alpha_j`, so that :math:`f(x) = \sum_j y_j\alpha_j K(x_j, x) + b`.
       b: the intercept (libsvm's :math:`-\rho`).
       violation: the maximal KKT violation :math:`\max_{I_{up}} -y_iG_i - \min_{I_{low}} -y_iG_i`
@@ -85,7 +87,11 @@ class DualSolution(NamedTuple):
     functions=("kernel",),
 )
 def kernel_svm_dual_cd(
-    kernel: Kernel, C: ArrayLike, *, tol: ArrayLike = 1e-3, max_iter: ArrayLike = LIBSVM_MAX_ITER
+    kernel: Optional[Kernel],
+    C: ArrayLike,
+    *,
+    tol: ArrayLike = 1e-3,
+    max_iter: ArrayLike = LIBSVM_MAX_ITER,
 ) -> BatchLearner:
     r"""The kernel Soft-SVM with an intercept, solved exactly by SMO (UML sections 15.2, 16.3).
 
@@ -112,7 +118,10 @@ def kernel_svm_dual_cd(
     entries.
 
     Args:
-      kernel: ``k(x, z)`` (:mod:`jaxlearn.kernels`; its parameters traced).
+      kernel: ``k(x, z)`` (:mod:`jaxlearn.kernels`; its parameters traced), or ``None``: the
+        examples are given by their kernel values (scikit-learn's ``kernel="precomputed"``):
+        ``fit`` takes the (m, m) Gram matrix as ``X``, ``decision_function`` the (n, m) values
+        :math:`K(x, x_j)` of the points with the training examples.
       C: :math:`C > 0` (traced: ``jax.vmap`` over it sweeps a grid in one program).
       tol: the stopping tolerance on the maximal violation (traced; scikit-learn's default 1e-3).
       max_iter: the most SMO steps (traced int; default libsvm's own cap, :math:`10^7`).
@@ -140,15 +149,20 @@ def kernel_svm_dual_cd(
       and Lin (2005), "Working set selection using second order information for training SVM"; Chang
       and Lin (2011), "LIBSVM", section 4.
     """
-    kernel = as_tree(kernel)
+    kernel = None if kernel is None else as_tree(kernel)
 
     def check(X, y, sample_weight=None):
         check_sample(X, y, labels=(-1, 0, 1))
         check_sample_weight(sample_weight, jnp.shape(X)[0])
-        check_kernel(kernel, kernel_example(X))
+        if kernel is None:
+            check_gram("X", X, jnp.shape(X)[0])
+        else:
+            check_kernel(kernel, kernel_example(X))
 
     def fit(key, X, y, sample_weight=None):
         del key  # deterministic: the working set is chosen by the KKT violations
+        if kernel is None:
+            check_gram("X", X, jnp.shape(X)[0])
         X, y = as_float(X, y)
         weight = jnp.ones_like(y) if sample_weight is None else jnp.asarray(sample_weight)
         weight = weight.astype(X.dtype)
@@ -156,12 +170,26 @@ def kernel_svm_dual_cd(
 
     def decision_function(params, X):
         X = as_support_dtype(params, X)
+        if kernel is None:
+            check_gram("X", X, params.dual_coef.shape[0])
+            return jnp.matmul(X, params.dual_coef, precision=HIGHEST) + params.b
         return expansion(kernel, params.support, params.dual_coef, X) + params.b
 
     def predict(params, X):
         return sign_label(decision_function(params, X))
 
     return BatchLearner(fit, predict, decision_function, check=check)
+
+
+def check_gram(name: str, K: ArrayLike, m: int) -> None:
+    """``K`` of shape (n, m): kernel values against the ``m`` training examples (a precomputed
+    kernel)."""
+    shape = jnp.shape(K)
+    if len(shape) != 2 or shape[1] != m:
+        raise ValueError(
+            f"expected `{name}` of shape (n, {m}), the kernel values against the {m} training "
+            f"examples (kernel=None: a precomputed kernel), got shape {shape}"
+        )
 
 
 def gram_matrix(kernel: Kernel, X: Array) -> Array:
@@ -182,11 +210,12 @@ def gram_matrix(kernel: Kernel, X: Array) -> Array:
 
 @jax.jit
 def _fit(kernel, X, y, weight, C, tol, max_iter):
-    K = gram_matrix(kernel, X)
+    K = X if kernel is None else gram_matrix(kernel, X)
     cost = jnp.where(y != 0, jnp.asarray(C).astype(X.dtype) * weight, 0)  # a label 0: left out
     labels = jnp.where(y < 0, -1, 1).astype(X.dtype)
     solution = solve_dual(lambda i: K[i], jnp.diagonal(K), labels, cost, tol, max_iter)
-    return KernelSVMDualCDParams(X, labels * solution.alpha, *solution[1:])
+    support = X[:, :0] if kernel is None else X  # a precomputed kernel keeps no instances
+    return KernelSVMDualCDParams(support, labels * solution.alpha, *solution[1:])
 
 
 class _State(NamedTuple):

@@ -25,7 +25,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from jaxlearn import core, linear, multiclass
 from jaxlearn._shared import sign_label
-from jaxlearn.kernels import expansion
+from jaxlearn.kernels import expansion, gram
 from jaxlearn.sklearn._base import (
     FINITE,
     BatchBinaryClassifier,
@@ -479,10 +479,14 @@ def _one_vs_one(num_classes: int) -> core.BatchLearner:
 
 
 @jax.jit
-def _fit_pairs(learner, X, rows, labels, weights):
-    """``learner.fit`` on each pair's rows ``X[rows[p]]`` (zero-weight padding to a common length),
-    as one vmapped program over the pairs."""
-    return jax.vmap(lambda r, y, w: learner.fit(None, X[r], y, w))(rows, labels, weights)
+def _fit_pairs(kernel, X, rows, labels, weights, C, tol, max_iter):
+    """:func:`jaxlearn.linear.kernel_svm_dual_cd` on each pair's rows ``rows[p]`` (zero-weight padding
+    to a common length), as one vmapped program over the pairs. The kernel is evaluated once per pair
+    of rows: the pairs take their blocks of one Gram matrix of ``X`` (a precomputed kernel)."""
+    G = gram(kernel, X)
+    learner = linear.kernel_svm_dual_cd(None, C, tol=tol, max_iter=max_iter)
+    fit = lambda r, y, w: learner.fit(None, G[r[:, None], r[None, :]], y, w)
+    return jax.vmap(fit)(rows, labels, weights)
 
 
 @functools.partial(jax.jit, static_argnames=("num_classes", "ovr"))
@@ -624,7 +628,8 @@ class SVC(_KernelMixin, ClassifierMixin, JaxlearnEstimator):
             rows[p, : own.size] = own
             labels[p, : own.size] = np.where(index[own] == i, 1.0, -1.0)
             costs[p, : own.size] = weights[own]
-        solution = _fit_pairs(self._batch_learner(X), X, rows, labels, costs)
+        steps = self._steps(X.shape[0])
+        solution = _fit_pairs(self._kernel(), X, rows, labels, costs, self.C, self.tol, steps)
         coef = np.zeros((X.shape[0], len(members)), X.dtype)
         pair_coef = np.asarray(solution.dual_coef)
         for p, own in enumerate(members):

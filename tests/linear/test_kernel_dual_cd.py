@@ -17,6 +17,7 @@ from sklearn.svm import SVC
 
 from jaxlearn import kernels
 from jaxlearn.linear import KernelSVMDualCDParams, kernel_svm_dual_cd
+from jaxlearn.linear._kernel_dual_cd import gram_matrix
 
 
 def _breast_cancer(m=200):
@@ -205,3 +206,26 @@ def test_bad_inputs_name_the_argument():
         learner.check(X[:, :, None], y)
     with pytest.raises(ValueError, match="`kernel`"):
         kernel_svm_dual_cd(lambda x, z: x * z, 1.0).check(X, y)
+
+
+def test_precomputed_kernel_is_the_same_fit(x64):
+    X, y = _moons(80)
+    kernel = kernels.gaussian(0.5)
+    direct = kernel_svm_dual_cd(kernel, 2.0)
+    params = direct.fit(None, X, y)
+    precomputed = kernel_svm_dual_cd(None, 2.0)  # X is the Gram matrix, as kernel="precomputed"
+    K = gram_matrix(kernel, jnp.asarray(X))
+    given = precomputed.fit(None, K, y)
+    np.testing.assert_array_equal(given.dual_coef, params.dual_coef)
+    assert float(given.b) == float(params.b) and given.support.shape == (80, 0)
+    Z = np.random.default_rng(0).normal(size=(7, 2))
+    K_test = kernels.gram(kernel, Z, X)  # (n, m): the points against the training examples
+    want = direct.decision_function(params, Z)
+    np.testing.assert_allclose(precomputed.decision_function(given, K_test), want, atol=1e-12)
+    svc = SVC(kernel="precomputed", C=2.0, tol=1e-9).fit(np.asarray(K), y)
+    got = kernel_svm_dual_cd(None, 2.0, tol=1e-9).fit(None, K, y)
+    np.testing.assert_allclose(got.b, svc.intercept_[0], atol=1e-6)
+    with pytest.raises(ValueError, match="`X`"):
+        precomputed.fit(None, K[:, :-1], y)
+    with pytest.raises(ValueError, match="`X`"):
+        precomputed.decision_function(given, K_test[:, :-1])
