@@ -226,10 +226,18 @@ class _State(NamedTuple):
     n_iter: Array
 
 
+def _first(values: Array, extreme: Callable[[Array], Array]) -> Array:
+    """The first index of ``extreme(values)`` (``jnp.argmax`` for ``jnp.max``) by two plain
+    reductions, which XLA vectorises where it does not vectorise an arg-reduction."""
+    index = jnp.arange(values.shape[0])
+    first = jnp.min(jnp.where(values == extreme(values), index, values.shape[0]))
+    return jnp.minimum(first, values.shape[0] - 1)  # in range with NaNs
+
+
 def _sequential_sum(values: Array) -> Array:
     """``values[0] + values[1] + ...`` in this order: trailing zeros (padding) change nothing."""
     add = lambda k, total: total + values[k]
-    return jax.lax.fori_loop(0, values.shape[0], add, jnp.zeros((), values.dtype))
+    return jax.lax.fori_loop(0, values.shape[0], add, jnp.zeros((), values.dtype), unroll=16)
 
 
 def solve_dual(
@@ -261,6 +269,7 @@ def solve_dual(
     max_iter = jnp.asarray(max_iter).astype(jnp.int32)
     upper = upper.astype(dtype)
     positive = y > 0
+    index = jnp.arange(m)
     ones = jnp.ones((), dtype)
 
     def select(alpha, G):
@@ -268,7 +277,7 @@ def solve_dual(
         score = -y * G  # -y_t G_t
         up = jnp.where(positive, alpha < upper, alpha > 0)  # y_t alpha_t may grow
         low = jnp.where(positive, alpha > 0, alpha < upper)  # y_t alpha_t may shrink
-        i = jnp.argmax(jnp.where(up, score, -inf))
+        i = _first(jnp.where(up, score, -inf), jnp.max)
         g_max = jnp.where(up[i], score[i], -inf)
         g_min = jnp.min(jnp.where(low, score, inf))
         Ki = column(i)
@@ -276,7 +285,7 @@ def solve_dual(
         quad = diagonal[i] + diagonal - 2 * Ki
         quad = jnp.where(quad > 0, quad, TAU)
         gain = jnp.where(low & (b > 0), -(b * b) / quad, inf)
-        j = jnp.argmin(gain)
+        j = _first(gain, jnp.min)
         j = jnp.where(jnp.isfinite(gain[j]), j, m)
         return i, j, Ki, g_max - g_min
 
@@ -298,7 +307,7 @@ def solve_dual(
         new_i, new_j = jnp.where(stop, alpha[i], new_i), jnp.where(stop, alpha[j], new_j)
         d_i, d_j = new_i - alpha[i], new_j - alpha[j]
         G = G + y * (yi * d_i * Ki + yj * d_j * Kj)
-        alpha = alpha.at[i].set(new_i).at[j].set(new_j)
+        alpha = jnp.where(index == i, new_i, jnp.where(index == j, new_j, alpha))
         n_iter = state.n_iter + jnp.where(stop, 0, 1).astype(jnp.int32)
         return _State(alpha, G, violation, stop, n_iter)
 

@@ -480,9 +480,10 @@ def _one_vs_one(num_classes: int) -> core.BatchLearner:
 
 @jax.jit
 def _fit_pairs(kernel, X, rows, labels, weights, C, tol, max_iter):
-    """:func:`jaxlearn.linear.kernel_svm_dual_cd` on each pair's rows ``rows[p]`` (zero-weight padding
-    to a common length), as one vmapped program over the pairs. The kernel is evaluated once per pair
-    of rows: the pairs take their blocks of one Gram matrix of ``X`` (a precomputed kernel)."""
+    """:func:`jaxlearn.linear.kernel_svm_dual_cd` on each pair's rows ``rows[p]`` (zero-weight
+    padding to a common length), as one vmapped program over the pairs. The kernel is evaluated once
+    per pair of rows: the pairs take their blocks of one Gram matrix of ``X`` (a precomputed
+    kernel)."""
     G = gram(kernel, X)
     learner = linear.kernel_svm_dual_cd(None, C, tol=tol, max_iter=max_iter)
     fit = lambda r, y, w: learner.fit(None, G[r[:, None], r[None, :]], y, w)
@@ -619,33 +620,32 @@ class SVC(_KernelMixin, ClassifierMixin, JaxlearnEstimator):
             raise ValueError("expected `sample_weight` with a positive entry, got all zeros")
         self._prepare(X)
         first, second = multiclass.pairs(self.classes_.size)
-        members = [np.flatnonzero((index == i) | (index == j)) for i, j in zip(first, second)]
-        length = max(len(rows) for rows in members)
-        rows = np.zeros((len(members), length), np.int32)
-        labels = np.ones((len(members), length), X.dtype)
-        costs = np.zeros((len(members), length), X.dtype)
-        for p, (own, i) in enumerate(zip(members, first)):
-            rows[p, : own.size] = own
-            labels[p, : own.size] = np.where(index[own] == i, 1.0, -1.0)
-            costs[p, : own.size] = weights[own]
+        member = (index == first[:, None]) | (index == second[:, None])  # (pairs, n)
+        counts = member.sum(axis=1)
+        slots = np.arange(counts.max()) < counts[:, None]  # a pair's rows, then padding
+        rows = np.argsort(~member, axis=1, kind="stable")[:, : counts.max()].astype(np.int32)
+        rows = np.where(slots, rows, 0)
+        labels = np.where(index[rows] == first[:, None], 1.0, -1.0).astype(X.dtype)
+        costs = np.where(slots, weights[rows], 0.0).astype(X.dtype)
         steps = self._steps(X.shape[0])
         solution = _fit_pairs(self._kernel(), X, rows, labels, costs, self.C, self.tol, steps)
-        coef = np.zeros((X.shape[0], len(members)), X.dtype)
-        pair_coef = np.asarray(solution.dual_coef)
-        for p, own in enumerate(members):
-            coef[own, p] = pair_coef[p, : own.size]
+        coef = np.zeros((X.shape[0], first.size), X.dtype)  # (n, pairs)
+        pair_of_slot = np.broadcast_to(np.arange(first.size)[:, None], rows.shape)
+        coef[rows[slots], pair_of_slot[slots]] = np.asarray(solution.dual_coef)[slots]
         used = (coef != 0).any(axis=1)
-        support = [np.flatnonzero(used & (index == k)) for k in range(self.classes_.size)]
-        self.support_ = np.concatenate(support).astype(np.int32)
-        self.n_support_ = np.array([s.size for s in support], np.int32)
+        by_class = np.argsort(index, kind="stable")  # libsvm's order: by class, then by row
+        self.support_ = by_class[used[by_class]].astype(np.int32)
+        owner = index[self.support_]
+        self.n_support_ = np.bincount(owner, minlength=self.classes_.size).astype(np.int32)
         self.support_vectors_ = X[self.support_]
         self.pair_dual_coef_ = coef[self.support_]
         # libsvm's layout: pair (i, j)'s coefficients of class i's vectors in row j - 1, j's in i
+        own = owner[:, None]
+        target = np.where(own == first, second - 1, np.where(own == second, first, -1))
+        vector = np.broadcast_to(np.arange(owner.size)[:, None], target.shape)
+        kept = target >= 0
         dual_coef = np.zeros((self.classes_.size - 1, self.support_.size), X.dtype)
-        owner = index[self.support_]
-        for p, (i, j) in enumerate(zip(first, second)):
-            dual_coef[j - 1, owner == i] = self.pair_dual_coef_[owner == i, p]
-            dual_coef[i, owner == j] = self.pair_dual_coef_[owner == j, p]
+        dual_coef[target[kept], vector[kept]] = self.pair_dual_coef_[kept]
         intercept = np.asarray(solution.b)
         binary = self.classes_.size == 2  # scikit-learn's sign: positive means classes_[1]
         self.dual_coef_ = -dual_coef if binary else dual_coef
@@ -666,8 +666,8 @@ class SVC(_KernelMixin, ClassifierMixin, JaxlearnEstimator):
         X = self._check_X(X)
         binary = self.classes_.size == 2
         intercept = -self.intercept_ if binary else self.intercept_
-        # the support padded with zero coefficients to a power of two: a refit with another number of
-        # support vectors (another C, another fold) reuses the compiled program
+        # the support padded with zero coefficients to a power of two: a refit with another number
+        # of support vectors (another C, another fold) reuses the compiled program
         count = self.support_vectors_.shape[0]
         extra = ((0, max(8, 1 << (count - 1).bit_length()) - count), (0, 0))
         support = np.pad(self.support_vectors_.astype(X.dtype), extra)
