@@ -128,7 +128,8 @@ def kernel_svm_dual_cd(
 
     Returns:
       A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y, sample_weight=None) ->
-      KernelSVMDualCDParams`` (labels in {-1, +1}, a label 0 is an example left out;
+      KernelSVMDualCDParams`` (labels in {-1, +1}; under ``jit``/``vmap``, as the multiclass
+      reductions pass them, a label 0 is an example left out;
       ``sample_weight`` >= 0 scales each example's :math:`C`, and a weight 0 fixes :math:`\alpha_i =
       0`: the fit is that of the sample without the row; ``key`` is unused, the fit is
       deterministic), ``predict`` +1 iff :math:`f(x) > 0`, ``decision_function`` :math:`f(x) =
@@ -152,7 +153,7 @@ def kernel_svm_dual_cd(
     kernel = None if kernel is None else as_tree(kernel)
 
     def check(X, y, sample_weight=None):
-        check_sample(X, y, labels=(-1, 0, 1))
+        check_sample(X, y)
         check_sample_weight(sample_weight, jnp.shape(X)[0])
         if kernel is None:
             check_gram("X", X, jnp.shape(X)[0])
@@ -172,8 +173,7 @@ def kernel_svm_dual_cd(
         X = as_support_dtype(params, X)
         if kernel is None:
             check_gram("X", X, params.dual_coef.shape[0])
-            return jnp.matmul(X, params.dual_coef, precision=HIGHEST) + params.b
-        return expansion(kernel, params.support, params.dual_coef, X) + params.b
+        return _decision(kernel, params.support, params.dual_coef, params.b, X)
 
     def predict(params, X):
         return sign_label(decision_function(params, X))
@@ -206,6 +206,15 @@ def gram_matrix(kernel: Kernel, X: Array) -> Array:
     tiles = jax.lax.map(row_of_tiles, A)  # (row tiles, column tiles, rows, columns)
     K = jnp.swapaxes(tiles, 1, 2).reshape(A.shape[0] * rows, B.shape[0] * cols)
     return K[:m, :m].astype(X.dtype)
+
+
+@jax.jit
+def _decision(kernel, support, dual_coef, b, X):
+    r""":math:`\sum_j y_j\alpha_j K(x_j, x) + b` on the rows of ``X`` (with a precomputed kernel,
+    ``X`` holds the values :math:`K(x, x_j)`)."""
+    if kernel is None:
+        return jnp.matmul(X, dual_coef, precision=HIGHEST) + b
+    return expansion(kernel, support, dual_coef, X) + b
 
 
 @jax.jit

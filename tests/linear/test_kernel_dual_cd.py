@@ -137,8 +137,9 @@ def test_zero_weight_equals_the_row_removed(x64):
     np.testing.assert_allclose(kept, removed.dual_coef, atol=1e-9)
     assert np.all(np.asarray(weighted.dual_coef)[weight == 0] == 0)
     np.testing.assert_allclose(weighted.b, removed.b, atol=1e-9)
-    # a label 0 leaves the example out too
-    labelled_out = learner.fit(None, X, np.where(weight > 0, y, 0.0))
+    # a label 0 leaves the example out too, as the reductions pass them under jit (concrete {0, 1}
+    # labels are refused: a user's {0, 1} labels would be a one-class problem)
+    labelled_out = jax.jit(learner.fit)(None, X, np.where(weight > 0, y, 0.0))
     np.testing.assert_array_equal(labelled_out.dual_coef, weighted.dual_coef)
 
 
@@ -196,6 +197,8 @@ def test_bad_inputs_name_the_argument():
     learner = kernel_svm_dual_cd(kernel, 1.0)
     with pytest.raises(ValueError, match="`y`"):
         learner.check(X, (y + 1) / 2 + 1)  # labels {1, 2}
+    with pytest.raises(ValueError, match=r"expected `y` in \{-1, 1\}"):
+        learner.fit(None, X, (y + 1) / 2)  # {0, 1}
     with pytest.raises(ValueError, match="`sample_weight`"):
         learner.check(X, y, -np.ones(len(y)))
     with pytest.raises(ValueError, match="`sample_weight`"):
