@@ -608,8 +608,13 @@ def machine():
     commit = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT
     ).stdout.strip()
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=no", "--", "jaxlearn"],
+        capture_output=True, text=True, cwd=ROOT,
+    ).stdout.strip()  # fmt: skip
+    commit = f"{commit or '?'}{' + uncommitted changes under jaxlearn/' if dirty else ''}"
     return (
-        f"{datetime.date.today()}, commit {commit or '?'}, {os.cpu_count()} CPU cores ({cpu}), "
+        f"{datetime.date.today()}, commit {commit}, {os.cpu_count()} CPU cores ({cpu}), "
         f"JAX backend {jax.default_backend()}, jax {jax.__version__}, jaxlib {jaxlib.__version__}, "
         f"scikit-learn {sklearn.__version__}, Python {platform.python_version()}"
     )
@@ -620,7 +625,7 @@ def main(argv=None):
     parser.add_argument("--part", default=",".join(PARTS), help="comma-separated of a,b,c,d,e")
     parser.add_argument("--only", default="", help="comma-separated estimator names (default: all)")
     parser.add_argument("--data", default=",".join(DATASETS), help="part a: digits,breast_cancer")
-    parser.add_argument("--grid", default=",".join(GRIDS), help="part e: SVC,LinearSVC")
+    parser.add_argument("--grid", help="part e: SVC,LinearSVC (default: those in --only, or both)")
     parser.add_argument("--sizes", default="1000,1100,1150", help="part d: training sizes")
     parser.add_argument("--repeats", type=int, default=3, help="fresh processes per figure")
     parser.add_argument("--quick", action="store_true", help="one fresh process per figure")
@@ -654,9 +659,12 @@ def main(argv=None):
     if unknown:
         parser.error(f"--only: not in jaxlearn.sklearn.__all__: {', '.join(unknown)}")
     names = wanted or list(ours.__all__)
-    grids = [g for g in args.grid.split(",") if g in GRIDS]
-    if wanted:
-        grids = [g for g in grids if g in wanted] or grids
+    if args.grid:
+        grids = [g for g in args.grid.split(",") if g]
+        if any(g not in GRIDS for g in grids):
+            parser.error(f"--grid takes {','.join(GRIDS)}")
+    else:
+        grids = [g for g in GRIDS if g in wanted] or list(GRIDS)
 
     wall = time.perf_counter()
     description = machine()
