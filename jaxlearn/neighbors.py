@@ -64,7 +64,8 @@ BLOCK = 64
 class KNNParams(NamedTuple):
     r"""The stored sample: ``X`` (m, d), ``y`` (m,) (int32 labels, or float targets for
     :func:`knn_regressor`), ``center`` :math:`c` (d,), the midpoint of the sample's bounding box
-    :math:`(\min_i x_i + \max_i x_i) / 2`, and ``sq_norms`` :math:`\|x_i - c\|^2` (m,). The shortlist's
+    :math:`(\min_i x_i + \max_i x_i) / 2`, and ``sq_norms`` :math:`\|x_i - c\|^2` (m,); a row whose
+    ``sq_norms`` is :math:`+\infty` is left out: it is never a neighbour). The shortlist's
     expanded form works on centred points (far less cancellation when the data sit far from 0); ``min``
     and ``max`` give the same ``center`` bits however the rows are split, where a mean would not.
 
@@ -301,6 +302,7 @@ def _nearest(params, centred, Q, k):
     score = 2 * ((Q - params.center) @ centred.T) - params.sq_norms  # ||q - c||^2 - ||q - x||^2
     candidates = _top_k_indices(score, min(m, k + EXTRA_CANDIDATES))
     exact = jnp.sum((params.X[candidates] - Q[:, None, :]) ** 2, axis=-1)
+    exact = jnp.where(jnp.isinf(params.sq_norms[candidates]), jnp.inf, exact)  # rows left out
     exact, candidates = jax.lax.sort((exact, candidates), num_keys=2)  # by distance, then index
     return candidates[:, :k], exact[:, :k]
 

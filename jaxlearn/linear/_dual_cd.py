@@ -23,6 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
+from jaxlearn._buckets import shuffled
 from jaxlearn._checks import check_positive_int, check_sample
 from jaxlearn._lbfgs import check_sample_weight
 from jaxlearn._shared import as_float, sign_label
@@ -196,7 +197,7 @@ def _fit(key, X, y, weight, C, tol, intercept_scaling, *, loss, max_iter, fit_in
         return alpha.at[i].set(new), w + (new - a) * Z[i], active.at[i].set(~shrink), pg_max, pg_min
 
     def body(state):
-        perm = jax.random.permutation(jax.random.fold_in(key, state.epoch), m)
+        perm = shuffled(jax.random.fold_in(key, state.epoch), m)
         order = perm[jnp.argsort(~state.active[perm], stable=True)]  # the active ones, shuffled
         visit = functools.partial(coordinate, order=order, pg_max_old=state.pg_max, pg_min_old=state.pg_min)
         carry = (state.alpha, state.w, state.active, -inf, inf)

@@ -14,6 +14,7 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
+from jaxlearn._buckets import shuffled
 from jaxlearn._checks import check_sample
 from jaxlearn._shared import as_float, sign_label
 from jaxlearn.core import (
@@ -240,11 +241,13 @@ def _fit_body(hyper, key, X, y, weights, start, validation, *, loss, penalty, le
             q = q + w - before
         return (w, b, mean_w, mean_b, t + 1, eta, u, q, total + value), None
 
-    def train_step(carry, i):  # the held-out rows are passed over (no step, no count, no loss)
+    present = y != 0  # a label 0 is a row left out (the padding of a size bucket)
+    passed_over = ~present if validation is None else ~present | validation[0]
+    count = jnp.sum(present).astype(dtype)
+
+    def train_step(carry, i):  # held-out and left-out rows are passed over (no step, no count, no loss)
         new, _ = step(carry, i)
-        if validation is None:
-            return new, None
-        return jax.tree.map(lambda a, b: jnp.where(validation[0][i], b, a), new, carry), None
+        return jax.tree.map(lambda a, b: jnp.where(passed_over[i], b, a), new, carry), None
 
     def keep_going(carry):
         epoch, _, _, _, _, _, stop, _ = carry
@@ -252,11 +255,11 @@ def _fit_body(hyper, key, X, y, weights, start, validation, *, loss, penalty, le
 
     def epoch_of(carry):
         epoch, state, eta, u_q, best, stalled, _, _ = carry
-        order = jax.random.permutation(jax.random.fold_in(key, epoch), n) if shuffle else jnp.arange(n)
+        order = shuffled(jax.random.fold_in(key, epoch), n) if shuffle else jnp.arange(n)
         zero = jnp.zeros((), dtype)
         (*new, eta, u, q, total), _ = jax.lax.scan(train_step, (*state, eta, *u_q, zero), order)
         diverged = ~jnp.all(jnp.stack([jnp.isfinite(a).all() for a in new]))
-        objective = total / n
+        objective = total / count
         if validation is not None:  # minus the weighted accuracy on the held-out rows: lower is better
             held_out, held_weights = validation
             correct = jnp.where(X @ new[0] + new[1] > 0, 1.0, -1.0) == y

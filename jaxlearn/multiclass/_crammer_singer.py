@@ -20,6 +20,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
+from jaxlearn._buckets import shuffled
 from jaxlearn._checks import check_multiclass_sample, check_positive_int
 from jaxlearn._lbfgs import check_sample_weight
 from jaxlearn.core import POSITIVE, POSITIVE_INT, BatchLearner, learner_factory, loadable
@@ -207,7 +208,7 @@ def _fit(key, X, y, weight, C, tol, intercept_scaling, *, num_classes, max_iter,
         return alpha.at[i].set(new), w + (new - a)[:, None] * x[None, :], active, worst
 
     def body(state):
-        perm = jax.random.permutation(jax.random.fold_in(key, state.epoch), m)
+        perm = shuffled(jax.random.fold_in(key, state.epoch), m)
         order = perm[jnp.argsort(~state.active[perm], stable=True)]  # the active examples, shuffled
         carry = (state.alpha, state.w, state.active, jnp.asarray(-jnp.inf, dtype))
         visit = functools.partial(example, order=order)

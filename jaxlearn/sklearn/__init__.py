@@ -38,11 +38,13 @@ from jaxlearn.sklearn._online import OnlineGradientDescentClassifier
 from jaxlearn.sklearn._online import Perceptron
 from jaxlearn.sklearn._online_more import KernelPerceptron
 from jaxlearn.sklearn._online_more import Winnow
+from jaxlearn.sklearn._search import GridSearchCV
 from jaxlearn.sklearn._trees import DecisionTreeClassifier
 from jaxlearn.sklearn._trees import RandomForestClassifier
 
 __all__ = [
     "DecisionTreeClassifier",
+    "GridSearchCV",
     "HardMarginSVC",
     "KNeighborsClassifier",
     "KNeighborsRegressor",

@@ -26,6 +26,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from jaxlearn import core, kernels
+from jaxlearn._buckets import bucket, pad_rows
 
 __all__ = [
     "FINITE",
@@ -33,14 +34,18 @@ __all__ = [
     "BatchRegressor",
     "BinaryClassifier",
     "BinaryLabels",
+    "bucketed",
     "InvalidParameterError",
     "JaxlearnEstimator",
     "class_weights",
     "encode_classes",
     "float_dtype",
+    "fold_problems",
     "make_kernel",
     "row_weights",
     "sample_weights",
+    "stacked",
+    "sweep_fits",
 ]
 
 #: What a binary estimator tells a user who gives it more than two classes.
@@ -159,6 +164,49 @@ def one_vs_rest(index, num_classes: int, weights, per_class) -> tuple[np.ndarray
     return np.where(own, 1.0, -1.0), weights[None, :] * np.where(own, per_class[:, None], 1.0)
 
 
+def bucketed(method):
+    """``method(self, X)`` run on the rows of ``X`` padded with zeros to their size bucket
+    (:func:`jaxlearn._buckets.bucket`), returning the first ``n`` rows of its result: predicting on 359
+    rows, then on 360, runs one compiled program. ``X`` is validated first (``self._check_X``)."""
+
+    @functools.wraps(method)
+    def on_rows(self, X, *args, **kwargs):
+        X = self._check_X(X)
+        n = X.shape[0]
+        return method(self, pad_rows(X, bucket(n)), *args, **kwargs)[:n]
+
+    return on_rows
+
+
+@jax.jit
+def sweep_fits(learners, key, X, Y, W):
+    """``learner.fit(key, X_f, y, sample_weight=w)`` for every learner (stacked leaves: the candidates
+    of a grid), every fold ``f`` (``X`` (F, n, d), ``Y`` and ``W`` (F, P, n)) and every problem ``p``
+    of a fold: one program, three ``jax.vmap``s."""
+
+    def candidate(learner):
+        def fold(X, Y, W):
+            return jax.vmap(lambda y, w: learner.fit(key, X, y, sample_weight=w))(Y, W)
+
+        return jax.vmap(fold)(X, Y, W)
+
+    return jax.vmap(candidate)(learners)
+
+
+def stacked(learner, name: str, values) -> core.BatchLearner:
+    """One learner whose leaves are those of ``core.replace(learner, name=v)`` for each ``v``, stacked."""
+    each = [core.replace(learner, **{name: float(v)}) for v in values]
+    return jax.tree.map(lambda *leaves: jnp.stack([jnp.asarray(a) for a in leaves]), *each)
+
+
+def fold_problems(Y, W, train, size: int):
+    """The problems ``Y``, ``W`` (P, n) of every fold (F, P, size): rows outside a fold's training set
+    (``train`` (F, n)) and the padding up to ``size`` are left out (label 0, weight 0)."""
+    keep = train[:, None, :]
+    Y = pad_rows(np.where(keep, Y[None], 0).astype(Y.dtype), size, axis=2)
+    return Y, pad_rows(np.where(keep, W[None], 0).astype(W.dtype), size, axis=2)
+
+
 class JaxlearnEstimator(BaseEstimator):
     """Base of every jaxlearn estimator: validation, random keys, and the tags jaxlearn shares.
 
@@ -232,6 +280,7 @@ class BinaryClassifier(BinaryLabels):
     def _decision(self, X) -> np.ndarray:  # pragma: no cover - subclasses define the score
         raise NotImplementedError
 
+    @bucketed
     def decision_function(self, X) -> np.ndarray:
         """The learner's real score on each row of ``X``; positive means ``classes_[1]``.
 
@@ -302,6 +351,7 @@ class BatchRegressor(RegressorMixin, JaxlearnEstimator):
         """``X`` as the learner sees it (default: unchanged)."""
         return X
 
+    @bucketed
     def predict(self, X) -> np.ndarray:
         """The learner's predictions on the rows of ``X`` (shape (n,))."""
         X = self._check_X(X)

@@ -24,6 +24,7 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted
 
 from jaxlearn import core, linear, multiclass
+from jaxlearn._buckets import bucket, pad_rows
 from jaxlearn._shared import sign_label
 from jaxlearn.kernels import expansion, gram
 from jaxlearn.sklearn._base import (
@@ -32,13 +33,18 @@ from jaxlearn.sklearn._base import (
     BatchRegressor,
     InvalidParameterError,
     JaxlearnEstimator,
+    bucketed,
+    class_weights,
     encode_classes,
     float_dtype,
+    fold_problems,
     make_kernel,
     one_vs_rest,
     power_of_two_scale,
     row_weights,
     sample_weights,
+    stacked,
+    sweep_fits,
 )
 from jaxlearn.sklearn._sgd import EpochSGDClassifier, linear_scores
 
@@ -371,16 +377,21 @@ class LinearSVC(ClassifierMixin, JaxlearnEstimator):
         per_class = compute_class_weight(self.class_weight, classes=self.classes_, y=y, sample_weight=weights)
         per_class = per_class.astype(float_dtype())
         num_classes, dtype, key = self.classes_.size, float_dtype(), self._key()
+        size = bucket(X.shape[0])  # rows of weight 0 up to the size bucket: one program per bucket
         if self.multi_class == "crammer_singer":
             learner = multiclass.multiclass_svm_dual_cd(float(self.C), num_classes, **self._options())
             self.dual_ = True
-            params = _fit_weighted(learner, key, X, index, (weights * per_class[index]).astype(dtype))
+            rows = pad_rows((weights * per_class[index]).astype(dtype), size)
+            params = _fit_weighted(learner, key, pad_rows(X, size), pad_rows(index, size), rows)
             coef, intercept = np.asarray(params.w), np.asarray(params.b)
             if num_classes == 2:  # scikit-learn's binary layout: classes_[1] against classes_[0]
                 coef, intercept = coef[1:] - coef[:1], intercept[1:] - intercept[:1]
         else:
-            Y, W = one_vs_rest(index, num_classes, weights, per_class)
-            params = _fit_problems(self._batch_learner(X), key, X, Y.astype(dtype), W.astype(dtype))
+            Y, W = (
+                pad_rows(A.astype(dtype), size, axis=1)
+                for A in one_vs_rest(index, num_classes, weights, per_class)
+            )
+            params = _fit_problems(self._batch_learner(X), key, pad_rows(X, size), Y, W)
             coef, intercept = np.asarray(params.w), np.asarray(params.b)
         self.params_ = params
         self.coef_, self.intercept_ = coef, intercept
@@ -393,6 +404,30 @@ class LinearSVC(ClassifierMixin, JaxlearnEstimator):
             )
         return self
 
+    def _sweepable(self):
+        """What :class:`GridSearchCV` may sweep in one program: ``C`` (one-vs-rest, fixed class weights)."""
+        fixed = not (isinstance(self.class_weight, str) and self.class_weight == "balanced")
+        return frozenset({"C"}) if self.multi_class == "ovr" and fixed else frozenset()
+
+    def _sweep(self, Xs, y, train, grid):
+        """Every value of ``grid["C"]`` on every fold (``Xs`` (F, n, d), ``train`` (F, n)) as one
+        program: the predicted class indices (G, F, n) and ``classes``."""
+        self._check_params()
+        dtype, (_, n, d) = float_dtype(), Xs.shape
+        classes, index = np.unique(y, return_inverse=True)
+        per_class = class_weights(self.class_weight, classes, y)
+        Y, W = one_vs_rest(index, classes.size, np.ones(n, dtype), per_class)
+        size = bucket(n)
+        Y, W = fold_problems(Y.astype(dtype), W.astype(dtype), train, size)
+        rows = np.empty((int(train.sum(axis=1).min()), d))  # the dual or the primal, by the fold's size
+        solver = linear.svm_dual_cd if self._solves_dual(rows) else linear.svm_primal_lbfgs
+        learners = stacked(solver(float(self.C), **self._options()), "C", grid["C"])
+        params = sweep_fits(learners, self._key(), pad_rows(Xs.astype(dtype), size, axis=1), Y, W)
+        scores = np.einsum("fnd,gfpd->gfnp", Xs, np.asarray(params.w)) + np.asarray(params.b)[:, :, None]
+        binary = scores.shape[-1] == 1
+        return (scores[..., 0] > 0 if binary else np.argmax(scores, -1)).astype(np.intp), classes
+
+    @bucketed
     def decision_function(self, X) -> np.ndarray:
         r"""The scores :math:`\langle w_k, x\rangle + b_k`: (n,) for two classes (positive means
         ``classes_[1]``), else (n, K)."""

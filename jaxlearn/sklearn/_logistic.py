@@ -15,7 +15,15 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from jaxlearn import core, linear, multiclass
-from jaxlearn.sklearn._base import InvalidParameterError, JaxlearnEstimator, encode_classes, float_dtype
+from jaxlearn._buckets import bucket, pad_rows
+from jaxlearn.sklearn._base import (
+    InvalidParameterError,
+    JaxlearnEstimator,
+    bucketed,
+    encode_classes,
+    float_dtype,
+    stacked,
+)
 
 __all__ = ["LogisticRegression"]
 
@@ -25,6 +33,20 @@ def _fit(learner: core.BatchLearner, X, y, sample_weight):
     """``learner.fit`` with sample weights, one compiled program per shape (the learner is an argument:
     a new ``C`` or ``tol`` compiles nothing)."""
     return learner.fit(None, X, y, sample_weight)
+
+
+@jax.jit
+def _sweep_scores(learners, Xs, y, W):
+    """The scores on every row of each fold's ``X`` of the fit of every learner (stacked leaves) on
+    every fold's weights ``W`` (F, n): one program, (G, F, n) or (G, F, n, K)."""
+
+    def candidate(learner):
+        def fold(X, w):
+            return learner.decision_function(learner.fit(None, X, y, w), X)
+
+        return jax.vmap(fold)(Xs, W)
+
+    return jax.vmap(candidate)(learners)
 
 
 @jax.jit
@@ -135,7 +157,8 @@ class LogisticRegression(ClassifierMixin, JaxlearnEstimator):
             raise ValueError("expected `sample_weight` (times the class weights) with a positive sum")
         K = self.classes_.size
         target = (2 * index - 1).astype(float_dtype()) if K == 2 else index
-        self.params_ = _fit(self._learner(K), X, target, s)
+        size = bucket(X.shape[0])  # rows of weight 0 up to the size bucket: one program per bucket
+        self.params_ = _fit(self._learner(K), pad_rows(X, size), pad_rows(target, size), pad_rows(s, size))
         self.n_iter_ = np.asarray([int(self.params_.n_iter)], dtype=np.int32)
         if not bool(self.params_.converged):
             warnings.warn(
@@ -159,6 +182,30 @@ class LogisticRegression(ClassifierMixin, JaxlearnEstimator):
         check_is_fitted(self)
         return np.asarray(self.params_.b).reshape(-1)
 
+    def _sweepable(self):
+        """What :class:`GridSearchCV` may sweep in one program: ``C`` (fixed class weights)."""
+        balanced = isinstance(self.class_weight, str) and self.class_weight == "balanced"
+        return frozenset() if balanced else frozenset({"C"})
+
+    def _sweep(self, Xs, y, train, grid):
+        """Every value of ``grid["C"]`` on every fold (``Xs`` (F, n, d), ``train`` (F, n)) as one
+        program: the predicted class indices (G, F, n) and ``classes``."""
+        self._check_params()
+        dtype, n = float_dtype(), Xs.shape[1]
+        classes, index = np.unique(y, return_inverse=True)
+        K, size = classes.size, bucket(n)
+        weights = np.ones(n, dtype)
+        if self.class_weight is not None:
+            weights = compute_class_weight(self.class_weight, classes=classes, y=y)[index].astype(dtype)
+        target = ((2 * index - 1) if K == 2 else index).astype(dtype if K == 2 else np.int32)
+        W = pad_rows(np.where(train, weights[None], 0).astype(dtype), size, axis=1)  # (F, size)
+        learners = stacked(self._learner(K), "C", grid["C"])
+        Xs = pad_rows(Xs.astype(dtype), size, axis=1)
+        scores = np.asarray(_sweep_scores(learners, Xs, pad_rows(target, size), W))[:, :, :n]
+        binary = scores.ndim == 3
+        return (scores > 0 if binary else np.argmax(scores, -1)).astype(np.intp), classes
+
+    @bucketed
     def decision_function(self, X) -> np.ndarray:
         """The scores :math:`W x + b`: shape (n,) on two classes (positive means ``classes_[1]``), (n, K)."""
         X = self._check_X(X)

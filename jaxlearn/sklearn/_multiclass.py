@@ -19,6 +19,7 @@ from sklearn.base import ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 from jaxlearn import core, multiclass
+from jaxlearn._buckets import bucket, pad_rows
 from jaxlearn.sklearn._base import JaxlearnEstimator, encode_classes
 from jaxlearn.sklearn._linear import LinearSVC
 
@@ -82,8 +83,12 @@ class MulticlassClassifier(ClassifierMixin, JaxlearnEstimator):
         y = encode_classes(self, y)
         self._check_fit_sample(X)
         learner = self._batch_learner(X, self.classes_.size)
-        self.params_ = fit_learner(learner, self._fit_key(), X, y)
+        self.params_ = self._fit_params(learner, X, y)
         return self
+
+    def _fit_params(self, learner: core.BatchLearner, X, y):
+        """The learner's params on the validated sample (``y`` the class indices)."""
+        return fit_learner(learner, self._fit_key(), X, y)
 
     #: what :func:`evaluate` computes beside the labels (``decision_function``, probabilities, ...).
     _extra = None
@@ -94,8 +99,10 @@ class MulticlassClassifier(ClassifierMixin, JaxlearnEstimator):
     def _evaluate(self, X):
         """``(class indices, extra)`` on the rows of ``X`` (validated here), numpy arrays."""
         X = self._check_X(X)
-        index, extra = evaluate(self._fitted_learner(), self.params_, X, self._extra)
-        return np.asarray(index), (None if extra is None else np.asarray(extra))
+        n = X.shape[0]  # queries padded to their size bucket: one program for every size in it
+        padded = pad_rows(X, bucket(n))
+        index, extra = evaluate(self._fitted_learner(), self.params_, padded, self._extra)
+        return np.asarray(index)[:n], (None if extra is None else np.asarray(extra)[:n])
 
     def predict(self, X) -> np.ndarray:
         """The predicted labels (values of ``classes_``) of the rows of ``X`` (n, d)."""

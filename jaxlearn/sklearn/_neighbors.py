@@ -9,10 +9,12 @@ training sample is a ``ValueError`` (jaxlearn refuses it, as scikit-learn's ``kn
 
 from __future__ import annotations
 
+import jax.numpy as jnp
 import numpy as np
 from sklearn.base import RegressorMixin
 
 from jaxlearn import core, neighbors
+from jaxlearn._buckets import bucket, pad_rows
 from jaxlearn.sklearn._base import JaxlearnEstimator, float_dtype, power_of_two_scale
 from jaxlearn.sklearn._multiclass import MulticlassClassifier, evaluate, fit_learner, scores
 
@@ -31,6 +33,16 @@ class _Neighbors:
                 f"n_samples = {X.shape[0]}"
             )
 
+    def _store(self, learner, X, y):
+        """``learner.fit`` on the sample padded to its size bucket (one program per bucket): the added
+        rows repeat the first one (the stored centre, the midpoint of the bounding box, is unchanged)
+        and have squared norm :math:`+\\infty`, so they are never anyone's neighbour."""
+        n = self.n_samples_fit_ = X.shape[0]
+        size = bucket(n)
+        X = np.concatenate([X, np.repeat(X[:1], size - n, axis=0)])
+        params = fit_learner(learner, None, X, pad_rows(y, size))
+        return params._replace(sq_norms=jnp.where(jnp.arange(size) < n, params.sq_norms, jnp.inf))
+
     def kneighbors(self, X=None, n_neighbors=None, return_distance: bool = True):
         """The nearest training points of each row of ``X`` (n, d), nearest first.
 
@@ -46,9 +58,16 @@ class _Neighbors:
             raise ValueError("expected `X` the queries (n, d); kneighbors(None) is not supported")
         X = self._check_X(X)
         k = self.n_neighbors if n_neighbors is None else n_neighbors
+        if k > self.n_samples_fit_:
+            raise ValueError(
+                f"expected n_neighbors <= n_samples_fit, got n_neighbors = {k}, "
+                f"n_samples_fit = {self.n_samples_fit_}"
+            )
         scale = getattr(self, "x_scale_", 1.0)
-        index, sq = neighbors.neighbors(self.params_, X * scale if scale != 1.0 else X, k)
-        index = np.asarray(index)
+        n = X.shape[0]
+        queries = pad_rows(X * scale if scale != 1.0 else X, bucket(n))
+        index, sq = neighbors.neighbors(self.params_, queries, k)
+        index, sq = np.asarray(index)[:n], np.asarray(sq)[:n]
         return (np.sqrt(np.maximum(np.asarray(sq), 0)) / scale, index) if return_distance else index
 
 
@@ -86,15 +105,8 @@ class KNeighborsClassifier(_Neighbors, MulticlassClassifier):
             self.n_neighbors, weights=self.weights, query_chunk=self.query_chunk, num_classes=n_classes
         )
 
-    def fit(self, X, y):
-        """Store the sample ``X`` (n, d) with its labels ``y`` (two or more values).
-
-        Returns:
-          self.
-        """
-        super().fit(X, y)
-        self.n_samples_fit_ = int(self.params_.X.shape[0])
-        return self
+    def _fit_params(self, learner, X, y):
+        return self._store(learner, X, y)
 
     _extra = staticmethod(scores)
 
@@ -141,12 +153,12 @@ class KNeighborsRegressor(_Neighbors, RegressorMixin, JaxlearnEstimator):
         # finite, and the nearest points and their weights do not change with a common scale.
         self.x_scale_ = power_of_two_scale(X)
         X = X * self.x_scale_ if self.x_scale_ != 1.0 else X
-        self.params_ = fit_learner(self._batch_learner(), None, X, y)  # n_neighbors > n_samples: ValueError
-        self.n_samples_fit_ = int(X.shape[0])
+        self.params_ = self._store(self._batch_learner(), X, y)
         return self
 
     def predict(self, X) -> np.ndarray:
         """The (weighted) mean target of the ``n_neighbors`` nearest training points of each row: (n,)."""
         X = self._check_X(X)
         X = X * self.x_scale_ if self.x_scale_ != 1.0 else X
-        return np.asarray(evaluate(self._batch_learner(), self.params_, X)[0])
+        n = X.shape[0]
+        return np.asarray(evaluate(self._batch_learner(), self.params_, pad_rows(X, bucket(n)))[0])[:n]

@@ -19,10 +19,12 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from jaxlearn import core, linear
+from jaxlearn._buckets import bucket, pad_rows
 from jaxlearn.linear import EpochSGDParams
 from jaxlearn.sklearn._base import (
     InvalidParameterError,
     JaxlearnEstimator,
+    bucketed,
     class_weights,
     encode_classes,
     float_dtype,
@@ -205,9 +207,11 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
                     "random state."
                 )
             validation = (held_out, weights)
-        params = fit_classes(
-            learner, self._key(), self._inputs(X), Y.astype(dtype), W.astype(dtype), start, validation
-        )
+        size = bucket(n)  # rows left out (label 0, weight 0) up to the size bucket: one program per bucket
+        if validation is not None:
+            validation = (pad_rows(held_out, size, False), pad_rows(weights, size))
+        Y, W = (pad_rows(A.astype(dtype), size, axis=1) for A in (Y, W))
+        params = fit_classes(learner, self._key(), pad_rows(self._inputs(X), size), Y, W, start, validation)
         epochs = np.asarray(params.num_epochs)
         if np.asarray(params.diverged).any():
             raise ValueError(
@@ -220,6 +224,7 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
         self.coef_ = np.asarray(params.w)
         self.intercept_ = np.asarray(params.b)
 
+    @bucketed
     def decision_function(self, X) -> np.ndarray:
         """The scores :math:`\\langle w_k, x\\rangle + b_k`: (n,) for two classes (positive means
         ``classes_[1]``), else (n, K)."""

@@ -1,0 +1,145 @@
+"""scikit-learn's ``GridSearchCV``, with the grid and the folds of a jaxlearn estimator as one program.
+
+Where the estimator (or the last step of a ``Pipeline``) is a jaxlearn estimator whose searched
+parameters are numbers it can sweep (``C`` of :class:`LinearSVC` and :class:`LogisticRegression`),
+every candidate on every fold is fitted in one ``jax.vmap``: the folds are row weights (the rows
+outside a fold's training set weigh 0) and the candidates are the learner's traced leaves. The
+preprocessing steps of a pipeline are fitted per fold with scikit-learn, as ``GridSearchCV`` fits
+them. Anything else (other parameters, other scorers than accuracy, fit parameters, a callable
+``refit``) is scikit-learn's own search, unchanged.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from scipy.stats import rankdata
+from sklearn import model_selection
+from sklearn.base import clone, is_classifier
+from sklearn.metrics import check_scoring
+from sklearn.model_selection import ParameterGrid, check_cv
+from sklearn.pipeline import Pipeline
+
+__all__ = ["GridSearchCV"]
+
+
+class GridSearchCV(model_selection.GridSearchCV):
+    """scikit-learn's :class:`~sklearn.model_selection.GridSearchCV` (same arguments, same
+    ``cv_results_``, ``best_params_``, ``best_score_``, ``best_estimator_``), which fits a grid over a
+    jaxlearn estimator's numeric hyperparameters and all the folds as one vmapped program.
+
+    The one-program path is taken when the estimator, or the last step of a ``Pipeline``, can sweep
+    every parameter of the grid (``C`` of :class:`LinearSVC` with ``multi_class="ovr"`` and of
+    :class:`LogisticRegression`), ``scoring`` is ``None`` or ``"accuracy"``, ``refit`` is a bool and
+    ``fit`` gets no fit parameters; ``cv`` is anything scikit-learn takes. Otherwise the search is
+    scikit-learn's own loop. ``search_path_`` says which ran (``"one program"`` or ``"scikit-learn"``).
+
+    Example:
+      >>> from sklearn.datasets import load_iris
+      >>> from jaxlearn.sklearn import GridSearchCV, LogisticRegression
+      >>> X, y = load_iris(return_X_y=True)
+      >>> search = GridSearchCV(LogisticRegression(max_iter=500), {"C": [0.01, 1.0]}, cv=3).fit(X, y)
+      >>> search.best_params_, search.search_path_
+      ({'C': 1.0}, 'one program')
+    """
+
+    def fit(self, X, y=None, **params):
+        """Run the search (see the class docstring for which path); returns ``self``."""
+        plan = None if params else self._sweep_plan(X, y)
+        if plan is None:
+            self.search_path_ = "scikit-learn"
+            return super().fit(X, y, **params)
+        self._fit_one_program(X, y, *plan)
+        self.search_path_ = "one program"
+        return self
+
+    def _sweep_plan(self, X, y):
+        """``(preprocessing steps, final estimator, step prefix)`` when the one-program path applies."""
+        if self.scoring not in (None, "accuracy") or not isinstance(self.refit, bool):
+            return None
+        if y is None:
+            return None
+        estimator, steps, prefix = self.estimator, [], ""
+        if isinstance(estimator, Pipeline):
+            *steps, (name, estimator) = estimator.steps
+            prefix = f"{name}__"
+        sweepable = getattr(estimator, "_sweepable", lambda: frozenset())()
+        grids = self.param_grid if isinstance(self.param_grid, list) else [self.param_grid]
+        for grid in grids:
+            for key, values in grid.items():
+                if not key.startswith(prefix) or key[len(prefix) :] not in sweepable:
+                    return None
+                if not all(
+                    isinstance(v, (int, float, np.number)) and not isinstance(v, bool) for v in values
+                ):
+                    return None
+        return steps, estimator, prefix
+
+    def _fit_one_program(self, X, y, steps, estimator, prefix):
+        start = time.perf_counter()
+        X, y = np.asarray(X), np.asarray(y)
+        cv = check_cv(self.cv, y, classifier=is_classifier(self.estimator))
+        folds = list(cv.split(X, y))
+        candidates = list(ParameterGrid(self.param_grid))
+        n, F, G = len(y), len(folds), len(candidates)
+        train = np.zeros((F, n), bool)
+        for f, (rows, _) in enumerate(folds):
+            train[f, rows] = True
+        inputs = [self._transformed(steps, X, y, rows) for rows, _ in folds]
+        grid = {key[len(prefix) :]: np.array([c[key] for c in candidates], float) for key in candidates[0]}
+        predicted, classes = estimator._sweep(np.stack(inputs), y, train, grid)  # (G, F, n) class indices
+        correct = classes[predicted] == y[None, None, :]
+        test_scores = _accuracy(correct, ~train)
+        fit_seconds = (time.perf_counter() - start) / (G * F)
+        results = {
+            "mean_fit_time": np.full(G, fit_seconds),
+            "std_fit_time": np.zeros(G),
+            "mean_score_time": np.zeros(G),
+            "std_score_time": np.zeros(G),
+        }
+        for key in candidates[0]:
+            column = np.ma.MaskedArray(np.empty(G, object), mask=False)
+            column[:] = [c[key] for c in candidates]
+            results[f"param_{key}"] = column
+        results["params"] = candidates
+        _add_scores(results, "test", test_scores)
+        results["rank_test_score"] = rankdata(-np.round(results["mean_test_score"], 12), "min").astype(
+            np.int32
+        )
+        if self.return_train_score:
+            _add_scores(results, "train", _accuracy(correct, train))
+        self.cv_results_ = results
+        self.n_splits_ = F
+        self.multimetric_ = False
+        self.best_index_ = int(np.argmin(results["rank_test_score"]))
+        self.best_score_ = float(results["mean_test_score"][self.best_index_])
+        self.best_params_ = candidates[self.best_index_]
+        self.scorer_ = check_scoring(self.estimator, scoring=self.scoring)
+        if self.refit:
+            began = time.perf_counter()
+            self.best_estimator_ = clone(self.estimator).set_params(**self.best_params_).fit(X, y)
+            self.refit_time_ = time.perf_counter() - began
+            if hasattr(self.best_estimator_, "feature_names_in_"):
+                self.feature_names_in_ = self.best_estimator_.feature_names_in_
+
+    @staticmethod
+    def _transformed(steps, X, y, rows):
+        """``X`` through the pipeline's preprocessing steps, fitted on a fold's training rows."""
+        for _, step in steps:
+            if step is None or step == "passthrough":
+                continue
+            X = clone(step).fit(X[rows], y[rows]).transform(X)
+        return np.asarray(X)
+
+
+def _accuracy(correct, rows):
+    """The share of ``correct`` (G, F, n) over the ``rows`` (F, n) of each fold: (G, F)."""
+    return np.sum(correct & rows[None], axis=2) / np.sum(rows, axis=1)[None]
+
+
+def _add_scores(results, which, scores):
+    for f in range(scores.shape[1]):
+        results[f"split{f}_{which}_score"] = scores[:, f]
+    results[f"mean_{which}_score"] = scores.mean(axis=1)
+    results[f"std_{which}_score"] = scores.std(axis=1)

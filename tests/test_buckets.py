@@ -1,0 +1,149 @@
+"""Size buckets: every training or query size in a bucket runs one compiled program, and the rows added
+to reach the bucket (label 0, weight 0) change nothing."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer, load_iris
+from sklearn.preprocessing import StandardScaler
+
+import jaxlearn.sklearn as jsk
+from jaxlearn import linear, multiclass
+from jaxlearn._buckets import bucket, pad_rows, shuffled
+from tests.harness import count_compilations
+
+
+def test_buckets_are_quarter_steps_between_powers_of_two():
+    sizes = [bucket(n) for n in range(1, 5000)]
+    assert sizes[:8] == [8] * 8
+    for n, size in enumerate(sizes, start=1):
+        assert size >= n and (n <= 8 or size < 1.25 * n + 1)
+        k = size.bit_length() - 1
+        assert size in {2**k, 2**k + 2 ** (k - 2), 2**k + 2 ** (k - 1), 2**k + 3 * 2 ** (k - 2)} or k < 3
+    assert sizes == sorted(sizes)
+    assert len(set(sizes)) < 60  # a few dozen programs cover five thousand sizes
+
+
+def test_shuffled_keeps_the_order_of_the_first_rows():
+    key = jax.random.key(3)
+    short, long = np.asarray(shuffled(key, 37)), np.asarray(shuffled(key, 48))
+    assert sorted(short) == list(range(37))
+    np.testing.assert_array_equal(long[long < 37], short)
+
+
+def _binary():
+    X, y = load_breast_cancer(return_X_y=True)
+    X = StandardScaler().fit_transform(X).astype(np.float32)[:300]
+    weights = np.random.default_rng(0).uniform(0.5, 2.0, 300).astype(np.float32)
+    return X, (2 * y[:300] - 1).astype(np.float32), weights
+
+
+def _multiclass():
+    X, y = load_iris(return_X_y=True)
+    X = StandardScaler().fit_transform(X).astype(np.float32)
+    return X, y.astype(np.int32), np.ones(len(y), np.float32)
+
+
+def _padded_and_not(learner, X, y, weights, size):
+    fit, key = jax.jit(learner.fit), jax.random.key(1)
+    return fit(key, X, y, weights), fit(key, *(pad_rows(a, size) for a in (X, y, weights)))
+
+
+@pytest.mark.parametrize(
+    "learner",
+    [
+        linear.svm_dual_cd(1.0, fit_intercept=True),
+        linear.svm_dual_cd(0.5, loss="squared_hinge"),
+        linear.epoch_sgd(),
+        linear.epoch_sgd("log_loss", average=10),
+        linear.epoch_sgd("perceptron", penalty=None, learning_rate="constant", eta0=1.0),
+    ],
+    ids=["dual-hinge", "dual-squared-hinge", "sgd-hinge", "sgd-averaged-log", "perceptron"],
+)
+def test_padding_changes_no_bit_of_the_coordinate_and_sgd_iterates(learner):
+    # the same key visits the real rows in the same order; the added rows are passed over
+    X, y, weights = _binary()
+    unpadded, padded = _padded_and_not(learner, X, y, weights, 384)
+    np.testing.assert_array_equal(unpadded.w, padded.w)
+    np.testing.assert_array_equal(unpadded.b, padded.b)
+    if hasattr(unpadded, "num_epochs"):
+        assert int(unpadded.num_epochs) == int(padded.num_epochs)
+        np.testing.assert_array_equal(unpadded.t, padded.t)
+    else:
+        assert int(unpadded.n_iter) == int(padded.n_iter)
+
+
+def test_padding_leaves_crammer_singer_to_rounding():
+    # the iterates are the same; w is summed once more at the end over more (zero) rows
+    X, y, weights = _multiclass()
+    unpadded, padded = _padded_and_not(multiclass.multiclass_svm_dual_cd(1.0, 3), X, y, weights, 160)
+    assert int(unpadded.n_iter) == int(padded.n_iter)
+    np.testing.assert_allclose(unpadded.w, padded.w, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("which", ["logistic", "primal", "multinomial"])
+def test_padding_leaves_lbfgs_to_its_tolerance(which):
+    # L-BFGS sums the gradient over the rows: more (zero) rows change the rounding, so the two runs
+    # stop at points whose objectives agree to the solver's tolerance
+    if which == "multinomial":
+        X, y, weights = _multiclass()
+        learner, size = multiclass.multinomial_logistic_regression(1.0, 3, tol=1e-6), 160
+    else:
+        X, y, weights = _binary()
+        size = 384
+        learner = (
+            linear.logistic_regression(1.0, tol=1e-6)
+            if which == "logistic"
+            else linear.svm_primal_lbfgs(1.0, tol=1e-6)
+        )
+    unpadded, padded = _padded_and_not(learner, X, y, weights, size)
+    assert bool(unpadded.converged) and bool(padded.converged)
+    np.testing.assert_allclose(unpadded.w, padded.w, rtol=2e-3, atol=2e-3)
+
+
+ESTIMATORS = {
+    "LinearSVC": lambda: jsk.LinearSVC(random_state=0),
+    "LinearSVC-dual": lambda: jsk.LinearSVC(dual=True, random_state=0),
+    "LinearSVC-crammer-singer": lambda: jsk.LinearSVC(multi_class="crammer_singer", random_state=0),
+    "LogisticRegression": lambda: jsk.LogisticRegression(),
+    "SGDClassifier": lambda: jsk.SGDClassifier(random_state=0),
+    "SGDClassifier-early-stopping": lambda: jsk.SGDClassifier(early_stopping=True, random_state=0),
+    "Perceptron": lambda: jsk.Perceptron(random_state=0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_a_new_size_in_the_bucket_compiles_nothing(name):
+    X, y = load_iris(return_X_y=True)
+    order = np.random.default_rng(0).permutation(len(y))
+    X, y = StandardScaler().fit_transform(X)[order], y[order]
+    ESTIMATORS[name]().fit(X[:100], y[:100]).predict(X[100:])  # sizes 100 and 50: buckets 112 and 56
+    with count_compilations() as compiled:
+        model = ESTIMATORS[name]().fit(X[:107], y[:107])
+        model.predict(X[97:])
+        model.decision_function(X[:53])
+    assert compiled[0] == 0
+
+
+def test_a_padded_estimator_fits_as_its_rows_alone():
+    # 100 rows are padded to 112, 112 rows are not: the first 100 of them, with 12 more of weight 0,
+    # give the same dual solution bit for bit (the same key visits the same rows in the same order)
+    X, y = load_iris(return_X_y=True)
+    order = np.random.default_rng(1).permutation(len(y))
+    X, y = StandardScaler().fit_transform(X)[order][:112], y[order][:112]
+    alone = ESTIMATORS["LinearSVC-dual"]().fit(X[:100], y[:100])
+    padded = ESTIMATORS["LinearSVC-dual"]().fit(X, y, sample_weight=np.r_[np.ones(100), np.zeros(12)])
+    np.testing.assert_array_equal(alone.coef_, padded.coef_)
+    np.testing.assert_array_equal(alone.intercept_, padded.intercept_)
+
+
+def test_predictions_do_not_depend_on_the_bucket():
+    X, y = load_iris(return_X_y=True)
+    model = jsk.LogisticRegression().fit(X, y)
+    whole = model.predict_proba(X)
+    for n in (1, 7, 9, 33, 149):
+        np.testing.assert_allclose(model.predict_proba(X[:n]), whole[:n], rtol=1e-6, atol=1e-7)
+    assert jnp.asarray(model.decision_function(X[:5])).shape == (5, 3)

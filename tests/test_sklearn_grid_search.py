@@ -1,0 +1,64 @@
+"""jaxlearn.sklearn.GridSearchCV: scikit-learn's search, with a jaxlearn grid x folds as one program."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn import model_selection
+from sklearn.datasets import load_breast_cancer, load_iris
+from sklearn.model_selection import StratifiedKFold
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+import jaxlearn.sklearn as jsk
+from tests.harness import count_compilations
+
+
+@pytest.mark.parametrize("data", ["iris", "breast_cancer"])
+@pytest.mark.parametrize("make", [lambda: jsk.LinearSVC(random_state=0), jsk.LogisticRegression])
+def test_one_program_gives_scikit_learns_results(make, data):
+    X, y = (load_iris if data == "iris" else load_breast_cancer)(return_X_y=True)
+    pipeline = make_pipeline(StandardScaler(), make())
+    name = pipeline.steps[-1][0]
+    grid = {f"{name}__C": [0.01, 0.1, 1.0, 10.0]}
+    cv = StratifiedKFold(4, shuffle=True, random_state=0)
+    ours = jsk.GridSearchCV(pipeline, grid, cv=cv, return_train_score=True).fit(X, y)
+    theirs = model_selection.GridSearchCV(pipeline, grid, cv=cv, return_train_score=True).fit(X, y)
+    assert ours.search_path_ == "one program"
+    assert set(ours.cv_results_) == set(theirs.cv_results_)
+    for key in theirs.cv_results_:
+        if "score" in key and "time" not in key:
+            np.testing.assert_allclose(ours.cv_results_[key], theirs.cv_results_[key], atol=0.011)
+    assert ours.cv_results_["params"] == theirs.cv_results_["params"]
+    assert list(ours.cv_results_[f"param_{name}__C"]) == grid[f"{name}__C"]
+    assert ours.n_splits_ == 4 and ours.best_index_ == int(np.argmin(ours.cv_results_["rank_test_score"]))
+    np.testing.assert_array_equal(ours.predict(X), ours.best_estimator_.predict(X))
+    assert ours.score(X, y) == pytest.approx(ours.best_estimator_.score(X, y))
+
+
+def test_a_new_grid_compiles_nothing():
+    X, y = load_iris(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    jsk.GridSearchCV(jsk.LogisticRegression(), {"C": [0.1, 1.0, 3.0]}, cv=3, refit=False).fit(X, y)
+    with count_compilations() as compiled:
+        search = jsk.GridSearchCV(jsk.LogisticRegression(), {"C": [0.2, 2.0, 5.0]}, cv=3, refit=False)
+        search.fit(X, y)
+    assert compiled[0] == 0 and not hasattr(search, "best_estimator_")
+
+
+@pytest.mark.parametrize(
+    "estimator, grid, kwargs",
+    [
+        (jsk.LogisticRegression(), {"C": [0.1, 1.0]}, {"scoring": "f1_macro"}),
+        (jsk.LogisticRegression(), {"tol": [1e-3, 1e-4]}, {}),
+        (jsk.LinearSVC(multi_class="crammer_singer"), {"C": [0.1, 1.0]}, {}),
+        (jsk.KNeighborsClassifier(), {"n_neighbors": [1, 3]}, {}),
+    ],
+    ids=["scorer", "tol", "crammer-singer", "knn"],
+)
+def test_anything_else_is_scikit_learns_own_search(estimator, grid, kwargs):
+    X, y = load_iris(return_X_y=True)
+    ours = jsk.GridSearchCV(estimator, grid, cv=3, **kwargs).fit(X, y)
+    theirs = model_selection.GridSearchCV(estimator, grid, cv=3, **kwargs).fit(X, y)
+    assert ours.search_path_ == "scikit-learn"
+    np.testing.assert_allclose(ours.cv_results_["mean_test_score"], theirs.cv_results_["mean_test_score"])
