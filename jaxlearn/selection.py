@@ -23,7 +23,9 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec
 from jax.typing import ArrayLike
 
 from jaxlearn import core, metrics, parallel
-from jaxlearn.core import OPEN_UNIT, POSITIVE_INT, BatchLearner, as_array, as_labels, loadable
+from jaxlearn._checks import as_array, as_labels, check_sample_shapes
+from jaxlearn._sharding import check_mesh
+from jaxlearn.core import OPEN_UNIT, POSITIVE_INT, BatchLearner, loadable
 
 __all__ = ["Folds", "GridSearchResult", "cross_validate", "grid_search", "kfold", "train_test_split"]
 
@@ -209,7 +211,7 @@ def _grid_program(learners, X, y, train, test, keys, *, score, batch_size, mesh=
 
 
 def _sample(X, y):
-    core.check_sample_shapes(X := as_array(X), y := as_labels(y))
+    check_sample_shapes(X := as_array(X), y := as_labels(y))
     return jnp.asarray(X), jnp.asarray(y)
 
 
@@ -376,7 +378,7 @@ def grid_search(
         raise ValueError(f"expected `grid` (or `static`) non-empty, names not in `static`, got {list(grid)}")
     if batch_size is not None:
         POSITIVE_INT.check("batch_size", batch_size)
-    core.check_mesh(mesh)
+    check_mesh(mesh)
     program = functools.partial(_grid_program, score=_scorer(scoring), batch_size=batch_size, mesh=mesh)
     X, y = _sample(X, y)
     _check_key(key)

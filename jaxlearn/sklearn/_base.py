@@ -27,6 +27,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from jaxlearn import core, kernels
 from jaxlearn._buckets import bucket, pad_rows
+from jaxlearn._checks import check_positive_int
 
 __all__ = [
     "FINITE",
@@ -407,7 +408,7 @@ def make_kernel(kernel: str, gamma, degree, coef0, X=None):
     gamma = _gamma_value(gamma, X)
     if kernel == "rbf":
         return kernels.gaussian(1.0 / (2.0 * gamma)), gamma
-    degree = core.check_positive_int("degree", degree)
+    degree = check_positive_int("degree", degree)
     if isinstance(coef0, bool) or not isinstance(coef0, numbers.Real) or not math.isfinite(coef0):
         raise ValueError(f"expected `coef0` a finite number, got {coef0!r}")
     return Partial(_poly(degree), jnp.asarray(gamma), jnp.asarray(float(coef0))), gamma

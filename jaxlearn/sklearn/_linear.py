@@ -25,6 +25,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from jaxlearn import core, linear, multiclass
 from jaxlearn._buckets import bucket, pad_rows
+from jaxlearn._checks import check_positive_int
 from jaxlearn._shared import sign_label
 from jaxlearn.kernels import expansion, gram
 from jaxlearn.sklearn._base import (
@@ -93,7 +94,7 @@ def _fit_of(learner, key, X, y):
 
 
 def _sign_of_prediction(learner, params, X):
-    return core.sign_label(learner.predict(params, X))
+    return sign_label(learner.predict(params, X))
 
 
 def _prediction(learner, params, X):
@@ -115,12 +116,12 @@ class _Solver:
 
     def _prepare(self, X):
         self.n_samples_fit_ = int(X.shape[0])
-        self.n_iter_ = core.check_positive_int("max_iter", self.max_iter)
+        self.n_iter_ = check_positive_int("max_iter", self.max_iter)
 
     def _steps(self, batch_size: int = 1) -> int:
         """``max_iter`` epochs: ``max_iter * n_samples`` examples, ``batch_size`` of them per step."""
-        examples = core.check_positive_int("max_iter", self.max_iter) * self.n_samples_fit_
-        return -(-examples // core.check_positive_int("batch_size", batch_size))
+        examples = check_positive_int("max_iter", self.max_iter) * self.n_samples_fit_
+        return -(-examples // check_positive_int("batch_size", batch_size))
 
 
 class SGDClassifier(EpochSGDClassifier):

@@ -20,6 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from jaxlearn import core, multiclass
 from jaxlearn._buckets import bucket, pad_rows
+from jaxlearn._checks import check_positive_int
 from jaxlearn.sklearn._base import JaxlearnEstimator, encode_classes
 from jaxlearn.sklearn._linear import LinearSVC
 
@@ -303,7 +304,7 @@ class MulticlassSVC(ScoringClassifier):
         else:
             m = X.shape[0]
             lam = lam_of_C(self.C, m) if self.lam is None else self.lam
-            steps = core.check_positive_int("max_iter", self.max_iter) * m
+            steps = check_positive_int("max_iter", self.max_iter) * m
         return multiclass.multiclass_svm(lam, steps, n_classes, fit_intercept=bool(self.fit_intercept))
 
     def fit(self, X, y):

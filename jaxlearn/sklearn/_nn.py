@@ -17,6 +17,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from jaxlearn import core, nn
+from jaxlearn._checks import check_positive_int, warn_if_diverged
 from jaxlearn.sklearn._multiclass import ScoringClassifier
 
 __all__ = ["MLPClassifier"]
@@ -90,7 +91,7 @@ class MLPClassifier(ScoringClassifier):
             return min(200, n_samples)
         if isinstance(self.batch_size, bool) or not isinstance(self.batch_size, numbers.Integral):
             raise ValueError(f"expected `batch_size` 'auto' or an int >= 1, got {self.batch_size!r}")
-        return min(core.check_positive_int("batch_size", self.batch_size), n_samples)
+        return min(check_positive_int("batch_size", self.batch_size), n_samples)
 
     def _batch_learner(self, X, n_classes):
         if self.activation not in ACTIVATIONS:
@@ -99,7 +100,7 @@ class MLPClassifier(ScoringClassifier):
             steps, batch, epoch = 1, 1, 1
         else:
             batch = self._batch(X.shape[0])
-            epochs = core.check_positive_int("max_iter", self.max_iter)
+            epochs = check_positive_int("max_iter", self.max_iter)
             epoch = math.ceil(X.shape[0] / batch)  # steps an epoch: one loss_curve_ entry each
             steps = epochs * epoch
         return nn.mlp_classifier(
@@ -124,7 +125,7 @@ class MLPClassifier(ScoringClassifier):
         super().fit(X, y)
         self._record(np.asarray(self.params_.loss_curve).tolist())
         self._partial_state = None
-        core.warn_if_diverged(self.params_, "MLPClassifier training")
+        warn_if_diverged(self.params_, "MLPClassifier training")
         return self
 
     def _record(self, losses) -> None:

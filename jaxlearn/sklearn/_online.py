@@ -23,6 +23,8 @@ from jax.tree_util import Partial
 from sklearn.utils import check_random_state
 
 from jaxlearn import core, losses, online
+from jaxlearn._checks import check_positive_int
+from jaxlearn._shared import sign_label
 from jaxlearn.sklearn._base import BinaryClassifier, BinaryLabels, InvalidParameterError, float_dtype
 from jaxlearn.sklearn._sgd import EpochSGDClassifier
 
@@ -133,7 +135,7 @@ def _batch_fit_fn(epochs: int, shuffle: bool, zero_one: bool):  # one function p
 
 def sign_of(scores_fn):
     def predict(*args):
-        return core.sign_label(scores_fn(*args))
+        return sign_label(scores_fn(*args))
 
     return predict
 
@@ -142,7 +144,7 @@ _sign_linear = sign_of(_linear_scores)
 
 
 def _check_epochs(max_iter) -> int:
-    return core.check_positive_int("max_iter", max_iter)
+    return check_positive_int("max_iter", max_iter)
 
 
 class OnlineClassifier(BinaryLabels):

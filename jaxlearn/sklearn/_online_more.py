@@ -9,6 +9,7 @@ import numpy as np
 from jax.tree_util import Partial
 
 from jaxlearn import core, kernels, online
+from jaxlearn._checks import check_labels
 from jaxlearn.sklearn._base import FINITE, BinaryClassifier, make_kernel
 from jaxlearn.sklearn._online import OnlineClassifier, sign_of
 
@@ -139,7 +140,7 @@ class Winnow(OnlineClassifier):
 
     def _inputs(self, X):
         if self.binarize is None:
-            core.check_labels("X", X, (0, 1), "Winnow learns over {0,1}^n; set `binarize` to a threshold")
+            check_labels("X", X, (0, 1), "Winnow learns over {0,1}^n; set `binarize` to a threshold")
             return X
         return _binarized(X, float(self.binarize))
 
