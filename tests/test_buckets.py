@@ -147,3 +147,46 @@ def test_predictions_do_not_depend_on_the_bucket():
     for n in (1, 7, 9, 33, 149):
         np.testing.assert_allclose(model.predict_proba(X[:n]), whole[:n], rtol=1e-6, atol=1e-7)
     assert jnp.asarray(model.decision_function(X[:5])).shape == (5, 3)
+
+
+def _digits(rows):
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    return X[:rows].astype(np.float32), y[:rows].astype(np.int32)
+
+
+def test_padding_changes_no_bit_of_a_tree_or_a_forest():
+    from jaxlearn.trees import _forest, _tree
+    from jaxlearn.trees._bins import fit_bins, pad_sample
+
+    X, y = _digits(300)
+    options = dict(max_depth=6, num_classes=10, criterion="gini", min_samples_leaf=1)
+    bins, edges = fit_bins(X, None)
+    alone = _tree._fit_binned(bins, edges, y, np.int32(300), **options)
+    padded = _tree._fit_binned(*pad_sample(bins, edges, y), **options)
+    jax.tree.map(np.testing.assert_array_equal, alone, padded)
+    options.update(num_trees=8, parts=1, max_bins=64, min_samples_split=2, max_features=8, bootstrap=True)
+    bins, edges = fit_bins(X, 64)
+    alone = _forest._fit(jax.random.key(0), X, y, (bins, edges), np.int32(300), 0, **options)
+    bins, edges, labels, count = pad_sample(bins, edges, y)
+    rows = np.zeros((bins.shape[0], X.shape[1]), np.float32)
+    padded = _forest._fit(jax.random.key(0), rows, labels, (bins, edges), count, 0, **options)
+    jax.tree.map(np.testing.assert_array_equal, alone, padded)  # the same bootstrap draws of real rows
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: jsk.DecisionTreeClassifier(max_depth=4),
+        lambda: jsk.RandomForestClassifier(n_estimators=4, max_depth=4, random_state=0),
+        lambda: jsk.KNeighborsClassifier(),
+    ],
+    ids=["tree", "forest", "knn"],
+)
+def test_trees_and_neighbours_compile_nothing_for_a_new_size_in_the_bucket(make):
+    X, y = _digits(400)
+    make().fit(X[:300], y[:300]).predict_proba(X[300:])  # buckets 320 and 112
+    with count_compilations() as compiled:
+        make().fit(X[:310], y[:310]).predict_proba(X[290:])
+    assert compiled[0] == 0

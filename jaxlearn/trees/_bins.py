@@ -22,13 +22,15 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxlearn._buckets import bucket
+
 Array = jax.Array
 
 #: Exact thresholds are grown by histograms when every feature has at most this many distinct values.
 MAX_EXACT_BINS = 256
 
 
-def fit_bins(X, max_bins: Optional[int]) -> Optional[tuple[Array, Array]]:
+def fit_bins(X, max_bins: Optional[int]) -> Optional[tuple[np.ndarray, np.ndarray]]:
     """``(bins, edges)`` of the concrete sample ``X`` (m, d) with only the bins in use, or ``None``.
 
     ``bins`` (m, d) int32 in ``0..B-1`` and ``edges`` (B, d), :math:`B` the most bins any feature
@@ -45,7 +47,7 @@ def fit_bins(X, max_bins: Optional[int]) -> Optional[tuple[Array, Array]]:
     compact = np.repeat(e[-1:], used, axis=0)  # the tail of a column: its last edge
     compact[rank, np.arange(e.shape[1])] = e  # the edges of a run of equal edges are equal
     renumbered = np.take_along_axis(rank.astype(np.int32), bins, axis=0)
-    return jnp.asarray(renumbered), jnp.asarray(compact)
+    return renumbered, compact
 
 
 def quantile_bins(X: np.ndarray, max_bins: int) -> tuple[np.ndarray, np.ndarray]:
@@ -65,7 +67,7 @@ def _quantile_levels(max_bins: int, dtype: str) -> np.ndarray:
     return np.asarray(jnp.linspace(0, 1, max_bins + 1, dtype=dtype)[1:])
 
 
-def _distinct_bins(X: np.ndarray) -> Optional[tuple[Array, Array]]:
+def _distinct_bins(X: np.ndarray) -> Optional[tuple[np.ndarray, np.ndarray]]:
     """One bin per distinct value of each feature, or ``None`` if a feature has too many values."""
     values = []
     for column in X.T:  # a loop over the features, on the host; stops at the first too-rich one
@@ -76,4 +78,18 @@ def _distinct_bins(X: np.ndarray) -> Optional[tuple[Array, Array]]:
     num_bins = max(2, max(len(v) for v in values))
     edges = np.stack([np.concatenate([v, np.full(num_bins - len(v), v[-1], v.dtype)]) for v in values], 1)
     bins = np.stack([np.searchsorted(v, column) for v, column in zip(values, X.T)], 1).astype(np.int32)
-    return jnp.asarray(bins), jnp.asarray(edges)
+    return bins, edges
+
+
+def pad_sample(bins, edges, y) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A binned sample padded to size buckets (:func:`jaxlearn._buckets.bucket`), so that every sample
+    size and bin count in a bucket grows its trees with one compiled program: rows of bin 0 and label
+    0 that take no part (their weight is 0: only the first ``count`` rows are the sample), and edges
+    that repeat each column's last one (bins no example falls in). Returns ``(bins, edges, y, count)``."""
+    bins, edges, y = np.asarray(bins), np.asarray(edges), np.asarray(y)
+    count = bins.shape[0]
+    size = bucket(count)
+    bins = np.pad(bins, ((0, size - count), (0, 0)))
+    y = np.pad(y, (0, size - count))
+    tail = np.repeat(edges[-1:], bucket(edges.shape[0]) - edges.shape[0], axis=0)
+    return bins, np.concatenate([edges, tail]), y, np.asarray(count, np.int32)

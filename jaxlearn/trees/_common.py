@@ -51,7 +51,9 @@ def classes_of(y, num_classes: Optional[int]) -> int:
 
 
 def as_tree_sample(X, y):
-    """``X`` as floats, ``y`` as int32 labels."""
+    """``X`` as floats, ``y`` as int32 labels (NumPy arrays stay NumPy: nothing compiled per shape)."""
+    if isinstance(X, np.ndarray) and isinstance(y, np.ndarray):
+        return X.astype(float_dtype(X)), y.astype(np.int32)
     X = jnp.asarray(X)
     return X.astype(float_dtype(X)), labels_as_int(y)
 

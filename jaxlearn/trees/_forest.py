@@ -18,7 +18,7 @@ from jaxlearn._progress import scan
 from jaxlearn._sharding import check_mesh, check_progress
 from jaxlearn._threads import cpu_parts, join_slices, run_in_threads
 from jaxlearn.core import POSITIVE_INT, BatchLearner, learner_factory, loadable
-from jaxlearn.trees._bins import fit_bins
+from jaxlearn.trees._bins import fit_bins, pad_sample
 from jaxlearn.trees._common import (
     TREE_RANGES,
     as_int,
@@ -143,7 +143,12 @@ def random_forest(
         # exact thresholds, feature subsets and min_samples_leaf > 1: the sweep draws among the features
         # with a split leaving min_samples_leaf a side, which histograms of the drawn features cannot tell
         sweep = max_bins is None and size < X.shape[1] and min_samples_leaf > 1
-        args = (key, X, y, None if sweep else fit_bins(X, max_bins))
+        binned = None if sweep else fit_bins(X, max_bins)
+        count = np.asarray(X.shape[0], np.int32)
+        if binned is not None:  # padded to size buckets: one program for every size in a bucket
+            *binned, y, count = pad_sample(*binned, y)
+            X = np.zeros((y.shape[0], X.shape[1]), X.dtype)  # only its shape is read on this path
+        args = (key, X, y, None if binned is None else tuple(binned), count)
         subset = None if size >= X.shape[1] else size
         options = dict(max_depth=max_depth, num_classes=k, criterion=criterion, max_bins=max_bins,
                        min_samples_leaf=min_samples_leaf, min_samples_split=min_samples_split,
@@ -178,6 +183,7 @@ def _fit(
     X,
     y,
     binned,
+    num_rows,
     part,
     *,
     num_trees,
@@ -208,13 +214,14 @@ def _fit(
     def grow_trees(keys):
         draw_keys, grow_keys = jnp.moveaxis(jax.vmap(jax.random.split)(keys), 1, 0)
         n = keys.shape[0]
-        if bootstrap:  # multiplicities of m draws with replacement, one flat segment sum for all trees
-            draws = jax.vmap(lambda k: jax.random.randint(k, (m,), 0, m))(draw_keys)
+        real = jnp.broadcast_to(jnp.arange(m) < num_rows, (n, m)).astype(jnp.int32)  # the sample's rows
+        if bootstrap:  # multiplicities of num_rows draws with replacement, one segment sum for all trees
+            draws = jax.vmap(lambda k: jax.random.randint(k, (m,), 0, num_rows))(draw_keys)
             draws = draws + m * jnp.arange(n, dtype=draws.dtype)[:, None]
-            weights = jax.ops.segment_sum(jnp.ones(n * m, jnp.int32), draws.reshape(-1), num_segments=n * m)
+            weights = jax.ops.segment_sum(real.reshape(-1), draws.reshape(-1), num_segments=n * m)
             weights = weights.reshape(n, m)
         else:
-            weights = jnp.ones((n, m), jnp.int32)
+            weights = real
         static = dict(
             max_depth=max_depth,
             num_classes=num_classes,

@@ -35,7 +35,7 @@ import jax.numpy as jnp
 from jax.typing import ArrayLike
 
 from jaxlearn.core import BatchLearner, learner_factory
-from jaxlearn.trees._bins import fit_bins
+from jaxlearn.trees._bins import fit_bins, pad_sample
 from jaxlearn.trees._common import (
     TREE_RANGES,
     as_int,
@@ -114,11 +114,12 @@ def decision_tree(
         X, y = as_tree_sample(X, y)
         binned = fit_bins(X, max_bins)
         if binned is not None:  # few bins in use, or few distinct values: histograms, the same tree
-            bins, edges = binned
+            bins, edges, y, count = pad_sample(*binned, y)  # one program for every size in a bucket
             return _fit_binned(
                 bins,
                 edges,
                 y,
+                count,
                 max_depth=max_depth,
                 num_classes=k,
                 criterion=criterion,
@@ -210,8 +211,10 @@ def _fit(
 
 
 @tree_jit(static_argnames=("max_depth", "num_classes", "criterion", "min_samples_leaf", "min_samples_split"))
-def _fit_binned(bins, edges, y, *, max_depth, num_classes, criterion, min_samples_leaf, min_samples_split=2):
-    weights = jnp.ones((1, bins.shape[0]), jnp.int32)
+def _fit_binned(
+    bins, edges, y, count, *, max_depth, num_classes, criterion, min_samples_leaf, min_samples_split=2
+):
+    weights = (jnp.arange(bins.shape[0]) < count).astype(jnp.int32)[None]  # the padding weighs 0
     params = grow_histograms(
         None,
         bins,
