@@ -145,7 +145,7 @@ def random_forest(
         sweep = max_bins is None and size < X.shape[1] and min_samples_leaf > 1
         binned = None if sweep else fit_bins(X, max_bins)
         count = np.asarray(X.shape[0], np.int32)
-        if binned is not None:  # padded to size buckets: one program for every size in a bucket
+        if binned is not None and is_concrete(y):  # padded to size buckets: one program per bucket
             *binned, y, count = pad_sample(*binned, y)
             X = np.zeros((y.shape[0], X.shape[1]), X.dtype)  # only its shape is read on this path
         args = (key, X, y, None if binned is None else tuple(binned), count)
@@ -214,7 +214,9 @@ def _fit(
     def grow_trees(keys):
         draw_keys, grow_keys = jnp.moveaxis(jax.vmap(jax.random.split)(keys), 1, 0)
         n = keys.shape[0]
-        real = jnp.broadcast_to(jnp.arange(m) < num_rows, (n, m)).astype(jnp.int32)  # the sample's rows
+        real = jnp.broadcast_to(jnp.arange(m, dtype=jnp.int32) < num_rows, (n, m)).astype(
+            jnp.int32
+        )  # the sample's rows
         if bootstrap:  # multiplicities of num_rows draws with replacement, one segment sum for all trees
             draws = jax.vmap(lambda k: jax.random.randint(k, (m,), 0, num_rows))(draw_keys)
             draws = draws + m * jnp.arange(n, dtype=draws.dtype)[:, None]

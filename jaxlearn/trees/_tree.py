@@ -32,8 +32,10 @@ from typing import Optional
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.typing import ArrayLike
 
+from jaxlearn._checks import is_concrete
 from jaxlearn.core import BatchLearner, learner_factory
 from jaxlearn.trees._bins import fit_bins, pad_sample
 from jaxlearn.trees._common import (
@@ -114,7 +116,10 @@ def decision_tree(
         X, y = as_tree_sample(X, y)
         binned = fit_bins(X, max_bins)
         if binned is not None:  # few bins in use, or few distinct values: histograms, the same tree
-            bins, edges, y, count = pad_sample(*binned, y)  # one program for every size in a bucket
+            bins, edges = binned
+            count = np.int32(bins.shape[0])
+            if is_concrete(y):  # padded to size buckets: one program for every size in a bucket
+                bins, edges, y, count = pad_sample(bins, edges, y)
             return _fit_binned(
                 bins,
                 edges,
@@ -214,7 +219,9 @@ def _fit(
 def _fit_binned(
     bins, edges, y, count, *, max_depth, num_classes, criterion, min_samples_leaf, min_samples_split=2
 ):
-    weights = (jnp.arange(bins.shape[0]) < count).astype(jnp.int32)[None]  # the padding weighs 0
+    weights = (jnp.arange(bins.shape[0], dtype=jnp.int32) < count).astype(jnp.int32)[
+        None
+    ]  # the padding weighs 0
     params = grow_histograms(
         None,
         bins,
