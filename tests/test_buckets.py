@@ -199,3 +199,15 @@ def test_trees_and_neighbours_compile_nothing_for_a_new_size_in_the_bucket(make)
     with count_compilations() as compiled:
         make().fit(X[:310], y[:310]).predict_proba(X[290:])
     assert compiled[0] == 0
+
+
+def test_svc_compiles_nothing_for_a_new_size_in_the_bucket():
+    # two classes: one pair of all the rows (with more classes each pair's rows have their own bucket)
+    X, y = load_breast_cancer(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    jsk.SVC().fit(X[:400], y[:400]).decision_function(X[400:])  # buckets 448 and 192
+    with count_compilations() as compiled:
+        model = jsk.SVC(C=3.0).fit(X[:420], y[:420])
+        model.decision_function(X[390:])
+        model.predict(X[395:])
+    assert compiled[0] == 0

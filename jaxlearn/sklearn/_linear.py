@@ -658,13 +658,15 @@ class SVC(_KernelMixin, ClassifierMixin, JaxlearnEstimator):
         first, second = multiclass.pairs(self.classes_.size)
         member = (index == first[:, None]) | (index == second[:, None])  # (pairs, n)
         counts = member.sum(axis=1)
-        slots = np.arange(counts.max()) < counts[:, None]  # a pair's rows, then padding
-        rows = np.argsort(~member, axis=1, kind="stable")[:, : counts.max()].astype(np.int32)
+        length = bucket(counts.max())  # size buckets: one program for every size in a bucket
+        slots = np.arange(length) < counts[:, None]  # a pair's rows, then padding
+        rows = np.argsort(~member, axis=1, kind="stable")[:, :length].astype(np.int32)
         rows = np.where(slots, rows, 0)
         labels = np.where(index[rows] == first[:, None], 1.0, -1.0).astype(X.dtype)
         costs = np.where(slots, weights[rows], 0.0).astype(X.dtype)
         steps = self._steps(X.shape[0])
-        solution = _fit_pairs(self._kernel(), X, rows, labels, costs, self.C, self.tol, steps)
+        sample = pad_rows(X, bucket(X.shape[0]))
+        solution = _fit_pairs(self._kernel(), sample, rows, labels, costs, self.C, self.tol, steps)
         coef = np.zeros((X.shape[0], first.size), X.dtype)  # (n, pairs)
         pair_of_slot = np.broadcast_to(np.arange(first.size)[:, None], rows.shape)
         coef[rows[slots], pair_of_slot[slots]] = np.asarray(solution.dual_coef)[slots]
@@ -708,10 +710,12 @@ class SVC(_KernelMixin, ClassifierMixin, JaxlearnEstimator):
         extra = ((0, max(8, 1 << (count - 1).bit_length()) - count), (0, 0))
         support = np.pad(self.support_vectors_.astype(X.dtype), extra)
         coef = np.pad(self.pair_dual_coef_.astype(X.dtype), extra)
-        return _svc_decisions(
-            self._kernel(), support, coef, intercept.astype(X.dtype), X,
+        n = X.shape[0]  # the queries padded to their size bucket
+        pairs, scores = _svc_decisions(
+            self._kernel(), support, coef, intercept.astype(X.dtype), pad_rows(X, bucket(n)),
             num_classes=self.classes_.size, ovr=ovr and not binary,
         )  # fmt: skip
+        return np.asarray(pairs)[:n], np.asarray(scores)[:n]
 
     def decision_function(self, X):
         """scikit-learn's: (n,) for two classes (positive means ``classes_[1]``); else (n, K) votes
