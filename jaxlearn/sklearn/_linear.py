@@ -660,7 +660,8 @@ class SVC(_KernelMixin, ClassifierMixin, JaxlearnEstimator):
         counts = member.sum(axis=1)
         length = bucket(counts.max())  # size buckets: one program for every size in a bucket
         slots = np.arange(length) < counts[:, None]  # a pair's rows, then padding
-        rows = np.argsort(~member, axis=1, kind="stable")[:, :length].astype(np.int32)
+        rows = np.argsort(~member, axis=1, kind="stable").astype(np.int32)
+        rows = pad_rows(rows, length, axis=1)[:, :length]
         rows = np.where(slots, rows, 0)
         labels = np.where(index[rows] == first[:, None], 1.0, -1.0).astype(X.dtype)
         costs = np.where(slots, weights[rows], 0.0).astype(X.dtype)
