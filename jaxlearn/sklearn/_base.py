@@ -41,12 +41,10 @@ __all__ = [
     "class_weights",
     "encode_classes",
     "float_dtype",
-    "fold_problems",
     "make_kernel",
     "row_weights",
     "sample_weights",
     "stacked",
-    "sweep_fits",
 ]
 
 #: What a binary estimator tells a user who gives it more than two classes.
@@ -179,33 +177,10 @@ def bucketed(method):
     return on_rows
 
 
-@jax.jit
-def sweep_fits(learners, key, X, Y, W):
-    """``learner.fit(key, X_f, y, sample_weight=w)`` for every learner (stacked leaves: the candidates
-    of a grid), every fold ``f`` (``X`` (F, n, d), ``Y`` and ``W`` (F, P, n)) and every problem ``p``
-    of a fold: one program, three ``jax.vmap``s."""
-
-    def candidate(learner):
-        def fold(X, Y, W):
-            return jax.vmap(lambda y, w: learner.fit(key, X, y, sample_weight=w))(Y, W)
-
-        return jax.vmap(fold)(X, Y, W)
-
-    return jax.vmap(candidate)(learners)
-
-
 def stacked(learner, name: str, values) -> core.BatchLearner:
     """One learner whose leaves are those of ``core.replace(learner, name=v)`` for each ``v``, stacked."""
     each = [core.replace(learner, **{name: float(v)}) for v in values]
     return jax.tree.map(lambda *leaves: jnp.stack([jnp.asarray(a) for a in leaves]), *each)
-
-
-def fold_problems(Y, W, train, size: int):
-    """The problems ``Y``, ``W`` (P, n) of every fold (F, P, size): rows outside a fold's training set
-    (``train`` (F, n)) and the padding up to ``size`` are left out (label 0, weight 0)."""
-    keep = train[:, None, :]
-    Y = pad_rows(np.where(keep, Y[None], 0).astype(Y.dtype), size, axis=2)
-    return Y, pad_rows(np.where(keep, W[None], 0).astype(W.dtype), size, axis=2)
 
 
 class JaxlearnEstimator(BaseEstimator):

@@ -35,17 +35,13 @@ from jaxlearn.sklearn._base import (
     InvalidParameterError,
     JaxlearnEstimator,
     bucketed,
-    class_weights,
     encode_classes,
     float_dtype,
-    fold_problems,
     make_kernel,
     one_vs_rest,
     power_of_two_scale,
     row_weights,
     sample_weights,
-    stacked,
-    sweep_fits,
 )
 from jaxlearn.sklearn._sgd import EpochSGDClassifier, linear_scores
 
@@ -404,29 +400,6 @@ class LinearSVC(ClassifierMixin, JaxlearnEstimator):
                 stacklevel=2,
             )
         return self
-
-    def _sweepable(self):
-        """What :class:`GridSearchCV` may sweep in one program: ``C`` (one-vs-rest, fixed class weights)."""
-        fixed = not (isinstance(self.class_weight, str) and self.class_weight == "balanced")
-        return frozenset({"C"}) if self.multi_class == "ovr" and fixed else frozenset()
-
-    def _sweep(self, Xs, y, train, grid):
-        """Every value of ``grid["C"]`` on every fold (``Xs`` (F, n, d), ``train`` (F, n)) as one
-        program: the predicted class indices (G, F, n) and ``classes``."""
-        self._check_params()
-        dtype, (_, n, d) = float_dtype(), Xs.shape
-        classes, index = np.unique(y, return_inverse=True)
-        per_class = class_weights(self.class_weight, classes, y)
-        Y, W = one_vs_rest(index, classes.size, np.ones(n, dtype), per_class)
-        size = bucket(n)
-        Y, W = fold_problems(Y.astype(dtype), W.astype(dtype), train, size)
-        rows = np.empty((int(train.sum(axis=1).min()), d))  # the dual or the primal, by the fold's size
-        solver = linear.svm_dual_cd if self._solves_dual(rows) else linear.svm_primal_lbfgs
-        learners = stacked(solver(float(self.C), **self._options()), "C", grid["C"])
-        params = sweep_fits(learners, self._key(), pad_rows(Xs.astype(dtype), size, axis=1), Y, W)
-        scores = np.einsum("fnd,gfpd->gfnp", Xs, np.asarray(params.w)) + np.asarray(params.b)[:, :, None]
-        binary = scores.shape[-1] == 1
-        return (scores[..., 0] > 0 if binary else np.argmax(scores, -1)).astype(np.intp), classes
 
     @bucketed
     def decision_function(self, X) -> np.ndarray:

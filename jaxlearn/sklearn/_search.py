@@ -1,12 +1,10 @@
 """scikit-learn's ``GridSearchCV``, with the grid and the folds of a jaxlearn estimator as one program.
 
-Where the estimator (or the last step of a ``Pipeline``) is a jaxlearn estimator whose searched
-parameters are numbers it can sweep (``C`` of :class:`LinearSVC` and :class:`LogisticRegression`),
-every candidate on every fold is fitted in one ``jax.vmap``: the folds are row weights (the rows
-outside a fold's training set weigh 0) and the candidates are the learner's traced leaves. The
-preprocessing steps of a pipeline are fitted per fold with scikit-learn, as ``GridSearchCV`` fits
-them. Anything else (other parameters, other scorers than accuracy, fit parameters, a callable
-``refit``) is scikit-learn's own search, unchanged.
+Where the estimator (or the last step of a ``Pipeline``) can sweep every searched parameter
+(``C`` of :class:`LogisticRegression`), every candidate on every fold is fitted in one ``jax.vmap``:
+the folds are row weights (the rows outside a fold's training set weigh 0) and the candidates are
+the learner's traced leaves. The preprocessing steps of a pipeline are fitted per fold with
+scikit-learn, as ``GridSearchCV`` fits them. Anything else is scikit-learn's own search, unchanged.
 """
 
 from __future__ import annotations
@@ -30,10 +28,11 @@ class GridSearchCV(model_selection.GridSearchCV):
     jaxlearn estimator's numeric hyperparameters and all the folds as one vmapped program.
 
     The one-program path is taken when the estimator, or the last step of a ``Pipeline``, can sweep
-    every parameter of the grid (``C`` of :class:`LinearSVC` with ``multi_class="ovr"`` and of
-    :class:`LogisticRegression`), ``scoring`` is ``None`` or ``"accuracy"``, ``refit`` is a bool and
-    ``fit`` gets no fit parameters; ``cv`` is anything scikit-learn takes. Otherwise the search is
-    scikit-learn's own loop. ``search_path_`` says which ran (``"one program"`` or ``"scikit-learn"``).
+    every parameter of the grid (``C`` of :class:`LogisticRegression`), ``scoring`` is ``None`` or
+    ``"accuracy"``, ``refit`` is a bool and ``fit`` gets no fit parameters; ``cv`` is anything
+    scikit-learn takes. Otherwise the search is scikit-learn's own loop (on a CPU, a loop of the other
+    solvers' fits beats their vmapped loops, which run until the slowest problem converges).
+    ``search_path_`` says which ran (``"one program"`` or ``"scikit-learn"``).
 
     Example:
       >>> from sklearn.datasets import load_iris
