@@ -655,10 +655,11 @@ def main(argv=None):
     import jaxlearn.sklearn as ours
 
     wanted = [w for w in args.only.split(",") if w]
-    unknown = [w for w in wanted if w not in ours.__all__]
+    estimators = [n for n in ours.__all__ if n != "GridSearchCV"]  # part (e) times the search
+    unknown = [w for w in wanted if w not in estimators]
     if unknown:
         parser.error(f"--only: not in jaxlearn.sklearn.__all__: {', '.join(unknown)}")
-    names = wanted or list(ours.__all__)
+    names = wanted or estimators
     if args.grid:
         grids = [g for g in args.grid.split(",") if g]
         if any(g not in GRIDS for g in grids):

@@ -394,6 +394,16 @@ BATCH = [
         labels=None,
         rtol=2e-5,
     ),
+    BatchCase(  # steps: the most SMO steps of the exact dual solver
+        "kernel_svm_dual_cd",
+        linear.kernel_svm_dual_cd,
+        lambda C: linear.kernel_svm_dual_cd(kernels.gaussian(1.0), C, max_iter=STEPS),
+        (1.0, 0.1, 10.0),
+        _ring,
+        small=lambda C: linear.kernel_svm_dual_cd(kernels.gaussian(1.0), C, max_iter=SMALL),
+        params_type=linear.KernelSVMDualCDParams,
+        min_accuracy=0.7,
+    ),
     BatchCase(
         "kernel_centroid",
         linear.kernel_centroid,

@@ -403,7 +403,7 @@ def test_every_estimator_round_trips(tmp_path):
     rng = np.random.RandomState(0)
     X = rng.randn(24, 3).astype(np.float32)
     labels, target = np.where(X[:, 0] > 0, 1, 0), X[:, 1]
-    for name in estimators.__all__:
+    for name in set(estimators.__all__) - {"GridSearchCV"}:  # a search saves its best_estimator_
         cls = getattr(estimators, name)
         meta = name.startswith("OneVs")
         estimator = cls(estimators.LinearSVC(max_iter=2)) if meta else cls()

@@ -54,11 +54,6 @@ CORE_API = {
     "UNIT",
     "OPEN_UNIT",
 }
-# Non-API core names still used where another change is under way; remove each once switched.
-PENDING = {
-    "jaxlearn.selection": {"as_array", "as_labels", "check_sample_shapes", "check_mesh"},
-    "jaxlearn.sklearn": {"check_positive_int", "sign_label", "warn_if_diverged", "check_labels"},
-}
 
 
 def _module_name(path: pathlib.Path) -> str:
@@ -204,16 +199,10 @@ def test_the_library_uses_only_the_api_of_core():
     found = []
     for path in MODULES:
         here = _module_name(path)
-        pending = [names for prefix, names in PENDING.items() if here.startswith(prefix)]
-        pending = set().union(*pending)
         for name, line in core_names_used(path.read_text()).items():
-            if name not in CORE_API and name not in pending:
+            if name not in CORE_API:
                 found.append(f"{here}:{line} uses jaxlearn.core.{name}, not in core.__all__")
     assert not found, "\n".join(found)
-
-
-def test_pending_names_are_still_deprecated_aliases():
-    assert set().union(*PENDING.values()) <= set(core._MOVED)
 
 
 # --- the names that left core --------------------------------------------------------------------
@@ -243,9 +232,6 @@ def test_from_import_of_a_moved_name_warns_and_unknown_names_raise():
 WARNS_NOTHING = """
 import importlib, pkgutil, warnings
 warnings.filterwarnings("error", message=r"jaxlearn\\.core\\.", category=DeprecationWarning)
-for pending in {pending!r}:  # modules still being switched (see PENDING in tests/test_layout.py)
-    warnings.filterwarnings("ignore", message=r"jaxlearn\\.core\\.", category=DeprecationWarning,
-                            module=pending.replace(".", r"\\.") + r"(\\.|$)")
 import jaxlearn
 for info in pkgutil.walk_packages(jaxlearn.__path__, "jaxlearn."):
     if info.name not in ("jaxlearn.__main__",):
@@ -270,8 +256,7 @@ print("ok")
 
 
 def test_the_library_triggers_none_of_these_warnings():
-    script = WARNS_NOTHING.format(pending=sorted(PENDING))
-    command = [sys.executable, "-c", script]
+    command = [sys.executable, "-c", WARNS_NOTHING]
     done = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-3000:]
 

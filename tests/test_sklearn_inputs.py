@@ -30,7 +30,9 @@ def _bool_params(name):
     return [p for p, v in params if isinstance(v.default, bool) and p not in bool_or_int]
 
 
-BOOLS = [(name, p) for name in jsk.__all__ for p in _bool_params(name)]
+#: The estimators (GridSearchCV is scikit-learn's search, its parameters checked by scikit-learn).
+ESTIMATORS = sorted(set(jsk.__all__) - {"GridSearchCV"})
+BOOLS = [(name, p) for name in ESTIMATORS for p in _bool_params(name)]
 
 
 def test_every_boolean_is_found():
@@ -105,7 +107,7 @@ def _numeric_params(name):
 
 NUMERIC = [
     (name, p, bad)
-    for name in jsk.__all__
+    for name in ESTIMATORS
     for p in _numeric_params(name)
     for bad in BAD[p]
     if (name, p, bad) not in VALID
@@ -114,7 +116,7 @@ NUMERIC = [
 
 def test_every_numeric_parameter_is_tried():
     names = {name for name, _, _ in NUMERIC}
-    assert names >= set(jsk.__all__) - {"OneVsOneClassifier", "OneVsRestClassifier"}
+    assert names >= set(ESTIMATORS) - {"OneVsOneClassifier", "OneVsRestClassifier"}
 
 
 @pytest.mark.parametrize("name,param,bad", NUMERIC)

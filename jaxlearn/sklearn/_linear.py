@@ -25,7 +25,6 @@ from sklearn.utils.validation import check_is_fitted
 
 from jaxlearn import core, linear, multiclass
 from jaxlearn._buckets import bucket, pad_rows
-from jaxlearn._checks import check_positive_int
 from jaxlearn._shared import sign_label
 from jaxlearn.kernels import expansion, gram
 from jaxlearn.sklearn._base import (
@@ -95,29 +94,6 @@ def _sign_of_prediction(learner, params, X):
 
 def _prediction(learner, params, X):
     return learner.predict(params, X)
-
-
-def _lam_from_C(C, lam, m) -> float:
-    """UML's :math:`\\lambda` of ``(lam/2)||w||^2 + mean hinge`` equal to scikit-learn's
-    ``(1/2)||w||^2 + C * sum hinge`` divided by ``C m``: :math:`\\lambda = 1/(C m)`."""
-    if lam is not None:
-        return lam
-    core.POSITIVE.check("C", C)
-    return 1.0 / (float(C) * m)
-
-
-class _Solver:
-    """Estimators whose learner depends on the sample size (``steps``, ``lam`` from ``C``):
-    ``_prepare`` stores ``n_samples_fit_`` so that the fitted learner can be rebuilt without ``X``."""
-
-    def _prepare(self, X):
-        self.n_samples_fit_ = int(X.shape[0])
-        self.n_iter_ = check_positive_int("max_iter", self.max_iter)
-
-    def _steps(self, batch_size: int = 1) -> int:
-        """``max_iter`` epochs: ``max_iter * n_samples`` examples, ``batch_size`` of them per step."""
-        examples = check_positive_int("max_iter", self.max_iter) * self.n_samples_fit_
-        return -(-examples // check_positive_int("batch_size", batch_size))
 
 
 class SGDClassifier(EpochSGDClassifier):

@@ -148,7 +148,8 @@ def random_forest(
         if binned is not None and is_concrete(y):  # padded to size buckets: one program per bucket
             *binned, y, count = pad_sample(*binned, y)
             X = np.zeros((y.shape[0], X.shape[1]), X.dtype)  # only its shape is read on this path
-        args = (key, X, y, None if binned is None else tuple(binned), count)
+        # on the device now: under x64 a NumPy float64 argument would be read as float32 in the threads
+        args = jax.device_put((key, X, y, None if binned is None else tuple(binned), count))
         subset = None if size >= X.shape[1] else size
         options = dict(max_depth=max_depth, num_classes=k, criterion=criterion, max_bins=max_bins,
                        min_samples_leaf=min_samples_leaf, min_samples_split=min_samples_split,
