@@ -71,6 +71,7 @@ from benchtools import median_seconds, record
 from river import base, ensemble, optim
 
 from jaxlearn import core, experts, parallel
+from jaxlearn._threads import cpu_parts, run_in_threads
 from jaxlearn.experts._hedge_blocks import earlier_rounds  # Hedge's partial sums, timed alone in a limit row
 
 N_LEARNERS = 64
@@ -346,7 +347,7 @@ def single_stream(report, losses, repeats):
         halves = [jax.jit(half_of_the_experts_fn, static_argnums=(2, 3)).trace(losses, eta, h, rows_).lower()
                   .compile() for h in (0, 1)]  # fmt: skip
         calls = [(half, losses, eta) for half in halves]
-        t_halves[rows_] = median_seconds(lambda c=calls: core.run_in_threads(lambda f, *a: f(*a), c), repeats)
+        t_halves[rows_] = median_seconds(lambda c=calls: run_in_threads(lambda f, *a: f(*a), c), repeats)
 
     top = T / t_ceiling
     np_rate = report.add(task, "NumPy loop over rounds, vectorised over experts (whole stream)", t_np, T)
@@ -454,7 +455,7 @@ def sweep(report, losses, eta_star, t_ceiling, repeats):
     program = jax.jit(jax.vmap(one, in_axes=(0, None)))
     ceiling = jax.jit(sweep_ceiling_fn)
     on_stream = functools.partial(one, ls=losses)  # one function: parallel.sweep compiles it once
-    threads = core.cpu_parts(N_LEARNERS) if len(jax.devices()) == 1 else 1
+    threads = cpu_parts(N_LEARNERS) if len(jax.devices()) == 1 else 1
 
     # --- checks ---
     V, trace = jax.block_until_ready(program(jnp.asarray(etas), losses))
@@ -493,7 +494,7 @@ def sweep(report, losses, eta_star, t_ceiling, repeats):
     slices = np.array_split(etas, threads)
     sliced = ceiling.trace(losses, jnp.asarray(slices[0])).lower().compile()
     calls = [(losses, jnp.asarray(part)) for part in slices]
-    t_ceiling_threads = median_seconds(lambda: core.run_in_threads(sliced, calls), repeats)
+    t_ceiling_threads = median_seconds(lambda: run_in_threads(sliced, calls), repeats)
     t_jax = median_seconds(lambda: program(jnp.asarray(etas), losses), repeats)
     t_swept = median_seconds(lambda: parallel.sweep(on_stream, jnp.asarray(etas)), repeats)
     t_seq = median_seconds(lambda: [numpy_hedge(losses_np[:prefix], e) for e in etas], repeats, warm_up=False)

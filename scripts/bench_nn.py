@@ -49,7 +49,8 @@ from benchtools import record, timeit
 from sklearn.model_selection import train_test_split
 from sklearn.neural_network import MLPClassifier
 
-from jaxlearn import core, datasets, nn, parallel
+from jaxlearn import datasets, nn, parallel
+from jaxlearn._threads import cpu_parts, run_in_threads
 
 BATCH, HIDDEN, SMALL, LR, SEEDS, FEATURES, CLASSES = 32, 128, 8, 1e-3, 16, 64, 10
 VALIDATION_FRACTION = 0.1  # mlp_classifier's default
@@ -128,7 +129,7 @@ def gemm_ceiling(repeats, threads, iters=500):
     a = jax.random.normal(key, (size, BATCH, 64))
     b = jax.random.normal(key, (size, 64, HIDDEN))
     program = jax.jit(run).trace(a, b).lower().compile()
-    seconds = timeit(lambda: core.run_in_threads(program, [(a, b)] * threads), repeats)[0]
+    seconds = timeit(lambda: run_in_threads(program, [(a, b)] * threads), repeats)[0]
     out.append(seconds / iters * threads / SEEDS)
     return out
 
@@ -196,7 +197,7 @@ def main():
     agree = float(jnp.mean(learner.predict(seed3, Xte) == learner.predict(one, Xte)))
     assert agree >= 0.98, agree
     peak = matmul_peak(args.repeats)
-    threads = core.cpu_parts(SEEDS) if len(jax.devices()) == 1 else 1
+    threads = cpu_parts(SEEDS) if len(jax.devices()) == 1 else 1
     gemm_one, gemm_many, gemm_slice = gemm_ceiling(args.repeats, threads)
     target = SEEDS_TARGET.get(backend, 10.0)
 

@@ -37,7 +37,7 @@ import numpy as np
 from benchtools import record, timeit
 
 from jaxlearn import datasets
-from jaxlearn.core import sample_indices
+from jaxlearn._regularized import sample_indices
 from jaxlearn.ranking import _svm
 
 REFERENCE = "SciPy host callback"
