@@ -30,7 +30,10 @@ import tempfile
 # JAXLEARN_COMPILATION_CACHE set by the user is kept; tests/test_latency_cache.py checks the cache
 # itself in subprocesses with their own environment.
 _OWNER = "_JAXLEARN_TEST_CACHE_OWNER"
-_inherited = os.environ.get(_OWNER) not in (None, str(os.getpid()))  # set by the xdist controller's conftest
+_inherited = os.environ.get(_OWNER) not in (
+    None,
+    str(os.getpid()),
+)  # set by the xdist controller's conftest
 if "JAXLEARN_COMPILATION_CACHE" not in os.environ or _inherited:
     _cache = tempfile.mkdtemp(prefix="jaxlearn-test-cache-")
     atexit.register(shutil.rmtree, _cache, ignore_errors=True)
@@ -100,4 +103,6 @@ _LONG_TESTS = (
 
 
 def pytest_collection_modifyitems(items):
-    items.sort(key=lambda item: not item.nodeid.startswith(_LONG_TESTS))  # stable: the rest keep their order
+    items.sort(
+        key=lambda item: not item.nodeid.startswith(_LONG_TESTS)
+    )  # stable: the rest keep their order

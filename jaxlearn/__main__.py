@@ -24,7 +24,9 @@ from jaxlearn._demo import demo
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m jaxlearn", description=__doc__.splitlines()[0])
     parser.add_argument("command", choices=["demo", "bench"], help="what to run")
-    parser.add_argument("names", nargs="*", help="bench: which scripts/bench_<name>.py (default: all)")
+    parser.add_argument(
+        "names", nargs="*", help="bench: which scripts/bench_<name>.py (default: all)"
+    )
     parser.add_argument(
         "--figure",
         default="jaxlearn_demo.png",
@@ -32,9 +34,14 @@ def main(argv=None) -> int:
         help="demo: where to write the figure of measured against bound (default: %(default)s)",
     )
     parser.add_argument("--no-figure", action="store_true", help="demo: print the tables only")
-    parser.add_argument("--json", metavar="PATH", help="bench: also write every script's rows to PATH")
     parser.add_argument(
-        "--compare", nargs=2, metavar=("OLD", "NEW"), help="bench: the ratios that moved from OLD to NEW"
+        "--json", metavar="PATH", help="bench: also write every script's rows to PATH"
+    )
+    parser.add_argument(
+        "--compare",
+        nargs=2,
+        metavar=("OLD", "NEW"),
+        help="bench: the ratios that moved from OLD to NEW",
     )
     parser.add_argument(
         "--threshold",

@@ -44,7 +44,10 @@ def run_scripts(names=(), json_path=None, scripts_dir: Path = SCRIPTS_DIR) -> in
     names = list(names)
     known = available(scripts_dir)
     if not known:
-        print(f"no benchmark scripts in {scripts_dir} (they ship with the source checkout)", file=sys.stderr)
+        print(
+            f"no benchmark scripts in {scripts_dir} (they ship with the source checkout)",
+            file=sys.stderr,
+        )
         return 2
     unknown = sorted(set(names) - set(known))
     if unknown:
@@ -86,7 +89,12 @@ def machine() -> dict:
                 break
     except OSError:
         pass
-    return {"node": platform.node(), "cpu": cpu, "cpu_count": os.cpu_count(), "system": platform.platform()}
+    return {
+        "node": platform.node(),
+        "cpu": cpu,
+        "cpu_count": os.cpu_count(),
+        "system": platform.platform(),
+    }
 
 
 def versions() -> dict:
@@ -104,7 +112,10 @@ def commit(checkout: Path) -> str | None:
     """The checkout's ``HEAD`` commit, with ``+dirty`` if tracked files changed; None outside git."""
     try:
         head = subprocess.run(
-            ["git", "-C", str(checkout), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+            ["git", "-C", str(checkout), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout.strip()
         dirty = subprocess.run(
             ["git", "-C", str(checkout), "status", "--porcelain", "--untracked-files=no"],
@@ -145,7 +156,9 @@ def compare(old_path, new_path, threshold: float = 0.2, out=None) -> int:
     after = {_key(row): row for row in new["rows"]}
     say(f"OLD {old_path}: {_describe(old)}\nNEW {new_path}: {_describe(new)}")
     if old.get("machine") != new.get("machine"):
-        say("note: the records come from different machines; their ratios may differ for that reason")
+        say(
+            "note: the records come from different machines; their ratios may differ for that reason"
+        )
     moved, both = [], [k for k in after if k in before]
     for key in both:
         a, b = before[key]["ratio"], after[key]["ratio"]
@@ -158,7 +171,10 @@ def compare(old_path, new_path, threshold: float = 0.2, out=None) -> int:
         for (script, name, workload), a, b, change in moved:
             word = "faster" if change > 1 else "SLOWER"
             say(f"| {script} | {name} | {workload} | {a:.3g}x | {b:.3g}x | {change:.2f}x {word} |")
-    for label, keys in (("OLD", before.keys() - after.keys()), ("NEW", after.keys() - before.keys())):
+    for label, keys in (
+        ("OLD", before.keys() - after.keys()),
+        ("NEW", after.keys() - before.keys()),
+    ):
         if keys:
             say(f"\nonly in {label}: " + "; ".join(" / ".join(k) for k in sorted(keys)))
     return int(any(change < 1 for *_, change in moved))

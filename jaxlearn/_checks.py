@@ -38,7 +38,9 @@ def is_concrete(*trees: Any) -> bool:
 def _unreadable(leaf: Any) -> bool:
     if isinstance(leaf, jax.core.Tracer):
         return True
-    return isinstance(leaf, jax.Array) and not (leaf.is_fully_addressable or leaf.is_fully_replicated)
+    return isinstance(leaf, jax.Array) and not (
+        leaf.is_fully_addressable or leaf.is_fully_replicated
+    )
 
 
 def _shown(values: np.ndarray) -> str:
@@ -123,7 +125,9 @@ def array_summary(leaf) -> tuple[bool, Any, Any]:
         last = _last_summary[0]
         if last is not None and last[0]() is leaf:
             return last[1]
-        with jax.ensure_compile_time_eval():  # a concrete array closed over inside a trace: run it now
+        with (
+            jax.ensure_compile_time_eval()
+        ):  # a concrete array closed over inside a trace: run it now
             lo, hi, finite = jax.device_get(_device_min_max(leaf))
     else:
         array = np.asarray(leaf)
@@ -152,7 +156,9 @@ def check_range(name: str, value: Any, lo: float, hi: float) -> None:
         return
     finite, low, high = array_summary(value if isinstance(value, jax.Array) else np.asarray(value))
     if not (finite and low >= lo and high <= hi):  # NaN or inf fails, whatever the range's ends
-        raise ValueError(f"expected `{name}` in [{lo:g}, {hi:g}], found values in [{low:g}, {high:g}]")
+        raise ValueError(
+            f"expected `{name}` in [{lo:g}, {hi:g}], found values in [{low:g}, {high:g}]"
+        )
 
 
 def check_positive(name: str, value: Any) -> None:
@@ -207,9 +213,13 @@ class Interval(NamedTuple):
             return
         array = np.asarray(value)
         if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.number):
-            raise TypeError(f"expected `{name}` {self}, got {value!r} of type {type(value).__name__}")
+            raise TypeError(
+                f"expected `{name}` {self}, got {value!r} of type {type(value).__name__}"
+            )
         if self.integer and not np.issubdtype(array.dtype, np.integer):
-            raise TypeError(f"expected `{name}` {self}, got {value!r} of type {type(value).__name__}")
+            raise TypeError(
+                f"expected `{name}` {self}, got {value!r} of type {type(value).__name__}"
+            )
         if array.size and not self.contains(array).all():
             shown = value if array.size == 1 else f"values in [{array.min():g}, {array.max():g}]"
             raise ValueError(f"expected `{name}` {self}, got {shown!r}")
@@ -319,7 +329,12 @@ def check_class_labels(name: str, y: Any, num_classes: int) -> None:
             f"expected `{name}` with integer labels in 0..{num_classes - 1}, got dtype {values.dtype}"
         )
     with np.errstate(invalid="ignore"):
-        bad = (values != np.round(values)) | (values < 0) | (values >= num_classes) | ~np.isfinite(values)
+        bad = (
+            (values != np.round(values))
+            | (values < 0)
+            | (values >= num_classes)
+            | ~np.isfinite(values)
+        )
     if bad.any():
         raise ValueError(
             f"expected `{name}` with labels in 0..{num_classes - 1} (num_classes={num_classes}), "
@@ -337,11 +352,17 @@ def num_classes_of(y: Any, num_classes: Optional[int] = None) -> int:
         num_classes = check_positive_int("num_classes", num_classes)
     if not is_concrete(y):
         if num_classes is None:
-            raise ValueError("cannot infer the number of classes from a traced `y` (or one split over "
-                             "several processes); " + NUM_CLASSES_HINT)  # fmt: skip
+            raise ValueError(
+                "cannot infer the number of classes from a traced `y` (or one split over "
+                "several processes); " + NUM_CLASSES_HINT
+            )
         return num_classes
     found = np.unique(np.asarray(y))
-    k = num_classes if num_classes is not None else max(2, int(np.max(found)) + 1 if found.size else 2)
+    k = (
+        num_classes
+        if num_classes is not None
+        else max(2, int(np.max(found)) + 1 if found.size else 2)
+    )
     check_class_labels("y", found, k)
     return k
 

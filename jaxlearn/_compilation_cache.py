@@ -147,7 +147,9 @@ def prune(path: str, bound: int) -> int:
             deleted += size
         except OSError:
             continue
-        with contextlib.suppress(OSError):  # JAX's own bounded cache keeps a time stamp beside each entry
+        with contextlib.suppress(
+            OSError
+        ):  # JAX's own bounded cache keeps a time stamp beside each entry
             os.remove(file.removesuffix("-cache") + "-atime")
     return deleted
 
@@ -191,8 +193,14 @@ def enable_compilation_cache(directory: Optional[str] = None) -> Optional[str]:
     """
     try:
         if directory is None and _user_configured_jax():
-            return _option("jax_compilation_cache_dir") or os.environ.get("JAX_COMPILATION_CACHE_DIR")
-        path = cache_directory() if directory is None else os.path.abspath(os.path.expanduser(directory))
+            return _option("jax_compilation_cache_dir") or os.environ.get(
+                "JAX_COMPILATION_CACHE_DIR"
+            )
+        path = (
+            cache_directory()
+            if directory is None
+            else os.path.abspath(os.path.expanduser(directory))
+        )
         if path is None:
             return None
         if not _writable(path):
@@ -210,12 +218,16 @@ def enable_compilation_cache(directory: Optional[str] = None) -> Optional[str]:
         try:
             bound = max_size()
         except ValueError as error:
-            warnings.warn(f"jaxlearn: {error}; the default bound applies", RuntimeWarning, stacklevel=2)
+            warnings.warn(
+                f"jaxlearn: {error}; the default bound applies", RuntimeWarning, stacklevel=2
+            )
             bound = MAX_SIZE_BYTES
         prune(path, bound)
         return path
     except Exception as error:  # a cache is an optimisation: never break the import
         warnings.warn(
-            f"jaxlearn: persistent compilation cache left off ({error})", RuntimeWarning, stacklevel=2
+            f"jaxlearn: persistent compilation cache left off ({error})",
+            RuntimeWarning,
+            stacklevel=2,
         )
         return None

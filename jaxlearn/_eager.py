@@ -20,7 +20,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlearn._checks import array_summary, as_array, as_labels, check_finite, is_concrete, warn_if_diverged
+from jaxlearn._checks import (
+    array_summary,
+    as_array,
+    as_labels,
+    check_finite,
+    is_concrete,
+    warn_if_diverged,
+)
 
 
 def _check_finite_if_concrete(*named):
@@ -133,7 +140,9 @@ def check_state(state: Any, expected: Optional[tuple], example: str, own_checks=
                 f"{spec.shape} from this `{example}`, but `state` has {shape} (another width of data?)"
             )
         if concrete:
-            _check_state_values(where, leaf, kinds[0], getattr(path[-1], "name", "") if path else "")
+            _check_state_values(
+                where, leaf, kinds[0], getattr(path[-1], "name", "") if path else ""
+            )
 
 
 def _own_checks_first(own_checks) -> None:
@@ -207,7 +216,12 @@ def checked(learner):
 
 
 def _checked_batch(learner):
-    fit, predict, decision, check = learner.fit, learner.predict, learner.decision_function, learner.check
+    fit, predict, decision, check = (
+        learner.fit,
+        learner.predict,
+        learner.decision_function,
+        learner.check,
+    )
 
     def checked_fit(key, X, y, *args, **kwargs):
         X, y = as_array(X), as_labels(y)

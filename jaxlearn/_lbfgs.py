@@ -72,7 +72,9 @@ def minimize_lbfgs(
     References:
       Nocedal & Wright (2006), *Numerical Optimization*, 2nd ed., Algorithms 3.5-3.6, 7.4-7.5.
     """
-    linesearch = optax.scale_by_zoom_linesearch(max_linesearch_steps=50, initial_guess_strategy="one")
+    linesearch = optax.scale_by_zoom_linesearch(
+        max_linesearch_steps=50, initial_guess_strategy="one"
+    )
     opt = optax.lbfgs(memory_size=memory_size, linesearch=linesearch)
     value_and_grad = optax.value_and_grad_from_state(fun)
     dtype = jax.tree_util.tree_leaves(x0)[0].dtype
@@ -84,7 +86,9 @@ def minimize_lbfgs(
 
     def body(carry):
         x, state, _, k, _ = carry
-        with jax.numpy_dtype_promotion("standard"):  # optax's internals are not strict-promotion clean
+        with jax.numpy_dtype_promotion(
+            "standard"
+        ):  # optax's internals are not strict-promotion clean
             value, grad = value_and_grad(x, state=state)
             updates, state = opt.update(grad, state, x, value=value, grad=grad, value_fn=fun)
             new = optax.apply_updates(x, updates)

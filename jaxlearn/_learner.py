@@ -204,7 +204,9 @@ class _Field:
 
 
 def _from_spec(spec: _Spec):
-    fields = (_Field(spec, name) if isinstance(value, str) else value for name, value in spec.layout)
+    fields = (
+        _Field(spec, name) if isinstance(value, str) else value for name, value in spec.layout
+    )
     return spec.kind(*fields)
 
 
@@ -253,23 +255,31 @@ def learner_factory(
         if unknown:
             raise TypeError(f"{factory.__name__} has no parameters {sorted(unknown)}")
         if not all(isinstance(r, Interval) for r in ranges.values()):
-            raise TypeError(f"{factory.__name__}: `ranges` maps argument names to core.Interval values")
+            raise TypeError(
+                f"{factory.__name__}: `ranges` maps argument names to core.Interval values"
+            )
 
         @functools.wraps(factory)
         def build(*args, **kwargs):
             for old, new in aliases.items():
                 if old in kwargs:
                     if new in kwargs:
-                        raise TypeError(f"{factory.__name__}() got both `{new}` and its alias `{old}`")
+                        raise TypeError(
+                            f"{factory.__name__}() got both `{new}` and its alias `{old}`"
+                        )
                     kwargs[new] = kwargs.pop(old)
             bound = signature.bind(*args, **kwargs)
             bound.apply_defaults()
             for name, interval in ranges.items():
                 interval.check(name, bound.arguments[name])
             learner = _checked(factory(**bound.arguments))
-            leaves = {n: v for n, v in bound.arguments.items() if n in traced and _is_traced_value(v)}
+            leaves = {
+                n: v for n, v in bound.arguments.items() if n in traced and _is_traced_value(v)
+            }
             static = {n: v for n, v in bound.arguments.items() if n not in leaves}
-            return _from_spec(_Spec(build, static, leaves, type(learner), _layout(learner), learner))
+            return _from_spec(
+                _Spec(build, static, leaves, type(learner), _layout(learner), learner)
+            )
 
         build.traced_hyperparameters = tuple(traced)
         build.ranges = ranges
@@ -323,7 +333,9 @@ def _flatten(learner):
 def _unflatten(kind, aux, children):
     if aux[0] == "spec":
         _, factory, names, static, layout = aux
-        spec = _Spec(factory, {n: s.value for n, s in static}, dict(zip(names, children)), kind, layout)
+        spec = _Spec(
+            factory, {n: s.value for n, s in static}, dict(zip(names, children)), kind, layout
+        )
         spec._aux = aux  # the same tree definition
         return _from_spec(spec)
     _, dynamic, static = aux
@@ -365,7 +377,9 @@ def _repr(learner) -> str:
     spec = _spec_of(learner)
     if spec is not None:
         return _repr_spec(spec)
-    fields = ", ".join(f"{n}={_short(f)}" for n, f in zip(learner._fields, learner) if f is not None)
+    fields = ", ".join(
+        f"{n}={_short(f)}" for n, f in zip(learner._fields, learner) if f is not None
+    )
     return f"{type(learner).__name__}({fields})"
 
 

@@ -10,7 +10,13 @@ import jax.numpy as jnp
 
 
 def scan(
-    step: Callable, init: Any, xs: Any, *, progress: bool = False, desc: str = "jaxlearn", unroll: int = 1
+    step: Callable,
+    init: Any,
+    xs: Any,
+    *,
+    progress: bool = False,
+    desc: str = "jaxlearn",
+    unroll: int = 1,
 ) -> tuple[Any, Any]:
     """``jax.lax.scan(step, init, xs)``; with ``progress`` (static) a tqdm bar advances per iteration.
 
@@ -34,6 +40,8 @@ def _with_bar(step: Callable, n: int, desc: str) -> Callable:
     try:
         from jax_tqdm import scan_tqdm
     except ImportError as err:  # pragma: no cover - depends on the environment
-        raise ImportError("`progress=True` needs jax-tqdm: pip install 'jaxlearn[progress]'") from err
+        raise ImportError(
+            "`progress=True` needs jax-tqdm: pip install 'jaxlearn[progress]'"
+        ) from err
     bar = scan_tqdm(n, desc=f"{desc}: {n:,} steps")
     return bar(lambda carry, ixs: step(carry, ixs[1]))

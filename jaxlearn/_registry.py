@@ -22,10 +22,19 @@ import inspect
 
 #: The packages whose import registers every entry (imported by :func:`entry`, not at import).
 PACKAGES = (
-    "jaxlearn.core", "jaxlearn.experts", "jaxlearn.kernels", "jaxlearn.linear", "jaxlearn.losses",
-    "jaxlearn.multiclass", "jaxlearn.neighbors", "jaxlearn.nn", "jaxlearn.online", "jaxlearn.ranking",
-    "jaxlearn.structured", "jaxlearn.trees",
-)  # fmt: skip
+    "jaxlearn.core",
+    "jaxlearn.experts",
+    "jaxlearn.kernels",
+    "jaxlearn.linear",
+    "jaxlearn.losses",
+    "jaxlearn.multiclass",
+    "jaxlearn.neighbors",
+    "jaxlearn.nn",
+    "jaxlearn.online",
+    "jaxlearn.ranking",
+    "jaxlearn.structured",
+    "jaxlearn.trees",
+)
 
 _ENTRIES: dict = {}
 _complete = False

@@ -112,7 +112,9 @@ def regularized_sgd(
         theta = jax.tree_util.tree_map(jnp.subtract, theta, subgradient(w, i))
         return (theta, jax.tree_util.tree_map(jnp.add, total, w)), None
 
-    (_, total), _ = scan(step, (zeros, zeros), (idx, scales), progress=progress, desc="jaxlearn SGD")
+    (_, total), _ = scan(
+        step, (zeros, zeros), (idx, scales), progress=progress, desc="jaxlearn SGD"
+    )
     return jax.tree_util.tree_map(lambda a: a / jnp.asarray(steps, a.dtype), total)
 
 
@@ -134,7 +136,9 @@ def step_scales(lam: ArrayLike, steps: int, variant: str, dtype) -> Array:
     return 1 / (jnp.asarray(lam).astype(dtype) * divisors)
 
 
-def average_of_increments(zeros: Array, coordinates: Array, increments: Array, scales: Array) -> Array:
+def average_of_increments(
+    zeros: Array, coordinates: Array, increments: Array, scales: Array
+) -> Array:
     r""":math:`\bar w = \frac1T \sum_t w^{(t)}` of a sparse run, from its increments: step :math:`u`
     adds ``increments[u]`` to :math:`\theta_{coordinates[u]}`, which is in every :math:`\theta^{(t)}`,
     :math:`t > u` (``scales`` from :func:`step_scales`)."""

@@ -83,7 +83,9 @@ def check_mesh(mesh: Any) -> None:
     """A ``TypeError`` naming ``mesh`` unless it is a ``jax.sharding.Mesh`` or ``None``."""
     if mesh is not None and not isinstance(mesh, Mesh):
         found = type(mesh).__name__
-        raise TypeError(f"expected `mesh` a jax.sharding.Mesh (parallel.mesh()) or None, got {found}")
+        raise TypeError(
+            f"expected `mesh` a jax.sharding.Mesh (parallel.mesh()) or None, got {found}"
+        )
 
 
 def check_progress(progress: bool, devices: int) -> None:
@@ -108,7 +110,9 @@ def block_starts(m: int, batch_size: int) -> np.ndarray:
     r"""The first rows of the :math:`b` blocks, :math:`\lfloor jm/b \rfloor` for :math:`j = 0..b`
     (``b + 1`` entries: the last is ``m``); block :math:`j` is rows ``starts[j]:starts[j + 1]``."""
     if batch_size > m:
-        raise ValueError(f"expected `batch_size` <= the number of examples m = {m}, got {batch_size}")
+        raise ValueError(
+            f"expected `batch_size` <= the number of examples m = {m}, got {batch_size}"
+        )
     return (np.arange(batch_size + 1, dtype=np.int64) * m // batch_size).astype(np.int32)
 
 

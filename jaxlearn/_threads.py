@@ -29,7 +29,9 @@ import jax.numpy as jnp
 
 def cpu_cores() -> int:
     """The cores this process may run on (its CPU affinity where the OS tells it)."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return (
+        len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    )
 
 
 def cpu_parts(count: int) -> int:

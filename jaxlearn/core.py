@@ -138,7 +138,9 @@ def _check_run_state(learner: Learner, state: State, xs: Any, ys: Any) -> None:
 
 def _one_round(a) -> jax.ShapeDtypeStruct:
     """The shape and dtype of one round of a stream's leaf (its leading axis dropped)."""
-    return jax.ShapeDtypeStruct(np.shape(a)[1:], a.dtype if hasattr(a, "dtype") else np.asarray(a).dtype)
+    return jax.ShapeDtypeStruct(
+        np.shape(a)[1:], a.dtype if hasattr(a, "dtype") else np.asarray(a).dtype
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -392,7 +394,9 @@ def predict_batch(learner: Learner, state: State, X: ArrayLike) -> Array:
     X = _checks.as_array(X)
     leaves = jax.tree_util.tree_leaves(X)
     if not leaves or any(np.ndim(a) == 0 for a in leaves):
-        raise ValueError(f"expected `X` with a leading batch axis, got {None if X is None else np.shape(X)}")
+        raise ValueError(
+            f"expected `X` with a leading batch axis, got {None if X is None else np.shape(X)}"
+        )
     _checks.check_finite("X", X)
     return _predict_batch(learner, state, X)
 

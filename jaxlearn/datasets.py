@@ -18,12 +18,18 @@ from jaxlearn import core
 from jaxlearn._checks import check_finite, check_ndim
 from jaxlearn._shared import float_dtype
 
-# fmt: off
 __all__ = [
-    "disjunction", "expert_advice", "from_river", "load_breast_cancer", "load_digits", "noisy_halfspace",
-    "ocr_words", "ranking_queries", "separable", "standardize",
+    "disjunction",
+    "expert_advice",
+    "from_river",
+    "load_breast_cancer",
+    "load_digits",
+    "noisy_halfspace",
+    "ocr_words",
+    "ranking_queries",
+    "separable",
+    "standardize",
 ]
-# fmt: on
 
 Array = jax.Array
 
@@ -40,14 +46,18 @@ def _check_size(**sizes) -> tuple:
 def _check_key(key) -> None:
     """A single ``jax.random`` key: a typed key of shape () or a raw uint32 key of shape (2,)."""
     dtype = getattr(key, "dtype", None)
-    if dtype is None or not (jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key) or dtype == np.uint32):
+    if dtype is None or not (
+        jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key) or dtype == np.uint32
+    ):
         raise TypeError(
             "expected `key` a jax.random key (jax.random.key(0) or jax.random.PRNGKey(0)), got "
             + (f"dtype {dtype}" if dtype is not None else type(key).__name__)
         )
     typed = jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key)
     if jnp.ndim(key) != (0 if typed else 1):
-        raise ValueError(f"expected `key` a single key (vmap for a batch of keys), got shape {key.shape}")
+        raise ValueError(
+            f"expected `key` a single key (vmap for a batch of keys), got shape {key.shape}"
+        )
 
 
 def _float_dtype(dtype):
@@ -83,7 +93,9 @@ def _unit_vector(key: Array, d: int, dtype) -> Array:
     return v / jnp.linalg.norm(v)
 
 
-def separable(key: Array, n: int, d: int, margin: ArrayLike, *, dtype=None) -> tuple[Array, Array, Array]:
+def separable(
+    key: Array, n: int, d: int, margin: ArrayLike, *, dtype=None
+) -> tuple[Array, Array, Array]:
     r"""A linearly separable sample with a margin, as the Perceptron's bounds assume (Balcan section 1;
     COMP0078).
 
@@ -112,7 +124,9 @@ def separable(key: Array, n: int, d: int, margin: ArrayLike, *, dtype=None) -> t
     return X, y, w_star
 
 
-def noisy_halfspace(key: Array, n: int, d: int, flip: ArrayLike, *, dtype=None) -> tuple[Array, Array, Array]:
+def noisy_halfspace(
+    key: Array, n: int, d: int, flip: ArrayLike, *, dtype=None
+) -> tuple[Array, Array, Array]:
     """Points uniform in the unit ball labelled by a random unit halfspace, each label flipped with
     probability ``flip`` in [0, 1].
 
@@ -131,7 +145,9 @@ def noisy_halfspace(key: Array, n: int, d: int, flip: ArrayLike, *, dtype=None) 
     return X, y, w_star
 
 
-def disjunction(key: Array, n: int, d: int, k: int, *, p: float | None = None) -> tuple[Array, Array, Array]:
+def disjunction(
+    key: Array, n: int, d: int, k: int, *, p: float | None = None
+) -> tuple[Array, Array, Array]:
     """Boolean examples in {0,1}^d labelled by a monotone disjunction of ``k`` of the ``d`` variables.
 
     Each bit is 1 with probability ``p`` in [0, 1] (default ``1 - 2 ** (-1 / k)``, so about half the
@@ -152,7 +168,9 @@ def disjunction(key: Array, n: int, d: int, k: int, *, p: float | None = None) -
     return X, y, relevant
 
 
-def expert_advice(key: Array, T: int, n: int, error_rates: ArrayLike | None = None) -> tuple[Array, Array]:
+def expert_advice(
+    key: Array, T: int, n: int, error_rates: ArrayLike | None = None
+) -> tuple[Array, Array]:
     """Binary outcomes and the advice of ``n`` experts; expert ``i`` errs with probability ``error_rates[i]``.
 
     Outcomes are fair coins; ``error_rates`` in [0, 1], of shape () or (n,). The default error rates go
@@ -162,11 +180,19 @@ def expert_advice(key: Array, T: int, n: int, error_rates: ArrayLike | None = No
     _check_key(key)
     T, n = _check_size(T=T, n=n)
     if error_rates is not None:
-        error_rates = jnp.asarray(np.asarray(error_rates) if isinstance(error_rates, list) else error_rates)
+        error_rates = jnp.asarray(
+            np.asarray(error_rates) if isinstance(error_rates, list) else error_rates
+        )
         if error_rates.shape not in ((), (n,)):
-            raise ValueError(f"expected `error_rates` of shape () or ({n},), got {error_rates.shape}")
+            raise ValueError(
+                f"expected `error_rates` of shape () or ({n},), got {error_rates.shape}"
+            )
         core.UNIT.check("error_rates", error_rates)
-    rates = jnp.linspace(0.0, 0.5, n) if error_rates is None else error_rates.astype(jnp.result_type(float))
+    rates = (
+        jnp.linspace(0.0, 0.5, n)
+        if error_rates is None
+        else error_rates.astype(jnp.result_type(float))
+    )
     k_y, k_flip = jax.random.split(key)
     y = jax.random.bernoulli(k_y, 0.5, (T,)).astype(jnp.int32)
     wrong = jax.random.bernoulli(k_flip, rates, (T, n)).astype(jnp.int32)
@@ -240,11 +266,15 @@ def from_river(dataset, *, dtype=np.float32) -> tuple[np.ndarray, np.ndarray, np
     """
     dtype = _float_dtype(dtype)
     if isinstance(dataset, type):
-        raise TypeError(f"expected `dataset` a river data set instance, got the class {dataset.__name__}")
+        raise TypeError(
+            f"expected `dataset` a river data set instance, got the class {dataset.__name__}"
+        )
     rows, targets, names = [], [], None
     for i, pair in enumerate(dataset):
         if not (isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[0], dict)):
-            raise ValueError(f"expected `dataset` to yield (dict of features, target) pairs, got {pair!r}")
+            raise ValueError(
+                f"expected `dataset` to yield (dict of features, target) pairs, got {pair!r}"
+            )
         x, target = pair
         if names is None:
             names = list(x)

@@ -21,12 +21,21 @@ from jaxlearn._checks import check_finite, check_ndim, check_positive_int
 from jaxlearn._shared import float_dtype
 from jaxlearn.core import loadable
 
-# fmt: off
 __all__ = [  # PAD is the pad value; the rest are functions
-    "PAD", "as_tree", "check_kernel", "encode_strings", "expansion", "gaussian", "gram", "is_psd",
-    "linear", "min_kernel", "polynomial", "polynomial_features", "substring",
+    "PAD",
+    "as_tree",
+    "check_kernel",
+    "encode_strings",
+    "expansion",
+    "gaussian",
+    "gram",
+    "is_psd",
+    "linear",
+    "min_kernel",
+    "polynomial",
+    "polynomial_features",
+    "substring",
 ]
-# fmt: on
 
 Array = jax.Array
 Kernel = Callable[[ArrayLike, ArrayLike], Array]
@@ -36,7 +45,9 @@ def _pair(x, z):
     """``x`` and ``z`` of one shape, promoted to their (widest) float dtype before any arithmetic."""
     x, z = jnp.asarray(x), jnp.asarray(z)
     if x.shape != z.shape:
-        raise ValueError(f"expected examples `x` and `z` of the same shape, got {x.shape} and {z.shape}")
+        raise ValueError(
+            f"expected examples `x` and `z` of the same shape, got {x.shape} and {z.shape}"
+        )
     check_finite("x", x)
     check_finite("z", z)
     floats = [a.dtype for a in (x, z) if jnp.issubdtype(a.dtype, jnp.floating)]
@@ -130,7 +141,9 @@ def _min(x, z):
 PAD = -1
 
 
-def encode_strings(strings: Sequence[str], length: Optional[int] = None, *, pad: int = PAD) -> Array:
+def encode_strings(
+    strings: Sequence[str], length: Optional[int] = None, *, pad: int = PAD
+) -> Array:
     """Strings as a padded (n, length) int32 array of Unicode code points, for :func:`substring`.
 
     Args: ``strings`` (Python strings); ``length``, the padded width (static; by default the longest
@@ -226,7 +239,9 @@ def _substring(pad: int, include_empty: bool) -> Callable:
     def k(x, z):
         x, z = jnp.asarray(x), jnp.asarray(z)
         if x.ndim != 1 or z.ndim != 1:
-            raise ValueError(f"expected strings `x` and `z` of shape (L,), got {x.shape} and {z.shape}")
+            raise ValueError(
+                f"expected strings `x` and `z` of shape (L,), got {x.shape} and {z.shape}"
+            )
         valid_x, valid_z = x != pad, z != pad
         common = jnp.max(_common_prefix_lengths(x, z, valid_x, valid_z), axis=1, initial=0)
         self_prefix = _common_prefix_lengths(x, x, valid_x, valid_x)
@@ -258,7 +273,11 @@ def is_psd(G: ArrayLike, tol: Optional[ArrayLike] = None) -> Array:
         raise ValueError(f"expected `G` of shape (n, n), got {G.shape}")
     core.NON_NEGATIVE.check("tol", tol)
     G = G.astype(float_dtype(G))
-    tau = G.shape[0] * float(jnp.finfo(G.dtype).eps) if tol is None else jnp.asarray(tol).astype(G.dtype)
+    tau = (
+        G.shape[0] * float(jnp.finfo(G.dtype).eps)
+        if tol is None
+        else jnp.asarray(tol).astype(G.dtype)
+    )
     eigenvalues = jnp.linalg.eigvalsh((G + G.T) / 2)
     scale = jnp.maximum(jnp.max(jnp.abs(eigenvalues), initial=0), jnp.finfo(G.dtype).tiny)
     symmetric = jnp.max(jnp.abs(G - G.T), initial=0) <= tau * scale
@@ -277,7 +296,9 @@ def as_tree(kernel: Kernel) -> Partial:
 
 def _check_callable(kernel) -> None:
     if not callable(kernel):
-        raise ValueError(f"expected `kernel` a function k(x, z) -> scalar, got {type(kernel).__name__}")
+        raise ValueError(
+            f"expected `kernel` a function k(x, z) -> scalar, got {type(kernel).__name__}"
+        )
 
 
 def check_kernel(kernel: Kernel, X: ArrayLike, Z: Optional[ArrayLike] = None) -> None:
@@ -318,7 +339,9 @@ def gram(
     X = _array("X", X, 2, "(n, d)")
     Z = X if Z is None else _array("Z", Z, 2, f"(m, {X.shape[1]})")
     if X.shape[1] != Z.shape[1]:
-        raise ValueError(f"expected `X` of shape (n, d) and `Z` of shape (m, d), got {X.shape} and {Z.shape}")
+        raise ValueError(
+            f"expected `X` of shape (n, d) and `Z` of shape (m, d), got {X.shape} and {Z.shape}"
+        )
     batch_size = None if batch_size is None else check_positive_int("batch_size", batch_size)
     check_kernel(kernel, X, Z)
     row = _rows(kernel, X, Z)
@@ -335,11 +358,15 @@ def _rows(kernel: Kernel, X: Array, Z: Array) -> Callable[[Array], Array]:
     with :math:`x' = x - c`, :math:`c` the mean of ``Z``), else the kernel vmapped over ``Z``."""
     func = getattr(kernel, "func", None)
     degree = getattr(func, "degree", None)
-    if not (isinstance(degree, int) and func is _polynomial(degree)):  # only this module's polynomials
+    if not (
+        isinstance(degree, int) and func is _polynomial(degree)
+    ):  # only this module's polynomials
         degree = None
     if func is not _linear and func is not _gaussian and degree is None:
         return lambda x: jax.vmap(lambda z: kernel(x, z))(Z)
-    dtype = jax.eval_shape(_pair, *(jax.ShapeDtypeStruct(A.shape[1:], A.dtype) for A in (X, Z)))[0].dtype
+    dtype = jax.eval_shape(_pair, *(jax.ShapeDtypeStruct(A.shape[1:], A.dtype) for A in (X, Z)))[
+        0
+    ].dtype
     center = jnp.mean(Z.astype(dtype), axis=0) if func is _gaussian else jnp.zeros((), dtype)
     Z = Z.astype(dtype) - center
     norms = jnp.sum(Z * Z, axis=1)
@@ -361,7 +388,12 @@ def _rows(kernel: Kernel, X: Array, Z: Array) -> Callable[[Array], Array]:
 
 
 def expansion(
-    kernel: Kernel, support: ArrayLike, alpha: ArrayLike, X: ArrayLike, *, batch_size: Optional[int] = None
+    kernel: Kernel,
+    support: ArrayLike,
+    alpha: ArrayLike,
+    X: ArrayLike,
+    *,
+    batch_size: Optional[int] = None,
 ) -> Array:
     r"""The kernel expansion :math:`f(x) = \sum_j \alpha_j K(x_j, x)` on each row of ``X`` (UML (16.3)).
 
@@ -394,8 +426,12 @@ def expansion(
     check_kernel(kernel, support, X)
 
     row = _rows(kernel, X, support)
-    score = lambda x: jnp.matmul(row(x).astype(alpha.dtype), alpha, precision=jax.lax.Precision.HIGHEST)
-    return jax.vmap(score)(X) if batch_size is None else jax.lax.map(score, X, batch_size=batch_size)
+    score = lambda x: jnp.matmul(
+        row(x).astype(alpha.dtype), alpha, precision=jax.lax.Precision.HIGHEST
+    )
+    return (
+        jax.vmap(score)(X) if batch_size is None else jax.lax.map(score, X, batch_size=batch_size)
+    )
 
 
 def polynomial_features(x: ArrayLike, degree: int) -> Array:

@@ -29,12 +29,19 @@ from jaxlearn._checks import (
 from jaxlearn._shared import float_dtype
 from jaxlearn.core import loadable
 
-# fmt: off
 __all__ = [
-    "absolute", "check_cost_matrix", "entropic", "generalized_hinge", "hinge", "logistic", "ramp",
-    "square", "squared", "zero_one", "zero_one_cost",
+    "absolute",
+    "check_cost_matrix",
+    "entropic",
+    "generalized_hinge",
+    "hinge",
+    "logistic",
+    "ramp",
+    "square",
+    "squared",
+    "zero_one",
+    "zero_one_cost",
 ]
-# fmt: on
 
 Array = jax.Array
 
@@ -63,9 +70,13 @@ def _example(w, x, y, labels: bool = True) -> tuple:
     """``w``, ``x`` of one shape (d,) and a scalar ``y``, as floats; labels in {-1, +1} if ``labels``."""
     w, x, y = _floats({"w": w, "x": x, "y": y})
     if w.shape != x.shape:
-        raise ValueError(f"expected `w` and `x` of the same shape (d,), got {w.shape} and {x.shape}")
+        raise ValueError(
+            f"expected `w` and `x` of the same shape (d,), got {w.shape} and {x.shape}"
+        )
     if y.ndim != 0:
-        raise ValueError(f"expected a scalar label `y` (one example; vmap for batches), got {y.shape}")
+        raise ValueError(
+            f"expected a scalar label `y` (one example; vmap for batches), got {y.shape}"
+        )
     if labels:
         check_labels("y", y, (-1, 1), PLUS_MINUS_HINT)
     return w, x, y
@@ -219,7 +230,9 @@ def check_cost_matrix(delta, num_classes: int) -> None:
     delta = _array("delta", delta)
     shape = jnp.shape(delta)
     if shape != (k, k):
-        raise ValueError(f"expected `delta` of shape ({k}, {k}) (num_classes x num_classes), got {shape}")
+        raise ValueError(
+            f"expected `delta` of shape ({k}, {k}) (num_classes x num_classes), got {shape}"
+        )
     if not is_concrete(delta):
         return
     values = np.asarray(delta)
@@ -269,7 +282,9 @@ def generalized_hinge(
     """
     if delta is None:
         if num_classes is None:
-            raise ValueError("expected `num_classes` when `delta` is None (the zero-one cost needs k)")
+            raise ValueError(
+                "expected `num_classes` when `delta` is None (the zero-one cost needs k)"
+            )
         k = _num_classes(num_classes)
     else:
         delta = _array("delta", delta)
@@ -280,7 +295,9 @@ def generalized_hinge(
             )
         check_cost_matrix(delta, max(k, 2))
     if not callable(psi):
-        raise TypeError(f"expected `psi` a feature map psi(x, y') -> (d,), got {type(psi).__name__}")
+        raise TypeError(
+            f"expected `psi` a feature map psi(x, y') -> (d,), got {type(psi).__name__}"
+        )
     w, y = _array("w", w), _array("y", y)
     check_ndim("w", w, 1, "(d,)")
     check_ndim("y", y, 0, "() (one label; vmap for batches)")
@@ -294,7 +311,11 @@ def generalized_hinge(
         )
     scores = features.astype(w.dtype) @ w
     y = y.astype(jnp.int32)
-    costs = zero_one_cost(k, scores.dtype)[:, y] if delta is None else jnp.asarray(delta, scores.dtype)[:, y]
+    costs = (
+        zero_one_cost(k, scores.dtype)[:, y]
+        if delta is None
+        else jnp.asarray(delta, scores.dtype)[:, y]
+    )
     terms = costs + scores - scores[y]
     # the y' = y term is 0; a tie with it keeps the zero sub-gradient (as the hinge's kink does)
     others = jnp.where(labels == y, -jnp.inf, terms)

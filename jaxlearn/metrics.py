@@ -25,7 +25,9 @@ def _as_floats(*arrays: Array) -> list:
 
 def _non_empty(name: str, value: Array) -> None:
     if value.ndim == 0:
-        raise ValueError(f"expected `{name}` with a leading axis of examples or rounds, got a scalar")
+        raise ValueError(
+            f"expected `{name}` with a leading axis of examples or rounds, got a scalar"
+        )
     if value.shape[0] == 0:
         raise ValueError(f"expected a non-empty `{name}`, got shape {value.shape}")
 
@@ -38,7 +40,9 @@ def accuracy(y_true: ArrayLike, y_pred: ArrayLike) -> Array:
     """
     y_true, y_pred = as_numeric("y_true", y_true), as_numeric("y_pred", y_pred)
     if y_true.shape != y_pred.shape:
-        raise ValueError(f"expected `y_pred` of shape {y_true.shape} like `y_true`, got {y_pred.shape}")
+        raise ValueError(
+            f"expected `y_pred` of shape {y_true.shape} like `y_true`, got {y_pred.shape}"
+        )
     _non_empty("y_true", y_true)
     check_finite("y_true", y_true)
     check_finite("y_pred", y_pred)
@@ -65,7 +69,9 @@ def cumulative_mistakes(trace: Any) -> Array:
     _non_empty("trace", flags)
     if is_concrete(flags):
         check_finite("trace", flags)
-        check_labels("trace", flags, (0, 1), "`trace` holds 0/1 mistakes (or a `mistake`/`loss` field)")
+        check_labels(
+            "trace", flags, (0, 1), "`trace` holds 0/1 mistakes (or a `mistake`/`loss` field)"
+        )
     return jnp.cumsum(flags.astype(jnp.int32), axis=0)
 
 

@@ -125,7 +125,9 @@ def knn(
 
     def check(X, y):
         _check_sample(X, y, k)
-        num_classes_of(y, num_classes)  # labels in 0..num_classes-1 (raises on a traced `y` without it)
+        num_classes_of(
+            y, num_classes
+        )  # labels in 0..num_classes-1 (raises on a traced `y` without it)
 
     def fit(key, X, y):
         X = jnp.asarray(X)
@@ -188,7 +190,9 @@ def knn_regressor(k: int, *, weights: str = "uniform", query_chunk: int = 256) -
     return BatchLearner(fit, predict, check=lambda X, y: _check_sample(X, y, k))
 
 
-def neighbors(params: KNNParams, X: ArrayLike, k: int, *, query_chunk: int = 256) -> tuple[Array, Array]:
+def neighbors(
+    params: KNNParams, X: ArrayLike, k: int, *, query_chunk: int = 256
+) -> tuple[Array, Array]:
     r"""The :math:`k` nearest training points of each query: ``(indices, squared_distances)``, each
     (n, k), nearest first (equal distances: lower index first).
 
@@ -240,7 +244,9 @@ def _check_weights(weights):
 def _neighbour_weights(weights, sq_dist):
     """The weights (n, k) of the neighbours at squared distances ``sq_dist`` (see :func:`knn`)."""
     rho = jnp.sqrt(sq_dist)
-    if weights == "distance":  # on training points: those points only (their weight 1), as scikit-learn
+    if (
+        weights == "distance"
+    ):  # on training points: those points only (their weight 1), as scikit-learn
         here = rho == 0
         inverse = 1 / jnp.where(here, 1, rho)
         return jnp.where(jnp.any(here, axis=1, keepdims=True), here.astype(rho.dtype), inverse)
@@ -320,7 +326,9 @@ def _top_k_indices(score, k):
         return jax.lax.top_k(score, k)[1]
     num_blocks = -(-m // BLOCK)
     if num_blocks * BLOCK != m:
-        score = jnp.concatenate([score, jnp.full((c, num_blocks * BLOCK - m), -jnp.inf, score.dtype)], axis=1)
+        score = jnp.concatenate(
+            [score, jnp.full((c, num_blocks * BLOCK - m), -jnp.inf, score.dtype)], axis=1
+        )
     blocks = score.reshape(c, num_blocks, BLOCK)
     _, best_blocks = jax.lax.top_k(jnp.max(blocks, axis=2), k)
     best_blocks = jnp.sort(best_blocks, axis=1)  # keep index order among equal scores
@@ -334,7 +342,9 @@ def _map_queries(fn, Xq, chunk):
     n, d = Xq.shape
     chunk = min(chunk, max(n, 1))
     num_chunks = -(-n // chunk)
-    padded = jnp.zeros((num_chunks * chunk, d), Xq.dtype).at[:n].set(Xq).reshape(num_chunks, chunk, d)
+    padded = (
+        jnp.zeros((num_chunks * chunk, d), Xq.dtype).at[:n].set(Xq).reshape(num_chunks, chunk, d)
+    )
     out = jax.lax.map(fn, padded)
     return jax.tree_util.tree_map(lambda a: a.reshape(num_chunks * chunk, *a.shape[2:])[:n], out)
 
@@ -349,8 +359,14 @@ def _answer(params, Xq, k, chunk, split, with_y=True):
     idx, dist = _map_queries(lambda Q: _nearest(params, centred, Q, k), Xq, chunk)
     found = (dist, idx, params.y[idx]) if with_y else (dist, idx)
     if split is not None:
-        found = (dist, idx + device_index(split) * params.X.shape[0], *found[2:])  # rows: contiguous blocks
-        gathered = jax.lax.all_gather(found, split.axes, axis=1, tiled=True)  # (n, devices * k) each
+        found = (
+            dist,
+            idx + device_index(split) * params.X.shape[0],
+            *found[2:],
+        )  # rows: contiguous blocks
+        gathered = jax.lax.all_gather(
+            found, split.axes, axis=1, tiled=True
+        )  # (n, devices * k) each
         found = tuple(a[:, :k] for a in jax.lax.sort(gathered, num_keys=2))
     dist, idx, *targets = found
     return idx, dist, targets[0] if with_y else None
@@ -388,7 +404,9 @@ def _program(kind, k, chunk, num_classes, split, weights="uniform"):
         return jax.jit(answer)
     rows = split.spec
     in_specs = (KNNParams(rows, rows, P(), rows), P())
-    return jax.jit(jax.shard_map(answer, mesh=split.mesh, in_specs=in_specs, out_specs=P(), check_vma=False))
+    return jax.jit(
+        jax.shard_map(answer, mesh=split.mesh, in_specs=in_specs, out_specs=P(), check_vma=False)
+    )
 
 
 def _run(kind, params, Xq, k, chunk, num_classes=None, weights="uniform"):

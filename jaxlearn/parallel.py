@@ -75,11 +75,17 @@ def mesh(
     axis_names = (axis_names,) if isinstance(axis_names, str) else tuple(axis_names)
     distinct = len(set(axis_names)) == len(axis_names)
     if not axis_names or not all(isinstance(a, str) for a in axis_names) or not distinct:
-        raise ValueError(f"expected `axis_names` a non-empty sequence of distinct names, got {axis_names!r}")
+        raise ValueError(
+            f"expected `axis_names` a non-empty sequence of distinct names, got {axis_names!r}"
+        )
     devices = list(jax.devices() if devices is None else devices)
     if not devices:
         raise ValueError("expected `devices` a non-empty sequence of devices, got an empty one")
-    shape = (len(devices),) + (1,) * (len(axis_names) - 1) if shape is None else tuple(int(s) for s in shape)
+    shape = (
+        (len(devices),) + (1,) * (len(axis_names) - 1)
+        if shape is None
+        else tuple(int(s) for s in shape)
+    )
     if len(shape) != len(axis_names) or math.prod(shape) != len(devices):
         raise ValueError(
             f"expected `shape` with one size per axis of {axis_names} multiplying to the {len(devices)} "
@@ -122,10 +128,14 @@ def shard_rows(tree: PyTree, mesh: Optional[Mesh] = None, *, axis: Optional[str]
     mesh_ = _default(mesh)
     axis = _axis(mesh_, axis)
     count = mesh_.shape[axis]
-    leaves, treedef = jax.tree_util.tree_flatten(as_array(tree))  # a list is one array, not a container
+    leaves, treedef = jax.tree_util.tree_flatten(
+        as_array(tree)
+    )  # a list is one array, not a container
     if not leaves or any(len(getattr(leaf, "shape", ())) == 0 for leaf in leaves):
-        raise ValueError("expected `tree` an array or a pytree of arrays with a first (row) dimension, got a "
-                         "scalar or nothing")  # fmt: skip
+        raise ValueError(
+            "expected `tree` an array or a pytree of arrays with a first (row) dimension, got a "
+            "scalar or nothing"
+        )
     if len({leaf.shape[0] for leaf in leaves}) > 1:
         rows = sorted({leaf.shape[0] for leaf in leaves})
         raise ValueError(f"expected the arrays of `tree` with one number of rows, got {rows}")
@@ -161,7 +171,11 @@ def replicate(tree: PyTree, mesh: Optional[Mesh] = None) -> PyTree:
 
 
 def sweep(
-    fn: Callable[[PyTree], PyTree], values: PyTree, mesh: Optional[Mesh] = None, *, axis: Optional[str] = None
+    fn: Callable[[PyTree], PyTree],
+    values: PyTree,
+    mesh: Optional[Mesh] = None,
+    *,
+    axis: Optional[str] = None,
 ) -> PyTree:
     """``jax.vmap(fn)(values)`` with the swept axis split over ``axis`` of ``mesh``: a hyperparameter
     or seed sweep of any learner, one program, each device running its share of the values.
@@ -197,18 +211,28 @@ def sweep(
     count = mesh_.shape[axis]
     leaves = jax.tree_util.tree_leaves(values)
     if not leaves or any(jnp.ndim(leaf) == 0 for leaf in leaves):
-        raise ValueError("expected `values` a pytree of arrays with a leading sweep axis, got a scalar or "
-                         "nothing")  # fmt: skip
+        raise ValueError(
+            "expected `values` a pytree of arrays with a leading sweep axis, got a scalar or "
+            "nothing"
+        )
     size = jnp.shape(leaves[0])[0]
     if size == 0 or any(jnp.shape(leaf)[0] != size for leaf in leaves):
         lengths = sorted({int(jnp.shape(leaf)[0]) for leaf in leaves})
-        raise ValueError(f"expected `values` with one non-empty leading sweep axis, got lengths {lengths}")
+        raise ValueError(
+            f"expected `values` with one non-empty leading sweep axis, got lengths {lengths}"
+        )
     parts = _core_parts(mesh_, size, values)
-    if parts > 1:  # one CPU device: the same program on one slice of the values per core, in threads
+    if (
+        parts > 1
+    ):  # one CPU device: the same program on one slice of the values per core, in threads
         padded = -(-size // parts) * parts
-        slices = jax.tree_util.tree_map(lambda a: a.reshape(parts, -1, *a.shape[1:]), _pad(values, padded))
+        slices = jax.tree_util.tree_map(
+            lambda a: a.reshape(parts, -1, *a.shape[1:]), _pad(values, padded)
+        )
         slices = [jax.tree_util.tree_map(lambda a, i=i: a[i], slices) for i in range(parts)]
-        program = _vmapped(fn).trace(slices[0]).lower().compile()  # here: under the caller's settings
+        program = (
+            _vmapped(fn).trace(slices[0]).lower().compile()
+        )  # here: under the caller's settings
         out = join_slices(run_in_threads(program, [(piece,) for piece in slices]), size)
         return jax.device_put(out, NamedSharding(mesh_, P()))
     padded = -(-size // count) * count
@@ -236,11 +260,17 @@ def _core_parts(mesh_: Mesh, size: int, values: PyTree) -> int:
 
 
 @functools.lru_cache(maxsize=64)
-def _vmapped(fn):  # one jitted function per swept function: a second sweep of its shape compiles nothing
+def _vmapped(
+    fn,
+):  # one jitted function per swept function: a second sweep of its shape compiles nothing
     return jax.jit(jax.vmap(fn))
 
 
 @functools.lru_cache(maxsize=64)
-def _sweep_program(fn, mesh_, axis):  # one program per function and mesh: a second sweep compiles nothing
+def _sweep_program(
+    fn, mesh_, axis
+):  # one program per function and mesh: a second sweep compiles nothing
     split = P(axis)
-    return jax.jit(jax.shard_map(jax.vmap(fn), mesh=mesh_, in_specs=split, out_specs=split, check_vma=False))
+    return jax.jit(
+        jax.shard_map(jax.vmap(fn), mesh=mesh_, in_specs=split, out_specs=split, check_vma=False)
+    )

@@ -27,7 +27,14 @@ from jaxlearn._checks import as_array, as_labels, check_sample_shapes
 from jaxlearn._sharding import check_mesh
 from jaxlearn.core import OPEN_UNIT, POSITIVE_INT, BatchLearner, loadable
 
-__all__ = ["Folds", "GridSearchResult", "cross_validate", "grid_search", "kfold", "train_test_split"]
+__all__ = [
+    "Folds",
+    "GridSearchResult",
+    "cross_validate",
+    "grid_search",
+    "kfold",
+    "train_test_split",
+]
 
 Array = jax.Array
 #: ``score(y_true, y_pred) -> scalar``, higher is better (traced: write it with ``jax.numpy``).
@@ -76,7 +83,9 @@ class GridSearchResult(NamedTuple):
 def _check_key(key: Any, optional: bool = False) -> None:
     dtype = getattr(key, "dtype", None)
     typed = dtype is not None and jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key)
-    if not (key is None and optional) and not ((typed or dtype == np.uint32) and np.ndim(key) == 1 - typed):
+    if not (key is None and optional) and not (
+        (typed or dtype == np.uint32) and np.ndim(key) == 1 - typed
+    ):
         raise TypeError(f"expected `key` one jax.random key (jax.random.key(0)), got {key!r:.80}")
 
 
@@ -123,7 +132,9 @@ def _fold_indices(key, *, n, folds):
     return Folds(train, test)
 
 
-def train_test_split(key: Optional[Array], X: ArrayLike, y: ArrayLike, test_size: float = 0.25) -> tuple:
+def train_test_split(
+    key: Optional[Array], X: ArrayLike, y: ArrayLike, test_size: float = 0.25
+) -> tuple:
     r"""A shuffled hold-out split: :math:`\lceil \text{test\_size}\cdot n\rceil` examples for testing.
 
     Args:
@@ -145,9 +156,13 @@ def train_test_split(key: Optional[Array], X: ArrayLike, y: ArrayLike, test_size
     _check_key(key, optional=True)
     X, y = jnp.asarray(as_array(X)), jnp.asarray(as_labels(y))
     if X.ndim == 0 or y.ndim == 0 or X.shape[0] != y.shape[0] or X.shape[0] < 2:
-        raise ValueError(f"expected `X` and `y` with one axis of n >= 2 examples, got {X.shape}, {y.shape}")
+        raise ValueError(
+            f"expected `X` and `y` with one axis of n >= 2 examples, got {X.shape}, {y.shape}"
+        )
     OPEN_UNIT.check("test_size", test_size)
-    return _hold_out(key, X, y, min(max(math.ceil(float(test_size) * X.shape[0]), 1), X.shape[0] - 1))
+    return _hold_out(
+        key, X, y, min(max(math.ceil(float(test_size) * X.shape[0]), 1), X.shape[0] - 1)
+    )
 
 
 @functools.partial(jax.jit, static_argnums=3)
@@ -174,7 +189,9 @@ SCORERS = {"accuracy": metrics.accuracy, "neg_mean_squared_error": _neg_mse, "r2
 
 def _scorer(scoring: Union[str, Scorer]) -> Scorer:
     if not callable(scoring) and scoring not in SCORERS:
-        raise ValueError(f"expected `scoring` one of {sorted(SCORERS)} or a callable, got {scoring!r}")
+        raise ValueError(
+            f"expected `scoring` one of {sorted(SCORERS)} or a callable, got {scoring!r}"
+        )
     return scoring if callable(scoring) else SCORERS[scoring]
 
 
@@ -193,7 +210,9 @@ def _grid_program(learners, X, y, train, test, keys, *, score, batch_size, mesh=
             def one_point(learner):
                 return score(y_test, learner.predict(learner.fit(key, X_train, y_train), X_test))
 
-            if not jax.tree_util.tree_leaves(learners):  # no numeric hyperparameters: one grid point
+            if not jax.tree_util.tree_leaves(
+                learners
+            ):  # no numeric hyperparameters: one grid point
                 return one_point(learners)[None]
             if batch_size is None:
                 return jax.vmap(one_point)(learners)
@@ -204,10 +223,18 @@ def _grid_program(learners, X, y, train, test, keys, *, score, batch_size, mesh=
     if mesh is None or not jax.tree_util.tree_leaves(learners):
         return points(learners)
     size, count = jax.tree_util.tree_leaves(learners)[0].shape[0], mesh.shape[mesh.axis_names[0]]
-    blocks = jnp.minimum(jnp.arange(-(-size // count) * count), size - 1).reshape(count, -1)  # per device
-    scores = parallel.sweep(points, jax.tree_util.tree_map(lambda leaf: leaf[blocks], learners), mesh)
-    scores = scores.reshape(blocks.size, -1)[:size]  # less the blocks' padding (copies of the last point)
-    return jax.lax.with_sharding_constraint(scores, NamedSharding(mesh, PartitionSpec()))  # all read all
+    blocks = jnp.minimum(jnp.arange(-(-size // count) * count), size - 1).reshape(
+        count, -1
+    )  # per device
+    scores = parallel.sweep(
+        points, jax.tree_util.tree_map(lambda leaf: leaf[blocks], learners), mesh
+    )
+    scores = scores.reshape(blocks.size, -1)[
+        :size
+    ]  # less the blocks' padding (copies of the last point)
+    return jax.lax.with_sharding_constraint(
+        scores, NamedSharding(mesh, PartitionSpec())
+    )  # all read all
 
 
 def _sample(X, y):
@@ -223,9 +250,14 @@ def _split_keys(key, n, folds):
 
 
 def cross_validate(
-    learner: BatchLearner, X: ArrayLike, y: ArrayLike, *, key: Array, folds: int = 5,
+    learner: BatchLearner,
+    X: ArrayLike,
+    y: ArrayLike,
+    *,
+    key: Array,
+    folds: int = 5,
     scoring: Union[str, Scorer] = "accuracy",
-) -> Array:  # fmt: skip
+) -> Array:
     r"""The held-out score of ``learner`` on each of ``folds`` folds, all folds in one program.
 
     With ``fold_key, fit_key = jax.random.split(key)``: the folds are ``kfold(fold_key, n, folds)`` and
@@ -275,11 +307,19 @@ def _product(grid: Any) -> dict:
     for name, values in grid.items():
         values = np.asarray(as_array(values))
         if values.ndim != 1 or values.size == 0:
-            raise ValueError(f"expected `grid` of non-empty 1-D arrays, got shape {values.shape} at {name!r}")
+            raise ValueError(
+                f"expected `grid` of non-empty 1-D arrays, got shape {values.shape} at {name!r}"
+            )
         if values.dtype == np.bool_ or not np.issubdtype(values.dtype, np.number):
-            raise ValueError(f"expected `grid` of numeric arrays, got dtype {values.dtype} at {name!r}")
-        axes[name] = values.astype(jax.dtypes.canonicalize_dtype(values.dtype))  # float32 unless x64
-    return {name: m.reshape(-1) for name, m in zip(axes, np.meshgrid(*axes.values(), indexing="ij"))}
+            raise ValueError(
+                f"expected `grid` of numeric arrays, got dtype {values.dtype} at {name!r}"
+            )
+        axes[name] = values.astype(
+            jax.dtypes.canonicalize_dtype(values.dtype)
+        )  # float32 unless x64
+    return {
+        name: m.reshape(-1) for name, m in zip(axes, np.meshgrid(*axes.values(), indexing="ij"))
+    }
 
 
 def _make(make: Callable, arguments: dict) -> BatchLearner:
@@ -289,7 +329,9 @@ def _make(make: Callable, arguments: dict) -> BatchLearner:
         if "argument" not in str(error):
             raise
         names = sorted(arguments)
-        raise ValueError(f"expected `grid` names that `make` takes, got {names} ({error})") from None
+        raise ValueError(
+            f"expected `grid` names that `make` takes, got {names} ({error})"
+        ) from None
     if not isinstance(learner, BatchLearner):
         raise TypeError(f"expected `make` to return a BatchLearner, got {type(learner).__name__}")
     return learner
@@ -301,14 +343,20 @@ def _stack(make: Callable, static: dict, points: dict) -> BatchLearner:
         return jax.tree_util.tree_map(lambda leaf: jnp.asarray(leaf)[None], _make(make, static))
     try:
         stacked = jax.vmap(lambda point: _make(make, {**static, **point}))(points)
-    except (jax.errors.ConcretizationTypeError, jax.errors.TracerIntegerConversionError, ValueError) as error:
+    except (
+        jax.errors.ConcretizationTypeError,
+        jax.errors.TracerIntegerConversionError,
+        ValueError,
+    ) as error:
         if isinstance(error, ValueError) and "Tracer" not in str(error):
             raise
         raise ValueError(
             f"`make` uses a value of the grid {sorted(points)} as a structural option (Python needs its "
             "value): give it in `static=` (one program each) instead of `grid`"
         ) from error
-    with contextlib.suppress(TypeError):  # a jaxlearn factory checks its ranges on every point at once
+    with contextlib.suppress(
+        TypeError
+    ):  # a jaxlearn factory checks its ranges on every point at once
         core.replace(stacked)
     return stacked
 
@@ -319,10 +367,19 @@ def _python(value: Any) -> Any:
 
 
 def grid_search(
-    make: Callable[..., BatchLearner], grid: dict, X: ArrayLike, y: ArrayLike, *, key: Array, folds: int = 5,
-    scoring: Union[str, Scorer] = "accuracy", refit: bool = True, static: Optional[dict] = None,
-    batch_size: Optional[int] = None, mesh: Optional[Mesh] = None,
-) -> GridSearchResult:  # fmt: skip
+    make: Callable[..., BatchLearner],
+    grid: dict,
+    X: ArrayLike,
+    y: ArrayLike,
+    *,
+    key: Array,
+    folds: int = 5,
+    scoring: Union[str, Scorer] = "accuracy",
+    refit: bool = True,
+    static: Optional[dict] = None,
+    batch_size: Optional[int] = None,
+    mesh: Optional[Mesh] = None,
+) -> GridSearchResult:
     r"""k-fold cross-validation of every point of a hyperparameter grid, as ONE compiled program.
 
     .. math:: \text{scores}_{p,f} = \text{score}\big(y_{T_f},\ h_{p,f}(X_{T_f})\big), \quad
@@ -369,17 +426,27 @@ def grid_search(
       ((4, 3), ['lam'], True)
     """
     if not callable(make):
-        raise TypeError(f"expected `make` a callable returning a BatchLearner, got {type(make).__name__}")
+        raise TypeError(
+            f"expected `make` a callable returning a BatchLearner, got {type(make).__name__}"
+        )
     points = _product(grid)
     static = {} if static is None else static
-    if not isinstance(static, dict) or not all(isinstance(v, (list, tuple)) and v for v in static.values()):
-        raise ValueError(f"expected `static` a dict of names to non-empty lists of values, got {static!r}")
+    if not isinstance(static, dict) or not all(
+        isinstance(v, (list, tuple)) and v for v in static.values()
+    ):
+        raise ValueError(
+            f"expected `static` a dict of names to non-empty lists of values, got {static!r}"
+        )
     if not points and not static or set(points) & set(static):
-        raise ValueError(f"expected `grid` (or `static`) non-empty, names not in `static`, got {list(grid)}")
+        raise ValueError(
+            f"expected `grid` (or `static`) non-empty, names not in `static`, got {list(grid)}"
+        )
     if batch_size is not None:
         POSITIVE_INT.check("batch_size", batch_size)
     check_mesh(mesh)
-    program = functools.partial(_grid_program, score=_scorer(scoring), batch_size=batch_size, mesh=mesh)
+    program = functools.partial(
+        _grid_program, score=_scorer(scoring), batch_size=batch_size, mesh=mesh
+    )
     X, y = _sample(X, y)
     _check_key(key)
     splits, keys, fit_key = _split_keys(key, *_check_folds(X.shape[0], folds))
@@ -400,4 +467,6 @@ def grid_search(
     best_params = {n: _python(v[best]) for n, v in table.items()}
     best_learner = _make(make, best_params)
     params = best_learner.fit(fit_key, X, y) if refit else None
-    return GridSearchResult(scores, jnp.asarray(mean), best, best_params, best_learner, params, table)
+    return GridSearchResult(
+        scores, jnp.asarray(mean), best, best_params, best_learner, params, table
+    )

@@ -54,17 +54,27 @@ def _pairs():
     import jaxlearn.sklearn as ours
 
     modules = (
-        sklearn.linear_model, sklearn.svm, sklearn.neighbors, sklearn.tree, sklearn.ensemble,
-        sklearn.neural_network, sklearn.kernel_ridge, sklearn.multiclass,
-    )  # fmt: skip
+        sklearn.linear_model,
+        sklearn.svm,
+        sklearn.neighbors,
+        sklearn.tree,
+        sklearn.ensemble,
+        sklearn.neural_network,
+        sklearn.kernel_ridge,
+        sklearn.multiclass,
+    )
     for name in ours.__all__:
         theirs = next((getattr(m, name) for m in modules if hasattr(m, name)), None)
         if theirs is None:
             continue
         mine = getattr(ours, name)
-        if "estimator" in inspect.signature(mine.__init__).parameters:  # the reductions wrap LinearSVC
+        if (
+            "estimator" in inspect.signature(mine.__init__).parameters
+        ):  # the reductions wrap LinearSVC
             make_ours = lambda rs=None, mine=mine: mine(ours.LinearSVC(random_state=rs))
-            make_theirs = lambda rs=None, theirs=theirs: theirs(sklearn.svm.LinearSVC(random_state=rs))
+            make_theirs = lambda rs=None, theirs=theirs: theirs(
+                sklearn.svm.LinearSVC(random_state=rs)
+            )
         else:
             make_ours = _maker(mine)
             make_theirs = _maker(theirs)
@@ -104,8 +114,12 @@ def _score(make, X, y, scaled, seeds, scoring):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", nargs="*", help="estimator names (default: all)")
-    parser.add_argument("--seeds", type=int, default=5, help="random_state values for randomized ones")
-    parser.add_argument("--points", type=float, default=1.0, help="the allowed shortfall, in points")
+    parser.add_argument(
+        "--seeds", type=int, default=5, help="random_state values for randomized ones"
+    )
+    parser.add_argument(
+        "--points", type=float, default=1.0, help="the allowed shortfall, in points"
+    )
     args = parser.parse_args(argv)
 
     rows, short = [], 0
@@ -133,18 +147,30 @@ def main(argv=None) -> int:
                 diff = 100 * (mine - ref)
                 bad = not diff >= -args.points
                 short += bad
-                spread = f" (±{50 * mine_spread:.1f} / ±{50 * ref_spread:.1f})" if randomized else ""
+                spread = (
+                    f" (±{50 * mine_spread:.1f} / ±{50 * ref_spread:.1f})" if randomized else ""
+                )
                 label = f"{name}{'*' if randomized else ''} | {data_name} | {'scaled' if scaled else 'raw'}"
                 flag = "**short**" if bad else ""
                 seconds = time.perf_counter() - start
-                print(f"| {label} | {100 * mine:.1f} | {100 * ref:.1f} | {diff:+.1f}{spread} | {flag} |"
-                      f" <!-- {seconds:.0f} s -->")  # fmt: skip
+                print(
+                    f"| {label} | {100 * mine:.1f} | {100 * ref:.1f} | {diff:+.1f}{spread} | {flag} |"
+                    f" <!-- {seconds:.0f} s -->"
+                )
                 rows.append((name, data_name, scaled, mine, ref))
                 if mine > 0 and ref > 0:
                     unit = "R^2" if regressor else "accuracy"
-                    record(name, f"{data_name} {'scaled' if scaled else 'raw'}, 5-fold", mine, ref, unit=unit)
+                    record(
+                        name,
+                        f"{data_name} {'scaled' if scaled else 'raw'}, 5-fold",
+                        mine,
+                        ref,
+                        unit=unit,
+                    )
                 sys.stdout.flush()
-    print(f"\n{short} cells more than {args.points:g} points below scikit-learn ({len(rows)} cells)")
+    print(
+        f"\n{short} cells more than {args.points:g} points below scikit-learn ({len(rows)} cells)"
+    )
     return short
 
 

@@ -72,16 +72,24 @@ from river import base, ensemble, optim
 
 from jaxlearn import core, experts, parallel
 from jaxlearn._threads import cpu_parts, run_in_threads
-from jaxlearn.experts._hedge_blocks import earlier_rounds  # Hedge's partial sums, timed alone in a limit row
+from jaxlearn.experts._hedge_blocks import (
+    earlier_rounds,
+)  # Hedge's partial sums, timed alone in a limit row
 
 N_LEARNERS = 64
-BLOCK_SIZES = (16, 128, 4096)  # besides the default, experts.hedge(eta).block_size (16: the old default)
+BLOCK_SIZES = (
+    16,
+    128,
+    4096,
+)  # besides the default, experts.hedge(eta).block_size (16: the old default)
 RIVER_PREFIX = 300
 NUMPY_SWEEP_PREFIX = 5_000
 CEILING_SHARE = 0.8
 CEILING_ROWS = 16  # rounds per block of the sweep's ceiling
 LONG_ROWS = 128  # rounds per block of the limit rows (blocks this long split over the CPU's cores)
-SPLIT_ROWS = 1024  # rounds per block of the limit rows with the experts split over the cores (the fastest)
+SPLIT_ROWS = (
+    1024  # rounds per block of the limit rows with the experts split over the cores (the fastest)
+)
 # Final allocations are compared elementwise, relative to the largest weight; float32 rounding
 # accumulates over 10^5 rounds to a few 1e-5 (printed with the checks).
 WEIGHT_RTOL = 1e-3
@@ -153,7 +161,9 @@ class Report:
         self.rows, self.checks, self.notes, self.targets = [], [], [], []
 
     def check(self, what, ok, detail=""):
-        self.checks.append(f"- [{'ok' if ok else 'DIFFERS'}] {what}" + (f" ({detail})" if detail else ""))
+        self.checks.append(
+            f"- [{'ok' if ok else 'DIFFERS'}] {what}" + (f" ({detail})" if detail else "")
+        )
         if not ok:
             self.print("### Aborted: a check failed")
             raise AssertionError(f"{what}: {detail}")
@@ -176,7 +186,13 @@ class Report:
         )
         unit = "learner-rounds/s" if "sweep" in task else "rounds/s"
         record(
-            f"{task}: {impl}", workload, rate, base_rate, unit=unit, reference_name="NumPy loop", target=goal
+            f"{task}: {impl}",
+            workload,
+            rate,
+            base_rate,
+            unit=unit,
+            reference_name="NumPy loop",
+            target=goal,
         )
 
     def print(self, header):
@@ -188,7 +204,11 @@ class Report:
         print("|---|---|---:|---:|---:|---:|")
         for task, impl, seconds, rate, ratio, share in self.rows:
             print(f"| {task} | {impl} | {seconds:.4f} | {rate:,.0f} | {ratio:.2f}x | {share} |")
-        for title, lines in (("Checks", self.checks), ("Notes", self.notes), ("Targets", self.targets)):
+        for title, lines in (
+            ("Checks", self.checks),
+            ("Notes", self.notes),
+            ("Targets", self.targets),
+        ):
             if lines:
                 print(f"\n**{title}**\n\n" + "\n".join(lines))
 
@@ -259,7 +279,9 @@ def sweep_ceiling_fn(ls, etas, rows=CEILING_ROWS):
     K x T x n at once would not fit in memory)."""
     T = ls.shape[0]
     blocks = row_blocks(ls, rows)
-    per_block = jax.lax.map(lambda b: jnp.sum(jnp.exp(-etas[:, None, None] * b) * b, axis=-1), blocks)
+    per_block = jax.lax.map(
+        lambda b: jnp.sum(jnp.exp(-etas[:, None, None] * b) * b, axis=-1), blocks
+    )
     return per_block.transpose(1, 0, 2).reshape(etas.shape[0], -1)[:, :T]
 
 
@@ -268,7 +290,9 @@ def single_stream(report, losses, repeats):
     task = "Hedge, one stream"
     workload = f"n={n} experts, T={T} rounds, float32"
     eta = math.sqrt(2 * math.log(n) / T)
-    learner = experts.hedge(eta)  # built once: run() is jitted with the learner as a pytree argument
+    learner = experts.hedge(
+        eta
+    )  # built once: run() is jitted with the learner as a pytree argument
     state0 = learner.init(jnp.zeros(n, losses.dtype))
     losses_np = np.asarray(losses)
 
@@ -289,9 +313,12 @@ def single_stream(report, losses, repeats):
     outputs["run, no trace_fn"] = jax.block_until_ready(jaxlearn_run(trace_fn=None)())
     w_np, total_np = numpy_hedge(losses_np, eta)
     w_64, total_64 = numpy_hedge(losses_np.astype(np.float64), eta)
-    weight_diff = {k: max_rel_diff(np.exp(np.asarray(st.log_v)), w_np) for k, (st, _) in outputs.items()}
+    weight_diff = {
+        k: max_rel_diff(np.exp(np.asarray(st.log_v)), w_np) for k, (st, _) in outputs.items()
+    }
     totals = {
-        k: float(np.asarray(getattr(tr, "loss", tr), np.float64).sum()) for k, (_, tr) in outputs.items()
+        k: float(np.asarray(getattr(tr, "loss", tr), np.float64).sum())
+        for k, (_, tr) in outputs.items()
     }
     total_run = totals["run"]
     v_run = np.exp(np.asarray(outputs["run"][0].log_v))
@@ -344,13 +371,22 @@ def single_stream(report, losses, repeats):
     t_in_order_split = median_seconds(lambda: in_order(losses, eta, SPLIT_ROWS), repeats)
     t_halves = {}
     for rows_ in (CEILING_ROWS, SPLIT_ROWS):  # each half its own program, in its own thread
-        halves = [jax.jit(half_of_the_experts_fn, static_argnums=(2, 3)).trace(losses, eta, h, rows_).lower()
-                  .compile() for h in (0, 1)]  # fmt: skip
+        halves = [
+            jax.jit(half_of_the_experts_fn, static_argnums=(2, 3))
+            .trace(losses, eta, h, rows_)
+            .lower()
+            .compile()
+            for h in (0, 1)
+        ]
         calls = [(half, losses, eta) for half in halves]
-        t_halves[rows_] = median_seconds(lambda c=calls: run_in_threads(lambda f, *a: f(*a), c), repeats)
+        t_halves[rows_] = median_seconds(
+            lambda c=calls: run_in_threads(lambda f, *a: f(*a), c), repeats
+        )
 
     top = T / t_ceiling
-    np_rate = report.add(task, "NumPy loop over rounds, vectorised over experts (whole stream)", t_np, T)
+    np_rate = report.add(
+        task, "NumPy loop over rounds, vectorised over experts (whole stream)", t_np, T
+    )
     run_rate = report.add(
         task,
         f"jaxlearn run (default: one block of up to {learner.block_size} rounds, in chunks)",
@@ -362,9 +398,16 @@ def single_stream(report, losses, repeats):
     jit_rate = report.add(task, "jax.jit(jaxlearn run) (no host checks)", t_jit, T, np_rate, top)
     for b, t in t_blocks.items():
         report.add(task, f"jaxlearn run, block_size={b}", t, T, np_rate, top)
-    report.add(task, "jaxlearn run, block_size=0 (round-by-round lax.scan)", t_scan, T, np_rate, top)
     report.add(
-        task, "jaxlearn run (default), no trace_fn (stores T x n allocations)", t_full, T, np_rate, top
+        task, "jaxlearn run, block_size=0 (round-by-round lax.scan)", t_scan, T, np_rate, top
+    )
+    report.add(
+        task,
+        "jaxlearn run (default), no trace_fn (stores T x n allocations)",
+        t_full,
+        T,
+        np_rate,
+        top,
     )
     report.add(
         task,
@@ -382,18 +425,52 @@ def single_stream(report, losses, repeats):
         np_rate,
         top,
     )
-    for rows, t in ((CEILING_ROWS, t_in_order), (LONG_ROWS, t_in_order_long), (SPLIT_ROWS, t_in_order_split)):
-        report.add(task, f"limit, in order: the ceiling's fusion in a lax.scan over blocks of {rows} rounds",
-                   t, T, np_rate, top)  # fmt: skip
+    for rows, t in (
+        (CEILING_ROWS, t_in_order),
+        (LONG_ROWS, t_in_order_long),
+        (SPLIT_ROWS, t_in_order_split),
+    ):
+        report.add(
+            task,
+            f"limit, in order: the ceiling's fusion in a lax.scan over blocks of {rows} rounds",
+            t,
+            T,
+            np_rate,
+            top,
+        )
     for rows, t in t_halves.items():
-        report.add(task, "limit, in order, experts split: the same over half the experts per core, one "
-                   f"thread each (blocks of {rows} rounds)", t, T, np_rate, top)  # fmt: skip
-    report.add(task, f"limit, Hedge's partial sums alone (blocks of {LONG_ROWS} rounds, no exp)", t_partial,
-               T, np_rate, top)  # fmt: skip
-    report.add(task, f"limit, one exp and Hedge's two sums of it per entry (blocks of {LONG_ROWS} rounds)",
-               t_two, T, np_rate, top)  # fmt: skip
+        report.add(
+            task,
+            "limit, in order, experts split: the same over half the experts per core, one "
+            f"thread each (blocks of {rows} rounds)",
+            t,
+            T,
+            np_rate,
+            top,
+        )
     report.add(
-        task, "limit, parallel in time: one read of the losses (chunk sums, no exp)", t_read, T, np_rate, top
+        task,
+        f"limit, Hedge's partial sums alone (blocks of {LONG_ROWS} rounds, no exp)",
+        t_partial,
+        T,
+        np_rate,
+        top,
+    )
+    report.add(
+        task,
+        f"limit, one exp and Hedge's two sums of it per entry (blocks of {LONG_ROWS} rounds)",
+        t_two,
+        T,
+        np_rate,
+        top,
+    )
+    report.add(
+        task,
+        "limit, parallel in time: one read of the losses (chunk sums, no exp)",
+        t_read,
+        T,
+        np_rate,
+        top,
     )
     report.notes.append(
         f"- {task}: why 80% of the ceiling is out of reach here. In stream order, the "
@@ -417,7 +494,9 @@ def single_stream(report, losses, repeats):
         "A third way, the experts split between the cores (each half of the experts in stream order in "
         "its own program and thread, their sums joined at the end; XLA does not run two loops of one "
         "program side by side), reaches with the ceiling's own fusion, before any of Hedge's additions, "
-        + " and ".join(f"{100 * t_ceiling / t:.0f}% in blocks of {r} rounds" for r, t in t_halves.items())
+        + " and ".join(
+            f"{100 * t_ceiling / t:.0f}% in blocks of {r} rounds" for r, t in t_halves.items()
+        )
     )
     report.notes.append(
         f"- {task}: eta = sqrt(2 ln n / T) = {eta:.5f}; every jaxlearn row but one passes "
@@ -464,7 +543,8 @@ def sweep(report, losses, eta_star, t_ceiling, repeats):
         w_np, total_np = numpy_hedge(losses_np, etas[i])
         report.check(
             f"{task}: vmapped run equals the NumPy loop on the whole stream at eta = {etas[i]:.2e}",
-            max_rel_diff(V[i], w_np) < WEIGHT_RTOL and abs(totals[i] - total_np) <= LOSS_RTOL * total_np,
+            max_rel_diff(V[i], w_np) < WEIGHT_RTOL
+            and abs(totals[i] - total_np) <= LOSS_RTOL * total_np,
             f"weights {max_rel_diff(V[i], w_np):.1e}, cumulative loss {totals[i]:.3f} vs {total_np:.3f}",
         )
     V_swept, trace_swept = jax.block_until_ready(parallel.sweep(on_stream, jnp.asarray(etas)))
@@ -478,7 +558,8 @@ def sweep(report, losses, eta_star, t_ceiling, repeats):
     W_pre, totals_pre = numpy_hedge_sweep(losses_np[:prefix], etas)
     W_seq = np.stack([numpy_hedge(losses_np[:prefix], e)[0] for e in etas])
     worst = max(
-        max(max_rel_diff(a, b), max_rel_diff(c, b)) for a, b, c in zip(np.asarray(V_pre), W_seq, W_pre)
+        max(max_rel_diff(a, b), max_rel_diff(c, b))
+        for a, b, c in zip(np.asarray(V_pre), W_seq, W_pre)
     )
     report.check(
         f"{task}: all {N_LEARNERS} rates equal NumPy (sequential and vectorised) "
@@ -497,8 +578,12 @@ def sweep(report, losses, eta_star, t_ceiling, repeats):
     t_ceiling_threads = median_seconds(lambda: run_in_threads(sliced, calls), repeats)
     t_jax = median_seconds(lambda: program(jnp.asarray(etas), losses), repeats)
     t_swept = median_seconds(lambda: parallel.sweep(on_stream, jnp.asarray(etas)), repeats)
-    t_seq = median_seconds(lambda: [numpy_hedge(losses_np[:prefix], e) for e in etas], repeats, warm_up=False)
-    t_vec = median_seconds(lambda: numpy_hedge_sweep(losses_np[:prefix], etas), repeats, warm_up=False)
+    t_seq = median_seconds(
+        lambda: [numpy_hedge(losses_np[:prefix], e) for e in etas], repeats, warm_up=False
+    )
+    t_vec = median_seconds(
+        lambda: numpy_hedge_sweep(losses_np[:prefix], etas), repeats, warm_up=False
+    )
 
     work = N_LEARNERS * T
     top = work / min(t_ceiling_sweep, t_ceiling_threads, N_LEARNERS * t_ceiling)
@@ -519,9 +604,13 @@ def sweep(report, losses, eta_star, t_ceiling, repeats):
     )
     rate = report.add(task, "jax.jit(jax.vmap(jaxlearn run)) (default)", t_jax, work, np_rate, top)
     swept_rate = report.add(
-        task, f"parallel.sweep(run, etas): {threads} slice(s) of the rates, one thread each", t_swept, work,
-        np_rate, top,
-    )  # fmt: skip
+        task,
+        f"parallel.sweep(run, etas): {threads} slice(s) of the rates, one thread each",
+        t_swept,
+        work,
+        np_rate,
+        top,
+    )
     report.add(
         task,
         f"ceiling: the {N_LEARNERS} etas over blocks of {CEILING_ROWS} rounds (64 x T x n, one pass)",
@@ -539,16 +628,30 @@ def sweep(report, losses, eta_star, t_ceiling, repeats):
         top,
     )
     report.add(
-        task, f"ceiling: {N_LEARNERS} x the one-stream ceiling", N_LEARNERS * t_ceiling, work, np_rate, top
+        task,
+        f"ceiling: {N_LEARNERS} x the one-stream ceiling",
+        N_LEARNERS * t_ceiling,
+        work,
+        np_rate,
+        top,
     )
-    report.notes.append(f"- {task}: eta from {etas[0]:.2e} to {etas[-1]:.2e} (eta* x 10^-2 .. eta* x 10)")
+    report.notes.append(
+        f"- {task}: eta from {etas[0]:.2e} to {etas[-1]:.2e} (eta* x 10^-2 .. eta* x 10)"
+    )
     report.notes.append(
         f"- {task}: the ceiling is the fastest of its three rows ({N_LEARNERS} T n = "
         f"{work * n / 1e9:.1f} G exponentials at {top * n / 1e9:.2f} G/s)"
     )
     report.target(task, "jax.jit(jax.vmap(core.run))", rate, np_rate, top, workload)
     report.target(task, "parallel.sweep(core.run)", swept_rate, np_rate, top, workload)
-    record(f"{task}: ceiling", workload, top, np_rate, unit="learner-rounds/s", reference_name="NumPy loop")
+    record(
+        f"{task}: ceiling",
+        workload,
+        top,
+        np_rate,
+        unit="learner-rounds/s",
+        reference_name="NumPy loop",
+    )
 
 
 def main():

@@ -125,9 +125,15 @@ def _estimator(name, side, multiclass, binary):
     import sklearn.tree
 
     modules = (
-        sklearn.linear_model, sklearn.svm, sklearn.neighbors, sklearn.tree, sklearn.ensemble,
-        sklearn.neural_network, sklearn.kernel_ridge, sklearn.multiclass,
-    )  # fmt: skip
+        sklearn.linear_model,
+        sklearn.svm,
+        sklearn.neighbors,
+        sklearn.tree,
+        sklearn.ensemble,
+        sklearn.neural_network,
+        sklearn.kernel_ridge,
+        sklearn.multiclass,
+    )
     if side == "sklearn":
         if name in NEAREST:
             namespace = {k: v for m in modules for k, v in vars(m).items() if not k.startswith("_")}
@@ -435,9 +441,14 @@ def part_a(names, data_sets, args):
             ratio = None
             if "error" not in ours and "error" not in theirs:
                 ratio = ours["seconds"] / theirs["seconds"]
-                _record(f"{name} cross_val_score", f"{data}, 5-fold, fresh process",
-                        ours["seconds"], theirs["seconds"], reference_name=_counterpart(name),
-                        target=1 / TARGETS["a"])  # fmt: skip
+                _record(
+                    f"{name} cross_val_score",
+                    f"{data}, 5-fold, fresh process",
+                    ours["seconds"],
+                    theirs["seconds"],
+                    reference_name=_counterpart(name),
+                    target=1 / TARGETS["a"],
+                )
             score = ""
             if "score" in ours and "score" in theirs:
                 score = f"{ours['score']:.3f} / {theirs['score']:.3f}"
@@ -460,8 +471,10 @@ def parts_bc(names, parts, args):
         ours = repeated({**spec, "side": "jaxlearn"}, args.repeats, args.timeout, keys)
         theirs = repeated({**spec, "side": "sklearn"}, args.repeats, args.timeout, keys)
         results[name] = ours, theirs
-        _log(f"{name}: first {ours.get('first')} warm {ours.get('warm')} {_err(ours)} / theirs "
-             f"first {theirs.get('first')} warm {theirs.get('warm')} {_err(theirs)}")  # fmt: skip
+        _log(
+            f"{name}: first {ours.get('first')} warm {ours.get('warm')} {_err(ours)} / theirs "
+            f"first {theirs.get('first')} warm {theirs.get('warm')} {_err(theirs)}"
+        )
     lines = []
     if "b" in parts:
         lines += [
@@ -476,9 +489,14 @@ def parts_bc(names, parts, args):
             ratio = None
             if "error" not in ours and "error" not in theirs:
                 ratio = ours["warm"] / theirs["warm"]
-                _record(f"{name} warm fit + predict", "digits, StandardScaler", ours["warm"],
-                        theirs["warm"], reference_name=_counterpart(name),
-                        target=1 / TARGETS["b"])  # fmt: skip
+                _record(
+                    f"{name} warm fit + predict",
+                    "digits, StandardScaler",
+                    ours["warm"],
+                    theirs["warm"],
+                    reference_name=_counterpart(name),
+                    target=1 / TARGETS["b"],
+                )
             lines.append(
                 f"| {name} | {_counterpart(name)} | {_cell(ours, 'warm', 3)} "
                 f"| {_cell(theirs, 'warm', 3)} | {_s(ratio, 1)} | {TARGETS['b']:g} "
@@ -501,8 +519,13 @@ def parts_bc(names, parts, args):
         for name, (ours, theirs) in results.items():
             t = ours.get("first")
             if t:
-                _record(f"{name} first fit + predict", "digits, StandardScaler, fresh process", t,
-                        theirs.get("first"), reference_name=_counterpart(name))  # fmt: skip
+                _record(
+                    f"{name} first fit + predict",
+                    "digits, StandardScaler, fresh process",
+                    t,
+                    theirs.get("first"),
+                    reference_name=_counterpart(name),
+                )
             lines.append(
                 f"| {name}: first fit + predict, digits | {_s(t) or _err(ours)} "
                 f"| < {TARGETS['c_fit']:g} | {_under(t, TARGETS['c_fit'])} "
@@ -554,9 +577,14 @@ def part_d(names, args):
             cells.append(f"{fit['seconds']:.2f} ({fit['compiles']}) | {ratio:.1f}")
             if share or not any(shares):
                 verdicts.append(ratio <= TARGETS["d"])
-                _record(f"{name} fit at a new size", f"digits, n={sizes[0]} -> {fit['n']}",
-                        fit["seconds"], r["warm"], reference_name=f"warm fit at n={sizes[0]}",
-                        target=1 / TARGETS["d"])  # fmt: skip
+                _record(
+                    f"{name} fit at a new size",
+                    f"digits, n={sizes[0]} -> {fit['n']}",
+                    fit["seconds"],
+                    r["warm"],
+                    reference_name=f"warm fit at n={sizes[0]}",
+                    target=1 / TARGETS["d"],
+                )
         verdict = ("pass" if all(verdicts) else "**fail**") if verdicts else ""
         lines.append(
             f"| {name} | {r['first']:.2f} | {r['warm']:.3f} | {' | '.join(cells)} "
@@ -583,8 +611,14 @@ def part_e(grids, args):
         if "error" not in ours and "error" not in theirs:
             ratio = ours["seconds"] / theirs["seconds"]
             best = f"{ours['best']} {ours['score']:.3f} / {theirs['best']} {theirs['score']:.3f}"
-            _record(f"GridSearchCV {name}", GRIDS[name], ours["seconds"], theirs["seconds"],
-                    reference_name=f"GridSearchCV({name})", target=1 / TARGETS["e"])  # fmt: skip
+            _record(
+                f"GridSearchCV {name}",
+                GRIDS[name],
+                ours["seconds"],
+                theirs["seconds"],
+                reference_name=f"GridSearchCV({name})",
+                target=1 / TARGETS["e"],
+            )
         lines.append(
             f"| {GRIDS[name]} | {ours.get('which', '')} | {_s(ours.get('seconds')) or _err(ours)} "
             f"| {_s(theirs.get('seconds')) or _err(theirs)} | {_s(ratio, 1)} | {TARGETS['e']:g} "
@@ -610,8 +644,10 @@ def machine():
     ).stdout.strip()
     dirty = subprocess.run(
         ["git", "status", "--porcelain", "--untracked-files=no", "--", "jaxlearn"],
-        capture_output=True, text=True, cwd=ROOT,
-    ).stdout.strip()  # fmt: skip
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    ).stdout.strip()
     commit = f"{commit or '?'}{' + uncommitted changes under jaxlearn/' if dirty else ''}"
     return (
         f"{datetime.date.today()}, commit {commit}, {os.cpu_count()} CPU cores ({cpu}), "
@@ -629,9 +665,13 @@ def main(argv=None):
     parser.add_argument("--sizes", default="1000,1100,1150", help="part d: training sizes")
     parser.add_argument("--repeats", type=int, default=3, help="fresh processes per figure")
     parser.add_argument("--quick", action="store_true", help="one fresh process per figure")
-    parser.add_argument("--binary", choices=("refuse", "ovr"), default="refuse",
-                        help="binary-only estimators on the digits: refuse (a row saying so) "
-                        "or wrap in jaxlearn's OneVsRestClassifier")  # fmt: skip
+    parser.add_argument(
+        "--binary",
+        choices=("refuse", "ovr"),
+        default="refuse",
+        help="binary-only estimators on the digits: refuse (a row saying so) "
+        "or wrap in jaxlearn's OneVsRestClassifier",
+    )
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per child process")
     parser.add_argument(
         "--write",

@@ -111,7 +111,9 @@ def _online(make, X, y, state0=None):
 
     def call():
         learner = make()
-        state, trace = core.run(learner, learner.init(X[0]) if state0 is None else state0(learner), X, y)
+        state, trace = core.run(
+            learner, learner.init(X[0]) if state0 is None else state0(learner), X, y
+        )
         return trace, core.predict_batch(learner, state, X)
 
     return call
@@ -164,7 +166,9 @@ def build_calls(d):
     X1 = d["X_bias"]  # a constant feature: a homogeneous halfspace separates 0 from the rest
     H = np.tril(np.ones((64, 63), np.int32), -1)  # 64 thresholds on 63 points: Ldim 6
     key = jax.random.PRNGKey(1)
-    gauss = kernels.gaussian(32.0)  # exp(-|x - z|^2 / 64): scikit-learn's gamma="scale" on these data
+    gauss = kernels.gaussian(
+        32.0
+    )  # exp(-|x - z|^2 / 64): scikit-learn's gamma="scale" on these data
     with_key = lambda lr: lr.init(d["advice"][0], key)  # noqa: E731
     zero_vs_rest, with_bias, ten = "0 vs rest", "0 vs rest, + constant feature", "10 classes"
 
@@ -173,12 +177,20 @@ def build_calls(d):
 
     def grid():
         return selection.grid_search(
-            lambda lam: linear.soft_svm(lam, 2000), {"lam": [1e-3, 1e-2, 1e-1]}, X, ypm, key=key, folds=3
+            lambda lam: linear.soft_svm(lam, 2000),
+            {"lam": [1e-3, 1e-2, 1e-1]},
+            X,
+            ypm,
+            key=key,
+            folds=3,
         ).scores
 
     return {
         "online.perceptron": (zero_vs_rest, _online(online.perceptron, X, ypm)),
-        "online.margin_perceptron": (zero_vs_rest, _online(lambda: online.margin_perceptron(0.1), X, ypm)),
+        "online.margin_perceptron": (
+            zero_vs_rest,
+            _online(lambda: online.margin_perceptron(0.1), X, ypm),
+        ),
         "online.kernel_perceptron": (
             zero_vs_rest,
             _online(lambda: online.kernel_perceptron(gauss, budget=256), X, ypm),
@@ -188,9 +200,18 @@ def build_calls(d):
             zero_vs_rest,
             _online(lambda: online.online_gradient_descent(losses.hinge, 0.05), X, ypm),
         ),
-        "online.conjunction": ("0 vs rest, pixels > 8", _online(lambda: online.conjunction(64), Xb, y01)),
-        "online.decision_list": ("0 vs rest, pixels > 8", _online(lambda: online.decision_list(64), Xb, y01)),
-        "experts.halving": ("64 experts' advice", _stream(experts.halving, d["advice"], d["truth"], _init)),
+        "online.conjunction": (
+            "0 vs rest, pixels > 8",
+            _online(lambda: online.conjunction(64), Xb, y01),
+        ),
+        "online.decision_list": (
+            "0 vs rest, pixels > 8",
+            _online(lambda: online.decision_list(64), Xb, y01),
+        ),
+        "experts.halving": (
+            "64 experts' advice",
+            _stream(experts.halving, d["advice"], d["truth"], _init),
+        ),
         "experts.consistent": (
             "64 experts' advice",
             _stream(experts.consistent, d["advice"], d["truth"], _init),
@@ -201,11 +222,18 @@ def build_calls(d):
         ),
         "experts.randomized_weighted_majority": (
             "64 experts' advice",
-            _stream(lambda: experts.randomized_weighted_majority(0.1), d["advice"], d["truth"], with_key),
+            _stream(
+                lambda: experts.randomized_weighted_majority(0.1), d["advice"], d["truth"], with_key
+            ),
         ),
         "experts.hedge": (
             "64 actions' losses",
-            _stream(lambda: experts.hedge(0.1), None, d["hedge_losses"], lambda lr: lr.init(jnp.zeros(64))),
+            _stream(
+                lambda: experts.hedge(0.1),
+                None,
+                d["hedge_losses"],
+                lambda lr: lr.init(jnp.zeros(64)),
+            ),
         ),
         "experts.weighted_average": (
             "64 soft experts",
@@ -230,20 +258,37 @@ def build_calls(d):
         ),
         "linear.soft_svm": (zero_vs_rest, _batch(lambda: linear.soft_svm(0.01, 20_000), X, ypm)),
         "linear.hard_svm": (with_bias, _batch(linear.hard_svm, X1, ypm)),
-        "linear.kernel_svm": (zero_vs_rest, _batch(lambda: linear.kernel_svm(gauss, 1e-3, 20_000), X, ypm)),
+        "linear.kernel_svm": (
+            zero_vs_rest,
+            _batch(lambda: linear.kernel_svm(gauss, 1e-3, 20_000), X, ypm),
+        ),
         "linear.ridge": (zero_vs_rest, _batch(lambda: linear.ridge(1.0), X, ypm)),
-        "linear.kernel_ridge": (zero_vs_rest, _batch(lambda: linear.kernel_ridge(gauss, 1e-3), X, ypm)),
-        "linear.kernel_centroid": (zero_vs_rest, _batch(lambda: linear.kernel_centroid(gauss), X, ypm)),
+        "linear.kernel_ridge": (
+            zero_vs_rest,
+            _batch(lambda: linear.kernel_ridge(gauss, 1e-3), X, ypm),
+        ),
+        "linear.kernel_centroid": (
+            zero_vs_rest,
+            _batch(lambda: linear.kernel_centroid(gauss), X, ypm),
+        ),
         "linear.batch_perceptron": (with_bias, _batch(linear.batch_perceptron, X1, ypm)),
         "linear.augmented_perceptron": (
             with_bias,
             _batch(lambda: linear.augmented_perceptron(0.5), X1, ypm),
         ),
-        "multiclass.one_vs_all": (ten, _batch(lambda: multiclass.one_vs_all(soft_svm_10(), 10), X, y, Xt)),
-        "multiclass.all_pairs": (ten, _batch(lambda: multiclass.all_pairs(soft_svm_10(), 10), X, y, Xt)),
+        "multiclass.one_vs_all": (
+            ten,
+            _batch(lambda: multiclass.one_vs_all(soft_svm_10(), 10), X, y, Xt),
+        ),
+        "multiclass.all_pairs": (
+            ten,
+            _batch(lambda: multiclass.all_pairs(soft_svm_10(), 10), X, y, Xt),
+        ),
         "multiclass.multiclass_svm": (
             ten,
-            _batch(lambda: multiclass.multiclass_svm(1e-3, 20_000, 10, fit_intercept=True), X, y, Xt),
+            _batch(
+                lambda: multiclass.multiclass_svm(1e-3, 20_000, 10, fit_intercept=True), X, y, Xt
+            ),
         ),
         "multiclass.multiclass_perceptron": (
             ten,
@@ -257,8 +302,14 @@ def build_calls(d):
             "400 queries x 10",
             _batch(lambda: ranking.ranking_svm(0.01, 4000), d["queries_X"], d["queries_Y"]),
         ),
-        "trees.decision_tree": (ten, _batch(lambda: trees.decision_tree(10, num_classes=10), X, y, Xt)),
-        "trees.random_forest": (ten, _batch(lambda: trees.random_forest(100, 8, num_classes=10), X, y, Xt)),
+        "trees.decision_tree": (
+            ten,
+            _batch(lambda: trees.decision_tree(10, num_classes=10), X, y, Xt),
+        ),
+        "trees.random_forest": (
+            ten,
+            _batch(lambda: trees.random_forest(100, 8, num_classes=10), X, y, Xt),
+        ),
         "neighbors.knn": (ten, _batch(lambda: neighbors.knn(5, num_classes=10), X, y, Xt)),
         "nn.mlp_classifier": (
             ten,
@@ -287,17 +338,42 @@ def jnp_zeros(n, dtype="int32"):
 
 
 NAMES = [
-    "online.perceptron", "online.margin_perceptron", "online.kernel_perceptron", "online.winnow",
-    "online.online_gradient_descent", "online.conjunction", "online.decision_list", "experts.halving",
-    "experts.consistent", "experts.weighted_majority", "experts.randomized_weighted_majority",
-    "experts.hedge", "experts.weighted_average", "experts.soa", "experts.agnostic_experts", "linear.sgd",
-    "linear.soft_svm", "linear.hard_svm", "linear.kernel_svm", "linear.ridge", "linear.kernel_ridge",
-    "linear.kernel_centroid", "linear.batch_perceptron", "linear.augmented_perceptron",
-    "multiclass.one_vs_all", "multiclass.all_pairs", "multiclass.multiclass_svm",
-    "multiclass.multiclass_perceptron", "structured.structured_svm", "ranking.ranking_svm",
-    "trees.decision_tree", "trees.random_forest", "neighbors.knn", "nn.mlp_classifier",
+    "online.perceptron",
+    "online.margin_perceptron",
+    "online.kernel_perceptron",
+    "online.winnow",
+    "online.online_gradient_descent",
+    "online.conjunction",
+    "online.decision_list",
+    "experts.halving",
+    "experts.consistent",
+    "experts.weighted_majority",
+    "experts.randomized_weighted_majority",
+    "experts.hedge",
+    "experts.weighted_average",
+    "experts.soa",
+    "experts.agnostic_experts",
+    "linear.sgd",
+    "linear.soft_svm",
+    "linear.hard_svm",
+    "linear.kernel_svm",
+    "linear.ridge",
+    "linear.kernel_ridge",
+    "linear.kernel_centroid",
+    "linear.batch_perceptron",
+    "linear.augmented_perceptron",
+    "multiclass.one_vs_all",
+    "multiclass.all_pairs",
+    "multiclass.multiclass_svm",
+    "multiclass.multiclass_perceptron",
+    "structured.structured_svm",
+    "ranking.ranking_svm",
+    "trees.decision_tree",
+    "trees.random_forest",
+    "neighbors.knn",
+    "nn.mlp_classifier",
     "selection.grid_search",
-]  # fmt: skip
+]
 
 
 def child(name, data_path, mode, cache_dir):
@@ -373,14 +449,26 @@ def sklearn_calls(d):
         ),
         "linear.kernel_centroid": ("NearestCentroid", fp(NearestCentroid(), X, ypm)),
         "linear.batch_perceptron": ("Perceptron", fp(Perceptron(), X, ypm)),
-        "multiclass.one_vs_all": ("OneVsRest(LinearSVC)", fp(OneVsRestClassifier(LinearSVC()), X, y, Xt)),
-        "multiclass.all_pairs": ("OneVsOne(LinearSVC)", fp(OneVsOneClassifier(LinearSVC()), X, y, Xt)),
+        "multiclass.one_vs_all": (
+            "OneVsRest(LinearSVC)",
+            fp(OneVsRestClassifier(LinearSVC()), X, y, Xt),
+        ),
+        "multiclass.all_pairs": (
+            "OneVsOne(LinearSVC)",
+            fp(OneVsOneClassifier(LinearSVC()), X, y, Xt),
+        ),
         "multiclass.multiclass_svm": (
             "LinearSVC(crammer_singer)",
             fp(LinearSVC(multi_class="crammer_singer"), X, y, Xt),
         ),
-        "multiclass.multiclass_perceptron": ("Perceptron (OvR)", fp(Perceptron(max_iter=50), X, y, Xt)),
-        "trees.decision_tree": ("DecisionTree(depth 10)", fp(DecisionTreeClassifier(max_depth=10), X, y, Xt)),
+        "multiclass.multiclass_perceptron": (
+            "Perceptron (OvR)",
+            fp(Perceptron(max_iter=50), X, y, Xt),
+        ),
+        "trees.decision_tree": (
+            "DecisionTree(depth 10)",
+            fp(DecisionTreeClassifier(max_depth=10), X, y, Xt),
+        ),
         "trees.random_forest": (
             "RandomForest(100, depth 8, n_jobs=-1)",
             fp(RandomForestClassifier(100, max_depth=8, n_jobs=-1), X, y, Xt),
@@ -392,7 +480,9 @@ def sklearn_calls(d):
         ),
         "selection.grid_search": (
             "GridSearchCV(LinearSVC, 3 C, cv=3)",
-            lambda: GridSearchCV(LinearSVC(), {"C": [1.0, 10.0, 100.0]}, cv=3).fit(X, ypm).best_score_,
+            lambda: (
+                GridSearchCV(LinearSVC(), {"C": [1.0, 10.0, 100.0]}, cv=3).fit(X, ypm).best_score_
+            ),
         ),
     }
 
@@ -449,7 +539,9 @@ def run_child(name, data_path, mode, cache_dir):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--only", default="", help="comma-separated: online.perceptron, perceptron, or a family (linear)"
+        "--only",
+        default="",
+        help="comma-separated: online.perceptron, perceptron, or a family (linear)",
     )
     parser.add_argument("--list", action="store_true", help="list the learners and exit")
     parser.add_argument("--child", help=argparse.SUPPRESS)
@@ -483,17 +575,24 @@ def main():
             warm = run_child(name, data_path, "warm", cache_dir) if cold else None
             rows.append((name, cold, warm))
             if cold:
-                print(f"  {name}: first {cold['first']:.2f} s (CPU {cold['cpu']:.2f} s), warm-cache first "
-                      f"{warm['first'] if warm else float('nan'):.2f} s, warm {cold['warm']:.3f} s",
-                      file=sys.stderr, flush=True)  # fmt: skip
+                print(
+                    f"  {name}: first {cold['first']:.2f} s (CPU {cold['cpu']:.2f} s), warm-cache first "
+                    f"{warm['first'] if warm else float('nan'):.2f} s, warm {cold['warm']:.3f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
         sk = time_sklearn(names, dict(np.load(data_path)))
     backend = next((c["backend"] for _, c, _ in rows if c), "?")
     print(f"# First-call latency on the digits (1,257 x 64 training rows), backend {backend}\n")
-    print("Each first call (fit + predict) in a fresh process; its CPU seconds (all threads) beside it, "
-          "steadier than wall time on a busy machine; warm = median of 3 later calls in the first "
-          "process; scikit-learn: fit + predict, median of 3.\n")  # fmt: skip
-    print("| learner | task | first call, no cache (s) | its CPU (s) | first call, warm cache (s) | "
-          "cache saves | warm (s) | scikit-learn (s) | counterpart | >= 3 s |")  # fmt: skip
+    print(
+        "Each first call (fit + predict) in a fresh process; its CPU seconds (all threads) beside it, "
+        "steadier than wall time on a busy machine; warm = median of 3 later calls in the first "
+        "process; scikit-learn: fit + predict, median of 3.\n"
+    )
+    print(
+        "| learner | task | first call, no cache (s) | its CPU (s) | first call, warm cache (s) | "
+        "cache saves | warm (s) | scikit-learn (s) | counterpart | >= 3 s |"
+    )
     print("|---|---|---:|---:|---:|---:|---:|---:|---|---|")
     flagged = []
     for name, cold, warm in rows:
@@ -517,8 +616,10 @@ def main():
             record(f"{name} first call, warm cache", "digits", warm_first, sk_s, **reference)
         target = 1.0 if name == "trees.random_forest" else None
         record(f"{name} warm", "digits", cold["warm"], sk_s, target=target, **reference)
-    print(f"\nFirst calls >= {FLAG_SECONDS:g} s with no cache (the issue's target: none): "
-          f"{', '.join(flagged) if flagged else 'none'}.")  # fmt: skip
+    print(
+        f"\nFirst calls >= {FLAG_SECONDS:g} s with no cache (the issue's target: none): "
+        f"{', '.join(flagged) if flagged else 'none'}."
+    )
     print(f"Wall time of this run: {time.perf_counter() - wall:.0f} s.")
     return None
 

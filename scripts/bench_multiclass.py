@@ -52,7 +52,9 @@ KEY = jax.random.PRNGKey(0)
 
 def digits():
     X, y = datasets.load_digits()
-    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, random_state=0, stratify=y)
+    X_train, X_test, y_train, y_test = train_test_split(
+        X, y, test_size=0.3, random_state=0, stratify=y
+    )
     scaler = StandardScaler().fit(X_train)
     return (
         scaler.transform(X_train).astype(np.float32),
@@ -63,7 +65,9 @@ def digits():
 
 
 def sklearn_fit(make, X, y):
-    with warnings.catch_warnings():  # liblinear's "increase the number of iterations" at its defaults
+    with (
+        warnings.catch_warnings()
+    ):  # liblinear's "increase the number of iterations" at its defaults
         warnings.simplefilter("ignore")
         return make().fit(X, y)
 
@@ -78,7 +82,9 @@ def task(rows, notes, name, make_sklearn, variants, data, repeats, min_steps):
     X, X_test, y, y_test = data
     t_sk, clf = timeit(lambda: sklearn_fit(make_sklearn, X, y), repeats, False)
     acc_sk = accuracy(clf.predict(X_test), y_test)
-    rows.append((name, f"scikit-learn {make_sklearn.__doc__}", "defaults (C=1)", t_sk, acc_sk, "1.00x"))
+    rows.append(
+        (name, f"scikit-learn {make_sklearn.__doc__}", "defaults (C=1)", t_sk, acc_sk, "1.00x")
+    )
     workload = f"digits {X.shape[0]}x{X.shape[1]}, 10 classes"
     summary = []
     for make_jax, lam, target in variants:
@@ -112,7 +118,9 @@ def task(rows, notes, name, make_sklearn, variants, data, repeats, min_steps):
             summary.append(f"{line}), accuracy {acc:.2%} vs {acc_sk:.2%}: for comparison")
             continue
         met = "met" if acc >= acc_sk - POINTS and t_sk / t_fit >= wanted else "NOT met"
-        summary.append(f"{line}, target {wanted:g}x), accuracy {acc:.2%} vs {acc_sk:.2%}: **{met}**")
+        summary.append(
+            f"{line}, target {wanted:g}x), accuracy {acc:.2%} vs {acc_sk:.2%}: **{met}**"
+        )
     return "\n".join(summary)
 
 
@@ -143,7 +151,9 @@ def all_pairs(lam, steps):
 
 def all_pairs_mask(lam, steps):
     """all_pairs(soft_svm(lam, T, fit_intercept=True), 10, subsample="mask")"""
-    return multiclass.all_pairs(linear.soft_svm(lam, steps, fit_intercept=True), 10, subsample="mask")
+    return multiclass.all_pairs(
+        linear.soft_svm(lam, steps, fit_intercept=True), 10, subsample="mask"
+    )
 
 
 def multiclass_svm(lam, steps):
@@ -153,10 +163,16 @@ def multiclass_svm(lam, steps):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--lam", type=float, default=0.01, help="lambda of one-vs-all, multiclass SVM, mask")
-    parser.add_argument("--pairs-lam", type=float, default=0.1, help="lambda of all-pairs (its default)")
+    parser.add_argument(
+        "--lam", type=float, default=0.01, help="lambda of one-vs-all, multiclass SVM, mask"
+    )
+    parser.add_argument(
+        "--pairs-lam", type=float, default=0.1, help="lambda of all-pairs (its default)"
+    )
     parser.add_argument("--repeats", type=int, default=5, help="timed runs (median reported)")
-    parser.add_argument("--min-steps", type=int, default=2_500, help="first T of the doubling search")
+    parser.add_argument(
+        "--min-steps", type=int, default=2_500, help="first T of the doubling search"
+    )
     args = parser.parse_args()
 
     data = digits()
@@ -167,19 +183,26 @@ def main():
         ("all-pairs, 45 pairs", ovo, pairs),
         ("multiclass SVM", crammer_singer, [(multiclass_svm, args.lam, None)]),
     ):
-        targets.append(task(rows, notes, name, make_sklearn, variants, data, args.repeats, args.min_steps))
+        targets.append(
+            task(rows, notes, name, make_sklearn, variants, data, args.repeats, args.min_steps)
+        )
 
     m, d = data[0].shape
     print(
         f"### Multiclass on the digits: {m} train / {data[1].shape[0]} test, d={d}, 10 classes, float32, "
         f"{jax.devices()[0].platform.upper()}, median of {args.repeats}\n"
     )
-    print("| task | implementation | setting | median fit time (s) | test accuracy | speed vs scikit-learn |")
+    print(
+        "| task | implementation | setting | median fit time (s) | test accuracy | speed vs scikit-learn |"
+    )
     print("|---|---|---|---:|---:|---:|")
     for name, impl, setting, seconds, acc, speed in rows:
         print(f"| {name} | {impl} | {setting} | {seconds:.4f} | {acc:.2%} | {speed} |")
     print("\n**Notes**\n\n" + "\n".join(notes))
-    print(f"\n**Targets** (speed-up of `learner.fit`, accuracy within {POINTS:.0%})\n\n" + "\n".join(targets))
+    print(
+        f"\n**Targets** (speed-up of `learner.fit`, accuracy within {POINTS:.0%})\n\n"
+        + "\n".join(targets)
+    )
 
 
 if __name__ == "__main__":

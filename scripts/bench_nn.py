@@ -56,7 +56,9 @@ BATCH, HIDDEN, SMALL, LR, SEEDS, FEATURES, CLASSES = 32, 128, 8, 1e-3, 16, 64, 1
 VALIDATION_FRACTION = 0.1  # mlp_classifier's default
 THROUGHPUT_TARGET = 3.0
 SEEDS_TARGET = {"cpu": 2.5}  # any accelerator: 10x
-PEAK_SIZE = {"cpu": 2048}  # the side of the square product that measures the matmul peak (else 8192)
+PEAK_SIZE = {
+    "cpu": 2048
+}  # the side of the square product that measures the matmul peak (else 8192)
 
 
 def digits():
@@ -77,8 +79,16 @@ def training_flop(hidden, m, steps):
 
 
 def sklearn_fit(X, y, epochs):
-    model = MLPClassifier((HIDDEN,), solver="adam", batch_size=BATCH, learning_rate_init=LR,
-                          max_iter=epochs, tol=0.0, n_iter_no_change=epochs + 1, random_state=0)  # fmt: skip
+    model = MLPClassifier(
+        (HIDDEN,),
+        solver="adam",
+        batch_size=BATCH,
+        learning_rate_init=LR,
+        max_iter=epochs,
+        tol=0.0,
+        n_iter_no_change=epochs + 1,
+        random_state=0,
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # ConvergenceWarning: the epoch budget is the point
         return model.fit(X, y)
@@ -86,7 +96,9 @@ def sklearn_fit(X, y, epochs):
 
 def torch_fit(torch, X, y, epochs):
     torch.manual_seed(0)
-    model = torch.nn.Sequential(torch.nn.Linear(64, HIDDEN), torch.nn.ReLU(), torch.nn.Linear(HIDDEN, 10))
+    model = torch.nn.Sequential(
+        torch.nn.Linear(64, HIDDEN), torch.nn.ReLU(), torch.nn.Linear(HIDDEN, 10)
+    )
     opt = torch.optim.Adam(model.parameters(), lr=LR)
     Xt, yt = torch.as_tensor(X, dtype=torch.float32), torch.as_tensor(y, dtype=torch.long)
     for _ in range(epochs):
@@ -124,7 +136,11 @@ def gemm_ceiling(repeats, threads, iters=500):
     for shape in ((), (SEEDS,)):
         a = jax.random.normal(key, (*shape, BATCH, 64))
         b = jax.random.normal(key, (*shape, 64, HIDDEN))
-        out.append(timeit(lambda a=a, b=b: jax.jit(run)(a, b), repeats)[0] / iters / (SEEDS if shape else 1))
+        out.append(
+            timeit(lambda a=a, b=b: jax.jit(run)(a, b), repeats)[0]
+            / iters
+            / (SEEDS if shape else 1)
+        )
     size = SEEDS // threads
     a = jax.random.normal(key, (size, BATCH, 64))
     b = jax.random.normal(key, (size, 64, HIDDEN))
@@ -159,18 +175,35 @@ def main():
     seconds, model = timeit(lambda: sklearn_fit(Xtr, ytr, epochs), args.repeats, warm_up=False)
     sk_rate = examples / seconds
     rows.append(("scikit-learn `MLPClassifier`", seconds, sk_rate, model.score(Xte, yte)))
-    record("mlp_classifier fit", workload, jax_rate, sk_rate, unit="examples/s", target=THROUGHPUT_TARGET)
+    record(
+        "mlp_classifier fit",
+        workload,
+        jax_rate,
+        sk_rate,
+        unit="examples/s",
+        target=THROUGHPUT_TARGET,
+    )
     try:
         import torch
     except ImportError:
         torch = None
     if torch is not None:
-        seconds, model = timeit(lambda: torch_fit(torch, Xtr, ytr, epochs), args.repeats, warm_up=False)
+        seconds, model = timeit(
+            lambda: torch_fit(torch, Xtr, ytr, epochs), args.repeats, warm_up=False
+        )
         with torch.no_grad():
             pred = model(torch.as_tensor(Xte, dtype=torch.float32)).argmax(1).numpy()
-        rows.append((f"PyTorch {torch.__version__} (CPU)", seconds, examples / seconds, accuracy(pred)))
-        record("mlp_classifier fit", workload, jax_rate, examples / seconds, unit="examples/s",
-               reference_name=f"PyTorch {torch.__version__} (CPU)")  # fmt: skip
+        rows.append(
+            (f"PyTorch {torch.__version__} (CPU)", seconds, examples / seconds, accuracy(pred))
+        )
+        record(
+            "mlp_classifier fit",
+            workload,
+            jax_rate,
+            examples / seconds,
+            unit="examples/s",
+            reference_name=f"PyTorch {torch.__version__} (CPU)",
+        )
 
     keys = jax.random.split(key, SEEDS)
     Xj, yj = jnp.asarray(Xtr, jnp.float32), jnp.asarray(ytr)
@@ -183,7 +216,10 @@ def main():
         t_sweep, swept = timeit(lambda: parallel.sweep(fit, keys), args.repeats)
         accs = jax.vmap(lambda p: jnp.mean(learner.predict(p, Xte) == yte))(many)
         swept_accs = jax.vmap(lambda p: jnp.mean(learner.predict(p, Xte) == yte))(swept)
-        assert float(jnp.max(jnp.abs(swept_accs - accs))) <= 0.02, (swept_accs, accs)  # rounding only
+        assert float(jnp.max(jnp.abs(swept_accs - accs))) <= 0.02, (
+            swept_accs,
+            accs,
+        )  # rounding only
         return t_vmap, t_loop, t_sweep, many, accs
 
     t_vmap, t_loop, t_sweep, many, accs = seeds(learner)
@@ -202,9 +238,13 @@ def main():
     target = SEEDS_TARGET.get(backend, 10.0)
 
     device = f"{backend} ({jax.devices()[0].device_kind})"
-    print(f"## MLP 64-{HIDDEN}-10 on digits ({m} training examples, batch {BATCH}, {epochs} epochs, Adam)\n")
-    print(f"jax {jax.__version__}, {device}; median of {args.repeats}; figures are noisy "
-          "when other processes share the machine.\n")  # fmt: skip
+    print(
+        f"## MLP 64-{HIDDEN}-10 on digits ({m} training examples, batch {BATCH}, {epochs} epochs, Adam)\n"
+    )
+    print(
+        f"jax {jax.__version__}, {device}; median of {args.repeats}; figures are noisy "
+        "when other processes share the machine.\n"
+    )
     print("| implementation | median time (s) | examples/s | vs scikit-learn | test accuracy |")
     print("|---|---:|---:|---:|---:|")
     for name, seconds, rate, acc in rows:
@@ -213,69 +253,116 @@ def main():
         print("| PyTorch (CPU) | not installed | | | |")
 
     side = PEAK_SIZE.get(backend, 8192)
-    print(f"\nMatmul peak of this {backend}: {peak / 1e9:,.0f} GFLOP/s (a {side}-square float32 `jnp.dot`, "
-          "default precision).\n")  # fmt: skip
-    print(f"| {SEEDS} seeds ({steps} steps each) | median time (s) | speed-up | GFLOP/s | % of peak "
-          "| test accuracy (mean, min-max) |")  # fmt: skip
+    print(
+        f"\nMatmul peak of this {backend}: {peak / 1e9:,.0f} GFLOP/s (a {side}-square float32 `jnp.dot`, "
+        "default precision).\n"
+    )
+    print(
+        f"| {SEEDS} seeds ({steps} steps each) | median time (s) | speed-up | GFLOP/s | % of peak "
+        "| test accuracy (mean, min-max) |"
+    )
     print("|---|---:|---:|---:|---:|---|")
     for hidden, lr, (tv, tl, ts, acc) in (
         (HIDDEN, LR, (t_vmap, t_loop, t_sweep, accs)),
         (SMALL, 10 * LR, (small_vmap, small_loop, small_sweep, small_accs)),
-    ):  # fmt: skip
+    ):
         flop = SEEDS * training_flop(hidden, m, steps)
         acc_s = f"{float(acc.mean()):.3f} ({float(acc.min()):.3f}-{float(acc.max()):.3f})"
         rate = flop / tv
-        print(f"| 64-{hidden}-10 (lr {lr:g}): one `jax.jit(jax.vmap(fit))` program | {tv:.3f} | "
-              f"{tl / tv:.1f}x | {rate / 1e9:,.1f} | {100 * rate / peak:.2f}% | {acc_s} |")  # fmt: skip
-        print(f"| 64-{hidden}-10: `parallel.sweep(fit, keys)` ({threads} slice(s), one thread each) | "
-              f"{ts:.3f} | {tl / ts:.1f}x | {flop / ts / 1e9:,.1f} | "
-              f"{100 * flop / ts / peak:.2f}% | |")  # fmt: skip
-        print(f"| 64-{hidden}-10: {SEEDS} sequential `fit` calls | {tl:.3f} | 1.0x | "
-              f"{flop / tl / 1e9:,.1f} | {100 * flop / tl / peak:.2f}% | |")  # fmt: skip
+        print(
+            f"| 64-{hidden}-10 (lr {lr:g}): one `jax.jit(jax.vmap(fit))` program | {tv:.3f} | "
+            f"{tl / tv:.1f}x | {rate / 1e9:,.1f} | {100 * rate / peak:.2f}% | {acc_s} |"
+        )
+        print(
+            f"| 64-{hidden}-10: `parallel.sweep(fit, keys)` ({threads} slice(s), one thread each) | "
+            f"{ts:.3f} | {tl / ts:.1f}x | {flop / ts / 1e9:,.1f} | "
+            f"{100 * flop / ts / peak:.2f}% | |"
+        )
+        print(
+            f"| 64-{hidden}-10: {SEEDS} sequential `fit` calls | {tl:.3f} | 1.0x | "
+            f"{flop / tl / 1e9:,.1f} | {100 * flop / tl / peak:.2f}% | |"
+        )
         name = f"{SEEDS} seeds as one vmapped program, 64-{hidden}-10"
-        record(name, workload, tv, tl, reference_name=f"{SEEDS} sequential fits",
-               target=target if hidden == HIDDEN else None)  # fmt: skip
-        record(f"{name}, arithmetic rate", workload, flop / tv / 1e9, peak / 1e9, unit="GFLOP/s",
-               reference_name="matmul peak")  # fmt: skip
-        record(f"{SEEDS} seeds by parallel.sweep ({threads} threads), 64-{hidden}-10", workload, ts, tl,
-               reference_name=f"{SEEDS} sequential fits",
-               target=target if hidden == HIDDEN else None)  # fmt: skip
+        record(
+            name,
+            workload,
+            tv,
+            tl,
+            reference_name=f"{SEEDS} sequential fits",
+            target=target if hidden == HIDDEN else None,
+        )
+        record(
+            f"{name}, arithmetic rate",
+            workload,
+            flop / tv / 1e9,
+            peak / 1e9,
+            unit="GFLOP/s",
+            reference_name="matmul peak",
+        )
+        record(
+            f"{SEEDS} seeds by parallel.sweep ({threads} threads), 64-{hidden}-10",
+            workload,
+            ts,
+            tl,
+            reference_name=f"{SEEDS} sequential fits",
+            target=target if hidden == HIDDEN else None,
+        )
     step_flop = 6 * num_params(HIDDEN) * BATCH
     per_step, per_seed_step = rows[0][1] / steps, t_vmap / steps / SEEDS
     gemm_flop = 2 * BATCH * 64 * HIDDEN
-    print(f"\n| cost per optimiser step (64-{HIDDEN}-10, {step_flop / 1e6:.2f} MFLOP) | us | GFLOP/s |")
+    print(
+        f"\n| cost per optimiser step (64-{HIDDEN}-10, {step_flop / 1e6:.2f} MFLOP) | us | GFLOP/s |"
+    )
     print("|---|---:|---:|")
-    print(f"| one fit (`fit` time / {steps} steps, validation included) | {per_step * 1e6:.1f} | "
-          f"{step_flop / per_step / 1e9:,.1f} |")  # fmt: skip
-    print(f"| {SEEDS} vmapped seeds, per seed-step | {per_seed_step * 1e6:.1f} | "
-          f"{step_flop / per_seed_step / 1e9:,.1f} |")  # fmt: skip
-    print(f"| the 32x64x{HIDDEN} product alone, single | {gemm_one * 1e6:.2f} | "
-          f"{gemm_flop / gemm_one / 1e9:,.1f} |")  # fmt: skip
-    print(f"| the same product batched over {SEEDS} seeds, per seed | {gemm_many * 1e6:.2f} | "
-          f"{gemm_flop / gemm_many / 1e9:,.1f} |")  # fmt: skip
+    print(
+        f"| one fit (`fit` time / {steps} steps, validation included) | {per_step * 1e6:.1f} | "
+        f"{step_flop / per_step / 1e9:,.1f} |"
+    )
+    print(
+        f"| {SEEDS} vmapped seeds, per seed-step | {per_seed_step * 1e6:.1f} | "
+        f"{step_flop / per_seed_step / 1e9:,.1f} |"
+    )
+    print(
+        f"| the 32x64x{HIDDEN} product alone, single | {gemm_one * 1e6:.2f} | "
+        f"{gemm_flop / gemm_one / 1e9:,.1f} |"
+    )
+    print(
+        f"| the same product batched over {SEEDS} seeds, per seed | {gemm_many * 1e6:.2f} | "
+        f"{gemm_flop / gemm_many / 1e9:,.1f} |"
+    )
     if threads > 1:  # parallel.sweep's layout: what each core does, per seed
         core_fit, core_sweep = t_loop / steps / SEEDS, t_sweep * threads / steps / SEEDS
         per_core = SEEDS // threads
-        print(f"| per core: one fit's step (16 sequential fits, one core at a time) | {core_fit * 1e6:.1f} | "
-              f"{step_flop / core_fit / 1e9:,.1f} |")  # fmt: skip
-        print(f"| per core: `parallel.sweep`'s step per seed ({per_core} seeds per core) | "
-              f"{core_sweep * 1e6:.1f} | {step_flop / core_sweep / 1e9:,.1f} |")  # fmt: skip
-        print(f"| per core: the 32x64x{HIDDEN} product alone, {per_core} seeds in each of {threads} threads, "
-              f"per seed | {gemm_slice * 1e6:.2f} | {gemm_flop / gemm_slice / 1e9:,.1f} |")  # fmt: skip
+        print(
+            f"| per core: one fit's step (16 sequential fits, one core at a time) | {core_fit * 1e6:.1f} | "
+            f"{step_flop / core_fit / 1e9:,.1f} |"
+        )
+        print(
+            f"| per core: `parallel.sweep`'s step per seed ({per_core} seeds per core) | "
+            f"{core_sweep * 1e6:.1f} | {step_flop / core_sweep / 1e9:,.1f} |"
+        )
+        print(
+            f"| per core: the 32x64x{HIDDEN} product alone, {per_core} seeds in each of {threads} threads, "
+            f"per seed | {gemm_slice * 1e6:.2f} | {gemm_flop / gemm_slice / 1e9:,.1f} |"
+        )
         gain = core_fit / core_sweep
-        print(f"\nThe limit on {threads} cores: {target:g}x needs each core's slice to cost "
-              f"{target / threads:.2f}x less per seed-step than one fit; it costs {gain:.2f}x less. The "
-              f"step's largest product alone, batched over {per_core} seeds in each of {threads} threads at "
-              f"once (as parallel.sweep runs), costs {gemm_slice * 1e6:.2f} us per seed and core, against "
-              f"{gemm_one * 1e6:.2f} us single in one thread ({gemm_one / gemm_slice:.2f}x); the rest of "
-              "the step (Adam's update, the activations) is "
-              "elementwise work that costs the same per seed batched or not.")  # fmt: skip
+        print(
+            f"\nThe limit on {threads} cores: {target:g}x needs each core's slice to cost "
+            f"{target / threads:.2f}x less per seed-step than one fit; it costs {gain:.2f}x less. The "
+            f"step's largest product alone, batched over {per_core} seeds in each of {threads} threads at "
+            f"once (as parallel.sweep runs), costs {gemm_slice * 1e6:.2f} us per seed and core, against "
+            f"{gemm_one * 1e6:.2f} us single in one thread ({gemm_one / gemm_slice:.2f}x); the rest of "
+            "the step (Adam's update, the activations) is "
+            "elementwise work that costs the same per seed batched or not."
+        )
     ratio, speedup, swept = jax_rate / sk_rate, t_loop / t_vmap, t_loop / t_sweep
     verdict = {True: "met", False: "MISSED"}
-    print(f"\nTargets: throughput >= {THROUGHPUT_TARGET:g}x MLPClassifier: {ratio:.1f}x "
-          f"({verdict[ratio >= THROUGHPUT_TARGET]}); {SEEDS} seeds >= {target:g}x faster than "
-          f"sequential on {backend}: one vmapped program {speedup:.1f}x ({verdict[speedup >= target]}), "
-          f"parallel.sweep {swept:.1f}x ({verdict[swept >= target]}).")  # fmt: skip
+    print(
+        f"\nTargets: throughput >= {THROUGHPUT_TARGET:g}x MLPClassifier: {ratio:.1f}x "
+        f"({verdict[ratio >= THROUGHPUT_TARGET]}); {SEEDS} seeds >= {target:g}x faster than "
+        f"sequential on {backend}: one vmapped program {speedup:.1f}x ({verdict[speedup >= target]}), "
+        f"parallel.sweep {swept:.1f}x ({verdict[swept >= target]})."
+    )
 
 
 if __name__ == "__main__":

@@ -86,7 +86,9 @@ class Report:
         self.rows, self.checks, self.notes, self.targets = [], [], [], []
 
     def check(self, what, ok, fatal, detail=""):
-        self.checks.append(f"- [{'ok' if ok else 'DIFFERS'}] {what}" + (f" ({detail})" if detail else ""))
+        self.checks.append(
+            f"- [{'ok' if ok else 'DIFFERS'}] {what}" + (f" ({detail})" if detail else "")
+        )
         if fatal and not ok:
             raise AssertionError(f"{what}: {detail}")
 
@@ -99,7 +101,9 @@ class Report:
 
     def target(self, task, ratio, goal, impl):
         met = "met" if ratio >= goal else "NOT met"
-        self.targets.append(f"- {task}: {ratio:.2f}x >= {goal:.1f}x scikit-learn ({impl}): **{met}**")
+        self.targets.append(
+            f"- {task}: {ratio:.2f}x >= {goal:.1f}x scikit-learn ({impl}): **{met}**"
+        )
 
     def print(self, header):
         print(header + "\n")
@@ -110,7 +114,11 @@ class Report:
         print("|---|---|---:|---:|---:|")
         for task, impl, seconds, rate, ratio in self.rows:
             print(f"| {task} | {impl} | {seconds:.4f} | {rate:,.0f} | {ratio:.2f}x |")
-        for title, lines in (("Checks", self.checks), ("Notes", self.notes), ("Targets", self.targets)):
+        for title, lines in (
+            ("Checks", self.checks),
+            ("Notes", self.notes),
+            ("Targets", self.targets),
+        ):
             print(f"\n**{title}**\n\n" + "\n".join(lines))
 
 
@@ -161,9 +169,15 @@ def single_stream(report, task, X, y, repeats, exact):
     default_rate = report.add(task, default, t_default, n, sk_rate)
     report.add(task, "jaxlearn run, round by round (block_size=0)", t_scan, n, sk_rate)
     block_rate = report.add(task, f"jaxlearn run, block_size={block}", t_block, n, sk_rate)
-    report.add(task, f"jax.jit(jaxlearn run, block_size={block}) (no host checks)", t_jit, n, sk_rate)
     report.add(
-        task, f"river Perceptron.learn_one (first {m_river:,}, extrapolated)", t_river, m_river, sk_rate
+        task, f"jax.jit(jaxlearn run, block_size={block}) (no host checks)", t_jit, n, sk_rate
+    )
+    report.add(
+        task,
+        f"river Perceptron.learn_one (first {m_river:,}, extrapolated)",
+        t_river,
+        m_river,
+        sk_rate,
     )
     report.add(task, f"NumPy Python loop (first {m_np:,}, extrapolated)", t_np, m_np, sk_rate)
     del block_rate
@@ -186,7 +200,9 @@ def sweep(report, task, X, y, repeats, exact):
     block, probe = pick_block_size(program)
     t_scan, W_scan = timeit(program(0), repeats)
     t_block, W_block = timeit(program(block), repeats)
-    t_sk, W_sk = timeit(lambda: np.stack([sklearn_fit(Xn, yn, lr) for lr in np.asarray(lrs)]), repeats)
+    t_sk, W_sk = timeit(
+        lambda: np.stack([sklearn_fit(Xn, yn, lr) for lr in np.asarray(lrs)]), repeats
+    )
 
     W_scan, W_block = np.asarray(W_scan), np.asarray(W_block)
     diff = [not np.array_equal(a, b) for a, b in zip(W_scan, W_block)]
@@ -208,9 +224,13 @@ def sweep(report, task, X, y, repeats, exact):
     )
 
     work = N_LEARNERS * n
-    sk_rate = report.add(task, f"scikit-learn Perceptron.fit x {N_LEARNERS}, sequential", t_sk, work)
+    sk_rate = report.add(
+        task, f"scikit-learn Perceptron.fit x {N_LEARNERS}, sequential", t_sk, work
+    )
     scan_rate = report.add(task, "jit(vmap(jaxlearn run)), round by round", t_scan, work, sk_rate)
-    block_rate = report.add(task, f"jit(vmap(jaxlearn run)), block_size={block}", t_block, work, sk_rate)
+    block_rate = report.add(
+        task, f"jit(vmap(jaxlearn run)), block_size={block}", t_block, work, sk_rate
+    )
     best = max((scan_rate, "vmapped scan"), (block_rate, f"vmapped block_size={block}"))
     report.target(task, best[0] / sk_rate, SWEEP_TARGET, best[1])
 
@@ -224,7 +244,9 @@ def main():
 
     key_sep, key_noisy = jax.random.split(jax.random.PRNGKey(0))
     X_sep, y_sep, _ = datasets.separable(key_sep, args.n, args.d, 0.05, dtype=jnp.float32)
-    X_noisy, y_noisy, _ = datasets.noisy_halfspace(key_noisy, args.n, args.d, 0.05, dtype=jnp.float32)
+    X_noisy, y_noisy, _ = datasets.noisy_halfspace(
+        key_noisy, args.n, args.d, 0.05, dtype=jnp.float32
+    )
     report = Report(f"n={args.n}, d={args.d}, float32")
     single_stream(report, "single stream, separable", X_sep, y_sep, args.repeats, exact=True)
     single_stream(report, "single stream, noisy", X_noisy, y_noisy, args.repeats, exact=False)

@@ -54,7 +54,9 @@ from __future__ import annotations
 import os
 import sys
 
-if "jax" not in sys.modules and "xla_force_host_platform_device_count" not in os.environ.get("XLA_FLAGS", ""):
+if "jax" not in sys.modules and "xla_force_host_platform_device_count" not in os.environ.get(
+    "XLA_FLAGS", ""
+):
     os.environ["XLA_FLAGS"] = (
         os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=4"
     ).strip()
@@ -165,7 +167,10 @@ def on_meshes(table, name, make, sklearn, repeats, check64=None):
     table.add(name, seconds, sk)
     diff = max_difference(outputs)
     if check64 is None:
-        ok, detail = diff == 0, f"equal to the bit on 1, 2 and 4 devices (max abs difference {diff:.1e})"
+        ok, detail = (
+            diff == 0,
+            f"equal to the bit on 1, 2 and 4 devices (max abs difference {diff:.1e})",
+        )
     else:
         with jax.enable_x64(True):
             diff64 = max_difference([check64(mesh) for mesh in meshes()])
@@ -176,7 +181,8 @@ def on_meshes(table, name, make, sklearn, repeats, check64=None):
         )
     table.notes.append(f"- [{'ok' if ok else 'FAILED'}] {name}: {detail}")
     print(
-        f"  {name}: {seconds}, scikit-learn {sk:.3f} ({time.perf_counter() - start:.0f} s)", file=sys.stderr
+        f"  {name}: {seconds}, scikit-learn {sk:.3f} ({time.perf_counter() - start:.0f} s)",
+        file=sys.stderr,
     )
     if not ok:
         raise AssertionError(f"{name}: {detail}")
@@ -196,7 +202,9 @@ def cpu_section(args):
 
     def float64(make_fit, labels):
         """``check64``: the fit ``make_fit()`` (made in float64 mode) on the first rows in float64."""
-        return lambda mesh: split(make_fit(), X[:CHECK_ROWS].astype(np.float64), labels[:CHECK_ROWS], mesh)()
+        return lambda mesh: split(
+            make_fit(), X[:CHECK_ROWS].astype(np.float64), labels[:CHECK_ROWS], mesh
+        )()
 
     # soft-SVM: mini-batch Pegasos, each device drawing its share of the batch from its rows
     def svm(steps):
@@ -283,7 +291,10 @@ def cpu_section(args):
         return state.w, trace.loss.sum()
 
     def sk_perceptrons():
-        return [Perceptron(eta0=eta, max_iter=1, tol=None, shuffle=False).fit(Xp, yp) for eta in eta_list]
+        return [
+            Perceptron(eta0=eta, max_iter=1, tol=None, shuffle=False).fit(Xp, yp)
+            for eta in eta_list
+        ]
 
     on_meshes(
         table,
@@ -372,7 +383,11 @@ def gpu_section(args):
                 for eta in np.asarray(etas)[:units].tolist()
             ]
         )
-        row(f"sweep of {V:,} Perceptron eta, {stream:,} x 64 stream", t, sklearn_share(fits, V, share))
+        row(
+            f"sweep of {V:,} Perceptron eta, {stream:,} x 64 stream",
+            t,
+            sklearn_share(fits, V, share),
+        )
 
         # 2. A forest of 256 trees
         n_trees, n = scaled(256, scale), scaled(100_000, scale, 64)
@@ -382,7 +397,9 @@ def gpu_section(args):
         accuracy = float((np.asarray(forest.predict(params, X_test)) == y_test).mean())
 
         def sk_forest(units):
-            return RandomForestClassifier(units, max_depth=args.gpu_depth, n_jobs=2, random_state=0).fit(X, y)
+            return RandomForestClassifier(
+                units, max_depth=args.gpu_depth, n_jobs=2, random_state=0
+            ).fit(X, y)
 
         sk = sklearn_share(sk_forest, n_trees, share)
         row(f"random_forest({n_trees}, {args.gpu_depth}).fit, {n:,} x 32", t, sk)
@@ -437,7 +454,9 @@ def gpu_section(args):
             ]
 
         sk = sklearn_share(quiet(sk_seeds), seeds, share)
-        row(f"{seeds:,} seeds of mlp_classifier({MLP_HIDDEN}), {steps:,} steps of 32, digits", t, sk)
+        row(
+            f"{seeds:,} seeds of mlp_classifier({MLP_HIDDEN}), {steps:,} steps of 32, digits", t, sk
+        )
         table.notes.append(
             f"- MLP seeds: mean test accuracy {float(scores.mean()):.2%}, scikit-learn's "
             f"({len(sk[2])} seeds, {epochs} epochs) {np.mean(sk[2]):.2%}"
@@ -447,7 +466,9 @@ def gpu_section(args):
         f"seconds / {backend.upper()} seconds"
     )
     devices = f"{len(jax.devices())} x {jax.devices()[0].device_kind}"
-    table.print(f"### GPU workloads on {devices}, --gpu-scale {scale:g}, median of {repeats}, seconds")
+    table.print(
+        f"### GPU workloads on {devices}, --gpu-scale {scale:g}, median of {repeats}, seconds"
+    )
 
 
 def classification(n, d):
@@ -460,7 +481,9 @@ def classification(n, d):
 def digits():
     """Digits (pixels / 16), 70% to train, 30% to test, stratified."""
     X, y = datasets.load_digits()
-    X_train, X_test, y_train, y_test = train_test_split(X / 16, y, test_size=0.3, random_state=0, stratify=y)
+    X_train, X_test, y_train, y_test = train_test_split(
+        X / 16, y, test_size=0.3, random_state=0, stratify=y
+    )
     return X_train, y_train, X_test, y_test
 
 
@@ -478,11 +501,19 @@ def main():
     parser.add_argument("--repeats", type=int, default=5, help="timed runs (median reported)")
     parser.add_argument("--sections", nargs="+", choices=("cpu", "gpu"), default=("cpu", "gpu"))
     parser.add_argument("--gpu-scale", type=float, default=1.0, help="GPU section sizes x this")
-    parser.add_argument("--gpu-on-cpu", action="store_true", help="run the GPU section without a GPU")
-    parser.add_argument("--sklearn-share", type=float, default=0.05, help="GPU section: scikit-learn's share")
+    parser.add_argument(
+        "--gpu-on-cpu", action="store_true", help="run the GPU section without a GPU"
+    )
+    parser.add_argument(
+        "--sklearn-share", type=float, default=0.05, help="GPU section: scikit-learn's share"
+    )
     parser.add_argument("--gpu-depth", type=int, default=8, help="GPU section: forest depth")
-    parser.add_argument("--gpu-query-chunk", type=int, default=1_024, help="GPU section: k-NN query chunk")
-    parser.add_argument("--gpu-mlp-steps", type=int, default=500, help="GPU section: steps of each MLP fit")
+    parser.add_argument(
+        "--gpu-query-chunk", type=int, default=1_024, help="GPU section: k-NN query chunk"
+    )
+    parser.add_argument(
+        "--gpu-mlp-steps", type=int, default=500, help="GPU section: steps of each MLP fit"
+    )
     args = parser.parse_args()
     if "cpu" in args.sections:
         cpu_section(args)

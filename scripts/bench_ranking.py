@@ -68,7 +68,9 @@ def main():
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     T = args.steps
-    print(f"backend: {jax.default_backend()} ({jax.devices()[0].device_kind}), jax {jax.__version__}")
+    print(
+        f"backend: {jax.default_backend()} ({jax.devices()[0].device_kind}), jax {jax.__version__}"
+    )
     print(
         f"ranking_svm(lam={LAM}, T={T}, loss='ndcg'), m={args.m} queries, d={args.d}, float32; "
         f"median of {args.repeats}; microseconds per SGD step\n"
@@ -81,7 +83,9 @@ def main():
             w, w_ref = (fit_w(kind, idx, X, Y, LAM) for kind in ("ndcg", "ndcg_scipy"))
             if not np.array_equal(np.asarray(w), np.asarray(w_ref)):
                 raise SystemExit(f"r={r}: the float64 fit differs from the SciPy path's")
-    print(f"float64 fits (m=20, T={min(T, 200)}) equal the SciPy path's bit for bit at r = {args.rs}\n")
+    print(
+        f"float64 fits (m=20, T={min(T, 200)}) equal the SciPy path's bit for bit at r = {args.rs}\n"
+    )
 
     header = f"{'workload':<28}{'in-program':>12}{REFERENCE:>22}{'speed-up':>10}{'kendall':>10}"
     print(header)

@@ -105,7 +105,13 @@ def smallest(reaches, start, grid, cap):
 def sgd_classifier(lam, epochs, X, y):
     """``SGDClassifier`` on the same objective, fitted for ``epochs`` passes (``tol=None``)."""
     clf = SGDClassifier(
-        loss="hinge", penalty="l2", alpha=lam, fit_intercept=False, max_iter=epochs, tol=None, random_state=0
+        loss="hinge",
+        penalty="l2",
+        alpha=lam,
+        fit_intercept=False,
+        max_iter=epochs,
+        tol=None,
+        random_state=0,
     )
     with warnings.catch_warnings():  # tol=None: "max_iter reached" is the point
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -114,7 +120,9 @@ def sgd_classifier(lam, epochs, X, y):
 
 def linear_svc(lam, tol, X, y):
     """``LinearSVC`` (liblinear, dual coordinate descent) on the same objective, to ``tol``."""
-    clf = LinearSVC(loss="hinge", C=1 / (lam * X.shape[0]), fit_intercept=False, tol=tol, max_iter=1_000_000)
+    clf = LinearSVC(
+        loss="hinge", C=1 / (lam * X.shape[0]), fit_intercept=False, tol=tol, max_iter=1_000_000
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         return clf.fit(X, y).coef_[0]
@@ -125,7 +133,9 @@ class Report:
         self.rows, self.checks, self.notes, self.targets = [], [], [], []
 
     def check(self, what, ok, detail=""):
-        self.checks.append(f"- [{'ok' if ok else 'FAILED'}] {what}" + (f" ({detail})" if detail else ""))
+        self.checks.append(
+            f"- [{'ok' if ok else 'FAILED'}] {what}" + (f" ({detail})" if detail else "")
+        )
         if not ok:
             raise AssertionError(f"{what}: {detail}")
 
@@ -140,11 +150,17 @@ class Report:
 
     def print(self, header):
         print(header + "\n")
-        print("| task | implementation | setting | median time (s) | result | speed vs scikit-learn |")
+        print(
+            "| task | implementation | setting | median time (s) | result | speed vs scikit-learn |"
+        )
         print("|---|---|---|---:|---|---:|")
         for task, impl, setting, seconds, result, speed in self.rows:
             print(f"| {task} | {impl} | {setting} | {seconds:.4f} | {result} | {speed} |")
-        for title, lines in (("Checks", self.checks), ("Notes", self.notes), ("Targets", self.targets)):
+        for title, lines in (
+            ("Checks", self.checks),
+            ("Notes", self.notes),
+            ("Targets", self.targets),
+        ):
             print(f"\n**{title}**\n\n" + "\n".join(lines))
 
 
@@ -234,7 +250,12 @@ def time_to_gap(report, X, y, lam, repeats, max_steps, investigate):
         t_sk,
     )
     report.add(
-        task, "scikit-learn LinearSVC(hinge), dual CD", f"tol={tol:g}", t_svc, result("LinearSVC", tol), t_sk
+        task,
+        "scikit-learn LinearSVC(hinge), dual CD",
+        f"tol={tol:g}",
+        t_svc,
+        result("LinearSVC", tol),
+        t_sk,
     )
     report.add(
         task,
@@ -270,7 +291,9 @@ def time_to_gap(report, X, y, lam, repeats, max_steps, investigate):
     )
 
     def seen(name, unit):
-        return ", ".join(f"{unit.format(s)}: {g:.2%}" for (k, s), g in sorted(gaps.items()) if k == name)
+        return ", ".join(
+            f"{unit.format(s)}: {g:.2%}" for (k, s), g in sorted(gaps.items()) if k == name
+        )
 
     report.notes.append(
         f"- {task}: f* = {f_star:.6f}; the LinearSVC reference (tol={REFERENCE_TOL:g}) took {t_ref:.2f} s; "
@@ -291,7 +314,9 @@ def sweep(report, X, y, T, E, repeats):
     X64 = Xn.astype(np.float64)
     lams = jnp.logspace(-4, -1, N_LAMBDAS, dtype=X.dtype)
     program = jax.jit(
-        jax.vmap(lambda lam, X, y: linear.soft_svm(lam, T).fit(KEY, X, y).w, in_axes=(0, None, None))
+        jax.vmap(
+            lambda lam, X, y: linear.soft_svm(lam, T).fit(KEY, X, y).w, in_axes=(0, None, None)
+        )
     )
 
     def sklearn_sweep():
@@ -340,7 +365,8 @@ def sweep(report, X, y, T, E, repeats):
             f"SGDClassifier {objective(W_sk[i], X64, yn, lam) / f_star - 1:.2%}"
         )
     report.notes.append(
-        f"- {task}: lam = logspace(-4, -1, {N_LAMBDAS}); gaps (LinearSVC reference): " + "; ".join(parts)
+        f"- {task}: lam = logspace(-4, -1, {N_LAMBDAS}); gaps (LinearSVC reference): "
+        + "; ".join(parts)
     )
     report.notes.append(
         f"- {task}: {N_LAMBDAS} x T = {N_LAMBDAS * T:,} learner-steps in {t_jax:.2f} s "
@@ -391,7 +417,11 @@ def kernel_task(report, name, X_all, y_all, sigma, steps, repeats, with_bias, ta
     t_svc_pred, pred_svc = timeit(lambda: svc.predict(X_test), repeats, False)
     acc_svc = float((pred_svc == y_test).mean())
     report.add(
-        task, "scikit-learn SVC(rbf), fit", f"C=1/(lam m)={1 / (lam * m):g}", t_svc, f"accuracy {acc_svc:.2%}"
+        task,
+        "scikit-learn SVC(rbf), fit",
+        f"C=1/(lam m)={1 / (lam * m):g}",
+        t_svc,
+        f"accuracy {acc_svc:.2%}",
     )
     report.add(
         task,
@@ -438,7 +468,9 @@ def kernel_task(report, name, X_all, y_all, sigma, steps, repeats, with_bias, ta
         params = learner.fit(KEY, X, y)
         G = kernels.gram(kernel, jnp.asarray(X))
         scores = learner.decision_function(params, X)
-        expected = np.asarray(G, np.float64) @ np.asarray(params.alpha, np.float64)  # no TF32 on a GPU
+        expected = np.asarray(G, np.float64) @ np.asarray(
+            params.alpha, np.float64
+        )  # no TF32 on a GPU
         report.check(
             f"{task}, {label}, T={T:,}: decision_function (kernel only) equals G alpha on the training set",
             np.allclose(scores, expected, rtol=1e-4, atol=1e-4 * float(np.abs(expected).max())),
@@ -501,7 +533,8 @@ def kernel_task(report, name, X_all, y_all, sigma, steps, repeats, with_bias, ta
         t_fit, t_pred = fit_seconds["Gaussian", T_min]
         report.target(
             task,
-            t_fit <= t_svc and 100 * (acc_svc - accuracy["Gaussian", T_min]) <= ACCURACY_POINTS + 1e-9,
+            t_fit <= t_svc
+            and 100 * (acc_svc - accuracy["Gaussian", T_min]) <= ACCURACY_POINTS + 1e-9,
             f"kernel_svm.fit at T={T_min:,} (accuracy {accuracy['Gaussian', T_min]:.2%}) {t_fit:.4f} s vs "
             f"SVC.fit {t_svc:.4f} s ({t_svc / t_fit:.2f}x, need >= 1x); predict {t_pred:.4f} s vs "
             f"{t_svc_pred:.4f} s ({t_svc_pred / t_pred:.2f}x)",
@@ -518,10 +551,18 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=100_000, help="examples (soft-SVM)")
     parser.add_argument("--d", type=int, default=50, help="dimension (soft-SVM)")
-    parser.add_argument("--lams", type=float, nargs="+", default=[1e-3, 1e-2], help="lambdas, section 1")
-    parser.add_argument("--max-steps", type=int, default=5_120_000, help="cap on steps (and epochs x n)")
-    parser.add_argument("--kernel-m", type=int, default=5_000, help="training (and test) points, kernel SVM")
-    parser.add_argument("--kernel-steps", type=int, default=None, help="kernel_svm steps (default 10 m)")
+    parser.add_argument(
+        "--lams", type=float, nargs="+", default=[1e-3, 1e-2], help="lambdas, section 1"
+    )
+    parser.add_argument(
+        "--max-steps", type=int, default=5_120_000, help="cap on steps (and epochs x n)"
+    )
+    parser.add_argument(
+        "--kernel-m", type=int, default=5_000, help="training (and test) points, kernel SVM"
+    )
+    parser.add_argument(
+        "--kernel-steps", type=int, default=None, help="kernel_svm steps (default 10 m)"
+    )
     parser.add_argument("--repeats", type=int, default=5, help="timed runs (median reported)")
     parser.add_argument(
         "--sections",
@@ -545,7 +586,9 @@ def main():
         m, repeats = args.kernel_m, args.repeats
         kernel_task(report, "moons 2-D", *moons(m), KERNEL_SIGMA_2D, steps, repeats, False, True)
         sphere = noisy_sphere(m)
-        kernel_task(report, "noisy sphere 10-D", *sphere, KERNEL_SIGMA_10D, steps, repeats, True, False)
+        kernel_task(
+            report, "noisy sphere 10-D", *sphere, KERNEL_SIGMA_10D, steps, repeats, True, False
+        )
     sizes = ([f"n={args.n:,}, d={args.d}"] if "linear" in args.sections else []) + (
         [f"kernel m={args.kernel_m:,}"] if "kernel" in args.sections else []
     )

@@ -71,14 +71,18 @@ def _data(n, d, seed, informative=10):
 def _row(rows, task, name, seconds, accuracy, reference=None, target=None):
     ratio = "" if reference is None else f"{seconds / reference:.2f}x"
     rows.append((task, name, seconds, accuracy, ratio))
-    if reference is not None:  # target: time / scikit-learn at most `target`, a speed-up of 1 / target
+    if (
+        reference is not None
+    ):  # target: time / scikit-learn at most `target`, a speed-up of 1 / target
         record(name, task, seconds, reference, target=None if target is None else 1 / target)
 
 
 def bench_tree(n, depth, repeats, rows):
     X, y, X_te, y_te = _data(n, 20, 0)
     Xj, yj = jnp.asarray(X), jnp.asarray(y)
-    ref_time, ref = timeit(lambda: DecisionTreeClassifier(max_depth=depth).fit(X, y), repeats, warm_up=False)
+    ref_time, ref = timeit(
+        lambda: DecisionTreeClassifier(max_depth=depth).fit(X, y), repeats, warm_up=False
+    )
     ref_acc = ref.score(X_te, y_te)
     tree = trees.decision_tree(depth)
     seconds, params = timeit(lambda: tree.fit(KEY, Xj, yj), repeats)
@@ -146,7 +150,9 @@ def bench_knn(m, q, k, repeats, rows):
     seconds, ours = timeit(lambda: rule.predict(params, Qj), repeats)
     agree = np.mean(np.asarray(ours) == ref_pred)
     if agree < 0.999:
-        raise SystemExit(f"check failed: k-NN agrees with scikit-learn on {agree:.2%} of the queries")
+        raise SystemExit(
+            f"check failed: k-NN agrees with scikit-learn on {agree:.2%} of the queries"
+        )
     task = f"k-NN predict (m={m:,}, d=32, {q:,} queries, k={k})"
     _row(rows, task, "KNeighborsClassifier(brute)", ref_time, np.mean(ref_pred == y_te))
     _row(
@@ -162,7 +168,9 @@ def bench_knn(m, q, k, repeats, rows):
 
 def _digits():
     X, y = load_digits(return_X_y=True)
-    X_tr, X_te, y_tr, y_te = train_test_split(X.astype(np.float32), y, test_size=0.3, random_state=0)
+    X_tr, X_te, y_tr, y_te = train_test_split(
+        X.astype(np.float32), y, test_size=0.3, random_state=0
+    )
     return X_tr, y_tr, X_te, y_te
 
 
@@ -187,7 +195,12 @@ def first_call(learner: str, processes: int) -> float:
         here = os.path.dirname(os.path.abspath(__file__))
         code = _FIRST_CALL.format(learner=learner)
         out = subprocess.run(
-            [sys.executable, "-c", code], env=env, cwd=here, capture_output=True, text=True, check=True
+            [sys.executable, "-c", code],
+            env=env,
+            cwd=here,
+            capture_output=True,
+            text=True,
+            check=True,
         )
         times.append(float(out.stdout.strip().splitlines()[-1]))
     return float(np.median(times))
@@ -226,7 +239,14 @@ def bench_digits(repeats, processes, rows):
             )
         )
         budget = f"{FIRST_CALL_BUDGET:g} s budget"
-        record(f"{source}, first call", task, first, FIRST_CALL_BUDGET, reference_name=budget, target=1.0)
+        record(
+            f"{source}, first call",
+            task,
+            first,
+            FIRST_CALL_BUDGET,
+            reference_name=budget,
+            target=1.0,
+        )
 
 
 def main():
@@ -238,7 +258,9 @@ def main():
     parser.add_argument("--knn-m", type=int, default=50_000)
     parser.add_argument("--knn-q", type=int, default=10_000)
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--first-calls", type=int, default=3, help="fresh processes timing a first call")
+    parser.add_argument(
+        "--first-calls", type=int, default=3, help="fresh processes timing a first call"
+    )
     parser.add_argument("--only", choices=("tree", "forest", "knn", "digits"), default=None)
     args = parser.parse_args()
     rows = []
@@ -250,7 +272,9 @@ def main():
         bench_knn(args.knn_m, args.knn_q, 5, args.repeats, rows)
     if args.only in (None, "digits"):
         bench_digits(args.repeats, args.first_calls, rows)
-    print(f"jax {jax.__version__} on {jax.devices()[0].platform}, median of {args.repeats}, float32\n")
+    print(
+        f"jax {jax.__version__} on {jax.devices()[0].platform}, median of {args.repeats}, float32\n"
+    )
     print("| task | implementation | time (s) | test accuracy | time / scikit-learn |")
     print("|---|---|---|---|---|")
     for task, name, seconds, accuracy, ratio in rows:

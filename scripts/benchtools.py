@@ -46,7 +46,9 @@ def median_seconds(fn, repeats, warm_up=True):
 HIGHER_IS_BETTER = ("accuracy", "R^2")
 
 
-def record(name, workload, jaxlearn, reference, *, unit="s", reference_name="scikit-learn", target=None):
+def record(
+    name, workload, jaxlearn, reference, *, unit="s", reference_name="scikit-learn", target=None
+):
     """Keep one row of the benchmark record: jaxlearn's figure beside its reference's, and the ratio.
 
     ``unit`` is ``"s"`` (or any unit of time: lower is better), a rate such as ``"examples/s"`` (any
@@ -61,7 +63,9 @@ def record(name, workload, jaxlearn, reference, *, unit="s", reference_name="sci
     if reference is not None and not (
         isinstance(reference, (int, float)) and math.isfinite(reference) and reference > 0
     ):
-        raise ValueError(f"record: reference must be a positive finite number or None, found {reference!r}")
+        raise ValueError(
+            f"record: reference must be a positive finite number or None, found {reference!r}"
+        )
     rate = unit.endswith("/s") or unit in HIGHER_IS_BETTER
     ratio = None
     if reference is not None:

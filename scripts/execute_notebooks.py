@@ -74,7 +74,9 @@ def store(nb: nbformat.NotebookNode, path: Path) -> None:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("paths", nargs="*", type=Path, help="notebooks (default: notebooks/*.ipynb)")
+    parser.add_argument(
+        "paths", nargs="*", type=Path, help="notebooks (default: notebooks/*.ipynb)"
+    )
     paths = parser.parse_args(argv).paths or sorted(NOTEBOOKS_DIR.glob("*.ipynb"))
     status = 0
     for path in paths:
@@ -87,7 +89,10 @@ def main(argv=None) -> int:
             continue
         store(nb, path)
         size = path.stat().st_size / 1024
-        print(f"{path}: executed in {time.perf_counter() - start:.0f} s, stored ({size:.0f} KiB)", flush=True)
+        print(
+            f"{path}: executed in {time.perf_counter() - start:.0f} s, stored ({size:.0f} KiB)",
+            flush=True,
+        )
     return status
 
 

@@ -179,7 +179,9 @@ def check_learner_as_jit_argument(case: Case):
             got = jax.block_until_ready(run(learner, state0, xs, ys))
         chex.assert_trees_all_close(got, want, rtol=RTOL, atol=ATOL)
         if i:
-            assert compiled[0] == 0, f"{compiled[0]} compilation(s) for {learner!r} as a jit argument"
+            assert compiled[0] == 0, (
+                f"{compiled[0]} compilation(s) for {learner!r} as a jit argument"
+            )
 
 
 def check_vmap_over_stacked_learners(case: Case):
@@ -235,7 +237,10 @@ def check_chunked_stream(case: Case):
     state = case.init(learner, xs, ys)
     whole = core.run(learner, state, xs, ys)
     traces = []
-    for lo, hi in [(0, 30), (30, 60)]:  # one program for both chunks; the whole stream's is the others'
+    for lo, hi in [
+        (0, 30),
+        (30, 60),
+    ]:  # one program for both chunks; the whole stream's is the others'
         state, trace = core.run(learner, state, None if xs is None else xs[lo:hi], ys[lo:hi])
         traces.append(trace)
     chunked = (state, jax.tree_util.tree_map(lambda *a: jnp.concatenate(a), *traces))
@@ -368,7 +373,9 @@ def check_batch_no_recompilation(case: BatchCase):
     for learner in others:
         with count_compilations() as compiled:
             jax.block_until_ready(learner.predict(learner.fit(key, X2, y2), X2))
-        assert compiled[0] == 0, f"{compiled[0]} compilation(s) on the fit of a new learner {learner!r}"
+        assert compiled[0] == 0, (
+            f"{compiled[0]} compilation(s) on the fit of a new learner {learner!r}"
+        )
 
 
 def check_batch_learner_as_jit_argument(case: BatchCase):
@@ -384,7 +391,9 @@ def check_batch_learner_as_jit_argument(case: BatchCase):
             got = jax.block_until_ready(fit(learner, key, X, y))
         _assert_close(got, want, case)
         if i:
-            assert compiled[0] == 0, f"{compiled[0]} compilation(s) for {learner!r} as a jit argument"
+            assert compiled[0] == 0, (
+                f"{compiled[0]} compilation(s) for {learner!r} as a jit argument"
+            )
 
 
 def check_batch_vmap_over_stacked_learners(case: BatchCase):

@@ -86,13 +86,19 @@ def write_record(path, ratios, cpu="AMD EPYC"):
         {"script": "bench_x", "name": name, "workload": "w", "ratio": ratio, "device": "cpu"}
         for name, ratio in ratios.items()
     ]
-    path.write_text(json.dumps({"machine": {"cpu": cpu, "cpu_count": 2}, "versions": {}, "rows": rows}))
+    path.write_text(
+        json.dumps({"machine": {"cpu": cpu, "cpu_count": 2}, "versions": {}, "rows": rows})
+    )
     return str(path)
 
 
 def test_compare_prints_the_ratios_that_moved_and_fails_on_a_slowdown(tmp_path, capsys):
-    old = write_record(tmp_path / "old.json", {"a": 2.0, "b": 1.0, "c": 4.0, "gone": 1.0, "none": None})
-    new = write_record(tmp_path / "new.json", {"a": 2.1, "b": 1.5, "c": 2.0, "added": 1.0, "none": 1.0})
+    old = write_record(
+        tmp_path / "old.json", {"a": 2.0, "b": 1.0, "c": 4.0, "gone": 1.0, "none": None}
+    )
+    new = write_record(
+        tmp_path / "new.json", {"a": 2.1, "b": 1.5, "c": 2.0, "added": 1.0, "none": 1.0}
+    )
     assert main(["bench", "--compare", old, new]) == 1
     out = capsys.readouterr().out
     assert "2 of 4 ratios moved by more than 20%" in out
@@ -115,9 +121,11 @@ def test_compare_refuses_bad_input(tmp_path, capsys):
     good = write_record(tmp_path / "good.json", {"a": 1.0})
     (tmp_path / "bad.json").write_text("{not json")
     (tmp_path / "norows.json").write_text("{}")
-    for path, message in ((tmp_path / "bad.json", "expected a benchmark record (JSON)"),
-                          (tmp_path / "norows.json", "with a 'rows' list"),
-                          (tmp_path / "missing.json", "expected a benchmark record (JSON)")):  # fmt: skip
+    for path, message in (
+        (tmp_path / "bad.json", "expected a benchmark record (JSON)"),
+        (tmp_path / "norows.json", "with a 'rows' list"),
+        (tmp_path / "missing.json", "expected a benchmark record (JSON)"),
+    ):
         with pytest.raises(SystemExit):
             main(["bench", "--compare", good, str(path)])
         assert message in capsys.readouterr().err
@@ -137,6 +145,9 @@ def test_python_dash_m_runs_the_command_line(tmp_path):
     import subprocess
 
     old = write_record(tmp_path / "old.json", {"a": 1.0})
-    done = subprocess.run([sys.executable, "-m", "jaxlearn", "bench", "--compare", old, old],
-                          capture_output=True, text=True)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "jaxlearn", "bench", "--compare", old, old],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0 and "0 of 1 ratios moved" in done.stdout

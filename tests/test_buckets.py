@@ -22,7 +22,10 @@ def test_buckets_are_quarter_steps_between_powers_of_two():
     for n, size in enumerate(sizes, start=1):
         assert size >= n and (n <= 8 or size < 1.25 * n + 1)
         k = size.bit_length() - 1
-        assert size in {2**k, 2**k + 2 ** (k - 2), 2**k + 2 ** (k - 1), 2**k + 3 * 2 ** (k - 2)} or k < 3
+        assert (
+            size in {2**k, 2**k + 2 ** (k - 2), 2**k + 2 ** (k - 1), 2**k + 3 * 2 ** (k - 2)}
+            or k < 3
+        )
     assert sizes == sorted(sizes)
     assert len(set(sizes)) < 60  # a few dozen programs cover five thousand sizes
 
@@ -79,7 +82,9 @@ def test_padding_changes_no_bit_of_the_coordinate_and_sgd_iterates(learner):
 def test_padding_leaves_crammer_singer_to_rounding():
     # the iterates are the same; w is summed once more at the end over more (zero) rows
     X, y, weights = _multiclass()
-    unpadded, padded = _padded_and_not(multiclass.multiclass_svm_dual_cd(1.0, 3), X, y, weights, 160)
+    unpadded, padded = _padded_and_not(
+        multiclass.multiclass_svm_dual_cd(1.0, 3), X, y, weights, 160
+    )
     assert int(unpadded.n_iter) == int(padded.n_iter)
     np.testing.assert_allclose(unpadded.w, padded.w, rtol=1e-5, atol=1e-5)
 
@@ -120,7 +125,9 @@ def test_a_new_size_in_the_bucket_compiles_nothing(name):
     X, y = load_iris(return_X_y=True)
     order = np.random.default_rng(0).permutation(len(y))
     X, y = StandardScaler().fit_transform(X)[order], y[order]
-    ESTIMATORS[name]().fit(X[:100], y[:100]).predict(X[100:])  # sizes 100 and 50: buckets 112 and 56
+    ESTIMATORS[name]().fit(X[:100], y[:100]).predict(
+        X[100:]
+    )  # sizes 100 and 50: buckets 112 and 56
     with count_compilations() as compiled:
         model = ESTIMATORS[name]().fit(X[:107], y[:107])
         model.predict(X[97:])
@@ -135,7 +142,9 @@ def test_a_padded_estimator_fits_as_its_rows_alone():
     order = np.random.default_rng(1).permutation(len(y))
     X, y = StandardScaler().fit_transform(X)[order][:112], y[order][:112]
     alone = ESTIMATORS["LinearSVC-dual"]().fit(X[:100], y[:100])
-    padded = ESTIMATORS["LinearSVC-dual"]().fit(X, y, sample_weight=np.r_[np.ones(100), np.zeros(12)])
+    padded = ESTIMATORS["LinearSVC-dual"]().fit(
+        X, y, sample_weight=np.r_[np.ones(100), np.zeros(12)]
+    )
     np.testing.assert_array_equal(alone.coef_, padded.coef_)
     np.testing.assert_array_equal(alone.intercept_, padded.intercept_)
 
@@ -166,7 +175,9 @@ def test_padding_changes_no_bit_of_a_tree_or_a_forest():
     alone = _tree._fit_binned(bins, edges, y, np.int32(300), **options)
     padded = _tree._fit_binned(*pad_sample(bins, edges, y), **options)
     jax.tree.map(np.testing.assert_array_equal, alone, padded)
-    options.update(num_trees=8, parts=1, max_bins=64, min_samples_split=2, max_features=8, bootstrap=True)
+    options.update(
+        num_trees=8, parts=1, max_bins=64, min_samples_split=2, max_features=8, bootstrap=True
+    )
     bins, edges = fit_bins(X, 64)
     alone = _forest._fit(jax.random.key(0), X, y, (bins, edges), np.int32(300), 0, **options)
     bins, edges, labels, count = pad_sample(bins, edges, y)

@@ -117,7 +117,9 @@ def _inverse_sqrt(eta, t):  # a schedule whose rate is a leaf: Partial(_inverse_
 
 
 ONLINE = [
-    Case("perceptron", online.perceptron, lambda eta: online.perceptron(eta), (0.5, 1.0, 3.0), _noisy),
+    Case(
+        "perceptron", online.perceptron, lambda eta: online.perceptron(eta), (0.5, 1.0, 3.0), _noisy
+    ),
     Case(
         "perceptron_normalized",
         online.perceptron,
@@ -133,7 +135,11 @@ ONLINE = [
         _noisy,
     ),
     Case(
-        "margin_perceptron", online.margin_perceptron, online.margin_perceptron, (0.05, 0.1, 0.3), _separable
+        "margin_perceptron",
+        online.margin_perceptron,
+        online.margin_perceptron,
+        (0.05, 0.1, 0.3),
+        _separable,
     ),
     Case(
         "kernel_perceptron",
@@ -153,7 +159,9 @@ ONLINE = [
     Case(
         "ogd_hinge_l2_ball",
         online.online_gradient_descent,
-        lambda eta: online.online_gradient_descent(losses.hinge, eta, projection=online.l2_ball(2.0)),
+        lambda eta: online.online_gradient_descent(
+            losses.hinge, eta, projection=online.l2_ball(2.0)
+        ),
         (0.01, 0.1, 1.0),
         _noisy,
     ),
@@ -166,7 +174,13 @@ ONLINE = [
         (0.01, 0.05, 0.1),
         _noisy,
     ),
-    Case("conjunction", online.conjunction, lambda _: online.conjunction(12), (), _negated_conjunction),
+    Case(
+        "conjunction",
+        online.conjunction,
+        lambda _: online.conjunction(12),
+        (),
+        _negated_conjunction,
+    ),
     Case(
         "decision_list", online.decision_list, lambda _: online.decision_list(12), (), _boolean
     ),  # a disjunction
@@ -205,7 +219,11 @@ ONLINE = [
         block_rtol=1e-4,
     ),
     Case(
-        "weighted_average", experts.weighted_average, experts.weighted_average, (0.5, 1.0, 2.0), _soft_advice
+        "weighted_average",
+        experts.weighted_average,
+        experts.weighted_average,
+        (0.5, 1.0, 2.0),
+        _soft_advice,
     ),
     Case(
         "weighted_average_square",
@@ -235,12 +253,17 @@ SEQUENCES = (
     ("params_dtypes", "X holds sequences: dtypes in the learner's own test file"),
     ("bad_input", "X holds sequences: bad input in the learner's own test file"),
 )
-MULTICLASS_LABEL = (K, rf"expected `y` with labels in 0..{K - 1} \(num_classes={K}\), found \{{{K}\}}")
+MULTICLASS_LABEL = (
+    K,
+    rf"expected `y` with labels in 0..{K - 1} \(num_classes={K}\), found \{{{K}\}}",
+)
 
 
 _noisy5 = _halfspace(datasets.noisy_halfspace, 5, 0.1)
 _separable4 = _halfspace(datasets.separable, 4, 0.2)
-_noisy2 = _halfspace(datasets.noisy_halfspace, 2, 0.1)  # the inefficient Perceptron enumerates pairs
+_noisy2 = _halfspace(
+    datasets.noisy_halfspace, 2, 0.1
+)  # the inefficient Perceptron enumerates pairs
 
 
 @data
@@ -306,7 +329,13 @@ def _bipartite(key, n, dtype):
 def _sgd_row(name, factory, build, hparams, sample, **kwargs):
     """``build(h, steps)``: the row fits ``STEPS`` steps, its interpreted check ``SMALL``."""
     return BatchCase(
-        name, factory, lambda h: build(h, STEPS), hparams, sample, small=lambda h: build(h, SMALL), **kwargs
+        name,
+        factory,
+        lambda h: build(h, STEPS),
+        hparams,
+        sample,
+        small=lambda h: build(h, SMALL),
+        **kwargs,
     )
 
 
@@ -316,7 +345,11 @@ LAMS = (0.01, 0.1, 1.0)
 
 BATCH = [
     _sgd_row(
-        "sgd_hinge", linear.sgd, lambda lam, T: linear.sgd(losses.hinge, steps=T, lam=lam), LAMS, _noisy5
+        "sgd_hinge",
+        linear.sgd,
+        lambda lam, T: linear.sgd(losses.hinge, steps=T, lam=lam),
+        LAMS,
+        _noisy5,
     ),
     _sgd_row(
         "sgd_logistic_l2_ball",
@@ -384,7 +417,9 @@ BATCH = [
         (0.3, 1.0, 3.0),
         _ring,
     ),
-    BatchCase("ridge", linear.ridge, linear.ridge, (1e-3, 0.1, 10.0), _regression, labels=None, rtol=2e-5),
+    BatchCase(
+        "ridge", linear.ridge, linear.ridge, (1e-3, 0.1, 10.0), _regression, labels=None, rtol=2e-5
+    ),
     BatchCase(  # rank(G) <= 10 < m: small lam makes the float32 solve ill-conditioned (cond ~ 1 / lam)
         "kernel_ridge",
         linear.kernel_ridge,
@@ -572,7 +607,9 @@ BATCH = [
         _classes,
         labels=(0, 1),
         params_type=trees.RandomForestParams,
-        skips=(("interpret", "vmap of the decision_tree row's growth; op by op it costs a minute"),),
+        skips=(
+            ("interpret", "vmap of the decision_tree row's growth; op by op it costs a minute"),
+        ),
     ),
     BatchCase(
         "knn",
@@ -593,10 +630,14 @@ BATCH = [
     BatchCase(
         "mlp_classifier",
         nn.mlp_classifier,
-        lambda lr: nn.mlp_classifier(8, steps=60, num_classes=K, eta=lr, batch_size=8, eval_every=20),
+        lambda lr: nn.mlp_classifier(
+            8, steps=60, num_classes=K, eta=lr, batch_size=8, eval_every=20
+        ),
         (3e-2, 1e-2, 3e-3),
         _easy_blobs,
-        small=lambda lr: nn.mlp_classifier(8, steps=3, num_classes=K, eta=lr, batch_size=8, eval_every=3),
+        small=lambda lr: nn.mlp_classifier(
+            8, steps=3, num_classes=K, eta=lr, batch_size=8, eval_every=3
+        ),
         labels=LABELS,
         rtol=1e-4,
         atol=1e-5,
@@ -614,7 +655,9 @@ def _over(rows):
 
 
 online_rows = _over(ONLINE)
-online_swept = _over([row for row in ONLINE if row.hparams])  # the others have no numeric hyperparameter
+online_swept = _over(
+    [row for row in ONLINE if row.hparams]
+)  # the others have no numeric hyperparameter
 online_blocked = _over([row for row in ONLINE if row.learner().run_block is not None])
 batch_rows = _over(BATCH)
 batch_swept = _over([row for row in BATCH if row.hparams])
@@ -725,7 +768,17 @@ def test_rejects_bad_input(case):
 
 # --- the rows are complete ------------------------------------------------------------------------------
 
-FAMILIES = ("online", "experts", "linear", "multiclass", "structured", "ranking", "trees", "neighbors", "nn")
+FAMILIES = (
+    "online",
+    "experts",
+    "linear",
+    "multiclass",
+    "structured",
+    "ranking",
+    "trees",
+    "neighbors",
+    "nn",
+)
 
 
 def _returns_a_learner(function) -> bool:
@@ -745,8 +798,13 @@ def public_factories() -> dict:
         module = importlib.import_module(f"jaxlearn.{family}")
         names = getattr(module, "__all__", None)
         if names is None:
-            names = [n for n, v in vars(module).items() if not n.startswith("_") and inspect.isfunction(v)
-                     and v.__module__ == module.__name__]  # fmt: skip
+            names = [
+                n
+                for n, v in vars(module).items()
+                if not n.startswith("_")
+                and inspect.isfunction(v)
+                and v.__module__ == module.__name__
+            ]
         for name in names:
             value = getattr(module, name)
             if inspect.isclass(value) or not callable(value):

@@ -32,8 +32,13 @@ def test_doc_is_the_factorys(case):
 
 
 def test_repr_shows_the_arguments():
-    assert repr(online.perceptron(eta=0.5)) == "perceptron(eta=0.5, normalize=False, fit_intercept=False)"
-    assert repr(online.perceptron(0.5)) == "perceptron(eta=0.5, normalize=False, fit_intercept=False)"
+    assert (
+        repr(online.perceptron(eta=0.5))
+        == "perceptron(eta=0.5, normalize=False, fit_intercept=False)"
+    )
+    assert (
+        repr(online.perceptron(0.5)) == "perceptron(eta=0.5, normalize=False, fit_intercept=False)"
+    )
 
 
 def _stream():

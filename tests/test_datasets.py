@@ -22,8 +22,12 @@ def test_separable_promises(margin, d, dtype):
 
 
 def test_separable_is_traceable_in_margin():
-    X, y, w = jax.vmap(lambda m: datasets.separable(jax.random.PRNGKey(0), 100, 3, m))(jnp.array([0.1, 0.2]))
-    assert bool(jnp.all(jnp.min(y * jnp.einsum("knd,kd->kn", X, w), axis=1) >= jnp.array([0.1, 0.2]) - 1e-6))
+    X, y, w = jax.vmap(lambda m: datasets.separable(jax.random.PRNGKey(0), 100, 3, m))(
+        jnp.array([0.1, 0.2])
+    )
+    assert bool(
+        jnp.all(jnp.min(y * jnp.einsum("knd,kd->kn", X, w), axis=1) >= jnp.array([0.1, 0.2]) - 1e-6)
+    )
 
 
 def test_noisy_halfspace_flip_rate():
@@ -59,5 +63,7 @@ def test_breast_cancer_and_digits():
 def test_loaders_need_sklearn(monkeypatch):
     monkeypatch.setitem(sys.modules, "sklearn", None)
     monkeypatch.setitem(sys.modules, "sklearn.datasets", None)
-    with pytest.raises(ImportError, match=r"`load_breast_cancer`.*pip install 'jaxlearn\[sklearn\]'"):
+    with pytest.raises(
+        ImportError, match=r"`load_breast_cancer`.*pip install 'jaxlearn\[sklearn\]'"
+    ):
         datasets.load_breast_cancer()

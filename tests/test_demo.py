@@ -50,7 +50,10 @@ def check_columns(out):
     assert {"perceptron, round by round", "margin perceptron", "halving", "hedge", "SOA"} <= names
     assert {"hard-SVM (dual ascent)", "batch perceptron", "multiclass perceptron"} <= names
     for row in online + batch:
-        for column in ("mistakes", "updates"):  # counts only: no regret, margin or objective in them
+        for column in (
+            "mistakes",
+            "updates",
+        ):  # counts only: no regret, margin or objective in them
             assert re.fullmatch(r"(\d+( \(budget full!\))?)?", row.get(column, "")), row
         for column in ("regret", "objective", "margin", "train acc", "test acc"):
             assert re.fullmatch(r"(-?\d+(\.\d+)?)?", row.get(column, "")), row

@@ -11,7 +11,17 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
-FAMILIES = ("online", "experts", "linear", "multiclass", "structured", "ranking", "trees", "neighbors", "nn")
+FAMILIES = (
+    "online",
+    "experts",
+    "linear",
+    "multiclass",
+    "structured",
+    "ranking",
+    "trees",
+    "neighbors",
+    "nn",
+)
 
 
 def _documents():
@@ -20,7 +30,9 @@ def _documents():
 
 def test_nothing_points_outside_the_project():
     sources = [*_documents(), *sorted((ROOT / "jaxlearn").rglob("*.py"))]
-    offending = [str(p.relative_to(ROOT)) for p in sources if "../shared" in p.read_text(encoding="utf-8")]
+    offending = [
+        str(p.relative_to(ROOT)) for p in sources if "../shared" in p.read_text(encoding="utf-8")
+    ]
     assert not offending, f"these files point to ../shared, which users do not have: {offending}"
     for document in _documents():  # the internal design files are not named to users either
         text = document.read_text(encoding="utf-8")
@@ -35,7 +47,8 @@ INTERNAL_CITATION = re.compile(r"\b(SPEC|DESIGN)\b")
 def test_docstrings_cite_the_books_not_the_internal_documents():
     package = ROOT / "jaxlearn"
     found = {
-        str(p.relative_to(ROOT)): INTERNAL_CITATION.findall(p.read_text()) for p in package.rglob("*.py")
+        str(p.relative_to(ROOT)): INTERNAL_CITATION.findall(p.read_text())
+        for p in package.rglob("*.py")
     }
     offending = {name: citations for name, citations in found.items() if citations}
     assert not offending, f"these modules cite the internal specification or design: {offending}"
@@ -45,7 +58,9 @@ def test_the_docs_cite_the_books_not_the_internal_documents():
     texts = {document.name: document.read_text(encoding="utf-8") for document in _documents()}
     for notebook in sorted((ROOT / "notebooks").glob("*.ipynb")):
         cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
-        texts[notebook.name] = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+        texts[notebook.name] = "\n".join(
+            "".join(c["source"]) for c in cells if c["cell_type"] == "markdown"
+        )
     found = {name: INTERNAL_CITATION.findall(text) for name, text in texts.items()}
     offending = {name: citations for name, citations in found.items() if citations}
     assert not offending, f"these documents cite the internal specification or design: {offending}"
@@ -71,7 +86,10 @@ def test_every_learner_factory_is_in_the_algorithm_table():
     for family in FAMILIES:
         module = importlib.import_module(f"jaxlearn.{family}")
         for name in module.__all__:
-            if hasattr(getattr(module, name), "traced_hyperparameters") and f"`{name}(" not in table:
+            if (
+                hasattr(getattr(module, name), "traced_hyperparameters")
+                and f"`{name}(" not in table
+            ):
                 if f"`{family}.{name}(" not in table:
                     missing.append(f"{family}.{name}")
     assert not missing, f"docs/algorithms.md has no row for {missing}"

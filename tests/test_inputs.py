@@ -35,9 +35,23 @@ from tests.inputs.rows import assert_finite, assert_raised_by_jaxlearn, row_id
 from tests.test_conformance import BATCH, ONLINE
 
 MODULES = (
-    "datasets", "experts", "kernels", "linear", "losses", "metrics", "multiclass", "neighbors", "nn",
-    "online", "parallel", "ranking", "selection", "structured", "theory", "trees",
-)  # fmt: skip
+    "datasets",
+    "experts",
+    "kernels",
+    "linear",
+    "losses",
+    "metrics",
+    "multiclass",
+    "neighbors",
+    "nn",
+    "online",
+    "parallel",
+    "ranking",
+    "selection",
+    "structured",
+    "theory",
+    "trees",
+)
 KEY = jax.random.PRNGKey(0)
 
 
@@ -71,7 +85,9 @@ def _raises(error, names, call, what):
         jax.block_until_ready(call())
     assert_raised_by_jaxlearn(caught, type("Row", (), {"what": what}))
     message = str(caught.value)
-    assert any(f"`{n}`" in message for n in names), f"{what}: message names none of {names}: {message!r}"
+    assert any(f"`{n}`" in message for n in names), (
+        f"{what}: message names none of {names}: {message!r}"
+    )
 
 
 # --- tables ---------------------------------------------------------------------------------------------
@@ -94,7 +110,9 @@ def _numeric_arguments(factory, learner) -> list:
         if callable(value) or isinstance(value, (bool, str)):
             continue
         numeric_value = isinstance(value, (int, float, np.number, np.ndarray, jax.Array))
-        numeric_type = any(t in annotation for t in ("int", "float", "ArrayLike", "ScalarOrSchedule"))
+        numeric_type = any(
+            t in annotation for t in ("int", "float", "ArrayLike", "ScalarOrSchedule")
+        )
         if numeric_value or (value is None and numeric_type):
             found.append(name)
     return found
@@ -115,15 +133,24 @@ RANGE_ROWS = [
 ]
 
 
-@pytest.mark.parametrize("case, name, interval", RANGE_ROWS, ids=lambda v: getattr(v, "name", str(v)))
+@pytest.mark.parametrize(
+    "case, name, interval", RANGE_ROWS, ids=lambda v: getattr(v, "name", str(v))
+)
 def test_out_of_range_arguments_are_refused(case, name, interval):
     learner = case.learner()
     for value in interval.outside():
         build = functools.partial(core.replace, learner, **{name: value})
         _raises(ValueError, name, build, f"{case.name}({name}={value})")
-    _raises(TypeError, name, lambda: core.replace(learner, **{name: "1"}), f"{case.name}({name}='1')")
+    _raises(
+        TypeError, name, lambda: core.replace(learner, **{name: "1"}), f"{case.name}({name}='1')"
+    )
     if not interval.integer:
-        _raises(TypeError, name, lambda: core.replace(learner, **{name: True}), f"{case.name}({name}=True)")
+        _raises(
+            TypeError,
+            name,
+            lambda: core.replace(learner, **{name: True}),
+            f"{case.name}({name}=True)",
+        )
 
 
 # --- online learners ---------------------------------------------------------------------------------
@@ -161,7 +188,10 @@ def test_online_refuses_bad_instances(case):
         "predict, NaN x": (("x",), lambda: learner.predict(state, xs[0].at[0].set(jnp.nan))),
         "predict, x too wide": (("x",), lambda: learner.predict(state, wide[0])),
         "predict, x too narrow": (("x",), lambda: learner.predict(state, xs[0, :-1])),
-        "predict_batch, NaN": (("X",), lambda: core.predict_batch(learner, state, xs.at[1, 0].set(jnp.nan))),
+        "predict_batch, NaN": (
+            ("X",),
+            lambda: core.predict_batch(learner, state, xs.at[1, 0].set(jnp.nan)),
+        ),
         "predict_batch, too wide": (("X", "x"), lambda: core.predict_batch(learner, state, wide)),
     }
     for what, (names, call) in tries.items():
@@ -175,15 +205,35 @@ def test_eager_update_checks_what_run_checks(case):
     learner = case.learner()
     state = case.init(learner, xs, ys)
     if xs is None:  # Hedge's loss vectors: NaN and a wrong width
-        _raises(ValueError, "ys", lambda: core.run(learner, state, None, ys.at[1, 0].set(jnp.nan)), "run NaN")
-        _raises(ValueError, "y", lambda: learner.update(state, None, ys[0].at[0].set(jnp.nan)), "update NaN")
-        _raises(ValueError, ("y", "ys"), lambda: learner.update(state, None, ys[0, :-1]), "update narrow")
+        _raises(
+            ValueError,
+            "ys",
+            lambda: core.run(learner, state, None, ys.at[1, 0].set(jnp.nan)),
+            "run NaN",
+        )
+        _raises(
+            ValueError,
+            "y",
+            lambda: learner.update(state, None, ys[0].at[0].set(jnp.nan)),
+            "update NaN",
+        )
+        _raises(
+            ValueError,
+            ("y", "ys"),
+            lambda: learner.update(state, None, ys[0, :-1]),
+            "update narrow",
+        )
         return
     bad = ys.at[0].set(7)
     try:
         core.run(learner, state, xs, bad)
     except ValueError:
-        _raises(ValueError, "y", lambda: learner.update(state, xs[0], bad[0]), f"{case.name}: update y=7")
+        _raises(
+            ValueError,
+            "y",
+            lambda: learner.update(state, xs[0], bad[0]),
+            f"{case.name}: update y=7",
+        )
     else:
         pytest.skip(f"{case.name} takes any real label")
 
@@ -204,10 +254,14 @@ def test_online_containers_and_integer_dtypes(case):
     ys_given = y_float if jnp.issubdtype(ys.dtype, jnp.floating) else y_int
     state = case.init(learner, x_float, ys_given)
     want = core.run(learner, state, x_float, ys_given)
-    _assert_same(core.run(learner, state, x_float.tolist(), ys_given.tolist()), want, case.name + " lists")
+    _assert_same(
+        core.run(learner, state, x_float.tolist(), ys_given.tolist()), want, case.name + " lists"
+    )
     _assert_same(core.run(learner, state, x_int, ys_given), want, case.name + " int xs")
     if set(np.unique(x_int).tolist()) <= {0, 1}:
-        _assert_same(core.run(learner, state, x_int.astype(bool), ys_given), want, case.name + " bool xs")
+        _assert_same(
+            core.run(learner, state, x_int.astype(bool), ys_given), want, case.name + " bool xs"
+        )
     if y_int.dtype != ys_given.dtype and set(np.unique(y_int).tolist()) <= {-1, 0, 1}:
         _assert_same(core.run(learner, state, x_float, y_int), want, case.name + " int ys")
 
@@ -241,18 +295,32 @@ def test_batch_predict_refuses_bad_instances(case):
     for name, function in functions.items():
         if function is None:
             continue
-        bad = {"NaN": X.at[1, 0].set(jnp.nan), "one feature too wide": wide, "too narrow": X[:, :-1],
-               "one 1-D row": X[0]}  # fmt: skip
+        bad = {
+            "NaN": X.at[1, 0].set(jnp.nan),
+            "one feature too wide": wide,
+            "too narrow": X[:, :-1],
+            "one 1-D row": X[0],
+        }
         for what, X_bad in bad.items():
-            _raises(ValueError, "X", functools.partial(function, params, X_bad), f"{case.name}.{name} {what}")
+            _raises(
+                ValueError,
+                "X",
+                functools.partial(function, params, X_bad),
+                f"{case.name}.{name} {what}",
+            )
 
 
 @pytest.mark.parametrize("case", PLAIN_BATCH, ids=lambda c: c.name)
 def test_batch_empty_single_row_and_one_class(case):
     learner = case.learner()
     X, y = case.sample()
-    _raises(ValueError, ("X", "y"), lambda: learner.fit(KEY, X[:0], y[:0]), f"{case.name}: empty sample")
-    for what, (X1, y1) in {"one row": (X[:1], y[:1]), "one class": (X, jnp.full_like(y, y[0]))}.items():
+    _raises(
+        ValueError, ("X", "y"), lambda: learner.fit(KEY, X[:0], y[:0]), f"{case.name}: empty sample"
+    )
+    for what, (X1, y1) in {
+        "one row": (X[:1], y[:1]),
+        "one class": (X, jnp.full_like(y, y[0])),
+    }.items():
         try:
             params = learner.fit(KEY, X1, y1)
         except ValueError as error:  # a clear refusal is fine: it must name the labels
@@ -300,7 +368,9 @@ def public_entry_points() -> dict:
 
 def test_every_public_entry_point_is_tried():
     tried = {id(row.entry) for row in TABLE_ROWS} | {id(case.factory) for case in ONLINE + BATCH}
-    missing = sorted(name for name, value in public_entry_points().items() if id(value) not in tried)
+    missing = sorted(
+        name for name, value in public_entry_points().items() if id(value) not in tried
+    )
     assert not missing, f"public entry points no row tries: {missing}"
     assert len(public_entry_points()) > 100
 

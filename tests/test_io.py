@@ -20,7 +20,19 @@ import numpy as np
 import optax
 import pytest
 
-from jaxlearn import core, experts, io, kernels, linear, losses, multiclass, nn, online, parallel, trees
+from jaxlearn import (
+    core,
+    experts,
+    io,
+    kernels,
+    linear,
+    losses,
+    multiclass,
+    nn,
+    online,
+    parallel,
+    trees,
+)
 from jaxlearn._registry import entry as loadable_entry
 from tests.test_conformance import BATCH, ONLINE
 
@@ -95,7 +107,9 @@ def test_batch_params_round_trip_bit_for_bit(case, tmp_path):
 
 
 def test_keys_extended_dtypes_and_containers_round_trip(tmp_path):
-    shapes = jax.eval_shape(lambda: experts.hedge(0.5, sample=True).init(jnp.zeros(3), jax.random.key(1)))
+    shapes = jax.eval_shape(
+        lambda: experts.hedge(0.5, sample=True).init(jnp.zeros(3), jax.random.key(1))
+    )
     hedge = _random_bits(shapes)  # a typed key (key<fry>) inside
     assert jnp.issubdtype(hedge.key.dtype, jax.dtypes.prng_key)
     mlp = jax.eval_shape(lambda: nn.mlp_init(KEY, [3, 4, 2]))
@@ -103,7 +117,9 @@ def test_keys_extended_dtypes_and_containers_round_trip(tmp_path):
 
     def train(params, X, y):
         optimizer = optax.sgd(0.1)
-        return nn.train(KEY, params, X, y, loss="cross_entropy", optimizer=optimizer, steps=4, batch_size=2)
+        return nn.train(
+            KEY, params, X, y, loss="cross_entropy", optimizer=optimizer, steps=4, batch_size=2
+        )
 
     _, history = jax.eval_shape(train, mlp, X, y)
     specials = np.array([np.nan, -0.0, np.inf, -np.inf, 1e-45], np.float32)
@@ -131,9 +147,13 @@ LEARNERS = {
     "kernel_svm_gaussian": lambda: linear.kernel_svm(kernels.gaussian(1.0), 0.1, 100),
     "kernel_ridge_polynomial": lambda: linear.kernel_ridge(kernels.polynomial(3), 0.1),
     "kernel_perceptron_substring": lambda: online.kernel_perceptron(kernels.substring(), budget=4),
-    "ogd_l2_ball": lambda: online.online_gradient_descent(losses.hinge, 0.1, projection=online.l2_ball(2.0)),
+    "ogd_l2_ball": lambda: online.online_gradient_descent(
+        losses.hinge, 0.1, projection=online.l2_ball(2.0)
+    ),
     "one_vs_all": lambda: multiclass.one_vs_all(linear.soft_svm(0.1, 100, fit_intercept=True), 3),
-    "multiclass_svm_delta": lambda: multiclass.multiclass_svm(0.1, 10, 3, delta=2 * (1 - jnp.eye(3))),
+    "multiclass_svm_delta": lambda: multiclass.multiclass_svm(
+        0.1, 10, 3, delta=2 * (1 - jnp.eye(3))
+    ),
     "soa": lambda: experts.soa(jnp.array([[0, 1], [1, 1]])),
     "pipeline": lambda: core.pipeline(online.standardize(), online.perceptron(fit_intercept=True)),
 }
@@ -143,7 +163,9 @@ LEARNERS = {
 def test_learners_round_trip(name, tmp_path):
     learner = LEARNERS[name]()
     got = _round_trip(tmp_path, learner)
-    _assert_identical(got, learner)  # the tree definition holds the factory and its static arguments
+    _assert_identical(
+        got, learner
+    )  # the tree definition holds the factory and its static arguments
     assert type(got) is type(learner) and repr(got) == repr(learner)
 
 
@@ -181,15 +203,29 @@ def _local_loss(w, x, y):
 @pytest.mark.parametrize(
     "make, message",
     [
-        (lambda: online.online_gradient_descent(lambda w, x, y: 0.0, 0.1), "tree.loss.*cannot be described"),
+        (
+            lambda: online.online_gradient_descent(lambda w, x, y: 0.0, 0.1),
+            "tree.loss.*cannot be described",
+        ),
         (lambda: linear.sgd(losses.hinge, steps=5, optimizer=optax.adam(0.1)), "tree.optimizer"),
-        (lambda: core.Learner(lambda x, key=None: x, lambda s, x, y: (s, None), lambda s, x: x), "by hand"),
+        (
+            lambda: core.Learner(lambda x, key=None: x, lambda s, x, y: (s, None), lambda s, x: x),
+            "by hand",
+        ),
         (lambda: {"f": functools.partial(losses.hinge)}, "cannot be described"),
         (lambda: {"tracer": jax.jit(lambda x: x).lower}, "cannot be described"),
         (lambda: {"set": {1, 2}}, "type set"),
         (lambda: trees.random_forest(2, 1, mesh=parallel.mesh()), "tree.mesh: a jax.sharding.Mesh"),
     ],
-    ids=["lambda_loss", "optax_optimizer", "hand_built", "functools_partial", "method", "set", "mesh"],
+    ids=[
+        "lambda_loss",
+        "optax_optimizer",
+        "hand_built",
+        "functools_partial",
+        "method",
+        "set",
+        "mesh",
+    ],
 )
 def test_what_cannot_be_described_is_refused_and_nothing_written(make, message, tmp_path):
     with pytest.raises(ValueError, match=message):
@@ -200,11 +236,15 @@ def test_what_cannot_be_described_is_refused_and_nothing_written(make, message, 
 def test_own_types_load_only_through_like(tmp_path):
     tree = _Custom(jnp.arange(3.0), 4)
     io.save(tmp_path / "own.npz", tree)
-    with pytest.raises(ValueError, match="own.npz.*refuses to load the NamedTuple class.*_Custom.*like="):
+    with pytest.raises(
+        ValueError, match="own.npz.*refuses to load the NamedTuple class.*_Custom.*like="
+    ):
         io.load(tmp_path / "own.npz")
     _assert_identical(io.load(tmp_path / "own.npz", like=_Custom(jnp.zeros(3), 0)), tree)
     learner = online.online_gradient_descent(_local_loss, 0.1)
-    with pytest.raises(ValueError, match="refuses to load the function 'tests.test_io:_local_loss'"):
+    with pytest.raises(
+        ValueError, match="refuses to load the function 'tests.test_io:_local_loss'"
+    ):
         _round_trip(tmp_path, learner)
     _assert_identical(_round_trip(tmp_path, learner, like=learner), learner)
 
@@ -239,7 +279,13 @@ def _write(path, meta, **arrays):
 
 
 def _meta(tree, leaves=()):
-    return {"format": "jaxlearn.io", "version": 1, "jaxlearn": "0", "tree": tree, "leaves": list(leaves)}
+    return {
+        "format": "jaxlearn.io",
+        "version": 1,
+        "jaxlearn": "0",
+        "tree": tree,
+        "leaves": list(leaves),
+    }
 
 
 LEAF = {"dtype": "<f4", "shape": [2], "kind": "jax"}
@@ -258,19 +304,44 @@ ONE_LEAF = _meta({"type": "array", "leaf": 0}, [LEAF])
         (lambda p: _write(p, {"format": "other"}), "not a jaxlearn file"),
         (lambda p: _write(p, {**_meta({"type": "none"}), "version": 2}), "format version 2"),
         (lambda p: _write(p, _meta({"type": "mystery"})), "unknown node"),
-        (lambda p: _write(p, _meta({"type": "check_like"})), "unknown node"),  # not a reader's method
+        (
+            lambda p: _write(p, _meta({"type": "check_like"})),
+            "unknown node",
+        ),  # not a reader's method
         (lambda p: _write(p, ONE_LEAF), "arrays do not match"),
-        (lambda p: _write(p, {**ONE_LEAF, "tree": {"type": "array", "leaf": 3}}, leaf_0=np.ones(2)), "leaf"),
+        (
+            lambda p: _write(
+                p, {**ONE_LEAF, "tree": {"type": "array", "leaf": 3}}, leaf_0=np.ones(2)
+            ),
+            "leaf",
+        ),
         (lambda p: _write(p, ONE_LEAF, leaf_0=np.ones(3, np.int8)), "metadata says"),
-        (lambda p: _write(p, {**ONE_LEAF, "leaves": [{**LEAF, "dtype": "O"}]}, leaf_0=np.ones(2)), "dtype"),
+        (
+            lambda p: _write(
+                p, {**ONE_LEAF, "leaves": [{**LEAF, "dtype": "O"}]}, leaf_0=np.ones(2)
+            ),
+            "dtype",
+        ),
         (lambda p: _write(p, _meta({"type": "float", "value": 1.5})), "hex"),
     ],
     ids=[
-        "empty", "text", "npy", "foreign_npz", "bad_json", "bad_utf8", "other_format", "newer_version",
-        "unknown_node", "method_name", "missing_array", "leaf_out_of_range", "wrong_array", "object_dtype",
+        "empty",
+        "text",
+        "npy",
+        "foreign_npz",
+        "bad_json",
+        "bad_utf8",
+        "other_format",
+        "newer_version",
+        "unknown_node",
+        "method_name",
+        "missing_array",
+        "leaf_out_of_range",
+        "wrong_array",
+        "object_dtype",
         "bad_float",
     ],
-)  # fmt: skip
+)
 def test_bad_files_are_value_errors_naming_the_file(build, message, tmp_path):
     path = tmp_path / "bad.npz"
     build(path)
@@ -299,20 +370,41 @@ def test_truncated_and_corrupted_archives(tmp_path):
     "node",
     [
         {"type": "namedtuple", "class": "os:system", "fields": [], "items": []},
-        {"type": "learner", "kind": "Learner", "factory": "os:system", "args": {"command": {"type": "none"}}},
+        {
+            "type": "learner",
+            "kind": "Learner",
+            "factory": "os:system",
+            "args": {"command": {"type": "none"}},
+        },
         {"type": "function", "ref": "builtins:eval"},
         {"type": "function", "ref": "jaxlearn.io._save:os.system"},  # through a module's import
         {"type": "function", "ref": "jaxlearn.kernels:jnp.exp"},
         {"type": "function", "ref": "jaxlearn.__main__:main"},
         {"type": "closure", "maker": "subprocess:run", "args": {}},
         {"type": "closure", "maker": "jaxlearn.experts._soa:_table", "name": "_table", "args": {}},
-        {"type": "partial", "func": {"type": "function", "ref": "os:system"}, "args": [], "keywords": {}},
+        {
+            "type": "partial",
+            "func": {"type": "function", "ref": "os:system"},
+            "args": [],
+            "keywords": {},
+        },
         {"type": "learner", "kind": "Learner", "factory": "jaxlearn.losses:hinge", "args": {}},
         {"type": "estimator", "class": "os", "params": {}, "fitted": {}},
     ],
-    ids=["namedtuple", "factory", "eval", "module_chain", "reexport", "dunder_module", "closure",
-         "not_a_maker", "partial", "not_a_factory", "estimator"],
-)  # fmt: skip
+    ids=[
+        "namedtuple",
+        "factory",
+        "eval",
+        "module_chain",
+        "reexport",
+        "dunder_module",
+        "closure",
+        "not_a_maker",
+        "partial",
+        "not_a_factory",
+        "estimator",
+    ],
+)
 def test_names_outside_jaxlearn_are_refused_and_nothing_runs(node, tmp_path, monkeypatch):
     calls = []
     monkeypatch.setattr(os, "system", lambda *a: calls.append(a))
@@ -326,7 +418,9 @@ def test_float64_needs_x64_to_load_as_a_jax_array(tmp_path):
     with jax.enable_x64(True):
         tree = (jnp.arange(3.0), np.arange(3.0))
         _assert_identical(_round_trip(tmp_path, tree), tree)
-    assert _round_trip(tmp_path, np.arange(3.0)).dtype == np.float64  # NumPy arrays keep their dtype
+    assert (
+        _round_trip(tmp_path, np.arange(3.0)).dtype == np.float64
+    )  # NumPy arrays keep their dtype
     io.save(tmp_path / "x64.npz", tree)
     with pytest.raises(
         ValueError, match="x64.npz: an array of float64 becomes float32 here; enable jax_enable_x64"
@@ -387,7 +481,9 @@ def test_every_registered_factory_and_namedtuple_round_trips(tmp_path):
     """The round trips above cover every factory of the registry; every registered NamedTuple class
     round-trips by name (each field a distinct array)."""
     covered = set()
-    for learner in [case.learner() for case in ONLINE + BATCH] + [make() for make in LEARNERS.values()]:
+    for learner in [case.learner() for case in ONLINE + BATCH] + [
+        make() for make in LEARNERS.values()
+    ]:
         _factories_of(learner, covered)
     registry = io.registered()
     assert {name for name, kind in registry.items() if kind == "factory"} <= covered
@@ -409,8 +505,13 @@ def test_every_estimator_round_trips(tmp_path):
         estimator = cls(estimators.LinearSVC(max_iter=2)) if meta else cls()
         if "max_iter" in estimator.get_params(deep=False) and not meta:
             estimator.set_params(max_iter=2)
-        y = np.digitize(X[:, 0], [-0.5, 0.5]) if meta else target if name.endswith("Regressor") or name in (
-            "Ridge", "KernelRidge") else labels  # fmt: skip
+        y = (
+            np.digitize(X[:, 0], [-0.5, 0.5])
+            if meta
+            else target
+            if name.endswith("Regressor") or name in ("Ridge", "KernelRidge")
+            else labels
+        )
         estimator.fit(X, y)
         for like in (None, estimator):
             got = _round_trip(tmp_path, estimator, like=like)

@@ -30,7 +30,13 @@ ALLOCATION_BOUND = 8 << 20
 
 
 def _meta(tree, leaves=()):
-    return {"format": "jaxlearn.io", "version": 1, "jaxlearn": "0", "tree": tree, "leaves": list(leaves)}
+    return {
+        "format": "jaxlearn.io",
+        "version": 1,
+        "jaxlearn": "0",
+        "tree": tree,
+        "leaves": list(leaves),
+    }
 
 
 def _write(path, meta, compressed=False, **arrays):
@@ -61,7 +67,12 @@ def _learner(factory, kind="Learner", **args):
 
 
 def _namedtuple(cls, **fields):
-    return {"type": "namedtuple", "class": cls, "fields": list(fields), "items": list(fields.values())}
+    return {
+        "type": "namedtuple",
+        "class": cls,
+        "fields": list(fields),
+        "items": list(fields.values()),
+    }
 
 
 def _array(i):
@@ -103,7 +114,9 @@ def _hostile_trees(target, victim):
         "eta_prunes_a_directory": _learner(PERCEPTRON, eta=prune),
         "eta_a_registered_loss": _learner(PERCEPTRON, eta=_fn("jaxlearn.losses:hinge")),
         "kernel_writes_a_file": _learner(
-            "jaxlearn.linear._kernel_svm:kernel_svm", kernel=trap, lam={"type": "float", "value": "0x1p-3"}
+            "jaxlearn.linear._kernel_svm:kernel_svm",
+            kernel=trap,
+            lam={"type": "float", "value": "0x1p-3"},
         ),
         "kernel_a_learner": _learner(
             "jaxlearn.online._kernel_perceptron:kernel_perceptron",
@@ -166,9 +179,15 @@ def _hostile_trees(target, victim):
             horizon=_int(10**7),
             max_experts=_int(2**62),
         ),
-        "decision_list": _learner("jaxlearn.online._decision_list:decision_list", n=_int(3 * 10**8)),
+        "decision_list": _learner(
+            "jaxlearn.online._decision_list:decision_list", n=_int(3 * 10**8)
+        ),
         "conjunction": _learner("jaxlearn.online._conjunction:conjunction", n=_int(2**40)),
-        "object_array_overflow": {"type": "object_array", "shape": [2**32, 2**32, 2**32], "items": []},
+        "object_array_overflow": {
+            "type": "object_array",
+            "shape": [2**32, 2**32, 2**32],
+            "items": [],
+        },
         # malformed metadata
         "namedtuple_extra_item": {
             "type": "namedtuple",
@@ -178,21 +197,37 @@ def _hostile_trees(target, victim):
         },
         "float_overflow": {"type": "float", "value": "0x1p99999"},
         "float_not_hex": {"type": "float", "value": 1.5},
-        "dict_duplicate_keys": {"type": "dict", "keys": [_int(1), _int(1)], "values": [_int(1), _int(2)]},
-        "learner_args_a_list": {"type": "learner", "kind": "Learner", "factory": PERCEPTRON, "args": []},
+        "dict_duplicate_keys": {
+            "type": "dict",
+            "keys": [_int(1), _int(1)],
+            "values": [_int(1), _int(2)],
+        },
+        "learner_args_a_list": {
+            "type": "learner",
+            "kind": "Learner",
+            "factory": PERCEPTRON,
+            "args": [],
+        },
         "learner_wrong_kind": _learner(PERCEPTRON, kind="BatchLearner"),
     }
     h = np.eye(22, dtype=np.int64)
     arrays = {"soa_version_spaces": [h], "agnostic_experts": [h]}
     for name, tree in cases.items():
         leaves = [H22] if name in arrays else []
-        yield name, _meta(tree, leaves), {f"leaf_{i}": a for i, a in enumerate(arrays.get(name, []))}
+        yield (
+            name,
+            _meta(tree, leaves),
+            {f"leaf_{i}": a for i, a in enumerate(arrays.get(name, []))},
+        )
 
 
 def _malformed_archives(path):
     """Files whose archive, not their tree, is hostile."""
     one = _meta(_array(0), [{"dtype": "<f4", "shape": [2], "kind": "jax"}])
-    yield "compressed_member", lambda: _write(path, one, compressed=True, leaf_0=np.zeros(2, np.float32))
+    yield (
+        "compressed_member",
+        lambda: _write(path, one, compressed=True, leaf_0=np.zeros(2, np.float32)),
+    )
     big = _meta(_array(0), [{"dtype": "<f4", "shape": [10**9], "kind": "jax"}])
     yield "header_claims_1e9_floats", lambda: _write_npy_lie(path, big)
     yield (
@@ -211,7 +246,10 @@ def _malformed_archives(path):
     yield (
         "duplicate_member",
         lambda: _write_raw(
-            path, json.dumps(one).encode(), {"leaf_0.npy": _npy(np.zeros(2, np.float32))}, duplicate=True
+            path,
+            json.dumps(one).encode(),
+            {"leaf_0.npy": _npy(np.zeros(2, np.float32))},
+            duplicate=True,
         ),
     )
     deep = '{"type": "list", "items": [' * 100_000 + "]}" * 100_000
@@ -332,7 +370,12 @@ def _special_files(tmp_path):
     os.mkfifo(fifo)
     link = tmp_path / "link.npz"
     link.symlink_to(fifo)
-    return {"fifo": fifo, "symlink_to_fifo": link, "directory": tmp_path, "device": pathlib.Path("/dev/zero")}
+    return {
+        "fifo": fifo,
+        "symlink_to_fifo": link,
+        "directory": tmp_path,
+        "device": pathlib.Path("/dev/zero"),
+    }
 
 
 @pytest.mark.parametrize("kind", ["fifo", "symlink_to_fifo", "directory", "device", "missing"])
@@ -388,7 +431,7 @@ def test_registry_holds_what_a_learner_may_hold_and_nothing_else():
         "jaxlearn.kernels:_pair",
         "jaxlearn.io._load:load",
     ):
-        assert name not in registry, name  # fmt: skip
+        assert name not in registry, name
     with pytest.raises(TypeError, match="not a NamedTuple class"):
         core.loadable(dict)
 

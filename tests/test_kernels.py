@@ -30,7 +30,9 @@ def test_gaussian_truncated_feature_map_1d(x64):
     from math import factorial
 
     def psi(x):
-        return jnp.array([np.exp(-(x**2) / 2) * x**n / np.sqrt(float(factorial(n))) for n in range(60)])
+        return jnp.array(
+            [np.exp(-(x**2) / 2) * x**n / np.sqrt(float(factorial(n))) for n in range(60)]
+        )
 
     for x, z in [(0.5, -1.0), (3.0, 2.5), (-3.0, 3.0)]:
         np.testing.assert_allclose(
@@ -60,7 +62,8 @@ def test_gram_against_other_points_and_vmap_over_sigma():
 
 def test_bad_inputs():
     with pytest.raises(
-        ValueError, match=r"`X` of shape \(n, d\) and `Z` of shape \(m, d\), got \(5, 3\) and \(2, 4\)"
+        ValueError,
+        match=r"`X` of shape \(n, d\) and `Z` of shape \(m, d\), got \(5, 3\) and \(2, 4\)",
     ):
         kernels.gram(kernels.linear(), jnp.ones((5, 3)), jnp.ones((2, 4)))
     with pytest.raises(ValueError, match="`degree` a positive int"):
@@ -91,17 +94,29 @@ def _random_strings(seed, n, length, alphabet="abc"):
 
 @pytest.mark.parametrize("include_empty", [False, True])
 def test_substring_kernel_is_the_inner_product_of_explicit_indicator_vectors(include_empty):
-    strings = _random_strings(0, 30, 9, "ab") + _random_strings(1, 30, 9, "abc") + ["", "aaaa", "abab"]
+    strings = (
+        _random_strings(0, 30, 9, "ab") + _random_strings(1, 30, 9, "abc") + ["", "aaaa", "abab"]
+    )
     # psi_v(x) = 1[v is a substring of x], over the union of all substrings (plus "" if counted)
-    vocabulary = sorted(set().union(*map(_substrings, strings)) | ({""} if include_empty else set()))
+    vocabulary = sorted(
+        set().union(*map(_substrings, strings)) | ({""} if include_empty else set())
+    )
     psi = np.array([[float(v in s) for v in vocabulary] for s in strings])
-    G = kernels.gram(kernels.substring(include_empty=include_empty), kernels.encode_strings(strings, 9))
+    G = kernels.gram(
+        kernels.substring(include_empty=include_empty), kernels.encode_strings(strings, 9)
+    )
     np.testing.assert_array_equal(G, psi @ psi.T)
 
 
 def test_substring_kernel_hand_values_and_padding():
     k = jax.jit(kernels.substring())
-    pairs = {("abab", "bab"): 5, ("aaa", "aa"): 2, ("abc", "abc"): 6, ("", "abc"): 0, ("abc", "xyz"): 0}
+    pairs = {
+        ("abab", "bab"): 5,
+        ("aaa", "aa"): 2,
+        ("abc", "abc"): 6,
+        ("", "abc"): 0,
+        ("abc", "xyz"): 0,
+    }
     for (a, b), count in pairs.items():
         x, z = kernels.encode_strings([a, b], length=7)
         assert float(k(x, z)) == count and float(k(z, x)) == count
@@ -135,7 +150,9 @@ def test_min_kernel_is_the_inner_product_of_threshold_features(x64):
     # on vectors: the sum of the coordinatewise kernels
     X = jax.random.uniform(jax.random.PRNGKey(0), (20, 4))
     np.testing.assert_allclose(
-        kernels.gram(kernels.min_kernel(), X), np.minimum(X[:, None, :], X[None, :, :]).sum(-1), rtol=1e-14
+        kernels.gram(kernels.min_kernel(), X),
+        np.minimum(X[:, None, :], X[None, :, :]).sum(-1),
+        rtol=1e-14,
     )
 
 
@@ -157,7 +174,9 @@ def test_is_psd_accepts_kernel_gram_matrices(kernel, dtype):
 
 def test_is_psd_rejects_non_kernels(x64):
     X = jax.random.normal(jax.random.PRNGKey(3), (20, 3))
-    neg_sq_dist = kernels.gram(lambda x, z: -jnp.vdot(x - z, x - z), X)  # SPEC 10.7's negative example
+    neg_sq_dist = kernels.gram(
+        lambda x, z: -jnp.vdot(x - z, x - z), X
+    )  # SPEC 10.7's negative example
     assert not bool(kernels.is_psd(neg_sq_dist))
     G = kernels.gram(kernels.gaussian(1.0), X)
     nonsymmetric = jnp.array([[2.0, 1.0], [0.0, 2.0]])  # (A + A^T) / 2 is PSD, A is not symmetric
@@ -176,7 +195,9 @@ def test_is_psd_under_vmap_over_sigma():
     X = jax.random.normal(jax.random.PRNGKey(4), (25, 2))
     sigmas = jnp.array([0.1, 1.0, 10.0])
     assert bool(
-        jax.jit(jax.vmap(lambda s: kernels.is_psd(kernels.gram(kernels.gaussian(s), X))))(sigmas).all()
+        jax.jit(jax.vmap(lambda s: kernels.is_psd(kernels.gram(kernels.gaussian(s), X))))(
+            sigmas
+        ).all()
     )
 
 
@@ -199,7 +220,9 @@ def test_gram_and_expansion_in_batches(batch_size, x64):
     for a in (alpha, alpha[:, 0]):
         want = G @ a
         np.testing.assert_allclose(kernels.expansion(k, Z, a, X), want, rtol=1e-12)
-        np.testing.assert_allclose(kernels.expansion(k, Z, a, X, batch_size=batch_size), want, rtol=1e-12)
+        np.testing.assert_allclose(
+            kernels.expansion(k, Z, a, X, batch_size=batch_size), want, rtol=1e-12
+        )
     with pytest.raises(ValueError, match="`batch_size` a positive int"):
         kernels.gram(k, X, batch_size=0)
 
@@ -221,7 +244,9 @@ def test_kernels_are_pytrees_whose_leaves_are_their_numeric_parameters():
         f(kernels.gaussian(2.0), X)  # a new sigma is a new argument value, not a new program
     assert compiled[0] == 0
     plain = lambda x, z: jnp.vdot(x, z)
-    assert kernels.as_tree(plain)(X[0], X[1]) == 2.0 and kernels.as_tree(kernels.linear()) is not None
+    assert (
+        kernels.as_tree(plain)(X[0], X[1]) == 2.0 and kernels.as_tree(kernels.linear()) is not None
+    )
     with pytest.raises(ValueError, match="`kernel` a function"):
         kernels.as_tree("rbf")
 
@@ -230,12 +255,16 @@ def test_kernels_are_pytrees_whose_leaves_are_their_numeric_parameters():
 def test_gram_by_matrix_products_equals_the_kernel_pair_by_pair(dtype, x64):
     """gram/expansion evaluate linear, polynomial and Gaussian kernels by matrix products (the
     Gaussian through ||x||^2 + ||z||^2 - 2<x, z>, centred): the values of k(x, z) pair by pair."""
-    X = 3.0 + jax.random.normal(jax.random.PRNGKey(8), (9, 4), dtype)  # off the origin: centring matters
+    X = 3.0 + jax.random.normal(
+        jax.random.PRNGKey(8), (9, 4), dtype
+    )  # off the origin: centring matters
     Z = 3.0 + jax.random.normal(jax.random.PRNGKey(9), (6, 4), dtype)
     tol = dict(rtol=1e-12, atol=1e-12) if dtype == jnp.float64 else dict(rtol=1e-5, atol=1e-6)
     alpha = jnp.linspace(-1.0, 1.0, 6, dtype=dtype)
     for k in (kernels.linear(), kernels.polynomial(3), kernels.gaussian(0.8)):
-        pairwise = jax.vmap(jax.vmap(k, (None, 0)), (0, None))(X, Z)  # the kernel itself, pair by pair
+        pairwise = jax.vmap(jax.vmap(k, (None, 0)), (0, None))(
+            X, Z
+        )  # the kernel itself, pair by pair
         G = kernels.gram(k, X, Z)
         assert G.dtype == dtype
         np.testing.assert_allclose(G, pairwise, **tol)
@@ -246,4 +275,6 @@ def test_gram_by_matrix_products_equals_the_kernel_pair_by_pair(dtype, x64):
     ints = jnp.arange(6).reshape(3, 2)  # int examples: promoted like the kernel promotes them
     G = kernels.gram(kernels.gaussian(2.0), ints)
     assert G.dtype == jnp.result_type(float)
-    np.testing.assert_allclose(G, kernels.gram(kernels.gaussian(2.0), ints.astype(float)), rtol=1e-12)
+    np.testing.assert_allclose(
+        G, kernels.gram(kernels.gaussian(2.0), ints.astype(float)), rtol=1e-12
+    )

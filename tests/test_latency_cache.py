@@ -47,9 +47,16 @@ print(json.dumps({{"path": path, "dir": jax.config.values.get("jax_compilation_c
 
 
 def run(tmp_path, *, user_dir="", package=False, **env_vars):
-    ours = ("JAX_COMPILATION_CACHE", "JAX_ENABLE_COMPILATION_CACHE", "JAX_PERSISTENT_CACHE", "JAXLEARN_")
+    ours = (
+        "JAX_COMPILATION_CACHE",
+        "JAX_ENABLE_COMPILATION_CACHE",
+        "JAX_PERSISTENT_CACHE",
+        "JAXLEARN_",
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith(ours)}
-    env.update({"XDG_CACHE_HOME": str(tmp_path / "xdg"), "HOME": str(tmp_path / "home"), **env_vars})
+    env.update(
+        {"XDG_CACHE_HOME": str(tmp_path / "xdg"), "HOME": str(tmp_path / "home"), **env_vars}
+    )
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     done = subprocess.run(
         [sys.executable, "-c", SCRIPT.format(user_dir=user_dir, package=package, module=MODULE)],
@@ -62,7 +69,11 @@ def run(tmp_path, *, user_dir="", package=False, **env_vars):
 
 
 def entries(path):
-    return [p for p in Path(path).iterdir() if p.name.endswith("-cache")] if Path(path).exists() else []
+    return (
+        [p for p in Path(path).iterdir() if p.name.endswith("-cache")]
+        if Path(path).exists()
+        else []
+    )
 
 
 def test_on_by_default_under_xdg_cache_home(tmp_path):
@@ -144,17 +155,23 @@ def test_cache_directory_rules():
     assert _compilation_cache.cache_directory(
         {"JAXLEARN_COMPILATION_CACHE": "1", "XDG_CACHE_HOME": "/x"}
     ) == (os.path.join("/x", "jaxlearn", f"jax-{jax.__version__}"))
-    assert _compilation_cache.cache_directory({"JAXLEARN_COMPILATION_CACHE": "~/c"}) == os.path.expanduser(
-        "~/c"
-    )
+    assert _compilation_cache.cache_directory(
+        {"JAXLEARN_COMPILATION_CACHE": "~/c"}
+    ) == os.path.expanduser("~/c")
 
 
 def test_max_size_rules():
     size = _compilation_cache.max_size
     assert size({}) == _compilation_cache.MAX_SIZE_BYTES == 2**30
     var = _compilation_cache.SIZE_ENV_VAR
-    for setting, expected in [("123", 123), ("4k", 4096), ("500M", 500 * 2**20), (" 2GiB ", 2 * 2**30),
-                              ("3MB", 3 * 2**20), ("-1", -1)]:  # fmt: skip
+    for setting, expected in [
+        ("123", 123),
+        ("4k", 4096),
+        ("500M", 500 * 2**20),
+        (" 2GiB ", 2 * 2**30),
+        ("3MB", 3 * 2**20),
+        ("-1", -1),
+    ]:
         assert size({var: setting}) == expected, setting
     for bad in ("lots", "0", "-5", "1.5G", "12T", "G", "٣M"):
         with pytest.raises(ValueError, match=f"{var} must be -1 .* found {bad!r}"):
@@ -180,10 +197,17 @@ def test_prune_deletes_the_least_recently_used_down_to_three_quarters(tmp_path):
     assert _compilation_cache.prune(str(cache), -1) == 0
     os.utime(cache / "e0-cache", (2_000_000, 1_000_000))  # e0 read most recently (access time)
     assert _compilation_cache.prune(str(cache), 900) == 400  # down to 675: 6 entries of 100 kept
-    assert {p.name for p in cache.glob("*-cache")} == {"e0-cache", "e5-cache", "e6-cache", "e7-cache",
-                                                         "e8-cache", "e9-cache"}  # fmt: skip
-    assert {p.name for p in cache.glob("*-atime")} == {p.name.replace("-cache", "-atime")
-                                                       for p in cache.glob("*-cache")}  # fmt: skip
+    assert {p.name for p in cache.glob("*-cache")} == {
+        "e0-cache",
+        "e5-cache",
+        "e6-cache",
+        "e7-cache",
+        "e8-cache",
+        "e9-cache",
+    }
+    assert {p.name for p in cache.glob("*-atime")} == {
+        p.name.replace("-cache", "-atime") for p in cache.glob("*-cache")
+    }
     assert (cache / "notes.txt").exists()
     assert _compilation_cache.prune(str(tmp_path / "missing"), 10) == 0  # never raises
 
@@ -192,7 +216,10 @@ def test_import_prunes_an_oversized_cache(tmp_path):
     default = tmp_path / "xdg" / "jaxlearn" / f"jax-{jax.__version__}"
     fill(default, [4096] * 8)  # 32 KiB of old entries against a bound of 16 KiB
     out = run(
-        tmp_path, package=True, JAXLEARN_COMPILATION_CACHE="1", JAXLEARN_COMPILATION_CACHE_MAX_SIZE="16K"
+        tmp_path,
+        package=True,
+        JAXLEARN_COMPILATION_CACHE="1",
+        JAXLEARN_COMPILATION_CACHE_MAX_SIZE="16K",
     )
     old = [p for p in entries(default) if p.name.startswith("e")]
     assert len(old) == 3 and {p.name for p in old} == {"e5-cache", "e6-cache", "e7-cache"}
@@ -204,8 +231,16 @@ def test_bad_size_warns_and_keeps_the_default_bound(tmp_path):
     default = tmp_path / "xdg" / "jaxlearn" / f"jax-{jax.__version__}"
     fill(default, [4096] * 4)
     out = run(
-        tmp_path, package=True, JAXLEARN_COMPILATION_CACHE="1", JAXLEARN_COMPILATION_CACHE_MAX_SIZE="huge"
+        tmp_path,
+        package=True,
+        JAXLEARN_COMPILATION_CACHE="1",
+        JAXLEARN_COMPILATION_CACHE_MAX_SIZE="huge",
     )
-    assert out["dir"] == str(default) and len(entries(default)) > 4  # 16 KiB, far below 1 GiB: all kept
+    assert (
+        out["dir"] == str(default) and len(entries(default)) > 4
+    )  # 16 KiB, far below 1 GiB: all kept
     assert {f"e{i}-cache" for i in range(4)} <= {p.name for p in entries(default)}
-    assert len(out["warnings"]) == 1 and "JAXLEARN_COMPILATION_CACHE_MAX_SIZE must be" in out["warnings"][0]
+    assert (
+        len(out["warnings"]) == 1
+        and "JAXLEARN_COMPILATION_CACHE_MAX_SIZE must be" in out["warnings"][0]
+    )

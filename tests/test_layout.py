@@ -80,7 +80,9 @@ def _is_public(module: str) -> bool:
 
 def _is_module(dotted: str) -> bool:
     relative = pathlib.Path(*dotted.split(".")[1:])
-    return (PACKAGE / relative).with_suffix(".py").exists() or (PACKAGE / relative / "__init__.py").exists()
+    return (PACKAGE / relative).with_suffix(".py").exists() or (
+        PACKAGE / relative / "__init__.py"
+    ).exists()
 
 
 def _imports(source: str):
@@ -90,7 +92,9 @@ def _imports(source: str):
             for alias in node.names:
                 if alias.name.startswith("jaxlearn"):
                     yield alias.name, None, node.lineno
-        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("jaxlearn"):
+        elif (
+            isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("jaxlearn")
+        ):
             for alias in node.names:
                 yield node.module, alias.name, node.lineno
 

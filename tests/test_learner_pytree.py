@@ -127,7 +127,9 @@ def test_batch_learner_under_jit_and_vmap_of_stacked_leaves():
     fit = jax.jit(lambda learner: learner.fit(key, X, y))
     for i, lam in enumerate(lams):
         one = fit(linear.ridge(lam))
-        chex.assert_trees_all_close(jax.tree_util.tree_map(lambda a, i=i: a[i], swept), one, rtol=1e-5)
+        chex.assert_trees_all_close(
+            jax.tree_util.tree_map(lambda a, i=i: a[i], swept), one, rtol=1e-5
+        )
 
 
 @pytest.mark.parametrize(
@@ -148,7 +150,11 @@ def test_batch_learner_under_jit_and_vmap_of_stacked_leaves():
 def test_predicted_label_dtype_rule(learner, xs, ys, dtype):
     # README "Predicted labels": signs of scores in the float dtype, labels from a finite set int32.
     X = jax.random.normal(jax.random.PRNGKey(0), (12, 4))
-    data = {"reals": X, "bits": (X > 0).astype(jnp.float32), "signs": jnp.where(X[:, 0] > 0, 1.0, -1.0)}
+    data = {
+        "reals": X,
+        "bits": (X > 0).astype(jnp.float32),
+        "signs": jnp.where(X[:, 0] > 0, 1.0, -1.0),
+    }
     data["bits_y"] = data["bits"][:, 0]
     xs, ys = data[xs], data["bits_y"] if ys == "bits" else data[ys]
     state, trace = core.run(learner, learner.init(xs[0]), xs, ys)
@@ -164,7 +170,9 @@ def test_factory_called_under_jit_with_concrete_data_closed_over():
     X = jax.random.normal(jax.random.PRNGKey(0), (40, 3))
     y = (X[:, 0] > 0).astype(jnp.int32)
     keys = jax.random.split(jax.random.PRNGKey(1), 2)
-    fits = jax.jit(jax.vmap(lambda k: nn.mlp_classifier(4, steps=5, batch_size=8).fit(k, X, y)))(keys)
+    fits = jax.jit(jax.vmap(lambda k: nn.mlp_classifier(4, steps=5, batch_size=8).fit(k, X, y)))(
+        keys
+    )
     assert fits.best_step.shape == (2,)
 
 

@@ -45,7 +45,10 @@ def test_hinge_subgradient_inequality_at_the_kink(x64):
     w = x / jnp.vdot(x, x)  # y <w, x> = 1 exactly for y = 1
     g = jax.grad(losses.hinge)(w, x, 1.0)
     for u in jax.random.normal(jax.random.PRNGKey(1), (100, 4)):
-        assert float(losses.hinge(u, x, 1.0) - losses.hinge(w, x, 1.0)) >= float(jnp.vdot(u - w, g)) - 1e-12
+        assert (
+            float(losses.hinge(u, x, 1.0) - losses.hinge(w, x, 1.0))
+            >= float(jnp.vdot(u - w, g)) - 1e-12
+        )
 
 
 def test_logistic_gradient_formula_and_stability(x64):
@@ -103,7 +106,9 @@ def test_generalized_hinge_bounds_the_cost_of_the_prediction():
     assert np.all(np.asarray(loss) >= cost - 1e-6)
     assert np.mean(np.asarray(loss) > cost + 1e-3) > 0.5  # a bound, not an identity
     # equality where every margin <w, Psi(x,y) - Psi(x,y')> >= Delta(y', y) holds: the loss is 0
-    w = np.concatenate([3.0 * np.eye(n), np.zeros((1, n))]).reshape(-1).astype(np.float32)  # w_y = 3 e_y
+    w = (
+        np.concatenate([3.0 * np.eye(n), np.zeros((1, n))]).reshape(-1).astype(np.float32)
+    )  # w_y = 3 e_y
     x = np.array([1.0, 0.0, 0.0], np.float32)
     assert float(losses.generalized_hinge(w, psi, x, 0, delta)) == 0.0
 
@@ -123,7 +128,10 @@ def test_generalized_hinge_is_the_hinge_for_two_classes():
     assert np.mean(np.asarray(want) > 0) > 0.3 and np.mean(np.asarray(want) == 0) > 0.1
     grads = jax.jit(jax.vmap(jax.grad(two_class)))(W, X, y01)
     np.testing.assert_allclose(
-        grads, jax.vmap(jax.grad(losses.hinge))(W, X, (2 * y01 - 1).astype(np.float32)), rtol=1e-6, atol=1e-6
+        grads,
+        jax.vmap(jax.grad(losses.hinge))(W, X, (2 * y01 - 1).astype(np.float32)),
+        rtol=1e-6,
+        atol=1e-6,
     )
 
 
@@ -160,7 +168,9 @@ def test_exercise_17_1_clusters_have_zero_generalized_hinge(x64):
     X1 = np.c_[X, np.ones(len(X))]
     w = np.c_[mu, -0.5 * (mu**2).sum(axis=1)].reshape(-1)
     psi = _multivector(k)
-    loss = jax.jit(jax.vmap(lambda x, y: losses.generalized_hinge(w, psi, x, y, num_classes=k)))(X1, y)
+    loss = jax.jit(jax.vmap(lambda x, y: losses.generalized_hinge(w, psi, x, y, num_classes=k)))(
+        X1, y
+    )
     np.testing.assert_array_equal(loss, 0.0)
     # the claim is tight enough to fail: with centres 2r apart some example has a positive loss
     X2, y2, mu2 = clusters(k=k, spacing=1.5)

@@ -33,7 +33,9 @@ def test_ramp_is_zero_one_on_mistakes_and_between_zero_one_and_hinge(x64):
     it is the hinge capped at 1."""
     W, X, y = _examples(jax.random.PRNGKey(0))
     margin = jnp.einsum("nd,nd->n", W, X) * y
-    ramp, zero_one, hinge = (_batch(f, W, X, y) for f in (losses.ramp, losses.zero_one, losses.hinge))
+    ramp, zero_one, hinge = (
+        _batch(f, W, X, y) for f in (losses.ramp, losses.zero_one, losses.hinge)
+    )
     mistakes = margin <= 0
     assert int(mistakes.sum()) > 900  # both sides of 0 are covered
     np.testing.assert_array_equal(ramp[mistakes], zero_one[mistakes])
@@ -81,7 +83,9 @@ def test_ramp_is_not_convex_where_the_hinge_is(x64):
     assert float(hinge_gap.max()) <= 1e-12
 
 
-@pytest.mark.parametrize("target,slope", [(-2.0, 0.0), (0.0, 0.0), (0.5, 1.0), (1.0, 0.0), (2.0, 0.0)])
+@pytest.mark.parametrize(
+    "target,slope", [(-2.0, 0.0), (0.0, 0.0), (0.5, 1.0), (1.0, 0.0), (2.0, 0.0)]
+)
 def test_ramp_gradient_is_minus_y_x_inside_the_ramp_and_zero_elsewhere(target, slope, x64):
     """The sub-gradient convention: -y x where 0 < y<w, x> < 1, else 0 (0 at both kinks, as the hinge's)."""
     x, y = jnp.array([1.0, -2.0, 0.5]), -1.0

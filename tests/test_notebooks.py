@@ -84,7 +84,9 @@ def rounded(text: str) -> str:
 
 def cell_record(cell) -> dict:
     """What is compared of one code cell: its stdout, its ``text/plain`` outputs, its image count."""
-    stdout = "".join(o.text for o in cell.outputs if o.output_type == "stream" and o.name == "stdout")
+    stdout = "".join(
+        o.text for o in cell.outputs if o.output_type == "stream" and o.name == "stdout"
+    )
     data = [o.data for o in cell.outputs if o.output_type in ("display_data", "execute_result")]
     return {
         "stdout": stdout,
@@ -114,7 +116,9 @@ def output_differences(stored, fresh) -> list[str]:
     for i, (old, new) in enumerate(zip(code_cells(stored), code_cells(fresh)), start=1):
         a, b = cell_record(old), cell_record(new)
         if a["images"] != b["images"]:
-            found.append(f"code cell {i}: {a['images']} stored image(s), the fresh run shows {b['images']}")
+            found.append(
+                f"code cell {i}: {a['images']} stored image(s), the fresh run shows {b['images']}"
+            )
         for kind in ("stdout", "text/plain"):
             if not same_text(a[kind], b[kind]):
                 old, new = rounded(a[kind]).splitlines(), rounded(b[kind]).splitlines()

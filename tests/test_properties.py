@@ -36,7 +36,18 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from jaxlearn import core, datasets, experts, kernels, linear, losses, metrics, neighbors, online, trees
+from jaxlearn import (
+    core,
+    datasets,
+    experts,
+    kernels,
+    linear,
+    losses,
+    metrics,
+    neighbors,
+    online,
+    trees,
+)
 
 
 def _settings(examples: int):
@@ -122,7 +133,10 @@ class Online:
 
 PERCEPTRON = Online("perceptron", online.perceptron, _floats(0.1, 5.0), _noisy)
 PERCEPTRON_NORMALIZED = Online(
-    "perceptron_normalized", lambda eta: online.perceptron(eta, normalize=True), _floats(0.1, 5.0), _noisy
+    "perceptron_normalized",
+    lambda eta: online.perceptron(eta, normalize=True),
+    _floats(0.1, 5.0),
+    _noisy,
 )
 MARGIN = Online("margin_perceptron", online.margin_perceptron, _floats(0.01, 0.5), _separable)
 OGD = Online(
@@ -133,7 +147,9 @@ OGD = Online(
 )
 WINNOW = Online("winnow", online.winnow, _floats(1.1, 4.0), _boolean)
 HEDGE = Online("hedge", experts.hedge, _floats(0.01, 5.0), _losses)
-WEIGHTED_MAJORITY = Online("weighted_majority", experts.weighted_majority, _floats(0.0, 0.95), _advice)
+WEIGHTED_MAJORITY = Online(
+    "weighted_majority", experts.weighted_majority, _floats(0.0, 0.95), _advice
+)
 
 CHUNKED = [PERCEPTRON, MARGIN, OGD, WINNOW, HEDGE, WEIGHTED_MAJORITY]
 BLOCKED = [PERCEPTRON, PERCEPTRON_NORMALIZED, MARGIN, HEDGE]
@@ -146,7 +162,9 @@ def _ids(cases):
 # --- 1. chunked streams ----------------------------------------------------------------------------------
 
 # Cut points on a grid of 8 rounds plus the ends: chunks come in a few lengths (few compilations).
-CUTS = st.lists(st.sampled_from([1, 8, 16, 24, 31]), min_size=1, max_size=2, unique=True).map(sorted)
+CUTS = st.lists(st.sampled_from([1, 8, 16, 24, 31]), min_size=1, max_size=2, unique=True).map(
+    sorted
+)
 
 
 @pytest.mark.parametrize("case", CHUNKED, ids=_ids(CHUNKED))
@@ -208,7 +226,9 @@ def test_soft_svm_fit_vmapped_over_keys_equals_separate_fits(seed, lam):
     keys = jax.random.split(_key(seed + 1), 3)
     swept = jax.vmap(learner.fit, in_axes=(0, None, None))(keys, X, y)
     for i in range(keys.shape[0]):
-        chex.assert_trees_all_close(_index(swept, i), learner.fit(keys[i], X, y), rtol=1e-5, atol=1e-6)
+        chex.assert_trees_all_close(
+            _index(swept, i), learner.fit(keys[i], X, y), rtol=1e-5, atol=1e-6
+        )
 
 
 @_settings(4)
@@ -315,7 +335,11 @@ def test_ridge_inputs(seed, x_kind, x_box, y_kind, y_box):
     _assert_same(got, _fit_predict(learner, _float(V), _float(targets), _float(V)))
 
 
-KERNELS = {"linear": kernels.linear(), "polynomial": kernels.polynomial(2), "gaussian": kernels.gaussian(1.0)}
+KERNELS = {
+    "linear": kernels.linear(),
+    "polynomial": kernels.polynomial(2),
+    "gaussian": kernels.gaussian(1.0),
+}
 
 
 @_settings(12)
@@ -343,7 +367,9 @@ def test_knn_inputs(seed, x_kind, x_box, y_kind, y_box):
     V, Q = _draw_values(rng, x_kind, (N, 3)), _draw_values(rng, x_kind, (8, 3))
     labels = rng.integers(0, 3, N)
     learner = neighbors.knn(3, num_classes=3)
-    got = _fit_predict(learner, _box(V, x_kind, x_box), _box(labels, y_kind, y_box), _box(Q, x_kind, x_box))
+    got = _fit_predict(
+        learner, _box(V, x_kind, x_box), _box(labels, y_kind, y_box), _box(Q, x_kind, x_box)
+    )
     _assert_same(got, _fit_predict(learner, _float(V), jnp.asarray(labels, jnp.int32), _float(Q)))
 
 
@@ -359,7 +385,9 @@ def test_decision_tree_inputs(seed, x_kind, x_box, y_kind, y_box):
     _assert_same(got, _fit_predict(learner, _float(V), jnp.asarray(labels, jnp.int32), _float(V)))
 
 
-@pytest.mark.parametrize("learner", [neighbors.knn(3), trees.decision_tree(2)], ids=["knn", "decision_tree"])
+@pytest.mark.parametrize(
+    "learner", [neighbors.knn(3), trees.decision_tree(2)], ids=["knn", "decision_tree"]
+)
 @_settings(3)
 @given(seed=SEEDS, y_box=CONTAINERS)
 def test_bool_class_labels(learner, seed, y_box):
@@ -463,12 +491,22 @@ def _assert_normalised(totals, what):
 
 
 @_settings(2)
-@given(seed=SEEDS, eta=_floats(0.01, 10.0), n=st.sampled_from([2, 4]), block_size=st.sampled_from([0, 256]))
+@given(
+    seed=SEEDS,
+    eta=_floats(0.01, 10.0),
+    n=st.sampled_from([2, 4]),
+    block_size=st.sampled_from([0, 256]),
+)
 def test_hedge_allocation_stays_normalised(seed, eta, n, block_size):
     L = jax.random.uniform(_key(seed), (T, n))
     learner = experts.hedge(eta)
     state, totals = core.run(
-        learner, learner.init(L[0]), None, L, trace_fn=lambda i: jnp.sum(i.prediction), block_size=block_size
+        learner,
+        learner.init(L[0]),
+        None,
+        L,
+        trace_fn=lambda i: jnp.sum(i.prediction),
+        block_size=block_size,
     )
     _assert_normalised(totals, "hedge")
     assert abs(float(jnp.sum(jnp.exp(state.log_v))) - 1) <= 1e-5

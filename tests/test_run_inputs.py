@@ -27,7 +27,9 @@ def _compiles(jitted, calls):
 @pytest.mark.parametrize("block_size, jitted", [(0, core._run_scan), (2, core._run_blocked)])
 def test_a_fresh_lambda_per_call_compiles_once(block_size, jitted):
     def call():
-        return core.run(LEARNER, STATE, X, Y, block_size=block_size, trace_fn=lambda info: info.loss * 3.0)[1]
+        return core.run(
+            LEARNER, STATE, X, Y, block_size=block_size, trace_fn=lambda info: info.loss * 3.0
+        )[1]
 
     count, traces = _compiles(jitted, [call] * 4)
     assert count <= 1  # 0 when an earlier test compiled the same program
@@ -37,7 +39,9 @@ def test_a_fresh_lambda_per_call_compiles_once(block_size, jitted):
 
 def test_a_different_closed_over_value_is_another_program():
     def call(c):
-        return lambda: core.run(LEARNER, STATE, X, Y, block_size=0, trace_fn=lambda info: info.loss * c)[1]
+        return lambda: core.run(
+            LEARNER, STATE, X, Y, block_size=0, trace_fn=lambda info: info.loss * c
+        )[1]
 
     count, (two, three, two_again) = _compiles(core._run_scan, [call(2.0), call(3.0), call(2.0)])
     assert count == 2

@@ -108,20 +108,35 @@ def test_grid_search_equals_hand_loop_and_refits_the_best():
     refit = result.best_learner.fit(jax.random.split(KEY)[1], X, Y)
     np.testing.assert_array_equal(result.params.w, refit.w)
     np.testing.assert_allclose(result.points["lam"], LAMS)
-    cv = selection.cross_validate(soft_svm(LAMS[1]), X, Y, key=KEY, folds=3)  # row 1, the same folds
+    cv = selection.cross_validate(
+        soft_svm(LAMS[1]), X, Y, key=KEY, folds=3
+    )  # row 1, the same folds
     np.testing.assert_allclose(cv, want[1], atol=1e-6)
-    assert selection.grid_search(soft_svm, {"lam": LAMS}, X, Y, key=KEY, folds=3, refit=False).params is None
+    assert (
+        selection.grid_search(soft_svm, {"lam": LAMS}, X, Y, key=KEY, folds=3, refit=False).params
+        is None
+    )
 
 
 def test_grid_search_is_one_program_and_a_new_grid_compiles_nothing():
     X7, y7 = X[:87], Y[:87]  # shapes no other test uses: the first call compiles
     with Compilations() as first:
-        selection.grid_search(soft_svm, {"lam": np.asarray(LAMS)}, X7, y7, key=KEY, folds=3, refit=False)
-    assert first.names.count("jit(_grid_program)") == 1, first.names  # every (point, fold) fit: one program
+        selection.grid_search(
+            soft_svm, {"lam": np.asarray(LAMS)}, X7, y7, key=KEY, folds=3, refit=False
+        )
+    assert first.names.count("jit(_grid_program)") == 1, (
+        first.names
+    )  # every (point, fold) fit: one program
     lams = np.array([0.01, 0.5, 2.0], np.float32)
     with Compilations() as second:  # new values, a new `make` closure: nothing new
         result = selection.grid_search(
-            lambda lam: linear.soft_svm(lam, STEPS), {"lam": lams}, X7, y7, key=KEY, folds=3, refit=False
+            lambda lam: linear.soft_svm(lam, STEPS),
+            {"lam": lams},
+            X7,
+            y7,
+            key=KEY,
+            folds=3,
+            refit=False,
         )
     assert second.names == []
     assert result.points["lam"].tolist() == lams.tolist()
@@ -136,8 +151,12 @@ def test_static_options_loop_over_programs():
     assert result.scores.shape == (4, 3)
     assert result.points["steps"].tolist() == [20, 20, STEPS, STEPS]
     points = [{"lam": lam, "steps": s} for s in (20, STEPS) for lam in LAMS[:2].tolist()]
-    np.testing.assert_allclose(result.scores, hand_scores(make, points, X, Y, KEY, 3, accuracy), atol=1e-6)
-    assert set(result.best_params) == {"lam", "steps"} and isinstance(result.best_params["steps"], int)
+    np.testing.assert_allclose(
+        result.scores, hand_scores(make, points, X, Y, KEY, 3, accuracy), atol=1e-6
+    )
+    assert set(result.best_params) == {"lam", "steps"} and isinstance(
+        result.best_params["steps"], int
+    )
 
 
 def test_product_grid_in_chunks():
@@ -149,7 +168,9 @@ def test_product_grid_in_chunks():
     assert result.points["sigma"].tolist() == [0.5] * 3 + [2.0] * 3  # the last name varies fastest
     np.testing.assert_allclose(result.points["lam"], jnp.tile(grid["lam"], 2))
     points = [{"sigma": s, "lam": lam} for s in (0.5, 2.0) for lam in grid["lam"].tolist()]
-    np.testing.assert_allclose(result.scores, hand_scores(make, points, X, Y, KEY, 2, r2_score), rtol=1e-4)
+    np.testing.assert_allclose(
+        result.scores, hand_scores(make, points, X, Y, KEY, 2, r2_score), rtol=1e-4
+    )
 
 
 def test_regression_scoring_and_callable():
@@ -162,7 +183,9 @@ def test_regression_scoring_and_callable():
         ("neg_mean_squared_error", lambda a, b: -mean_squared_error(a, b)),
         (lambda a, b: -jnp.mean(jnp.abs(a - b)), lambda a, b: -np.mean(np.abs(a - b))),
     ):
-        result = selection.grid_search(linear.ridge, {"lam": lams}, X, y, key=KEY, folds=3, scoring=scoring)
+        result = selection.grid_search(
+            linear.ridge, {"lam": lams}, X, y, key=KEY, folds=3, scoring=scoring
+        )
         want = hand_scores(linear.ridge, points, X, y, KEY, 3, reference)
         np.testing.assert_allclose(result.scores, want, rtol=1e-4, atol=1e-5)
     assert result.best_params == {"lam": 0.1}  # a little ridge fits a linear target best
@@ -197,7 +220,11 @@ def search(make=soft_svm, grid=None, X=X, y=Y, **options):
         (lambda: search(grid={"lam": jnp.ones((2, 2))}), ValueError, "`grid"),
         (lambda: search(grid={"lam": jnp.ones(0)}), ValueError, "`grid"),
         (lambda: search(grid={"eta": LAMS}), ValueError, "`grid`"),
-        (lambda: search(grid={"lam": jnp.array([0.1, -1.0])}), ValueError, "`lam`"),  # checked at every point
+        (
+            lambda: search(grid={"lam": jnp.array([0.1, -1.0])}),
+            ValueError,
+            "`lam`",
+        ),  # checked at every point
         (
             lambda: search(lambda steps: linear.soft_svm(0.1, steps), {"steps": jnp.array([1, 2])}),
             ValueError,

@@ -15,7 +15,12 @@ import jaxlearn.sklearn as jsk
 from jaxlearn import core, kernels, linear, online
 from jaxlearn.sklearn._online import epoch_order
 
-ONLINE = [jsk.MarginPerceptron, jsk.KernelPerceptron, jsk.Winnow, jsk.OnlineGradientDescentClassifier]
+ONLINE = [
+    jsk.MarginPerceptron,
+    jsk.KernelPerceptron,
+    jsk.Winnow,
+    jsk.OnlineGradientDescentClassifier,
+]
 # Perceptron, SGDClassifier, NearestCentroid and SVC take any number of classes (scikit-learn's);
 # they are here for scikit-learn's checks (its multiclass ones included), and in
 # tests/test_sklearn_linear_models.py and tests/test_sklearn_svc.py for the rest.
@@ -33,12 +38,17 @@ REGRESSORS = [jsk.Ridge, jsk.KernelRidge]
 # float32 scores: the invariance checks compare with rtol=1e-7, below float32's resolution (1.2e-7);
 # XLA's vectorised kernel expansion can round a row 1 ulp differently with its position in the batch.
 _ULP = "float32 kernel expansion: 1-ulp differences with the row's position; the check's rtol=1e-7 < eps"
-_INVARIANCE = {"check_methods_sample_order_invariance": _ULP, "check_methods_subset_invariance": _ULP}
+_INVARIANCE = {
+    "check_methods_sample_order_invariance": _ULP,
+    "check_methods_subset_invariance": _ULP,
+}
 EXPECTED_FAILURES = {name: _INVARIANCE for name in ("KernelPerceptron", "SVC", "KernelRidge")}
 # As scikit-learn's own SGDClassifier and Perceptron (its PER_ESTIMATOR_XFAIL_CHECKS): a weight scales a
 # step, it does not repeat the row in the shuffled epochs. tests/test_sklearn_linear_models.py checks
 # the weights in distribution instead.
-_SGD_WEIGHTS = "sample_weight scales an example's step; repeating it changes the epochs (as scikit-learn's)"
+_SGD_WEIGHTS = (
+    "sample_weight scales an example's step; repeating it changes the epochs (as scikit-learn's)"
+)
 for _name in ("SGDClassifier", "Perceptron"):
     EXPECTED_FAILURES[_name] = {"check_sample_weight_equivalence_on_dense_data": _SGD_WEIGHTS}
 # float32 weighted means: a weight of 2 and a repeated row round 1 ulp apart (the check's rtol=1e-7 < eps);
@@ -84,7 +94,9 @@ def test_label_sets_map_to_the_same_predictions(cls):
     X, y01 = _binary_sample()
     predictions = []
     for labels in (np.array([0, 1]), np.array([-1, 1]), np.array(["cat", "dog"])):
-        est = cls().set_params(**({"random_state": 0} if "random_state" in cls().get_params() else {}))
+        est = cls().set_params(
+            **({"random_state": 0} if "random_state" in cls().get_params() else {})
+        )
         est.fit(X, labels[y01])
         np.testing.assert_array_equal(est.classes_, labels)
         pred = est.predict(X)
@@ -99,7 +111,9 @@ def test_label_sets_map_to_the_same_predictions(cls):
     for name, value in vars(est).items():
         if name.endswith("_") and not name.startswith("_"):
             leaves = jax.tree_util.tree_leaves(value)
-            assert all(isinstance(v, (np.ndarray, jax.Array, int, float, bool, str)) for v in leaves), name
+            assert all(
+                isinstance(v, (np.ndarray, jax.Array, int, float, bool, str)) for v in leaves
+            ), name
             assert not callable(value), name
 
 
@@ -128,7 +142,9 @@ def test_partial_fit_over_chunks_equals_one_fit_pass(cls):
     whole = cls(max_iter=1, shuffle=False).fit(X, labels)
     chunked = cls().partial_fit(X[:100], labels[:100], classes=["a", "b"])
     chunked.partial_fit(X[100:], labels[100:])
-    for a, b in zip(jax.tree_util.tree_leaves(whole.state_), jax.tree_util.tree_leaves(chunked.state_)):
+    for a, b in zip(
+        jax.tree_util.tree_leaves(whole.state_), jax.tree_util.tree_leaves(chunked.state_)
+    ):
         np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(whole.predict(X), chunked.predict(X))
 
@@ -172,7 +188,9 @@ def test_batch_estimators_are_the_learners():
     params = learner.fit(key, X32, ys)
     np.testing.assert_array_equal(est.coef_[0], params.w)
     np.testing.assert_array_equal(est.intercept_[0], params.b)
-    np.testing.assert_allclose(est.decision_function(X), learner.decision_function(params, X32), rtol=1e-6)
+    np.testing.assert_allclose(
+        est.decision_function(X), learner.decision_function(params, X32), rtol=1e-6
+    )
 
     aug = np.hstack([X32, np.ones((m, 1), np.float32)])
     ridge = jsk.Ridge(alpha=2.0).fit(X, ys)
@@ -181,14 +199,18 @@ def test_batch_estimators_are_the_learners():
 
     kr = jsk.KernelRidge(alpha=0.3, kernel="rbf", gamma=0.5).fit(X, ys)
     kl = linear.kernel_ridge(kernels.gaussian(1.0), 0.3 / (2 * m))  # sigma = 1 / (2 gamma)
-    np.testing.assert_allclose(kr.predict(X), kl.predict(kl.fit(None, X32, ys), X32), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        kr.predict(X), kl.predict(kl.fit(None, X32, ys), X32), rtol=1e-5, atol=1e-6
+    )
 
 
 @pytest.mark.parametrize("cls", [jsk.Perceptron, jsk.SGDClassifier], ids=lambda c: c.__name__)
 def test_random_state_reproducibility(cls):
     X, y = _binary_sample()
     a, b, c = (cls(random_state=s).fit(X, y) for s in (0, 0, 1))
-    leaves = lambda est: jax.tree_util.tree_leaves(getattr(est, "state_", getattr(est, "params_", None)))  # noqa: E731
+    leaves = lambda est: jax.tree_util.tree_leaves(
+        getattr(est, "state_", getattr(est, "params_", None))
+    )  # noqa: E731
     for u, v in zip(leaves(a), leaves(b)):
         np.testing.assert_array_equal(u, v)
     assert not all(np.array_equal(u, v) for u, v in zip(leaves(a), leaves(c)))
@@ -205,7 +227,9 @@ def test_pipeline_grid_search_cross_val_and_clone():
     assert search.best_estimator_.score(X, y) > 0.9
     assert search.cv_results_["mean_test_score"].shape == (3,)
 
-    scores = cross_val_score(make_pipeline(StandardScaler(), jsk.Perceptron(random_state=0)), X, y, cv=4)
+    scores = cross_val_score(
+        make_pipeline(StandardScaler(), jsk.Perceptron(random_state=0)), X, y, cv=4
+    )
     assert scores.shape == (4,) and scores.mean() > 0.9
 
     est = jsk.KernelPerceptron(kernel="poly", degree=2, budget=64, random_state=1).fit(X, y)

@@ -31,7 +31,9 @@ def test_one_program_gives_scikit_learns_results(data):
             np.testing.assert_allclose(ours.cv_results_[key], theirs.cv_results_[key], atol=0.011)
     assert ours.cv_results_["params"] == theirs.cv_results_["params"]
     assert list(ours.cv_results_[f"param_{name}__C"]) == grid[f"{name}__C"]
-    assert ours.n_splits_ == 4 and ours.best_index_ == int(np.argmin(ours.cv_results_["rank_test_score"]))
+    assert ours.n_splits_ == 4 and ours.best_index_ == int(
+        np.argmin(ours.cv_results_["rank_test_score"])
+    )
     np.testing.assert_array_equal(ours.predict(X), ours.best_estimator_.predict(X))
     assert ours.score(X, y) == pytest.approx(ours.best_estimator_.score(X, y))
 
@@ -41,7 +43,9 @@ def test_a_new_grid_compiles_nothing():
     X = StandardScaler().fit_transform(X)
     jsk.GridSearchCV(jsk.LogisticRegression(), {"C": [0.1, 1.0, 3.0]}, cv=3, refit=False).fit(X, y)
     with count_compilations() as compiled:
-        search = jsk.GridSearchCV(jsk.LogisticRegression(), {"C": [0.2, 2.0, 5.0]}, cv=3, refit=False)
+        search = jsk.GridSearchCV(
+            jsk.LogisticRegression(), {"C": [0.2, 2.0, 5.0]}, cv=3, refit=False
+        )
         search.fit(X, y)
     assert compiled[0] == 0 and not hasattr(search, "best_estimator_")
 
@@ -61,4 +65,6 @@ def test_anything_else_is_scikit_learns_own_search(estimator, grid, kwargs):
     ours = jsk.GridSearchCV(estimator, grid, cv=3, **kwargs).fit(X, y)
     theirs = model_selection.GridSearchCV(estimator, grid, cv=3, **kwargs).fit(X, y)
     assert ours.search_path_ == "scikit-learn"
-    np.testing.assert_allclose(ours.cv_results_["mean_test_score"], theirs.cv_results_["mean_test_score"])
+    np.testing.assert_allclose(
+        ours.cv_results_["mean_test_score"], theirs.cv_results_["mean_test_score"]
+    )

@@ -25,7 +25,9 @@ def _fit(name, **params):
 
 def _bool_params(name):
     signature = inspect.signature(getattr(jsk, name).__init__)
-    bool_or_int = getattr(getattr(jsk, name), "_bool_or_int", ())  # SGD's average: False, True or a step
+    bool_or_int = getattr(
+        getattr(jsk, name), "_bool_or_int", ()
+    )  # SGD's average: False, True or a step
     params = signature.parameters.items()
     return [p for p, v in params if isinstance(v.default, bool) and p not in bool_or_int]
 
@@ -87,11 +89,18 @@ BAD = {
 }
 #: Parameters that are not numeric hyperparameters.
 NOT_NUMERIC = {"random_state", "hidden_layer_sizes", "estimator", "class_weight", "penalty"}
-KERNEL = {"KernelPerceptron": "poly", "KernelRidge": "poly", "NearestCentroid": "poly", "SVC": "poly"}
+KERNEL = {
+    "KernelPerceptron": "poly",
+    "KernelRidge": "poly",
+    "NearestCentroid": "poly",
+    "SVC": "poly",
+}
 #: Values of BAD that scikit-learn's estimator of the same name accepts: tol=0 (SGD's tol is any number or
 #: None) and the Perceptron's alpha=0 (no penalty by default); SGD's eta0=0 is tried with a constant step.
 VALID = {("SGDClassifier", "tol", 0.0), ("Perceptron", "tol", 0.0), ("Perceptron", "alpha", 0.0)}
-VALID |= {("LogisticRegression", "tol", 0.0)}  # tol >= 0 as scikit-learn: 0 runs max_iter iterations
+VALID |= {
+    ("LogisticRegression", "tol", 0.0)
+}  # tol >= 0 as scikit-learn: 0 runs max_iter iterations
 VALID |= {("SVC", "max_iter", -1)}  # as scikit-learn's: no limit (libsvm's own cap)
 WITH = {("SGDClassifier", "eta0"): {"learning_rate": "constant"}}
 
@@ -101,7 +110,8 @@ def _numeric_params(name):
     return [
         p
         for p, v in params.items()
-        if p not in NOT_NUMERIC and (v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)))
+        if p not in NOT_NUMERIC
+        and (v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)))
     ]
 
 
@@ -128,8 +138,12 @@ def test_bad_hyperparameter_names_the_estimators_parameter(name, param, bad):
         _fit(name, **params)
 
 
-INNER_BAD = [("LinearSVC", "C", 0.0), ("Perceptron", "eta0", 0.0), ("SGDClassifier", "alpha", 0.0),
-             ("Perceptron", "shuffle", "no")]  # fmt: skip
+INNER_BAD = [
+    ("LinearSVC", "C", 0.0),
+    ("Perceptron", "eta0", 0.0),
+    ("SGDClassifier", "alpha", 0.0),
+    ("Perceptron", "shuffle", "no"),
+]
 
 
 @pytest.mark.parametrize("reduction", ["OneVsRestClassifier", "OneVsOneClassifier"])
@@ -143,7 +157,10 @@ def test_reductions_name_the_binary_estimators_parameter(reduction, inner, param
 # --- finite inputs of |x| >= 1e20: squares and Gram matrices out of the float32 range ---------------
 
 RNG = np.random.default_rng(0)
-XW, YW = RNG.normal(size=(6, 8)), RNG.normal(size=6)  # wide: the kernel ridge's Gram matrix is regular
+XW, YW = (
+    RNG.normal(size=(6, 8)),
+    RNG.normal(size=6),
+)  # wide: the kernel ridge's Gram matrix is regular
 XT, YT = RNG.normal(size=(30, 3)), RNG.normal(size=30)
 
 
@@ -155,7 +172,9 @@ def test_ridge_agrees_with_sklearn_at_large_scale(scale):
     ours = jsk.Ridge(fit_intercept=False).fit(X, YT).predict(X)
     np.testing.assert_allclose(ours, sk.Ridge(fit_intercept=False).fit(X, YT).predict(X), atol=1e-4)
     ones = np.ones((len(X), 1))  # jaxlearn's intercept is a constant feature, penalised
-    theirs = sk.Ridge(fit_intercept=False).fit(np.hstack([X, ones]), YT).predict(np.hstack([X, ones]))
+    theirs = (
+        sk.Ridge(fit_intercept=False).fit(np.hstack([X, ones]), YT).predict(np.hstack([X, ones]))
+    )
     np.testing.assert_allclose(jsk.Ridge().fit(X, YT).predict(X), theirs, atol=1e-4)
 
 
@@ -176,7 +195,9 @@ def test_rbf_kernel_ridge_agrees_with_sklearn_at_large_scale(scale):
 
     X, queries = XT * scale, np.vstack([XT[:5], RNG.normal(size=(10, 3))]) * scale
     ours = jsk.KernelRidge(kernel="rbf").fit(X, YT).predict(queries)
-    if scale >= 1e10:  # every point far from every other: K = I, so y / (1 + alpha) on the sample, else 0
+    if (
+        scale >= 1e10
+    ):  # every point far from every other: K = I, so y / (1 + alpha) on the sample, else 0
         np.testing.assert_allclose(ours, np.r_[YT[:5] / 2, np.zeros(10)], atol=1e-6)
     else:  # farther out, scikit-learn's own float64 expansion cancels the diagonal's 0 to noise too
         theirs = sk.KernelRidge(kernel="rbf").fit(X, YT).predict(queries)
@@ -204,7 +225,9 @@ def test_huge_max_iter_stops_at_the_fixed_point():
     perceptron = jsk.MarginPerceptron(gamma=0.01, max_iter=10**9, random_state=0).fit(X4, Y4)
     assert perceptron.n_iter_ < 10**9 and (perceptron.predict(X4) == Y4).all()
     rounds = np.int64(10**9) * len(X4)
-    assert int(perceptron.state_.step) == int(np.array(rounds).astype(np.int32))  # as if it played them all
+    assert int(perceptron.state_.step) == int(
+        np.array(rounds).astype(np.int32)
+    )  # as if it played them all
     assert _online.CHUNK_ROWS < 10**9
     # scikit-learn's Perceptron (SGD in a while loop over the epochs) stops by its tol rule
     sgd = jsk.Perceptron(max_iter=10**9).fit(X4, Y4)

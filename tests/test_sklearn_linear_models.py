@@ -19,7 +19,12 @@ import jaxlearn.sklearn as jsk
 from jaxlearn.sklearn import _sgd
 from tests.harness import count_compilations
 
-LOADERS = {"iris": load_iris, "wine": load_wine, "breast_cancer": load_breast_cancer, "digits": load_digits}
+LOADERS = {
+    "iris": load_iris,
+    "wine": load_wine,
+    "breast_cancer": load_breast_cancer,
+    "digits": load_digits,
+}
 CV = StratifiedKFold(5, shuffle=True, random_state=0)
 SEEDS = range(5)
 
@@ -49,13 +54,17 @@ SLOW = {("SGDClassifier", "digits", False)}
 @pytest.mark.parametrize("estimator,dataset", CV_CASES)
 def test_cv_accuracy_agrees_with_sklearn(estimator, dataset, scaled):
     if (estimator, dataset, scaled) in SLOW:
-        pytest.skip("half a second a fit: in the benchmark table (the same check on the whole of digits)")
+        pytest.skip(
+            "half a second a fit: in the benchmark table (the same check on the whole of digits)"
+        )
     X, y = _data(dataset, rows=ROWS.get(dataset))
     ours, theirs = getattr(jsk, estimator), getattr(sk_linear, estimator)
 
     def pipe(cls):
         return lambda seed: (
-            make_pipeline(StandardScaler(), cls(random_state=seed)) if scaled else cls(random_state=seed)
+            make_pipeline(StandardScaler(), cls(random_state=seed))
+            if scaled
+            else cls(random_state=seed)
         )
 
     a, b = _accuracies(pipe(ours), X, y), _accuracies(pipe(theirs), X, y)
@@ -102,11 +111,16 @@ def test_nearest_centroid_sample_weight_is_repeating_rows():
 def test_nearest_centroid_any_number_of_classes_and_the_first_class_on_ties():
     X = np.array([[0.0], [2.0], [4.0], [6.0]])
     est = jsk.NearestCentroid().fit(X, ["a", "b", "c", "d"])
-    assert est.predict([[1.0], [3.0], [5.0], [7.0]]).tolist() == ["a", "b", "c", "d"]  # ties: the first
+    assert est.predict([[1.0], [3.0], [5.0], [7.0]]).tolist() == [
+        "a",
+        "b",
+        "c",
+        "d",
+    ]  # ties: the first
     assert est.decision_function(X).shape == (4, 4)
-    assert est.predict([[1.0]]) == sk_neighbors.NearestCentroid().fit(X, ["a", "b", "c", "d"]).predict(
-        [[1.0]]
-    )
+    assert est.predict([[1.0]]) == sk_neighbors.NearestCentroid().fit(
+        X, ["a", "b", "c", "d"]
+    ).predict([[1.0]])
 
 
 @pytest.mark.parametrize("cls", [jsk.SGDClassifier, jsk.Perceptron], ids=lambda c: c.__name__)
@@ -117,7 +131,9 @@ def test_sample_weight_is_repeating_rows_in_distribution(cls):
     counts = np.where(y == 0, 4, 1)
 
     def positive_rates(data=(X, y), **fit):
-        return np.array([np.mean(cls(random_state=s).fit(*data, **fit).predict(X) == 1) for s in range(24)])
+        return np.array(
+            [np.mean(cls(random_state=s).fit(*data, **fit).predict(X) == 1) for s in range(24)]
+        )
 
     weighted = positive_rates(sample_weight=counts)
     repeated = positive_rates(data=(np.repeat(X, counts, axis=0), np.repeat(y, counts)))
@@ -137,7 +153,9 @@ def test_class_weight_is_a_sample_weight(cls):
     weighted = cls(random_state=0).fit(X, y, sample_weight=compute_sample_weight("balanced", y))
     np.testing.assert_array_equal(balanced.coef_, weighted.coef_)
     by_dict = cls(class_weight={0: 2.0}, random_state=0).fit(X, y)
-    np.testing.assert_array_equal(by_dict.coef_, cls(random_state=0).fit(X, y, sample_weight=2.0 - y).coef_)
+    np.testing.assert_array_equal(
+        by_dict.coef_, cls(random_state=0).fit(X, y, sample_weight=2.0 - y).coef_
+    )
     with pytest.raises(ValueError, match="balanced"):
         cls(class_weight="balanced").partial_fit(X, y, classes=[0, 1])
 
@@ -170,7 +188,9 @@ def test_sgd_classifier_defaults_and_attributes_are_sklearns():
     ours, theirs = jsk.SGDClassifier().get_params(), sk_linear.SGDClassifier().get_params()
     assert {k: ours[k] for k in ours} == {k: theirs[k] for k in ours}
     ours, theirs = jsk.Perceptron().get_params(), sk_linear.Perceptron().get_params()
-    assert {k: ours[k] for k in ours if k != "normalize"} == {k: theirs[k] for k in ours if k != "normalize"}
+    assert {k: ours[k] for k in ours if k != "normalize"} == {
+        k: theirs[k] for k in ours if k != "normalize"
+    }
     X, y = _data("iris", scaled=True)
     est = jsk.SGDClassifier(random_state=0).fit(X, y)
     assert (
@@ -183,12 +203,18 @@ def test_sgd_classifier_defaults_and_attributes_are_sklearns():
     assert binary.coef_.shape == (1, 4) and binary.decision_function(X).shape == (150,)
 
 
-@pytest.mark.parametrize("loss", ["hinge", "log_loss", "modified_huber", "squared_hinge", "perceptron"])
+@pytest.mark.parametrize(
+    "loss", ["hinge", "log_loss", "modified_huber", "squared_hinge", "perceptron"]
+)
 @pytest.mark.parametrize("learning_rate", ["optimal", "constant", "invscaling", "adaptive"])
 def test_every_loss_and_schedule_learns(loss, learning_rate):
     X, y = _data("iris", scaled=True)
-    ours = jsk.SGDClassifier(loss=loss, learning_rate=learning_rate, eta0=0.01, random_state=0).fit(X, y)
-    theirs = sk_linear.SGDClassifier(loss=loss, learning_rate=learning_rate, eta0=0.01, random_state=0)
+    ours = jsk.SGDClassifier(loss=loss, learning_rate=learning_rate, eta0=0.01, random_state=0).fit(
+        X, y
+    )
+    theirs = sk_linear.SGDClassifier(
+        loss=loss, learning_rate=learning_rate, eta0=0.01, random_state=0
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         theirs.fit(X, y)
@@ -198,7 +224,9 @@ def test_every_loss_and_schedule_learns(loss, learning_rate):
 def test_overflow_is_scikit_learns_error():
     X, y = _data("breast_cancer")
     with pytest.raises(ValueError, match="Floating-point under-/overflow"):
-        jsk.SGDClassifier(loss="squared_hinge", learning_rate="constant", eta0=1e30).fit(X * 1e10, y)
+        jsk.SGDClassifier(loss="squared_hinge", learning_rate="constant", eta0=1e30).fit(
+            X * 1e10, y
+        )
 
 
 def test_multiclass_fit_is_one_program():
@@ -206,10 +234,12 @@ def test_multiclass_fit_is_one_program():
     X, y = X[:300], y[:300]
     jsk.SGDClassifier(max_iter=3, random_state=0).fit(X, y)  # tol=None would be another program
     with count_compilations() as compiled:  # new numbers and seeds: nothing compiles
-        est = jsk.SGDClassifier(alpha=1e-3, max_iter=4, tol=1e-2, n_iter_no_change=2, random_state=5).fit(
-            X, y
+        est = jsk.SGDClassifier(
+            alpha=1e-3, max_iter=4, tol=1e-2, n_iter_no_change=2, random_state=5
+        ).fit(X, y)
+        jsk.SGDClassifier(eta0=0.5, max_iter=2, random_state=1).partial_fit(
+            X, y, classes=np.arange(10)
         )
-        jsk.SGDClassifier(eta0=0.5, max_iter=2, random_state=1).partial_fit(X, y, classes=np.arange(10))
     assert compiled[0] == 0 and est.coef_.shape == (10, 64)
     # every class in one program: a new number of classes compiles the same count as any other
     counts = []
@@ -227,7 +257,9 @@ def test_perceptron_normalize_is_the_perceptron_on_unit_rows():
     X, y = _data("wine")
     unit = X / np.linalg.norm(X, axis=1, keepdims=True)
     ours = jsk.Perceptron(normalize=True).fit(X, y)
-    np.testing.assert_allclose(ours.coef_, jsk.Perceptron().fit(unit, y).coef_, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        ours.coef_, jsk.Perceptron().fit(unit, y).coef_, rtol=1e-5, atol=1e-6
+    )
     np.testing.assert_array_equal(ours.predict(X), jsk.Perceptron().fit(unit, y).predict(unit))
     with pytest.raises(ValueError, match="`normalize=True` inside a reduction"):
         jsk.OneVsRestClassifier(jsk.Perceptron(normalize=True)).fit(X, y)
@@ -239,7 +271,10 @@ def test_predict_proba_is_sklearns_formula(loss, dataset):
     X, y = _data(dataset, scaled=True)
     ours = jsk.SGDClassifier(loss=loss, random_state=0).fit(X, y)
     theirs = sk_linear.SGDClassifier(loss=loss).fit(X, y)  # its formula on our coefficients
-    theirs.coef_, theirs.intercept_ = ours.coef_.astype(np.float64), ours.intercept_.astype(np.float64)
+    theirs.coef_, theirs.intercept_ = (
+        ours.coef_.astype(np.float64),
+        ours.intercept_.astype(np.float64),
+    )
     # float32 scores against float64 ones: a few ulps of a probability near 0
     np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), rtol=1e-5, atol=5e-6)
     np.testing.assert_allclose(ours.predict_proba(X).sum(axis=1), 1.0, rtol=1e-6)
@@ -277,9 +312,13 @@ def test_early_stopping_holds_out_rows_and_watches_their_accuracy():
     # the held-out 20% are never stepped on: each class's step counter grows by 120 of the 150 rows an
     # epoch (t_, as scikit-learn's, counts every row); the fit stops on their accuracy
     X, y = _data("iris", scaled=True)
-    est = jsk.SGDClassifier(early_stopping=True, validation_fraction=0.2, n_iter_no_change=3, random_state=0)
+    est = jsk.SGDClassifier(
+        early_stopping=True, validation_fraction=0.2, n_iter_no_change=3, random_state=0
+    )
     est.fit(X, y)
     assert 4 <= est.n_iter_ < 1000 and est.t_ == 1 + est.n_iter_ * len(y)
-    assert np.all(np.asarray(est.params_.t) == 1 + np.asarray(est.params_.num_epochs) * 120)  # 80% stepped on
+    assert np.all(
+        np.asarray(est.params_.t) == 1 + np.asarray(est.params_.num_epochs) * 120
+    )  # 80% stepped on
     with pytest.raises(ValueError, match="`validation_fraction`"):
         jsk.SGDClassifier(early_stopping=True, validation_fraction=1.0).fit(X, y)

@@ -60,8 +60,12 @@ def test_binary_layout(multi_class):
         ours = jsk.LinearSVC(multi_class=multi_class, tol=1e-8, max_iter=10**5).fit(X, y)
         scores = ours.decision_function(X)
         predicted = ours.predict(X)
-    theirs = sklearn.svm.LinearSVC(multi_class=multi_class, dual=True, tol=1e-8, max_iter=10**5).fit(X, y)
-    assert ours.coef_.shape == (1, 4) and ours.intercept_.shape == (1,) and scores.shape == (len(y),)
+    theirs = sklearn.svm.LinearSVC(
+        multi_class=multi_class, dual=True, tol=1e-8, max_iter=10**5
+    ).fit(X, y)
+    assert (
+        ours.coef_.shape == (1, 4) and ours.intercept_.shape == (1,) and scores.shape == (len(y),)
+    )
     _close(ours, theirs)
     np.testing.assert_array_equal(predicted, theirs.predict(X))
 

@@ -52,7 +52,9 @@ def test_equals_sklearn(name, params, weighted, x64):
     _close(ours.coef_, want.coef_)
     _close(ours.intercept_, want.intercept_)
     np.testing.assert_allclose(ours.predict_proba(X), want.predict_proba(X), rtol=0, atol=1e-6)
-    np.testing.assert_allclose(ours.predict_log_proba(X[:20]), want.predict_log_proba(X[:20]), rtol=1e-5)
+    np.testing.assert_allclose(
+        ours.predict_log_proba(X[:20]), want.predict_log_proba(X[:20]), rtol=1e-5
+    )
     _close(ours.decision_function(X), want.decision_function(X))
     np.testing.assert_array_equal(ours.predict(X), want.predict(X))
 

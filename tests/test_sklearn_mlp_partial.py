@@ -15,7 +15,9 @@ def _blobs(seed=0, m=120):
 
 def test_loss_curve_one_entry_an_epoch_and_decreasing():
     X, y = _blobs()
-    mlp = MLPClassifier((8,), max_iter=30, batch_size=40, learning_rate_init=0.05, random_state=0).fit(X, y)
+    mlp = MLPClassifier(
+        (8,), max_iter=30, batch_size=40, learning_rate_init=0.05, random_state=0
+    ).fit(X, y)
     assert len(mlp.loss_curve_) == mlp.n_iter_ == 30
     assert all(isinstance(v, float) for v in mlp.loss_curve_)
     assert mlp.loss_curve_[-1] < 0.5 * mlp.loss_curve_[0]
@@ -28,7 +30,9 @@ def test_partial_fit_over_chunks():
     for epoch in range(15):
         for chunk in range(3):
             rows = slice(40 * chunk, 40 * (chunk + 1))
-            mlp.partial_fit(X[rows], y[rows], classes=["a", "b", "c"] if epoch == chunk == 0 else None)
+            mlp.partial_fit(
+                X[rows], y[rows], classes=["a", "b", "c"] if epoch == chunk == 0 else None
+            )
     assert mlp.n_iter_ == len(mlp.loss_curve_) == 45
     assert mlp.loss_curve_[-1] < 0.5 * mlp.loss_curve_[0]
     assert list(mlp.classes_) == ["a", "b", "c"]
@@ -40,7 +44,9 @@ def test_partial_fit_classes_required_and_checked():
     X, y = _blobs()
     with pytest.raises(ValueError, match="classes"):
         MLPClassifier((4,)).partial_fit(X, y)
-    mlp = MLPClassifier((4,), random_state=0).partial_fit(X[:30], y[:30], classes=["a", "b", "c", "d"])
+    mlp = MLPClassifier((4,), random_state=0).partial_fit(
+        X[:30], y[:30], classes=["a", "b", "c", "d"]
+    )
     assert mlp.predict_proba(X).shape == (120, 4)  # a class not seen yet still has its column
     with pytest.raises(ValueError, match="in `classes`"):
         mlp.partial_fit(X[:3], ["a", "b", "z"])

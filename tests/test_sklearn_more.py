@@ -53,7 +53,9 @@ CLASSIFIERS = [
     RandomForestClassifier(n_estimators=5, max_depth=3, max_features=None),
     KNeighborsClassifier(),
     LogisticRegression(),
-    MLPClassifier(hidden_layer_sizes=(8,), max_iter=50, learning_rate_init=0.01, validation_fraction=0.0),
+    MLPClassifier(
+        hidden_layer_sizes=(8,), max_iter=50, learning_rate_init=0.01, validation_fraction=0.0
+    ),
 ]
 ESTIMATORS = [*CLASSIFIERS, KNeighborsRegressor()]
 
@@ -72,7 +74,9 @@ def _name(estimator) -> str:
     return type(estimator).__name__
 
 
-@parametrize_with_checks(ESTIMATORS, expected_failed_checks=lambda e: EXPECTED_FAILURES.get(_name(e), {}))
+@parametrize_with_checks(
+    ESTIMATORS, expected_failed_checks=lambda e: EXPECTED_FAILURES.get(_name(e), {})
+)
 def test_sklearn_checks(estimator, check):
     check(estimator)
 
@@ -176,7 +180,10 @@ def _check_fitted_attributes(fitted):
         if not name.endswith("_") or name.startswith("_"):
             continue
         for leaf in jax.tree_util.tree_leaves(value):
-            assert isinstance(leaf, (np.ndarray, jax.Array, int, float, bool, str)), (name, type(leaf))
+            assert isinstance(leaf, (np.ndarray, jax.Array, int, float, bool, str)), (
+                name,
+                type(leaf),
+            )
         if isinstance(value, tuple) and hasattr(value, "_fields"):
             assert type(value).__module__.startswith("jaxlearn."), (name, type(value))
 
@@ -190,21 +197,54 @@ def _matches_cases():
     m, k = 20, 3
     svm = linear.svm_primal_lbfgs(1.0, max_iter=5, fit_intercept=True)  # LinearSVC's for m > d
     return [
-        (OneVsRestClassifier(LinearSVC(max_iter=5), random_state=0), multiclass.one_vs_all(svm, k), _key(0)),
-        (OneVsOneClassifier(LinearSVC(max_iter=5), random_state=0),
-         multiclass.all_pairs(svm, k, subsample="mask"), _key(0)),
-        (MulticlassSVC(max_iter=5, random_state=0),
-         multiclass.multiclass_svm(1.0 / m, 5 * m, k, fit_intercept=True), _key(0)),
-        (MulticlassPerceptron(max_iter=50), multiclass.multiclass_perceptron(k, max_epochs=50), None),
+        (
+            OneVsRestClassifier(LinearSVC(max_iter=5), random_state=0),
+            multiclass.one_vs_all(svm, k),
+            _key(0),
+        ),
+        (
+            OneVsOneClassifier(LinearSVC(max_iter=5), random_state=0),
+            multiclass.all_pairs(svm, k, subsample="mask"),
+            _key(0),
+        ),
+        (
+            MulticlassSVC(max_iter=5, random_state=0),
+            multiclass.multiclass_svm(1.0 / m, 5 * m, k, fit_intercept=True),
+            _key(0),
+        ),
+        (
+            MulticlassPerceptron(max_iter=50),
+            multiclass.multiclass_perceptron(k, max_epochs=50),
+            None,
+        ),
         (DecisionTreeClassifier(max_depth=4), trees.decision_tree(4, num_classes=k), None),
-        (RandomForestClassifier(n_estimators=5, max_depth=3, max_features=None, random_state=0),
-         trees.random_forest(5, 3, max_features=None, num_classes=k), _key(0)),
+        (
+            RandomForestClassifier(n_estimators=5, max_depth=3, max_features=None, random_state=0),
+            trees.random_forest(5, 3, max_features=None, num_classes=k),
+            _key(0),
+        ),
         (KNeighborsClassifier(), neighbors.knn(5, num_classes=k), None),
-        (MLPClassifier(hidden_layer_sizes=(8,), max_iter=50, learning_rate_init=0.01, validation_fraction=0.0,
-                       random_state=0),
-         nn.mlp_classifier((8,), steps=50 * math.ceil(m / m), num_classes=k, eta=0.01, batch_size=m,
-                           weight_decay=1e-4, validation_fraction=0.0, eval_every=1), _key(0)),  # 1 epoch
-    ]  # fmt: skip
+        (
+            MLPClassifier(
+                hidden_layer_sizes=(8,),
+                max_iter=50,
+                learning_rate_init=0.01,
+                validation_fraction=0.0,
+                random_state=0,
+            ),
+            nn.mlp_classifier(
+                (8,),
+                steps=50 * math.ceil(m / m),
+                num_classes=k,
+                eta=0.01,
+                batch_size=m,
+                weight_decay=1e-4,
+                validation_fraction=0.0,
+                eval_every=1,
+            ),
+            _key(0),
+        ),  # 1 epoch
+    ]
 
 
 @pytest.mark.parametrize(
@@ -237,7 +277,9 @@ def test_regressor_matches_jaxlearn_and_sklearn():
     params = neighbors.knn_regressor(5).fit(None, X, y)
     chex.assert_trees_all_close(fitted.params_, params)
     Q = X + 0.3
-    np.testing.assert_allclose(fitted.predict(Q), neighbors.knn_regressor(5).predict(params, Q), rtol=1e-6)
+    np.testing.assert_allclose(
+        fitted.predict(Q), neighbors.knn_regressor(5).predict(params, Q), rtol=1e-6
+    )
     theirs = sklearn.neighbors.KNeighborsRegressor().fit(X, y)
     np.testing.assert_allclose(fitted.predict(Q), theirs.predict(Q), rtol=1e-5)
 
@@ -247,7 +289,10 @@ def test_knn_matches_sklearn():
     X = rng.normal(size=(20, 3)).astype(np.float32)
     y = np.array(["x", "y", "z"])[rng.randint(0, 3, size=20)]
     Q = rng.normal(size=(20, 3)).astype(np.float32)
-    ours, theirs = KNeighborsClassifier().fit(X, y), sklearn.neighbors.KNeighborsClassifier().fit(X, y)
+    ours, theirs = (
+        KNeighborsClassifier().fit(X, y),
+        sklearn.neighbors.KNeighborsClassifier().fit(X, y),
+    )
     np.testing.assert_array_equal(ours.predict(Q), theirs.predict(Q))
     np.testing.assert_allclose(ours.predict_proba(Q), theirs.predict_proba(Q), rtol=1e-6)
     distances, index = ours.kneighbors(Q)
@@ -267,7 +312,9 @@ def test_distance_weighted_knn_matches_sklearn():
     theirs = sklearn.neighbors.KNeighborsClassifier(7, weights="distance").fit(X, y)
     np.testing.assert_array_equal(ours.predict(Q), theirs.predict(Q))
     np.testing.assert_allclose(ours.predict_proba(Q), theirs.predict_proba(Q), rtol=1e-5, atol=1e-6)
-    assert not np.allclose(ours.predict_proba(Q), KNeighborsClassifier(7).fit(X, y).predict_proba(Q))
+    assert not np.allclose(
+        ours.predict_proba(Q), KNeighborsClassifier(7).fit(X, y).predict_proba(Q)
+    )
     targets = rng.normal(size=40)
     ours = KNeighborsRegressor(4, weights="distance").fit(X, targets)
     theirs = sklearn.neighbors.KNeighborsRegressor(4, weights="distance").fit(X, targets)
@@ -300,7 +347,9 @@ def test_tree_matches_sklearn(ours):
     ours = clone(ours).fit(X, y)
     theirs = sklearn.tree.DecisionTreeClassifier(max_depth=4, random_state=0).fit(X, y)
     np.testing.assert_array_equal(ours.predict(Q), theirs.predict(Q))
-    np.testing.assert_allclose(ours.feature_importances_, theirs.feature_importances_, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        ours.feature_importances_, theirs.feature_importances_, rtol=1e-5, atol=1e-6
+    )
     if isinstance(ours, DecisionTreeClassifier):
         np.testing.assert_allclose(ours.predict_proba(Q), theirs.predict_proba(Q), rtol=1e-6)
         assert ours.get_depth() == theirs.get_depth()

@@ -71,5 +71,7 @@ def test_ovo_matches_sklearn_on_fixed_scores_with_ties(k):
     X_test = np.hstack([np.zeros((200, 1)), scores]).astype(np.float32)
     ours = OneVsOneClassifier(JaxStub(k)).fit(X_train, y)
     theirs = SkOneVsOne(SkStub(k)).fit(X_train, y)
-    np.testing.assert_allclose(ours.decision_function(X_test), theirs.decision_function(X_test), rtol=1e-6)
+    np.testing.assert_allclose(
+        ours.decision_function(X_test), theirs.decision_function(X_test), rtol=1e-6
+    )
     np.testing.assert_array_equal(ours.predict(X_test), theirs.predict(X_test))

@@ -42,7 +42,9 @@ def test_forest_of_unlimited_depth_fits_15_one_hot_classes():
     assert forest.score(X, y) == 1.0
 
 
-@pytest.mark.parametrize("estimator", [DecisionTreeClassifier(), RandomForestClassifier(n_estimators=4)])
+@pytest.mark.parametrize(
+    "estimator", [DecisionTreeClassifier(), RandomForestClassifier(n_estimators=4)]
+)
 def test_single_class_fits_a_leaf(estimator):
     X = np.arange(12, dtype=np.float32).reshape(6, 2)
     fitted = estimator.fit(X, ["only"] * 6)

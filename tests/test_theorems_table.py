@@ -80,14 +80,18 @@ def test_every_row_has_four_cells_and_starts_with_a_name_in_bold():
     assert len(rows()) > 60
     for row in rows():
         assert len(row) == 4, row
-        assert KEY.match(row[0]), f"the first cell should start with the algorithm in bold: {row[0]}"
+        assert KEY.match(row[0]), (
+            f"the first cell should start with the algorithm in bold: {row[0]}"
+        )
 
 
 @pytest.mark.parametrize("path, name", named_tests(), ids=[f"{p}::{n}" for p, n in named_tests()])
 def test_every_named_test_exists(path, name):
     assert (ROOT / path).is_file(), f"docs/theorems.md names {path}, which does not exist"
     assert name.startswith("test_"), f"{path}::{name} is not a test"
-    assert name in defined_functions(path), f"docs/theorems.md names {path}::{name}, not defined there"
+    assert name in defined_functions(path), (
+        f"docs/theorems.md names {path}::{name}, not defined there"
+    )
 
 
 def test_every_link_opens_the_file_of_its_test():
@@ -102,19 +106,27 @@ def test_every_row_names_a_test_or_is_a_listed_gap():
     for cell in untested:
         row = next(r for r in rows() if r[0] == cell)
         assert row[-1] in GAP_MARKS, f"a row without a test must say {GAP_MARKS}: {cell}"
-        assert any(cell.startswith(gap) for gap in GAPS), f"a row without a test is not a listed gap: {cell}"
+        assert any(cell.startswith(gap) for gap in GAPS), (
+            f"a row without a test is not a listed gap: {cell}"
+        )
     for gap in GAPS:
         matches = [cell for cell in untested if cell.startswith(gap)]
         tested = [row[0] for row in rows() if row[0].startswith(gap) and row not in untested]
         assert len(matches) == 1, f"the gap {gap!r} should match one untested row; tested: {tested}"
-    marked = [row[0] for row in rows() if row[-1] in GAP_MARKS or any(m in row[-1] for m in GAP_MARKS)]
+    marked = [
+        row[0] for row in rows() if row[-1] in GAP_MARKS or any(m in row[-1] for m in GAP_MARKS)
+    ]
     assert sorted(marked) == sorted(untested), "a row names a test and is marked as a gap"
 
 
 def test_every_theory_function_is_in_the_table():
-    mentioned = {name for row in rows() for family, name in NAME.findall(row[2]) if family == "theory"}
+    mentioned = {
+        name for row in rows() for family, name in NAME.findall(row[2]) if family == "theory"
+    }
     public = {name: getattr(jaxlearn.theory, name) for name in jaxlearn.theory.__all__}
-    functions = {name for name, value in public.items() if not isinstance(value, type)}  # not the NamedTuples
+    functions = {
+        name for name, value in public.items() if not isinstance(value, type)
+    }  # not the NamedTuples
     missing = sorted(functions - mentioned)
     assert not missing, f"docs/theorems.md has no row for theory.{missing}"
 
@@ -135,4 +147,6 @@ def test_every_row_of_the_summary_table_has_a_row():
     assert len(keys) == 61
     have = {KEY.match(row[0]).group(1) for row in rows()}
     missing = [key for key in keys if key not in have]
-    assert not missing, f"docs/theorems.md has no row for these rows of the summary table: {missing}"
+    assert not missing, (
+        f"docs/theorems.md has no row for these rows of the summary table: {missing}"
+    )

@@ -40,7 +40,9 @@ def test_cumulative_mistakes_and_accuracy():
     assert cm.shape == (300,) and int(cm[-1]) == int(trace.mistake.sum())
     assert bool(jnp.all(jnp.diff(cm) >= 0))
     np.testing.assert_array_equal(metrics.cumulative_mistakes(trace.mistake), cm)
-    assert float(metrics.accuracy(jnp.array([1, -1, 1]), jnp.array([1, 1, 1]))) == pytest.approx(2 / 3)
+    assert float(metrics.accuracy(jnp.array([1, -1, 1]), jnp.array([1, 1, 1]))) == pytest.approx(
+        2 / 3
+    )
     with pytest.raises(ValueError, match=r"`y_pred` of shape \(3,\)"):
         metrics.accuracy(jnp.ones(3), jnp.ones(4))
 

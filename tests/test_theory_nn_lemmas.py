@@ -18,7 +18,9 @@ def _empty_box_mass(m, side, d, draws, below=1):
     X = RNG.random((draws, m, d))
     cells = np.floor(X * side).astype(int) @ (side ** np.arange(d))  # the box of each point
     counts = np.stack([np.bincount(c, minlength=side**d) for c in cells])
-    return np.mean(np.sum(counts < below, axis=1) / side**d), np.std(np.sum(counts < below, axis=1) / side**d)
+    return np.mean(np.sum(counts < below, axis=1) / side**d), np.std(
+        np.sum(counts < below, axis=1) / side**d
+    )
 
 
 @pytest.mark.parametrize("m, side, d", [(100, 10, 2), (50, 7, 2), (64, 4, 3)])
@@ -59,7 +61,11 @@ def _lemma_19_7_sides(p_i):
 
 @pytest.mark.parametrize("k", range(10, 16))
 def test_lemma_19_7_exactly_by_enumeration(k):
-    for p_i in [RNG.random(k) for _ in range(5)] + [np.full(k, 0.45), np.full(k, 0.3), np.full(k, 0.55)]:
+    for p_i in [RNG.random(k) for _ in range(5)] + [
+        np.full(k, 0.45),
+        np.full(k, 0.3),
+        np.full(k, 0.55),
+    ]:
         left, right = _lemma_19_7_sides(p_i)
         assert left <= right + 1e-12, (p_i, left, right)
 

@@ -37,9 +37,13 @@ def test_near_tight_construction_within_a_factor_two_of_the_bound(m, lam):
     w, w_replaced = (svm.fit(KEY, X, labels).w for labels in (y, flipped))
     change = float(_hinge(w_replaced, X[0], y[0]) - _hinge(w, X[0], y[0]))
     bound = float(theory.stability_bound(1.0, lam, m))
-    assert change == pytest.approx(1 / (lam * m), rel=0.15)  # SGD near the minimiser (measured <= 10%)
+    assert change == pytest.approx(
+        1 / (lam * m), rel=0.15
+    )  # SGD near the minimiser (measured <= 10%)
     assert bound / 2 * 0.95 <= change <= bound
-    distance = float(jnp.linalg.norm(w - w_replaced))  # Theorem 8's proof: <= 2 rho/(lam m); here 1/(lam m)
+    distance = float(
+        jnp.linalg.norm(w - w_replaced)
+    )  # Theorem 8's proof: <= 2 rho/(lam m); here 1/(lam m)
     assert distance == pytest.approx(float(theory.rlm_distance_bound(1.0, lam, m)) / 2, rel=0.15)
 
 
@@ -63,5 +67,9 @@ def test_replace_one_changes_on_random_samples_stay_below_the_bound():
     bound = theory.stability_bound(1.0, lam, m)
     assert float(change.max()) <= float(bound)
     assert float(change.max()) > 0.02 * float(bound)  # the measurement is not vacuous
-    distance = jnp.linalg.norm(w - w_replaced, axis=1)  # Theorem 8's proof, on SGD's near-minimisers
-    assert float(distance.max()) <= float(theory.rlm_distance_bound(1.0, lam, m))  # measured 0.24 of it
+    distance = jnp.linalg.norm(
+        w - w_replaced, axis=1
+    )  # Theorem 8's proof, on SGD's near-minimisers
+    assert float(distance.max()) <= float(
+        theory.rlm_distance_bound(1.0, lam, m)
+    )  # measured 0.24 of it

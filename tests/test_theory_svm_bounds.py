@@ -93,7 +93,9 @@ def test_soft_svm_hinge_risk_within_corollary_15_7():
 
     Z = np.asarray(y_test[:, None] * X_test, np.float64)
     n = Z.shape[0]
-    lp = optimize.linprog(-np.ones(n), A_eq=Z.T, b_eq=np.zeros(Z.shape[1]), bounds=(0, 1 / n), method="highs")
+    lp = optimize.linprog(
+        -np.ones(n), A_eq=Z.T, b_eq=np.zeros(Z.shape[1]), bounds=(0, 1 / n), method="highs"
+    )
     lower = -lp.fun  # min over all w of the test hinge risk: <= the minimum over the ball
     w_min = -lp.eqlin.marginals  # the primal minimiser (the LP's dual)
     assert float(np.mean(np.maximum(0.0, 1 - Z @ w_min))) == pytest.approx(lower, abs=1e-9)

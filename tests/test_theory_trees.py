@@ -17,10 +17,14 @@ from jaxlearn import theory, trees
 def test_tree_mdl_bound_formula_and_monotonicity():
     # (18.1): L_S + sqrt(((n + 1) log2(d + 3) + ln(2 / delta)) / (2 m))
     want = 0.1 + np.sqrt((6 * np.log2(6) + np.log(20)) / 200)
-    np.testing.assert_allclose(theory.tree_mdl_bound(5, 3, 100, 0.1, train_error=0.1), want, rtol=1e-6)
+    np.testing.assert_allclose(
+        theory.tree_mdl_bound(5, 3, 100, 0.1, train_error=0.1), want, rtol=1e-6
+    )
     ns = jnp.arange(1, 50)
     assert (jnp.diff(theory.tree_mdl_bound(ns, 10, 1000, 0.05)) > 0).all()
-    assert (jnp.diff(theory.tree_mdl_bound(7, 10, jnp.array([10.0, 100.0, 1000.0]), 0.05)) < 0).all()
+    assert (
+        jnp.diff(theory.tree_mdl_bound(7, 10, jnp.array([10.0, 100.0, 1000.0]), 0.05)) < 0
+    ).all()
     assert float(theory.tree_mdl_bound(7, 10, 100, 0.05, train_error=0.2)) > float(
         theory.tree_mdl_bound(7, 10, 100, 0.05, train_error=0.1)
     )
@@ -44,7 +48,9 @@ def test_trees_of_depth_d_shatter_the_boolean_cube_vc_is_2_to_the_d(d):
 
     def realised(depth):
         learner = trees.decision_tree(depth, num_classes=2)
-        fit_predict = jax.vmap(lambda y: learner.predict(learner.fit(jax.random.PRNGKey(0), X, y), X))
+        fit_predict = jax.vmap(
+            lambda y: learner.predict(learner.fit(jax.random.PRNGKey(0), X, y), X)
+        )
         return np.asarray((fit_predict(labellings) == labellings).all(axis=1))
 
     assert realised(d).all()  # every labelling of the 2^d points: shattered

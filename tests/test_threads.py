@@ -88,8 +88,10 @@ def test_inside_jit_or_vmap_the_sweep_is_the_one_program(sliced):
         return parallel.sweep(lambda lam: scale * _svm(lam), lams)  # closes over a tracer
 
     _close(scaled(2.0), 2 * jax.vmap(_svm)(lams))
-    _close(jax.vmap(lambda s: parallel.sweep(lambda lam: s * lam, lams))(jnp.arange(3.0)),
-           jnp.arange(3.0)[:, None] * lams)  # fmt: skip
+    _close(
+        jax.vmap(lambda s: parallel.sweep(lambda lam: s * lam, lams))(jnp.arange(3.0)),
+        jnp.arange(3.0)[:, None] * lams,
+    )
     assert calls == []
 
 
@@ -105,7 +107,9 @@ def test_one_slice_per_core_without_padding_slices():
     for count in [*range(1, 40), 100]:  # trees of a forest, values of a sweep
         parts = cpu_parts(count)
         size = -(-count // parts)
-        assert 1 <= parts <= max(1, min(cores, count)) and (parts - 1) * size < count <= parts * size
+        assert (
+            1 <= parts <= max(1, min(cores, count)) and (parts - 1) * size < count <= parts * size
+        )
 
 
 def test_run_in_threads_runs_each_slice_in_its_own_thread():

@@ -73,7 +73,10 @@ def demo(figure: Optional[str] = "jaxlearn_demo.png") -> None:
     start = time.perf_counter()
     curves = {"mistakes": [], "ogd": None, "experts": []}
     print(f"jaxlearn demo on {jax.devices()[0].platform.upper()} (jax {jax.__version__})\n")
-    online = [*online_rows(jax.random.PRNGKey(0), curves), *expert_rows(jax.random.PRNGKey(1), curves)]
+    online = [
+        *online_rows(jax.random.PRNGKey(0), curves),
+        *expert_rows(jax.random.PRNGKey(1), curves),
+    ]
     print("## Online learners and experts (prequential)\n")
     print(format_table(ONLINE_COLUMNS, online))
     print("\n" + ONLINE_NOTE + "\n")

@@ -133,7 +133,10 @@ def multiclass_rows(key):
     binary = linear.soft_svm(0.01, steps, fit_intercept=True)
     for name, learner in [
         ("one-vs-all soft-SVM (UML 17.1)", multiclass.one_vs_all(binary, 10)),
-        ("multiclass SVM (UML 17.2.5)", multiclass.multiclass_svm(1e-3, steps, 10, fit_intercept=True)),
+        (
+            "multiclass SVM (UML 17.2.5)",
+            multiclass.multiclass_svm(1e-3, steps, 10, fit_intercept=True),
+        ),
     ]:
         params, seconds = _fit_timed(learner, X_train, y_train)
         yield {
@@ -151,7 +154,9 @@ def multiclass_rows(key):
     X = mu[y] + z / jnp.maximum(1.0, jnp.linalg.norm(z, axis=1, keepdims=True))
     X = jnp.concatenate([X, jnp.ones((1000, 1))], axis=1)
     w_star = jnp.concatenate([mu, -jnp.sum(mu**2, axis=1, keepdims=True) / 2], axis=1)
-    R = jnp.sqrt(2.0) * jnp.max(jnp.linalg.norm(X, axis=1))  # |Psi(x, y) - Psi(x, y')| = sqrt(2) |x|
+    R = jnp.sqrt(2.0) * jnp.max(
+        jnp.linalg.norm(X, axis=1)
+    )  # |Psi(x, y) - Psi(x, y')| = sqrt(2) |x|
     learner = multiclass.multiclass_perceptron(5)
     params, seconds = _fit_timed(learner, X, y)
     bound = theory.multiclass_perceptron_bound(R, jnp.linalg.norm(w_star))
@@ -167,7 +172,10 @@ def multiclass_rows(key):
     k_tr, k_te = jax.random.split(k_words)
     X_train, Y_train = datasets.ocr_words(k_tr, 300, 6, noise=0.8, split="train")
     X_test, Y_test = datasets.ocr_words(k_te, 300, 6, noise=0.8, split="test")
-    for name, transitions in (("structured SVM, Viterbi (17.3)", True), ("  same, no bigrams", False)):
+    for name, transitions in (
+        ("structured SVM, Viterbi (17.3)", True),
+        ("  same, no bigrams", False),
+    ):
         learner = structured.structured_svm(0.003, 3000, 10, transitions=transitions)
         params, seconds = _fit_timed(learner, X_train, Y_train)
         yield {

@@ -32,7 +32,9 @@ def write_figure(curves: dict, path: str) -> str:
         label, regret, bound = curves["ogd"]
         t = np.arange(1, len(regret) + 1)
         ogd.plot(t, regret, color="C3", lw=2, label=label)
-        ogd.plot(t, bound, "k--", lw=1, label=r"$U^2/(2\eta) + \eta R^2 t/2$ ($= UR\sqrt{T}$ at $T$)")
+        ogd.plot(
+            t, bound, "k--", lw=1, label=r"$U^2/(2\eta) + \eta R^2 t/2$ ($= UR\sqrt{T}$ at $T$)"
+        )
         ogd.axhline(0, color="0.6", lw=0.8)
         ogd.set(xlabel="round t", ylabel="cumulative hinge regret")
         ogd.set_title("online gradient descent: regret against its bound")

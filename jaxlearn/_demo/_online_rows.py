@@ -105,7 +105,9 @@ def online_rows(key, curves):
     learner = online.winnow()
     state, trace, speed = _timed_run(learner, Xb, yb)
     bound = float(theory.winnow_mistake_bound(4, 200))
-    curves["mistakes"].append((r"winnow, $2 + 3k(1 + \log_2 n)$", _cumulative(trace.mistake), bound))
+    curves["mistakes"].append(
+        (r"winnow, $2 + 3k(1 + \log_2 n)$", _cumulative(trace.mistake), bound)
+    )
     yield {
         "learner": "winnow",
         "data": "4-of-200 disjunction n=20000",
@@ -125,8 +127,14 @@ def online_rows(key, curves):
     comparator = jax.vmap(losses.hinge, (None, 0, 0))(u, Xn, yn)
     regret = np.asarray(metrics.regret(trace.loss, comparator))
     t = np.arange(1, T + 1)
-    worst_case = U**2 / (2 * float(eta)) + float(eta) * float(Rn) ** 2 * t / 2  # U R sqrt(T) at t = T
-    curves["ogd"] = (f"OGD, hinge: regret vs the best fixed $\\|u\\| \\leq {U:g}$", regret, worst_case)
+    worst_case = (
+        U**2 / (2 * float(eta)) + float(eta) * float(Rn) ** 2 * t / 2
+    )  # U R sqrt(T) at t = T
+    curves["ogd"] = (
+        f"OGD, hinge: regret vs the best fixed $\\|u\\| \\leq {U:g}$",
+        regret,
+        worst_case,
+    )
     yield {
         "learner": "OGD on ||w|| <= U, hinge, eta=U/(R sqrt T)",
         "data": "noisy n=20000 d=20 flip=0.1",
@@ -134,7 +142,9 @@ def online_rows(key, curves):
         "regret": f"{regret[-1]:.0f}",
         "bound": f"regret <= U R sqrt(T) = {float(theory.ogd_regret_bound(U, Rn, T)):.0f}",
         "comparator": f"best fixed u, ||u|| <= U = {U:g} (hinge)",
-        "train acc": _accuracy(yn, jnp.where(core.predict_batch(learner, state, Xn) > 0, 1.0, -1.0)),
+        "train acc": _accuracy(
+            yn, jnp.where(core.predict_batch(learner, state, Xn) > 0, 1.0, -1.0)
+        ),
         "throughput": rounds_per_s(speed),
     }
 
@@ -215,7 +225,9 @@ def expert_rows(key, curves):
     eta = float(np.sqrt(2 * np.log(1000) / T))
     learner = experts.hedge(eta)
     keep = lambda info: info.loss  # noqa: E731 - the allocations themselves would be T x n
-    _, loss, speed = _timed_run(learner, None, losses_, state0=learner.init(jnp.zeros(1000)), trace_fn=keep)
+    _, loss, speed = _timed_run(
+        learner, None, losses_, state0=learner.init(jnp.zeros(1000)), trace_fn=keep
+    )
     regret = np.asarray(metrics.regret(loss, losses_))
     curves["experts"].append(("hedge", regret, np.log(1000) / eta + eta * t / 2))
     yield {

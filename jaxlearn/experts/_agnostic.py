@@ -63,7 +63,11 @@ def expert_index_sets(horizon: int, ldim: int) -> np.ndarray:
     ``ldim`` (0-based rounds), one row each, padded with -1: shape
     :math:`(\sum_{L=0}^{\mathrm{ldim}} \binom{T}{L}, \mathrm{ldim})` (UML equation 21.4). Rows are
     ordered by :math:`L`, then lexicographically; row 0 (:math:`L = 0`) is SOA itself."""
-    rows = [c + (-1,) * (ldim - len(c)) for L in range(ldim + 1) for c in combinations(range(horizon), L)]
+    rows = [
+        c + (-1,) * (ldim - len(c))
+        for L in range(ldim + 1)
+        for c in combinations(range(horizon), L)
+    ]
     return np.asarray(rows, np.int32).reshape(len(rows), ldim)
 
 

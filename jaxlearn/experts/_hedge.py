@@ -110,7 +110,9 @@ def hedge(eta: ArrayLike, *, sample: bool = False) -> Learner:
         check_width("ys", losses, state.log_v.shape[0])
         losses = jnp.asarray(losses).astype(state.log_v.dtype)
         size = losses.shape[0]
-        final, loss, v, log_v = allocations(state.log_v, losses, jnp.asarray(eta).astype(losses.dtype))
+        final, loss, v, log_v = allocations(
+            state.log_v, losses, jnp.asarray(eta).astype(losses.dtype)
+        )
         key = state.key
         if sample:
 

@@ -97,7 +97,9 @@ def direct(log_v: Array, losses: Array, eta: Array) -> tuple[Array, Array, Array
     padded = jnp.concatenate([losses, jnp.zeros_like(losses[:1])])
     earlier = earlier_rounds(padded)
     if log_v.ndim == 2:  # k rates: (rows, k, n)
-        shift = shift_for_rates(log_v, earlier, eta)  # first: then XLA fuses z into the exponentials
+        shift = shift_for_rates(
+            log_v, earlier, eta
+        )  # first: then XLA fuses z into the exponentials
         z = log_v - eta[:, None] * earlier[:, None]  # log v_t up to a constant per row
     else:
         z = log_v - eta * earlier
@@ -133,7 +135,9 @@ def shift_for_rates(log_v: Array, earlier: Array, eta: Array) -> Array:
     def from_start(lv, lo, ea):  # (k, 1) - (rows, k, 1)
         return jnp.max(lv, axis=-1, keepdims=True) - eta * lo[:, None]
 
-    def row_maxima(lv, lo, ea):  # the rows computed again here: passing them in would make XLA write
+    def row_maxima(
+        lv, lo, ea
+    ):  # the rows computed again here: passing them in would make XLA write
         return jnp.max(lv - eta * ea[:, None], axis=-1, keepdims=True)  # them out on either branch
 
     return jax.lax.cond(safe, from_start, row_maxima, log_v, lowest, earlier)
@@ -147,13 +151,20 @@ def chunked(log_v: Array, losses: Array, eta: Array, chunks: int) -> tuple[Array
     main = chunks * per_chunk
     first_rows = jnp.arange(chunks) * per_chunk
 
-    def round_j(j):  # (chunks, n): round j of every chunk, rows gathered from the stream (a slice of
+    def round_j(
+        j,
+    ):  # (chunks, n): round j of every chunk, rows gathered from the stream (a slice of
         return losses[first_rows + j]  # the stream, reshaped, would be copied whole by XLA)
 
-    totals = jax.lax.scan(lambda acc, j: (acc + round_j(j), None), jnp.zeros_like(losses[:chunks]),
-                          jnp.arange(per_chunk))[0]  # fmt: skip
+    totals = jax.lax.scan(
+        lambda acc, j: (acc + round_j(j), None),
+        jnp.zeros_like(losses[:chunks]),
+        jnp.arange(per_chunk),
+    )[0]
 
-    def chunk_start(lv, total):  # the common part of the totals taken out first: it cancels, exactly
+    def chunk_start(
+        lv, total
+    ):  # the common part of the totals taken out first: it cancels, exactly
         return normalize(lv - eta * (total - jnp.min(total)), lv), lv
 
     final, starts = jax.lax.scan(chunk_start, log_v, totals)
@@ -190,7 +201,9 @@ def in_short_blocks(log_v: Array, losses: Array, eta: Array) -> tuple[Array, ...
 
     final, rows = jax.lax.scan(block, log_v, jnp.arange(num))
     rows = tuple(a.reshape(-1, *a.shape[2:]) for a in rows)
-    return _followed_by(rows, direct(final, losses[num * rounds :], eta)) if rest else (final, *rows)
+    return (
+        _followed_by(rows, direct(final, losses[num * rounds :], eta)) if rest else (final, *rows)
+    )
 
 
 def _followed_by(rows, tail):

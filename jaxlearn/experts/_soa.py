@@ -66,7 +66,9 @@ class VersionSpaceTable(NamedTuple):
 def check_class(H: ArrayLike) -> np.ndarray:
     """Validate a finite class given as a {0, 1} label matrix; return it as a uint8 NumPy array."""
     if not is_concrete(H):
-        raise ValueError("expected a concrete `H` (a label matrix known on the host), got a traced value")
+        raise ValueError(
+            "expected a concrete `H` (a label matrix known on the host), got a traced value"
+        )
     H = np.asarray(H)
     if H.ndim != 2:
         raise ValueError(f"expected `H` of shape (num_hypotheses, num_points), got {H.shape}")
@@ -80,7 +82,9 @@ def check_class(H: ArrayLike) -> np.ndarray:
     return H.astype(np.uint8)
 
 
-def version_space_table(H: ArrayLike, max_version_spaces: int = MAX_VERSION_SPACES) -> VersionSpaceTable:
+def version_space_table(
+    H: ArrayLike, max_version_spaces: int = MAX_VERSION_SPACES
+) -> VersionSpaceTable:
     r"""Enumerate the version spaces reachable from ``H``, with their Ldim and transitions.
 
     Every reachable :math:`\{h \in H : h(x) = y\ \forall (x, y) \in S\}` gets an id, its Ldim by the recursion
@@ -108,7 +112,8 @@ def _table(data: bytes, shape: tuple, max_version_spaces: int) -> VersionSpaceTa
     bits = [1 << i for i in range(k)]
     # cols[x][r]: bitmask of the hypotheses labelling x with r.
     cols = [
-        [sum(b for b, v in zip(bits, hypotheses[:, x]) if v == r) for r in (0, 1)] for x in range(num_points)
+        [sum(b for b, v in zip(bits, hypotheses[:, x]) if v == r) for r in (0, 1)]
+        for x in range(num_points)
     ]
     masks, index, rows = [(1 << k) - 1, 0], {(1 << k) - 1: 0, 0: 1}, []
     for mask in masks:  # breadth-first: `masks` grows while it is walked
@@ -138,7 +143,9 @@ def _ldim_by_size(masks: list, next_id: np.ndarray) -> np.ndarray:
     ldim = np.full(len(masks), -1, np.int32)
     for size in range(1, sizes.max() + 1):
         ids = np.flatnonzero(sizes == size)
-        children = ldim[next_id[ids]].min(axis=2)  # (G, N): min over the two labels, -1 unless a split
+        children = ldim[next_id[ids]].min(
+            axis=2
+        )  # (G, N): min over the two labels, -1 unless a split
         ldim[ids] = np.maximum(0, np.where(children >= 0, children + 1, 0).max(axis=1))
     return ldim
 
@@ -153,7 +160,9 @@ def _subclass(H: ArrayLike, mask) -> np.ndarray:
     return H[mask]
 
 
-def littlestone_dimension(H: ArrayLike, mask=None, *, max_version_spaces: int = MAX_VERSION_SPACES) -> int:
+def littlestone_dimension(
+    H: ArrayLike, mask=None, *, max_version_spaces: int = MAX_VERSION_SPACES
+) -> int:
     r"""The Littlestone dimension of a finite class, exactly (UML Definitions 21.4-21.5).
 
     :math:`\mathrm{Ldim}(H)` is the largest depth of a tree shattered by ``H``, computed by the recursion of

@@ -89,8 +89,12 @@ def weighted_average(eta: ArrayLike = 1.0, loss: str = "entropic") -> Learner:
         v = jnp.exp(state.log_v)
         y_hat = jnp.clip(jnp.vdot(v, x), 0, 1)
         expert_losses = loss_fn(y, x)
-        log_v = normalize(state.log_v - jnp.asarray(eta).astype(x.dtype) * expert_losses, state.log_v)
-        if loss == "entropic":  # 1 - y_hat as its own sum: 0 only where every weighted expert says 1
+        log_v = normalize(
+            state.log_v - jnp.asarray(eta).astype(x.dtype) * expert_losses, state.log_v
+        )
+        if (
+            loss == "entropic"
+        ):  # 1 - y_hat as its own sum: 0 only where every weighted expert says 1
             own_loss = _entropic(y, y_hat, jnp.clip(jnp.vdot(v, 1 - x), 0, 1))
         else:
             own_loss = loss_fn(y, y_hat)

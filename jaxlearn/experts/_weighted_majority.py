@@ -102,7 +102,9 @@ def weighted_majority(beta: ArrayLike = 1 / jnp.e) -> Learner:
 
     def predict(state, x):
         says_one = as_advice(state.log_w, x) > 0
-        return (log_mass(state.log_w, says_one) >= log_mass(state.log_w, ~says_one)).astype(jnp.int32)
+        return (log_mass(state.log_w, says_one) >= log_mass(state.log_w, ~says_one)).astype(
+            jnp.int32
+        )
 
     def update(state, x, y):
         check_scalar_label(y)

@@ -52,7 +52,9 @@ def _members(path: str, archive: zipfile.ZipFile, size: int) -> dict:
             )
     declared = sum(info.file_size for info in infos)
     if declared > size:
-        raise FileError(f"{path}: corrupted file (its members declare {declared} bytes, the file has {size})")
+        raise FileError(
+            f"{path}: corrupted file (its members declare {declared} bytes, the file has {size})"
+        )
     return {info.filename: info for info in infos}
 
 
@@ -130,19 +132,30 @@ def read(path: str) -> tuple[dict, list]:
                     else None
                 )
                 if names is None or sorted(members) != sorted(names):
-                    raise FileError(f"{path}: corrupted file (its arrays do not match the metadata)")
+                    raise FileError(
+                        f"{path}: corrupted file (its arrays do not match the metadata)"
+                    )
                 arrays = []
                 for i, spec in enumerate(leaves):
-                    dtype, shape = storage_dtype(spec), spec.get("shape") if isinstance(spec, dict) else None
+                    dtype, shape = (
+                        storage_dtype(spec),
+                        spec.get("shape") if isinstance(spec, dict) else None,
+                    )
                     if dtype is None or not (
                         isinstance(shape, list) and all(type(s) is int and s >= 0 for s in shape)
                     ):
-                        raise FileError(f"{path}: corrupted metadata (leaf_{i}: a bad dtype or shape)")
+                        raise FileError(
+                            f"{path}: corrupted metadata (leaf_{i}: a bad dtype or shape)"
+                        )
                     arrays.append(
-                        _read_npy(path, archive, members[f"leaf_{i}.npy"], dtype, shape, f"leaf_{i}")
+                        _read_npy(
+                            path, archive, members[f"leaf_{i}.npy"], dtype, shape, f"leaf_{i}"
+                        )
                     )
         except FileError:
             raise
         except Exception as e:  # noqa: BLE001 - zip structure and CRC errors all mean a bad file
-            raise FileError(f"{path}: truncated or corrupted file ({type(e).__name__}: {e})") from None
+            raise FileError(
+                f"{path}: truncated or corrupted file ({type(e).__name__}: {e})"
+            ) from None
     return meta, arrays

@@ -52,7 +52,10 @@ def factory_call(learner):
     if not (isinstance(aux, tuple) and aux and aux[0] == "spec"):
         return None
     children = jax.tree_util.tree_flatten(learner, is_leaf=lambda v: v is not learner)[0]
-    return aux[1], {**{name: static.value for name, static in aux[3]}, **dict(zip(aux[2], children))}
+    return aux[1], {
+        **{name: static.value for name, static in aux[3]},
+        **dict(zip(aux[2], children)),
+    }
 
 
 def is_estimator(value) -> bool:

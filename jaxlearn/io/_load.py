@@ -21,9 +21,23 @@ from jaxlearn.io._arrays import restore
 from jaxlearn.io._common import LEARNERS, MISSING, FileError, as_path, factory_call, name_of
 
 _NODES = (
-    "none", "bool", "int", "str", "float", "array", "tuple", "list", "dict", "object_array", "namedtuple",
-    "learner", "function", "closure", "partial", "estimator",
-)  # fmt: skip
+    "none",
+    "bool",
+    "int",
+    "str",
+    "float",
+    "array",
+    "tuple",
+    "list",
+    "dict",
+    "object_array",
+    "namedtuple",
+    "learner",
+    "function",
+    "closure",
+    "partial",
+    "estimator",
+)
 #: Where a node may stand: the nodes that are not plain data, by the role that admits them.
 DATA = frozenset()
 FUNCTION = frozenset({"function", "closure", "partial"})
@@ -76,7 +90,9 @@ class _Reader:
         if kind not in _NODES:
             raise self.fail(where, f"corrupted metadata: unknown node {str(n)[:80]!r}")
         if like is MISSING and kind in ANYTHING and kind not in role:
-            raise self.fail(where, f"a {kind} where only data may stand (pass `like=` to supply your own)")
+            raise self.fail(
+                where, f"a {kind} where only data may stand (pass `like=` to supply your own)"
+            )
         try:
             return getattr(self, f"_{kind}")(n, where, like, role)
         except (FileError, RecursionError):
@@ -122,7 +138,10 @@ class _Reader:
         if like is not MISSING and len(like) != len(items):
             raise self.mismatch(where, like, f"has {len(items)} items")
         likes = list(like) if like is not MISSING else [MISSING] * len(items)
-        return [self.node(item, f"{where}[{i}]", u, role) for i, (item, u) in enumerate(zip(items, likes))]
+        return [
+            self.node(item, f"{where}[{i}]", u, role)
+            for i, (item, u) in enumerate(zip(items, likes))
+        ]
 
     def _tuple(self, n, where, like, role=DATA):
         self._check_like(where, like, type(like) is tuple, "has a tuple")
@@ -151,8 +170,12 @@ class _Reader:
         items, shape = self._items(n, where, MISSING), n.get("shape")
         if not (isinstance(shape, list) and all(type(s) is int and s >= 0 for s in shape)):
             raise self.fail(where, "corrupted metadata: a bad shape")
-        if math.prod(shape) != len(items) or not all(type(u) in (bool, int, float, str) for u in items):
-            raise self.fail(where, "corrupted metadata: an object array's items do not fit its shape")
+        if math.prod(shape) != len(items) or not all(
+            type(u) in (bool, int, float, str) for u in items
+        ):
+            raise self.fail(
+                where, "corrupted metadata: an object array's items do not fit its shape"
+            )
         out = np.empty(shape, object)
         out.reshape(-1)[:] = items
         ok = isinstance(like, np.ndarray) and like.dtype == object and like.shape == out.shape
@@ -168,7 +191,9 @@ class _Reader:
         if like is not MISSING:
             ok = isinstance(like, (np.ndarray, np.generic, jax.Array))
             ok = ok and (like.dtype, like.shape) == (value.dtype, value.shape)
-            self._check_like(where, like, ok, f"has an array of dtype {value.dtype} and shape {value.shape}")
+            self._check_like(
+                where, like, ok, f"has an array of dtype {value.dtype} and shape {value.shape}"
+            )
         return value
 
     def _namedtuple(self, n, where, like, role=DATA):
@@ -180,9 +205,13 @@ class _Reader:
         else:
             cls = self.resolve(ref, where, "namedtuple", "NamedTuple class")
         if list(cls._fields) != fields:
-            raise self.fail(where, f"the fields {fields} are not those of {ref}: {list(cls._fields)}")
+            raise self.fail(
+                where, f"the fields {fields} are not those of {ref}: {list(cls._fields)}"
+            )
         if not isinstance(n.get("items"), list) or len(n["items"]) != len(fields):
-            raise self.fail(where, f"corrupted metadata: {ref} has {len(fields)} fields, not as many items")
+            raise self.fail(
+                where, f"corrupted metadata: {ref} has {len(fields)} fields, not as many items"
+            )
         return cls(*self._items(n, where, like))
 
     def _learner(self, n, where, like, role=DATA):
@@ -230,7 +259,9 @@ class _Reader:
     def _function(self, n, where, like, role=DATA):
         ref = n.get("ref")
         if like is not MISSING:
-            self._check_like(where, like, callable(like) and name_of(like) == ref, f"has the function {ref}")
+            self._check_like(
+                where, like, callable(like) and name_of(like) == ref, f"has the function {ref}"
+            )
             return like
         return self.resolve(ref, where, "function", "function")
 
@@ -238,13 +269,21 @@ class _Reader:
         maker = self.resolve(n.get("maker"), where, "maker", "function maker")
         args, name = n.get("args"), n.get("name")
         code = getattr(getattr(maker, "__wrapped__", None), "__code__", None)
-        inner = [getattr(c, "co_qualname", c.co_name) for c in getattr(code, "co_consts", ()) if iscode(c)]
+        inner = [
+            getattr(c, "co_qualname", c.co_name)
+            for c in getattr(code, "co_consts", ())
+            if iscode(c)
+        ]
         if not (isinstance(args, dict) and name in inner):
             raise self.fail(where, f"{n.get('maker')} is not a maker of {name!r}")
         values = {k: self.node(a, f"{where}.{k}", role=DATA) for k, a in args.items()}
         order = list(inspect.signature(maker).parameters)
-        if set(order) != set(values) or not all(type(v) in (bool, int, float, str) for v in values.values()):
-            raise self.fail(where, f"corrupted metadata: the arguments of {n.get('maker')} are not {order}")
+        if set(order) != set(values) or not all(
+            type(v) in (bool, int, float, str) for v in values.values()
+        ):
+            raise self.fail(
+                where, f"corrupted metadata: the arguments of {n.get('maker')} are not {order}"
+            )
         try:
             f = maker(*(values[k] for k in order))
         except Exception as e:  # noqa: BLE001
@@ -265,7 +304,10 @@ class _Reader:
         func = self.node(n.get("func"), f"{where}.func", parts[0], FUNCTION)
         args = self._items(n, f"{where}.args", parts[1], "args")
         likes = parts[2] if parts[2] is not MISSING else {}
-        kw = {k: self.node(a, f"{where}.{k}", likes.get(k, MISSING), DATA) for k, a in keywords.items()}
+        kw = {
+            k: self.node(a, f"{where}.{k}", likes.get(k, MISSING), DATA)
+            for k, a in keywords.items()
+        }
         return Partial(func, *args, **kw)
 
     def _estimator(self, n, where, like, role=DATA):
@@ -285,7 +327,10 @@ class _Reader:
             raise self.fail(where, f"{bad[0]!r} is not a fitted attribute name")
         like_params = like.get_params(deep=False) if like is not MISSING else {}
         values = {}
-        for k, a in params.items():  # a parameter's value is the file's; a nested estimator is checked
+        for (
+            k,
+            a,
+        ) in params.items():  # a parameter's value is the file's; a nested estimator is checked
             vouched = like_params.get(k, MISSING)
             vouched = vouched if hasattr(vouched, "get_params") else MISSING
             values[k] = self.node(a, f"{where}.{k}", vouched, ESTIMATOR)
@@ -297,14 +342,17 @@ class _Reader:
             raise self.fail(where, f"cannot rebuild {name}: {e}") from None
         like_fitted = {}
         if like is not MISSING:
-            like_fitted = {k: v for k, v in vars(like).items() if k.endswith("_") and not k.startswith("_")}
+            like_fitted = {
+                k: v for k, v in vars(like).items() if k.endswith("_") and not k.startswith("_")
+            }
         if like_fitted and set(like_fitted) != set(fitted):
             raise self.mismatch(where, like, f"has the fitted attributes {sorted(fitted)}")
         for k, a in fitted.items():
             value = self.node(a, f"{where}.{k}", like_fitted.get(k, MISSING), DATA)
             if k in FITTED and not FITTED[k](value):
                 raise self.fail(
-                    f"{where}.{k}", f"the fitted attribute {k} of {name} is a {type(value).__name__}"
+                    f"{where}.{k}",
+                    f"the fitted attribute {k} of {name} is a {type(value).__name__}",
                 )
             setattr(est, k, value)
         return est

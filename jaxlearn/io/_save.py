@@ -45,7 +45,10 @@ class _Writer:
         if type(v) is float:
             return {"type": "float", "value": v.hex()}
         if isinstance(v, np.ndarray) and v.dtype == object:
-            items = [self.node(u.item() if isinstance(u, np.generic) else u, f"{path}[...]") for u in v.flat]
+            items = [
+                self.node(u.item() if isinstance(u, np.generic) else u, f"{path}[...]")
+                for u in v.flat
+            ]
             return {"type": "object_array", "shape": list(v.shape), "items": items}
         if isinstance(v, (np.ndarray, np.generic, jax.Array)):
             return self.leaf(v, path)
@@ -65,7 +68,12 @@ class _Writer:
                     f"cannot save {path}: the NamedTuple {cls.__qualname__} is not reachable by name"
                 )
             items = [self.node(a, f"{path}.{f}") for f, a in zip(cls._fields, v)]
-            return {"type": "namedtuple", "class": name_of(cls), "fields": list(cls._fields), "items": items}
+            return {
+                "type": "namedtuple",
+                "class": name_of(cls),
+                "fields": list(cls._fields),
+                "items": items,
+            }
         if type(v) in (tuple, list):
             items = [self.node(a, f"{path}[{i}]") for i, a in enumerate(v)]
             return {"type": type(v).__name__, "items": items}
@@ -102,12 +110,19 @@ class _Writer:
                 f"cannot save {path}: its factory {factory.__qualname__} is not reachable by name"
             )
         args = {name: self.node(a, f"{path}.{name}") for name, a in arguments.items()}
-        return {"type": "learner", "kind": type(v).__name__, "factory": name_of(factory), "args": args}
+        return {
+            "type": "learner",
+            "kind": type(v).__name__,
+            "factory": name_of(factory),
+            "args": args,
+        }
 
     def function(self, f, path: str) -> dict:
         if isinstance(f, jax.sharding.Mesh):  # devices are not data: they do not travel in a file
-            raise ValueError(f"cannot save {path}: a jax.sharding.Mesh is a placement on this machine's "
-                             "devices; save the params, or the learner built with mesh=None")  # fmt: skip
+            raise ValueError(
+                f"cannot save {path}: a jax.sharding.Mesh is a placement on this machine's "
+                "devices; save the params, or the learner built with mesh=None"
+            )
         module, qualname = getattr(f, "__module__", None), getattr(f, "__qualname__", "")
         if isinstance(module, str) and "<" not in qualname and lookup(module, qualname) is f:
             return {"type": "function", "ref": name_of(f)}
@@ -115,9 +130,16 @@ class _Writer:
         if in_jaxlearn(module) and hasattr(maker, "cache_info") and getattr(f, "__closure__", None):
             cells = dict(zip(f.__code__.co_freevars, (c.cell_contents for c in f.__closure__)))
             order = list(inspect.signature(maker).parameters)
-            if set(cells) == set(order) and maker(*(cells[k] for k in order)) is f:  # positional, as called
+            if (
+                set(cells) == set(order) and maker(*(cells[k] for k in order)) is f
+            ):  # positional, as called
                 described = {k: self.node(cells[k], f"{path}.{k}") for k in order}
-                return {"type": "closure", "maker": name_of(maker), "name": qualname, "args": described}
+                return {
+                    "type": "closure",
+                    "maker": name_of(maker),
+                    "name": qualname,
+                    "args": described,
+                }
         raise ValueError(
             f"cannot save {path}: the function {qualname or f!r} (a lambda, a local function or another "
             "callable) cannot be described safely; use a module-level function (such as losses.hinge) "
@@ -127,7 +149,9 @@ class _Writer:
     def estimator(self, est, path: str) -> dict:
         cls, estimators = type(est), importlib.import_module("jaxlearn.sklearn")
         if cls.__name__ not in estimators.__all__ or getattr(estimators, cls.__name__) is not cls:
-            raise ValueError(f"cannot save {path}: {cls.__name__} is not an estimator of jaxlearn.sklearn")
+            raise ValueError(
+                f"cannot save {path}: {cls.__name__} is not an estimator of jaxlearn.sklearn"
+            )
         params = est.get_params(deep=False)
         fitted = {k: a for k, a in vars(est).items() if k.endswith("_") and not k.startswith("_")}
         return {
@@ -147,7 +171,9 @@ def _target(path: str) -> str:
     if os.path.lexists(target):
         mode = os.stat(target).st_mode
         if not stat.S_ISREG(mode):
-            raise ValueError(f"expected `path` a regular file or a new name, got {path!r} (a special file)")
+            raise ValueError(
+                f"expected `path` a regular file or a new name, got {path!r} (a special file)"
+            )
         if not mode & stat.S_IWUSR:
             raise PermissionError(errno.EACCES, "read-only file, not replaced", path)
     return target
@@ -204,7 +230,9 @@ def save(path, tree: Any) -> None:
             os.fsync(f.fileno())
         umask = os.umask(0)
         os.umask(umask)
-        os.chmod(temporary, os.stat(target).st_mode & 0o777 if os.path.exists(target) else 0o666 & ~umask)
+        os.chmod(
+            temporary, os.stat(target).st_mode & 0o777 if os.path.exists(target) else 0o666 & ~umask
+        )
         os.replace(temporary, target)
     except BaseException:
         with contextlib.suppress(OSError):

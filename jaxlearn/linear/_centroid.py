@@ -64,7 +64,9 @@ def kernel_centroid(kernel: Kernel, *, batch_size: Optional[int] = None) -> Batc
 
     def fit(key, X, y):
         if is_concrete(y) and not ((np.asarray(y) > 0).any() and (np.asarray(y) < 0).any()):
-            raise ValueError("expected `y` with examples of both classes -1 and +1, found one class only")
+            raise ValueError(
+                "expected `y` with examples of both classes -1 and +1, found one class only"
+            )
         check_kernel(kernel, kernel_example(X))
         return _fit(kernel, *as_float(X, y), batch_size)  # bool/int X promoted before the kernel
 

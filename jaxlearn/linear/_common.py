@@ -71,7 +71,11 @@ def minibatches(
         check_divisible(split, m, batch_size)
     elif batch_size == 1:
         return sample_indices(key, steps, m), None, None
-    return stratified_indices(key, (steps,), m, batch_size), block_weights(m, batch_size, X.dtype), split
+    return (
+        stratified_indices(key, (steps,), m, batch_size),
+        block_weights(m, batch_size, X.dtype),
+        split,
+    )
 
 
 def all_devices(value: Any, axes: Optional[tuple]) -> Any:
@@ -97,7 +101,9 @@ def _program(body, split, static, num_hyperparameters):
         rows = local_rows(idx, split, X.shape[0] * split.count)
         return body(rows, X, y, *rest, **dict(static), axes=split.axes)
 
-    return jax.jit(jax.shard_map(inner, mesh=split.mesh, in_specs=specs, out_specs=P(), check_vma=False))
+    return jax.jit(
+        jax.shard_map(inner, mesh=split.mesh, in_specs=specs, out_specs=P(), check_vma=False)
+    )
 
 
 class DualState(NamedTuple):
@@ -143,7 +149,9 @@ def cyclic_passes(visit: Callable, state: Any, num_rows: int, max_epochs: int):
 
     def one_pass(carry):
         state, updates, epochs, _ = carry
-        (state, new_updates), _ = jax.lax.scan(visit_counting, (state, updates), jnp.arange(num_rows))
+        (state, new_updates), _ = jax.lax.scan(
+            visit_counting, (state, updates), jnp.arange(num_rows)
+        )
         return state, new_updates, epochs + 1, new_updates == updates
 
     def keep_going(carry):

@@ -69,7 +69,12 @@ def check_loss(loss: str) -> str:
     "C",
     "tol",
     "intercept_scaling",
-    ranges={"C": POSITIVE, "tol": POSITIVE, "max_iter": POSITIVE_INT, "intercept_scaling": POSITIVE},
+    ranges={
+        "C": POSITIVE,
+        "tol": POSITIVE,
+        "max_iter": POSITIVE_INT,
+        "intercept_scaling": POSITIVE,
+    },
 )
 def svm_dual_cd(
     C: ArrayLike,
@@ -130,7 +135,11 @@ def svm_dual_cd(
 
     def fit(key, X, y, sample_weight=None):
         X, y = as_float(X, y)
-        weight = jnp.ones_like(y) if sample_weight is None else jnp.asarray(sample_weight).astype(X.dtype)
+        weight = (
+            jnp.ones_like(y)
+            if sample_weight is None
+            else jnp.asarray(sample_weight).astype(X.dtype)
+        )
         key = jax.random.PRNGKey(0) if key is None else key
         return _fit(key, X, y, weight, C, tol, intercept_scaling, **static)
 
@@ -176,7 +185,10 @@ def _fit(key, X, y, weight, C, tol, intercept_scaling, *, loss, max_iter, fit_in
     if loss == "hinge":
         upper, diag = cost, jnp.zeros_like(cost)
     else:
-        upper, diag = jnp.where(free, jnp.inf, 0).astype(dtype), jnp.where(free, 0.5 / safe, 0).astype(dtype)
+        upper, diag = (
+            jnp.where(free, jnp.inf, 0).astype(dtype),
+            jnp.where(free, 0.5 / safe, 0).astype(dtype),
+        )
     Z = y[:, None] * Xa  # rows y_i x_i
     qd = jnp.sum(Z * Z, axis=1) + diag
     inf = jnp.asarray(jnp.inf, dtype)
@@ -199,7 +211,9 @@ def _fit(key, X, y, weight, C, tol, intercept_scaling, *, loss, max_iter, fit_in
     def body(state):
         perm = shuffled(jax.random.fold_in(key, state.epoch), m)
         order = perm[jnp.argsort(~state.active[perm], stable=True)]  # the active ones, shuffled
-        visit = functools.partial(coordinate, order=order, pg_max_old=state.pg_max, pg_min_old=state.pg_min)
+        visit = functools.partial(
+            coordinate, order=order, pg_max_old=state.pg_max, pg_min_old=state.pg_min
+        )
         carry = (state.alpha, state.w, state.active, -inf, inf)
         alpha, w, active, pg_max, pg_min = jax.lax.fori_loop(0, jnp.sum(state.active), visit, carry)
         w = jnp.sum(alpha[:, None] * Z, axis=0)  # no drift from the incremental updates
@@ -216,9 +230,15 @@ def _fit(key, X, y, weight, C, tol, intercept_scaling, *, loss, max_iter, fit_in
         return ~state.stop & (state.epoch < max_iter)
 
     init = _State(
-        jnp.zeros(m, dtype), jnp.zeros(Xa.shape[1], dtype), free, inf, -inf, inf, jnp.zeros([], bool),
+        jnp.zeros(m, dtype),
+        jnp.zeros(Xa.shape[1], dtype),
+        free,
+        inf,
+        -inf,
+        inf,
+        jnp.zeros([], bool),
         jnp.zeros([], jnp.int32),
-    )  # fmt: skip
+    )
     state = jax.lax.while_loop(cond, body, init)
     w, alpha = state.w, state.alpha
     slack = jnp.maximum(1 - Z @ w, 0)

@@ -60,7 +60,9 @@ def hard_svm_bias_fit(X, y, tol, *, max_steps):
         gain = s[i] - s  # the first-order gain of the pair (i, t)
         curvature = jnp.maximum(sq_norms[i] + sq_norms - 2 * k_i, min_curvature)  # ||x_i - x_t||^2
         candidate = low & (gain > 0)
-        j = jnp.argmin(jnp.where(candidate, -(gain**2) / curvature, jnp.inf))  # the largest dual increase
+        j = jnp.argmin(
+            jnp.where(candidate, -(gain**2) / curvature, jnp.inf)
+        )  # the largest dual increase
         found = jnp.any(candidate)
         flat = flat | (found & (curvature[j] <= min_curvature) & (y[i] != y[j]))
         t = gain[j] / curvature[j]
@@ -73,7 +75,9 @@ def hard_svm_bias_fit(X, y, tol, *, max_steps):
     def kkt(alpha, w):
         high, low = extremes(alpha, y - Xc @ w)
         violation = jnp.where(both, (high - low) / 2, jnp.zeros_like(high))
-        return violation, (violation <= kkt_tolerance(tol, radius, w)) | dual_unbounded(alpha, w, radius)
+        return violation, (violation <= kkt_tolerance(tol, radius, w)) | dual_unbounded(
+            alpha, w, radius
+        )
 
     def body(state):
         carry = (state.alpha, y - Xc @ state.w, jnp.array(False))
@@ -86,7 +90,9 @@ def hard_svm_bias_fit(X, y, tol, *, max_steps):
         return ~state.stop & (state.step < max_steps)
 
     zeros = jnp.zeros(X.shape[0], dtype)
-    init = DualState(zeros, jnp.zeros(X.shape[1], dtype), jnp.asarray(jnp.inf, dtype), ~both, jnp.int32(0))
+    init = DualState(
+        zeros, jnp.zeros(X.shape[1], dtype), jnp.asarray(jnp.inf, dtype), ~both, jnp.int32(0)
+    )
     state = jax.lax.while_loop(cond, body, init)
     high, low = extremes(state.alpha, y - Xc @ state.w)
     b = jnp.where(both, (high + low) / 2, y[0]) - jnp.vdot(state.w, center)

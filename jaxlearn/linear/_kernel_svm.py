@@ -97,7 +97,9 @@ def kernel_svm(
     check_variant(variant)
     if batch_size is not None:
         batch_size = check_positive_int("batch_size", batch_size)
-    structure = dict(steps=steps, variant=variant, precompute=bool(precompute), batch_size=batch_size)
+    structure = dict(
+        steps=steps, variant=variant, precompute=bool(precompute), batch_size=batch_size
+    )
 
     def check(X, y):
         check_sample(X, y)
@@ -156,7 +158,9 @@ def _fit_on_visited(kernel, X_visited, y_visited, idx, m, lam, variant, batch_si
 
     zeros = jnp.zeros((steps,), dtype)
     steps_range = jnp.arange(steps, dtype=jnp.int32)
-    per_step = regularized_sgd(hinge_subgradient, steps_range, lam, zeros, variant=variant, sparse=True)
+    per_step = regularized_sgd(
+        hinge_subgradient, steps_range, lam, zeros, variant=variant, sparse=True
+    )
     return jnp.zeros((m,), dtype).at[idx].add(per_step)
 
 
@@ -181,13 +185,17 @@ def _fit_in_blocks(G, y, idx, lam, variant, dtype):
 
         def step(k, delta):  # delta: the block's increments y_i 1[violation] so far
             score = (start[k] + jnp.vdot(within[k], delta, precision=HIGHEST)) * scale[k]
-            return delta.at[k].set(jnp.where(labels[k] * score < 1, labels[k], jnp.zeros((), dtype)))
+            return delta.at[k].set(
+                jnp.where(labels[k] * score < 1, labels[k], jnp.zeros((), dtype))
+            )
 
         delta = jax.lax.fori_loop(0, BLOCK, step, jnp.zeros((BLOCK,), dtype))
         return beta.at[i].add(delta), delta
 
     _, increments = jax.lax.scan(block, jnp.zeros((m,), dtype), (blocks, block_scales))
-    return average_of_increments(jnp.zeros((m,), dtype), idx, increments.reshape(-1)[:steps], scales)
+    return average_of_increments(
+        jnp.zeros((m,), dtype), idx, increments.reshape(-1)[:steps], scales
+    )
 
 
 @functools.partial(jax.jit, static_argnums=(4, 5))
@@ -201,7 +209,9 @@ def _scores(kernel, support, alpha, X, batch_size, size):
     chunks = -(-m // size)
     nonzero = jnp.argsort(alpha == 0, stable=True)  # the nonzero coefficients first, in order
     nonzero = jnp.concatenate([nonzero, jnp.zeros((chunks * size - m,), nonzero.dtype)])
-    coefficients = jnp.where(jnp.arange(chunks * size) < count, alpha[nonzero], jnp.zeros((), alpha.dtype))
+    coefficients = jnp.where(
+        jnp.arange(chunks * size) < count, alpha[nonzero], jnp.zeros((), alpha.dtype)
+    )
 
     def add_chunk(c, scores):
         j = jax.lax.dynamic_slice_in_dim(nonzero, c * size, size)

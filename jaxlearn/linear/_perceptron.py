@@ -139,7 +139,9 @@ def _batch_fit(X, y, *, max_epochs, block_size):
 
     def one_pass(carry):
         state, updates, epochs, _, counts = carry
-        state, trace = core.run(learner, state, X, y, block_size=block_size, trace_fn=lambda i: i.mistake)
+        state, trace = core.run(
+            learner, state, X, y, block_size=block_size, trace_fn=lambda i: i.mistake
+        )
         made = jnp.sum(trace).astype(jnp.int32)
         return state, updates + made, epochs + 1, made == 0, counts + trace.astype(jnp.int32)
 

@@ -51,7 +51,12 @@ class SVMPrimalParams(NamedTuple):
     "C",
     "tol",
     "intercept_scaling",
-    ranges={"C": POSITIVE, "tol": POSITIVE, "max_iter": POSITIVE_INT, "intercept_scaling": POSITIVE},
+    ranges={
+        "C": POSITIVE,
+        "tol": POSITIVE,
+        "max_iter": POSITIVE_INT,
+        "intercept_scaling": POSITIVE,
+    },
 )
 def svm_primal_lbfgs(
     C: ArrayLike,
@@ -103,9 +108,20 @@ def svm_primal_lbfgs(
     def fit(key, X, y, sample_weight=None):
         del key  # deterministic
         X, y = as_float(X, y)
-        weight = jnp.ones_like(y) if sample_weight is None else jnp.asarray(sample_weight).astype(X.dtype)
+        weight = (
+            jnp.ones_like(y)
+            if sample_weight is None
+            else jnp.asarray(sample_weight).astype(X.dtype)
+        )
         return _fit(
-            X, y, weight, C, tol, intercept_scaling, max_iter=max_iter, fit_intercept=bool(fit_intercept)
+            X,
+            y,
+            weight,
+            C,
+            tol,
+            intercept_scaling,
+            max_iter=max_iter,
+            fit_intercept=bool(fit_intercept),
         )
 
     def predict(params, X):
@@ -134,7 +150,9 @@ def _fit(X, y, weight, C, tol, intercept_scaling, *, max_iter, fit_intercept):
     smaller = jnp.minimum(jnp.sum(y > 0), jnp.sum(y < 0))
     share = jnp.maximum(smaller, 1).astype(dtype) / y.shape[0]
     threshold = jnp.asarray(tol).astype(dtype) * share * start
-    result = minimize_lbfgs(objective, zeros, tol=threshold / np.sqrt(Xa.shape[1]), max_iter=max_iter)
+    result = minimize_lbfgs(
+        objective, zeros, tol=threshold / np.sqrt(Xa.shape[1]), max_iter=max_iter
+    )
     w = result.x
     grad_norm = jnp.linalg.norm(jax.grad(objective)(w))
     if fit_intercept:

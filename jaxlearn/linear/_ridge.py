@@ -120,8 +120,12 @@ def _linear_predict(params, X):
     return jnp.asarray(X).astype(params.w.dtype) @ params.w
 
 
-@learner_factory("kernel", "lam", ranges={"lam": POSITIVE, "batch_size": POSITIVE_INT}, functions=("kernel",))
-def kernel_ridge(kernel: Kernel, lam: ArrayLike, *, batch_size: Optional[int] = None) -> BatchLearner:
+@learner_factory(
+    "kernel", "lam", ranges={"lam": POSITIVE, "batch_size": POSITIVE_INT}, functions=("kernel",)
+)
+def kernel_ridge(
+    kernel: Kernel, lam: ArrayLike, *, batch_size: Optional[int] = None
+) -> BatchLearner:
     r"""Kernel ridge regression in closed form, with UML's scaling (an average loss with a factor 1/2).
 
     .. math:: \min_w \lambda\|w\|^2 + \frac{1}{2m}\sum_{i=1}^m (\langle w, \psi(x_i)\rangle - y_i)^2: \qquad
@@ -155,10 +159,14 @@ def kernel_ridge(kernel: Kernel, lam: ArrayLike, *, batch_size: Optional[int] = 
 
     def fit(key, X, y):
         check_kernel(kernel, kernel_example(X))
-        return _kernel_ridge_fit(kernel, *as_float(X, y), lam, batch_size)  # promoted before the kernel
+        return _kernel_ridge_fit(
+            kernel, *as_float(X, y), lam, batch_size
+        )  # promoted before the kernel
 
     def predict(params, X):
-        return _kernel_scores(kernel, params.support, params.alpha, as_support_dtype(params, X), batch_size)
+        return _kernel_scores(
+            kernel, params.support, params.alpha, as_support_dtype(params, X), batch_size
+        )
 
     return BatchLearner(fit, predict, check=_check_regression_sample)
 

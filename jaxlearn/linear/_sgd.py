@@ -44,10 +44,12 @@ class SGDParams(NamedTuple):
 
 
 @learner_factory(
-    "eta", "lam", "projection",
+    "eta",
+    "lam",
+    "projection",
     ranges={"steps": POSITIVE_INT, "eta": POSITIVE, "lam": POSITIVE, "batch_size": POSITIVE_INT},
     functions=("loss", "projection"),
-)  # fmt: skip
+)
 def sgd(
     loss: Loss,
     *,
@@ -99,7 +101,10 @@ def sgd(
     References:
       SS10 L6 section 13, Algorithms 5-6, Theorem 5, Lemma 7; UML sections 14.5, 15.5.
     """
-    steps, batch_size = check_positive_int("steps", steps), check_positive_int("batch_size", batch_size)
+    steps, batch_size = (
+        check_positive_int("steps", steps),
+        check_positive_int("batch_size", batch_size),
+    )
     if optimizer is not None and eta is not None:
         raise ValueError("expected `eta=None` with an `optimizer` (the optimizer sets the steps)")
     if optimizer is None and eta is None and lam is None:
@@ -132,7 +137,20 @@ def sgd(
 
 
 def _fit_body(
-    idx, X, y, eta, lam, weights, *, loss, projection, average, optimizer, schedule, progress=False, axes=None
+    idx,
+    X,
+    y,
+    eta,
+    lam,
+    weights,
+    *,
+    loss,
+    projection,
+    average,
+    optimizer,
+    schedule,
+    progress=False,
+    axes=None,
 ):
     # The indices come in drawn (``minibatches``, outside): the PRNG's program is then compiled
     # once per number of steps, not once per learner. ``weights``: the batch's c_j (None: one example);
@@ -147,7 +165,9 @@ def _fit_body(
     def loss_gradient(w, i):
         if weights is None:
             return grad(w, X[i], y[i])
-        per_example = jax.vmap(grad, in_axes=(None, 0, 0))(w, X[i], y[i])  # this device's part of the batch
+        per_example = jax.vmap(grad, in_axes=(None, 0, 0))(
+            w, X[i], y[i]
+        )  # this device's part of the batch
         return all_devices(weights @ per_example, axes)
 
     def subgradient(w, i):
@@ -167,7 +187,9 @@ def _fit_body(
 
     def optax_step(state, i, t):
         w, opt_state = state
-        with jax.numpy_dtype_promotion("standard"):  # optax's internals are not strict-promotion clean
+        with jax.numpy_dtype_promotion(
+            "standard"
+        ):  # optax's internals are not strict-promotion clean
             updates, opt_state = optimizer.update(subgradient(w, i), opt_state, w)
         return project(optax.apply_updates(w, updates)), opt_state
 

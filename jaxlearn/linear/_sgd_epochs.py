@@ -99,11 +99,25 @@ def _check(X, y, sample_weight=None, init=None, validation=None):
 
 
 @learner_factory(
-    "alpha", "l1_ratio", "eta0", "power_t", "max_iter", "tol", "n_iter_no_change", "average",
-    ranges={"alpha": NON_NEGATIVE, "l1_ratio": Interval(0.0, 1.0, True, True), "eta0": NON_NEGATIVE,
-            "power_t": NON_NEGATIVE, "max_iter": POSITIVE_INT, "tol": NON_NEGATIVE,
-            "n_iter_no_change": POSITIVE_INT, "average": POSITIVE},
-)  # fmt: skip
+    "alpha",
+    "l1_ratio",
+    "eta0",
+    "power_t",
+    "max_iter",
+    "tol",
+    "n_iter_no_change",
+    "average",
+    ranges={
+        "alpha": NON_NEGATIVE,
+        "l1_ratio": Interval(0.0, 1.0, True, True),
+        "eta0": NON_NEGATIVE,
+        "power_t": NON_NEGATIVE,
+        "max_iter": POSITIVE_INT,
+        "tol": NON_NEGATIVE,
+        "n_iter_no_change": POSITIVE_INT,
+        "average": POSITIVE,
+    },
+)
 def epoch_sgd(
     loss: str = "hinge",
     *,
@@ -171,17 +185,30 @@ def epoch_sgd(
     if penalty not in PENALTIES:
         raise ValueError(f"expected `penalty` one of {PENALTIES}, got {penalty!r}")
     hyper = dict(
-        alpha=alpha, l1_ratio=l1_ratio, eta0=eta0, power_t=power_t, max_iter=max_iter, tol=tol,
-        n_iter_no_change=n_iter_no_change, average=average,
-    )  # fmt: skip
+        alpha=alpha,
+        l1_ratio=l1_ratio,
+        eta0=eta0,
+        power_t=power_t,
+        max_iter=max_iter,
+        tol=tol,
+        n_iter_no_change=n_iter_no_change,
+        average=average,
+    )
     structure = dict(
-        loss=loss, penalty=penalty, learning_rate=learning_rate, fit_intercept=bool(fit_intercept),
+        loss=loss,
+        penalty=penalty,
+        learning_rate=learning_rate,
+        fit_intercept=bool(fit_intercept),
         shuffle=bool(shuffle),
-    )  # fmt: skip
+    )
 
     def fit(key, X, y, sample_weight=None, init=None, validation=None):
         X, y = as_float(X, y)
-        weights = jnp.ones_like(y) if sample_weight is None else jnp.asarray(sample_weight).astype(X.dtype)
+        weights = (
+            jnp.ones_like(y)
+            if sample_weight is None
+            else jnp.asarray(sample_weight).astype(X.dtype)
+        )
         start = init_params(X.shape[1], X.dtype) if init is None else init
         return _fit(hyper, key, X, y, weights, start, validation, **structure)
 
@@ -191,8 +218,21 @@ def epoch_sgd(
     return BatchLearner(fit, predict, linear_score, _check)
 
 
-def _fit_body(hyper, key, X, y, weights, start, validation, *, loss, penalty, learning_rate, fit_intercept,
-              shuffle):  # fmt: skip
+def _fit_body(
+    hyper,
+    key,
+    X,
+    y,
+    weights,
+    start,
+    validation,
+    *,
+    loss,
+    penalty,
+    learning_rate,
+    fit_intercept,
+    shuffle,
+):
     dtype, n = X.dtype, X.shape[0]
 
     def number(value):
@@ -232,11 +272,16 @@ def _fit_body(hyper, key, X, y, weights, start, validation, *, loss, penalty, le
             count = jnp.maximum(t - average + 1, 1.0)
             mean_w = jnp.where(averaging, mean_w + (w - mean_w) / count, mean_w)
             mean_b = jnp.where(averaging, mean_b + (b - mean_b) / count, mean_b)
-        if penalty in ("l1", "elasticnet"):  # the cumulative penalty u, what each weight got of it q
+        if penalty in (
+            "l1",
+            "elasticnet",
+        ):  # the cumulative penalty u, what each weight got of it q
             u = u + l1_ratio * eta * alpha
             before = w
             w = jnp.where(
-                w > 0, jnp.maximum(0.0, w - (u + q)), jnp.where(w < 0, jnp.minimum(0.0, w + (u - q)), w)
+                w > 0,
+                jnp.maximum(0.0, w - (u + q)),
+                jnp.where(w < 0, jnp.minimum(0.0, w + (u - q)), w),
             )
             q = q + w - before
         return (w, b, mean_w, mean_b, t + 1, eta, u, q, total + value), None
@@ -245,7 +290,9 @@ def _fit_body(hyper, key, X, y, weights, start, validation, *, loss, penalty, le
     passed_over = ~present if validation is None else ~present | validation[0]
     count = jnp.sum(present).astype(dtype)
 
-    def train_step(carry, i):  # held-out and left-out rows are passed over (no step, no count, no loss)
+    def train_step(
+        carry, i
+    ):  # held-out and left-out rows are passed over (no step, no count, no loss)
         new, _ = step(carry, i)
         return jax.tree.map(lambda a, b: jnp.where(passed_over[i], b, a), new, carry), None
 
@@ -260,7 +307,9 @@ def _fit_body(hyper, key, X, y, weights, start, validation, *, loss, penalty, le
         (*new, eta, u, q, total), _ = jax.lax.scan(train_step, (*state, eta, *u_q, zero), order)
         diverged = ~jnp.all(jnp.stack([jnp.isfinite(a).all() for a in new]))
         objective = total / count
-        if validation is not None:  # minus the weighted accuracy on the held-out rows: lower is better
+        if (
+            validation is not None
+        ):  # minus the weighted accuracy on the held-out rows: lower is better
             held_out, held_weights = validation
             correct = jnp.where(X @ new[0] + new[1] > 0, 1.0, -1.0) == y
             objective = -jnp.sum(jnp.where(held_out & correct, held_weights, 0.0)) / jnp.sum(
@@ -276,12 +325,18 @@ def _fit_body(hyper, key, X, y, weights, start, validation, *, loss, penalty, le
                 eta = jnp.where(shrink, eta / 5, eta)
                 stalled = jnp.where(shrink, 0, stalled)
                 tired = tired & ~shrink
-        state = jax.tree.map(lambda a, b: jnp.where(diverged, b, a), tuple(new), state)  # keep the finite one
+        state = jax.tree.map(
+            lambda a, b: jnp.where(diverged, b, a), tuple(new), state
+        )  # keep the finite one
         return epoch + 1, state, eta, (u, q), best, stalled, tired | diverged, diverged
 
     state = (start.last_w, start.last_b, start.mean_w, start.mean_b, number(start.t))
     u_q = (jnp.zeros((), dtype), jnp.zeros_like(start.last_w))
-    inf, zero_int, false = jnp.asarray(jnp.inf, dtype), jnp.zeros((), jnp.int32), jnp.zeros((), bool)
+    inf, zero_int, false = (
+        jnp.asarray(jnp.inf, dtype),
+        jnp.zeros((), jnp.int32),
+        jnp.zeros((), bool),
+    )
     carry = (zero_int, state, eta0, u_q, inf, zero_int, false, false)
     epochs, state, *_, diverged = jax.lax.while_loop(keep_going, epoch_of, carry)
     last_w, last_b, mean_w, mean_b, t = state

@@ -96,7 +96,10 @@ def soft_svm(
       Srebro and Cotter (2011), "Pegasos", section 2.2 (mini-batches).
     """
     check_variant(variant)
-    steps, batch_size = check_positive_int("steps", steps), check_positive_int("batch_size", batch_size)
+    steps, batch_size = (
+        check_positive_int("steps", steps),
+        check_positive_int("batch_size", batch_size),
+    )
     static = dict(fit_intercept=fit_intercept, variant=variant, progress=progress)
 
     def fit(key, X, y):
@@ -116,7 +119,9 @@ def _soft_svm_body(idx, X, y, lam, weights, *, fit_intercept, variant, progress=
     if fit_intercept:  # a constant feature, regularised like the others (UML section 15.1.1)
         X = jnp.concatenate([X, jnp.ones((X.shape[0], 1), X.dtype)], axis=1)
 
-    def batch_subgradient(w, rows):  # the c_j-weighted sum over the batch (this device's part of it)
+    def batch_subgradient(
+        w, rows
+    ):  # the c_j-weighted sum over the batch (this device's part of it)
         Xb, yb = X[rows], y[rows]
         active = jnp.where(yb * (Xb @ w) < 1, yb * weights, jnp.zeros_like(yb))
         return all_devices(-(active @ Xb), axes)
@@ -174,7 +179,9 @@ class HardSVMParams(NamedTuple):
 
 
 @learner_factory("tol", ranges={"max_steps": POSITIVE_INT, "tol": POSITIVE})
-def hard_svm(*, max_steps: int = 10_000, tol: ArrayLike = 1e-6, fit_intercept: bool = False) -> BatchLearner:
+def hard_svm(
+    *, max_steps: int = 10_000, tol: ArrayLike = 1e-6, fit_intercept: bool = False
+) -> BatchLearner:
     r"""Hard-SVM by dual coordinate ascent, homogeneous or with a bias (UML sections 15.1-15.4; SS10 Lemma 8).
 
     .. math::
@@ -222,7 +229,11 @@ def hard_svm(*, max_steps: int = 10_000, tol: ArrayLike = 1e-6, fit_intercept: b
 
     def fit(key, X, y):
         del key  # deterministic: cyclic sweeps
-        if fit_intercept and is_concrete(y) and not (np.any(np.asarray(y) > 0) and np.any(np.asarray(y) < 0)):
+        if (
+            fit_intercept
+            and is_concrete(y)
+            and not (np.any(np.asarray(y) > 0) and np.any(np.asarray(y) < 0))
+        ):
             raise ValueError(
                 "expected `y` with examples of both classes -1 and +1 for hard_svm(fit_intercept=True), "
                 "found one class only (the bias alone separates it: no margin to maximise)"
@@ -291,7 +302,9 @@ def _hard_svm_fit(X, y, tol, *, max_steps):
     separable = (jnp.min(Z @ w) > 0) & ~degenerate
     converged = separable & (state.violation <= kkt_tolerance(tol, radius, w))
     support = alpha > jnp.sqrt(eps) * jnp.max(alpha)
-    margin = jnp.where(separable, 1 / jnp.where(norm > 0, norm, jnp.ones_like(norm)), jnp.zeros_like(norm))
+    margin = jnp.where(
+        separable, 1 / jnp.where(norm > 0, norm, jnp.ones_like(norm)), jnp.zeros_like(norm)
+    )
     b = jnp.zeros([], dtype)
     return HardSVMParams(w, b, alpha, support, margin, separable, converged, state.step)
 
@@ -318,7 +331,9 @@ def check_separable(params: HardSVMParams) -> None:
 
 def _check_separable(params, what: str) -> None:
     if not isinstance(params, HardSVMParams):
-        raise TypeError(f"expected `params` the HardSVMParams of a hard_svm fit, got {type(params).__name__}")
+        raise TypeError(
+            f"expected `params` the HardSVMParams of a hard_svm fit, got {type(params).__name__}"
+        )
     if not is_concrete(params.separable):
         return
     separable = np.asarray(params.separable)
@@ -332,7 +347,9 @@ def _check_separable(params, what: str) -> None:
         )
 
 
-def sample_margin(X: ArrayLike, y: ArrayLike, *, max_steps: int = 10_000, tol: ArrayLike = 1e-6) -> Array:
+def sample_margin(
+    X: ArrayLike, y: ArrayLike, *, max_steps: int = 10_000, tol: ArrayLike = 1e-6
+) -> Array:
     r"""The margin of a sample, :math:`\gamma(S) = \max_{\|w\| = 1}\min_i y_i\langle w, x_i\rangle`.
 
     Computed through :func:`hard_svm` as :math:`1/\|w_0\|` (UML Lemma 15.2; SS10 section 2).

@@ -76,7 +76,9 @@ def check_outputs(fn, params, X: Array) -> None:
 
 def all_features(psi, x: Array, num_classes: int) -> Array:
     r"""The rows :math:`\Psi(x, y')` for :math:`y' = 0..k-1`, shape ``(k, d)``."""
-    return jax.vmap(lambda label: psi(x, label, num_classes))(jnp.arange(num_classes, dtype=jnp.int32))
+    return jax.vmap(lambda label: psi(x, label, num_classes))(
+        jnp.arange(num_classes, dtype=jnp.int32)
+    )
 
 
 def argmax_label(scores: Array) -> Array:

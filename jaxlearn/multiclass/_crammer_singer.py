@@ -129,7 +129,9 @@ def multiclass_svm_dual_cd(
 
     def fit(key, X, y, sample_weight=None):
         X, y = as_sample(X, y)
-        weight = jnp.ones(X.shape[0], X.dtype) if sample_weight is None else jnp.asarray(sample_weight)
+        weight = (
+            jnp.ones(X.shape[0], X.dtype) if sample_weight is None else jnp.asarray(sample_weight)
+        )
         key = jax.random.PRNGKey(0) if key is None else key
         return _fit(key, X, y, weight.astype(X.dtype), C, tol, intercept_scaling, **static)
 
@@ -225,19 +227,30 @@ def _fit(key, X, y, weight, C, tol, intercept_scaling, *, num_classes, max_iter,
         return ~state.stop & (state.epoch < max_iter)
 
     zeros = jnp.zeros((m, k), dtype)
-    init = _State(zeros, jnp.zeros((k, Xa.shape[1]), dtype), jnp.ones(m, bool), jnp.asarray(jnp.inf, dtype),
-                  jnp.maximum(10 * tol, 1), jnp.ones([], bool), jnp.zeros([], bool),
-                  jnp.zeros([], jnp.int32))  # fmt: skip
+    init = _State(
+        zeros,
+        jnp.zeros((k, Xa.shape[1]), dtype),
+        jnp.ones(m, bool),
+        jnp.asarray(jnp.inf, dtype),
+        jnp.maximum(10 * tol, 1),
+        jnp.ones([], bool),
+        jnp.zeros([], bool),
+        jnp.zeros([], jnp.int32),
+    )
     state = jax.lax.while_loop(cond, body, init)
     alpha = state.alpha
-    w = jnp.sum(alpha[:, :, None] * Xa[:, None, :], axis=0)  # without the incremental updates' drift
+    w = jnp.sum(
+        alpha[:, :, None] * Xa[:, None, :], axis=0
+    )  # without the incremental updates' drift
     scores = Xa @ w.T
     own = jnp.take_along_axis(scores, y[:, None], axis=1)[:, 0]
     hinge = jnp.max(margins + scores - own[:, None], axis=1)
     half_norm = 0.5 * jnp.sum(w * w)
     primal = half_norm + jnp.sum(cost * hinge)
     dual = jnp.sum(jnp.take_along_axis(alpha, y[:, None], axis=1)) - half_norm
-    violation = jnp.where(jnp.isfinite(state.violation), jnp.maximum(state.violation, 0), 0).astype(dtype)
+    violation = jnp.where(jnp.isfinite(state.violation), jnp.maximum(state.violation, 0), 0).astype(
+        dtype
+    )
     if fit_intercept:
         w, b = w[:, :-1], w[:, -1] * jnp.asarray(intercept_scaling).astype(dtype)
     else:

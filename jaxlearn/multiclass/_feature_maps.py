@@ -70,7 +70,12 @@ def _tfidf_map(log_idf: Array, x: ArrayLike, y: ArrayLike, num_classes=None) -> 
 
 
 def tfidf(
-    counts: ArrayLike, labels: ArrayLike, num_classes: int, *, smoothing: float = 1.0, df: str = "occurrences"
+    counts: ArrayLike,
+    labels: ArrayLike,
+    num_classes: int,
+    *,
+    smoothing: float = 1.0,
+    df: str = "occurrences",
 ) -> Partial:
     r"""The class-sensitive TF-IDF feature map of UML section 17.2.1, fitted on a training corpus.
 

@@ -47,7 +47,12 @@ class MultinomialLogisticParams(NamedTuple):
 @learner_factory(
     "C",
     "tol",
-    ranges={"C": POSITIVE, "num_classes": NUM_CLASSES, "tol": NON_NEGATIVE, "max_iter": POSITIVE_INT},
+    ranges={
+        "C": POSITIVE,
+        "num_classes": NUM_CLASSES,
+        "tol": NON_NEGATIVE,
+        "max_iter": POSITIVE_INT,
+    },
 )
 def multinomial_logistic_regression(
     C: ArrayLike,

@@ -45,14 +45,19 @@ def _fit_pairs(keys, X, Y, lam, *, steps, fit_intercept, variant, progress):
     if fit_intercept:  # a constant feature, regularised like the others (as soft_svm)
         X = jnp.concatenate([X, jnp.ones((X.shape[0], 1), X.dtype)], axis=1)
     member = Y != 0
-    rows = jnp.argsort(~member, axis=1, stable=True)  # (pairs, m): each pair's examples first, in order
-    counts = jnp.maximum(jnp.sum(member, axis=1, dtype=jnp.int32), 1)  # an empty pair draws a label 0
+    rows = jnp.argsort(
+        ~member, axis=1, stable=True
+    )  # (pairs, m): each pair's examples first, in order
+    counts = jnp.maximum(
+        jnp.sum(member, axis=1, dtype=jnp.int32), 1
+    )  # an empty pair draws a label 0
 
     def one_pair(key, rows, count, y):
         idx = rows[sample_indices(key, steps, count)]  # uniform over the pair's own examples
         zeros = jnp.zeros(X.shape[1], X.dtype)
-        return regularized_sgd(hinge_subgradient(X, y), idx, lam, zeros, variant=variant,
-                                    progress=progress)  # fmt: skip
+        return regularized_sgd(
+            hinge_subgradient(X, y), idx, lam, zeros, variant=variant, progress=progress
+        )
 
     w = jax.vmap(one_pair)(keys, rows, counts, Y)
     if fit_intercept:

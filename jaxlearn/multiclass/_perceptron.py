@@ -10,7 +10,13 @@ import jax.numpy as jnp
 
 from jaxlearn._checks import check_multiclass_sample
 from jaxlearn.core import POSITIVE_INT, BatchLearner, learner_factory, loadable
-from jaxlearn.multiclass._common import NUM_CLASSES, all_features, argmax_label, as_feature_map, as_sample
+from jaxlearn.multiclass._common import (
+    NUM_CLASSES,
+    all_features,
+    argmax_label,
+    as_feature_map,
+    as_sample,
+)
 from jaxlearn.multiclass._feature_maps import multivector
 from jaxlearn.multiclass._svm import linear_scores
 
@@ -105,7 +111,9 @@ def _fit(X, y, psi, *, num_classes, max_epochs):
 
     def one_pass(carry):
         w, updates, epochs, _ = carry
-        (w, new_updates), _ = jax.lax.scan(visit, (w, updates), jnp.arange(X.shape[0], dtype=jnp.int32))
+        (w, new_updates), _ = jax.lax.scan(
+            visit, (w, updates), jnp.arange(X.shape[0], dtype=jnp.int32)
+        )
         return w, new_updates, epochs + 1, new_updates == updates
 
     def keep_going(carry):

@@ -177,7 +177,9 @@ def all_pairs(binary: BatchLearner, num_classes: int, *, subsample: str = "pair"
     def fit(key, X, y):
         X, y = as_sample(X, y)
         i, j = jnp.asarray(first, jnp.int32)[:, None], jnp.asarray(second, jnp.int32)[:, None]
-        Y = jnp.where(y[None, :] == i, 1, jnp.where(y[None, :] == j, -1, 0)).astype(X.dtype)  # (num, m)
+        Y = jnp.where(y[None, :] == i, 1, jnp.where(y[None, :] == j, -1, 0)).astype(
+            X.dtype
+        )  # (num, m)
         keys = _keys(key, num)
         # "pair" over soft_svm: each pair's SGD indexes its own examples in the shared X (the fast path).
         # "mask": SGD on the pair's problem with the same C = 1/(lam m) for every pair (as

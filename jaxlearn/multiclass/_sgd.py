@@ -44,7 +44,12 @@ class MulticlassSGDParams(NamedTuple):
     "eta",
     "delta",
     "feature_map",
-    ranges={"eta": POSITIVE, "steps": POSITIVE_INT, "num_classes": NUM_CLASSES, "delta": NON_NEGATIVE},
+    ranges={
+        "eta": POSITIVE,
+        "steps": POSITIVE_INT,
+        "num_classes": NUM_CLASSES,
+        "delta": NON_NEGATIVE,
+    },
     functions=("feature_map",),
 )
 def multiclass_sgd(

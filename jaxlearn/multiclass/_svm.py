@@ -68,7 +68,9 @@ def loss_augmented_argmax(scores: Array, costs: Array, y: Array) -> Array:
     if k == 0:
         raise ValueError("expected `scores` of shape (k,) with k >= 1, got (0,)")
     if np.shape(costs) != (k,):
-        raise ValueError(f"expected `costs` of shape ({k},) (the column Delta(., y)), got {np.shape(costs)}")
+        raise ValueError(
+            f"expected `costs` of shape ({k},) (the column Delta(., y)), got {np.shape(costs)}"
+        )
     y = as_array(y)
     check_ndim("y", y, 0, "() (one label)")
     check_finite("scores", scores)
@@ -86,7 +88,12 @@ def loss_augmented_argmax(scores: Array, costs: Array, y: Array) -> Array:
     "lam",
     "delta",
     "feature_map",
-    ranges={"lam": POSITIVE, "steps": POSITIVE_INT, "num_classes": NUM_CLASSES, "delta": NON_NEGATIVE},
+    ranges={
+        "lam": POSITIVE,
+        "steps": POSITIVE_INT,
+        "num_classes": NUM_CLASSES,
+        "delta": NON_NEGATIVE,
+    },
     functions=("feature_map",),
 )
 def multiclass_svm(
@@ -130,7 +137,9 @@ def multiclass_svm(
     return sgd_learner(_fit, lam, steps, num_classes, delta, feature_map, fit_intercept)
 
 
-def sgd_learner(program, step_size, steps, num_classes, delta, feature_map, fit_intercept) -> BatchLearner:
+def sgd_learner(
+    program, step_size, steps, num_classes, delta, feature_map, fit_intercept
+) -> BatchLearner:
     """The learner of a multiclass SGD (:func:`multiclass_svm`, ``multiclass_sgd``): ``fit`` draws the
     ``steps`` indices from the key and runs ``program(idx, X, y, step_size, cost, psi, *, num_classes,
     blocks, fit_intercept)``; the scores are :func:`linear_scores`, the labels their argmax."""

@@ -98,7 +98,9 @@ def boolean_network(table: ArrayLike) -> tuple[Params, Callable[[Params, Array],
     """
     table = np.asarray(table) if isinstance(table, (list, tuple)) else table
     if not isinstance(table, jax.core.Tracer) and np.asarray(table).dtype.kind not in "biuf":
-        raise TypeError(f"expected `table` of numbers in {{-1, +1}}, got dtype {np.asarray(table).dtype}")
+        raise TypeError(
+            f"expected `table` of numbers in {{-1, +1}}, got dtype {np.asarray(table).dtype}"
+        )
     table = jnp.asarray(table)
     check_ndim("table", table, 1, "(2**n,)")
     size = table.shape[0]

@@ -36,10 +36,17 @@ OPTIMIZERS = {"sgd": optax.sgd, "adam": optax.adam}
 #: The number of classes: at least two.
 NUM_CLASSES = at_least(2, integer=True)
 RANGES = {
-    "hidden": POSITIVE_INT, "steps": POSITIVE_INT, "num_classes": NUM_CLASSES, "eta": POSITIVE,
-    "batch_size": POSITIVE_INT, "weight_decay": NON_NEGATIVE, "eval_every": POSITIVE_INT,
-    "validation_fraction": Interval(0.0, 1.0, lo_closed=True),  # [0, 1): some rows must be left to train on
-}  # fmt: skip
+    "hidden": POSITIVE_INT,
+    "steps": POSITIVE_INT,
+    "num_classes": NUM_CLASSES,
+    "eta": POSITIVE,
+    "batch_size": POSITIVE_INT,
+    "weight_decay": NON_NEGATIVE,
+    "eval_every": POSITIVE_INT,
+    "validation_fraction": Interval(
+        0.0, 1.0, lo_closed=True
+    ),  # [0, 1): some rows must be left to train on
+}
 
 
 @loadable
@@ -69,7 +76,11 @@ class MLPParams(NamedTuple):
 
 
 @learner_factory(
-    "eta", "weight_decay", aliases={"learning_rate": "eta"}, ranges=RANGES, functions=("activation",)
+    "eta",
+    "weight_decay",
+    aliases={"learning_rate": "eta"},
+    ranges=RANGES,
+    functions=("activation",),
 )
 def mlp_classifier(
     hidden: Union[int, Sequence[int]],
@@ -125,40 +136,61 @@ def mlp_classifier(
     if num_classes is not None:
         num_classes = static_int("num_classes", num_classes, NUM_CLASSES)
     if not isinstance(optimizer, str):
-        raise TypeError(f"expected `optimizer` one of {tuple(OPTIMIZERS)}, got {type(optimizer).__name__}")
+        raise TypeError(
+            f"expected `optimizer` one of {tuple(OPTIMIZERS)}, got {type(optimizer).__name__}"
+        )
     if optimizer not in OPTIMIZERS:
         raise ValueError(f"expected `optimizer` in {tuple(OPTIMIZERS)}, got {optimizer!r}")
-    if np.ndim(validation_fraction) != 0 or not isinstance(validation_fraction, (int, float, np.number)):
-        raise TypeError(f"expected `validation_fraction` a number in [0, 1), got {validation_fraction!r}")
+    if np.ndim(validation_fraction) != 0 or not isinstance(
+        validation_fraction, (int, float, np.number)
+    ):
+        raise TypeError(
+            f"expected `validation_fraction` a number in [0, 1), got {validation_fraction!r}"
+        )
     validation_fraction = float(validation_fraction)
     check_callable("activation", activation)
     structure = dict(
-        hidden=hidden, optimizer=optimizer, activation=activation, steps=steps,
-        batch_size=batch_size, eval_every=eval_every, validation_fraction=validation_fraction,
-    )  # fmt: skip
+        hidden=hidden,
+        optimizer=optimizer,
+        activation=activation,
+        steps=steps,
+        batch_size=batch_size,
+        eval_every=eval_every,
+        validation_fraction=validation_fraction,
+    )
 
     def fit(key, X, y):
         check_key(key)
-        if is_concrete(y) and np.asarray(y).dtype == np.bool_:  # on the host: no jnp before the class count
+        if (
+            is_concrete(y) and np.asarray(y).dtype == np.bool_
+        ):  # on the host: no jnp before the class count
             y = np.asarray(y, np.int32)
         k = num_classes_of(y, num_classes)
         X = as_numbers("X", X)
-        rates = [jnp.asarray(v).astype(X.dtype) for v in (eta, weight_decay)]  # int or float: one program
+        rates = [
+            jnp.asarray(v).astype(X.dtype) for v in (eta, weight_decay)
+        ]  # int or float: one program
         return _fit(key, X, jnp.asarray(y).astype(jnp.int32), *rates, k=k, **structure)
 
     def decision_function(params: MLPParams, X: ArrayLike) -> Array:
         """The ``(m, k)`` logits (their softmax is the class probabilities)."""
         if not isinstance(params, MLPParams):
-            raise TypeError(f"expected `params` the MLPParams of a fit, got {type(params).__name__}")
+            raise TypeError(
+                f"expected `params` the MLPParams of a fit, got {type(params).__name__}"
+            )
         X = as_numbers("X", X)
-        check_width("X", X, params.layers[0][0].shape[-1], {2: "(m, d)"}, "the width of the fitted sample")
+        check_width(
+            "X", X, params.layers[0][0].shape[-1], {2: "(m, d)"}, "the width of the fitted sample"
+        )
         return _logits(params.layers, X, activation=activation)
 
     def predict(params: MLPParams, X: ArrayLike) -> Array:
         """The arg-max class of the logits (int32; ties to the smaller class index)."""
         return jnp.argmax(decision_function(params, X), axis=-1).astype(jnp.int32)
 
-    return BatchLearner(fit, predict, decision_function, functools.partial(check_sample, labels=None))
+    return BatchLearner(
+        fit, predict, decision_function, functools.partial(check_sample, labels=None)
+    )
 
 
 @functools.partial(jax.jit, static_argnames=("activation",))
@@ -170,26 +202,60 @@ def _logits(layers, X, *, activation):
 @functools.partial(
     jax.jit,
     static_argnames=(
-        "k", "hidden", "optimizer", "activation", "steps", "batch_size", "eval_every", "validation_fraction",
+        "k",
+        "hidden",
+        "optimizer",
+        "activation",
+        "steps",
+        "batch_size",
+        "eval_every",
+        "validation_fraction",
     ),
-)  # fmt: skip
-def _fit(key, X, y, learning_rate, weight_decay, *, k, hidden, optimizer, activation, steps, batch_size,
-         eval_every, validation_fraction):  # fmt: skip
+)
+def _fit(
+    key,
+    X,
+    y,
+    learning_rate,
+    weight_decay,
+    *,
+    k,
+    hidden,
+    optimizer,
+    activation,
+    steps,
+    batch_size,
+    eval_every,
+    validation_fraction,
+):
     dtype = X.dtype
     m, d = X.shape
     init_key, split_key, train_key = jax.random.split(key, 3)
     layers = mlp_init(init_key, (d, *hidden, k), dtype=dtype)
     n_valid = min(m - 1, max(1, round(validation_fraction * m))) if validation_fraction > 0 else 0
-    if n_valid:  # train on the rows X[order[n_valid:]] without copying them (see train_loop's `rows`)
+    if (
+        n_valid
+    ):  # train on the rows X[order[n_valid:]] without copying them (see train_loop's `rows`)
         order = jax.random.permutation(split_key, m)
         Xv, yv, rows = X[order[:n_valid]], y[order[:n_valid]], order[n_valid:]
     else:
         Xv, yv, rows = X, y, None
     opt = OPTIMIZERS[optimizer](jnp.asarray(learning_rate).astype(dtype))
     best, history = train_loop(
-        train_key, layers, X, y, Xv, yv, weight_decay,
-        loss=example_loss("cross_entropy", activation), optimizer=opt, error=None,
-        steps=steps, batch_size=batch_size, eval_every=eval_every, rows=rows,
-    )  # fmt: skip
+        train_key,
+        layers,
+        X,
+        y,
+        Xv,
+        yv,
+        weight_decay,
+        loss=example_loss("cross_entropy", activation),
+        optimizer=opt,
+        error=None,
+        steps=steps,
+        batch_size=batch_size,
+        eval_every=eval_every,
+        rows=rows,
+    )
     valid_loss = history.valid_loss if n_valid else None  # else the training set's loss
     return MLPParams(best, history.best_step, history.diverged, history.train_loss, valid_loss)

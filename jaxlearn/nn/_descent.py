@@ -35,7 +35,9 @@ def minibatch_indices(key: Array, shape: tuple[int, ...], m: int) -> Array:
     return (jax.random.bits(key, shape, jnp.uint32) % jnp.uint32(m)).astype(jnp.int32)
 
 
-def minibatches(key: Array, sampling: str, steps: int, eval_every: int, m: int, batch_size: int) -> Array:
+def minibatches(
+    key: Array, sampling: str, steps: int, eval_every: int, m: int, batch_size: int
+) -> Array:
     """The ``(num_evals, eval_every, batch_size)`` row indices of a whole run (the last window's tail
     past ``steps`` unused): :func:`minibatch_indices` (``"uniform"``) or
     ``stratified_indices`` (``"stratified"``)."""
@@ -61,7 +63,9 @@ def _select(flag, new, old):
     return jax.tree_util.tree_map(lambda a, b: jnp.where(flag, a, b), new, old)
 
 
-def descend(params, idx, weight_decay, value_and_grad, evaluate, *, optimizer, steps, eval_every, progress):
+def descend(
+    params, idx, weight_decay, value_and_grad, evaluate, *, optimizer, steps, eval_every, progress
+):
     """The optimiser steps over the minibatches ``idx`` (num_evals, eval_every, ·), each by
     ``value_and_grad(p, batch) -> (batch loss, its gradient)``, scored every ``eval_every`` steps by
     ``evaluate(p) -> (loss, error or None)``: ``(best iterate, the fields of a TrainHistory)``.
@@ -86,7 +90,9 @@ def descend(params, idx, weight_decay, value_and_grad, evaluate, *, optimizer, s
     def step(carry, batch):
         p, opt_state = carry
         value, grads = value_and_grad(p, batch)
-        with jax.numpy_dtype_promotion("standard"):  # optax's internals are not strict-promotion clean
+        with jax.numpy_dtype_promotion(
+            "standard"
+        ):  # optax's internals are not strict-promotion clean
             updates, opt_state = opt.update(grads, opt_state, p)
             p = optax.apply_updates(p, updates)
         return (p, opt_state), value.astype(dtype)
@@ -115,7 +121,9 @@ def descend(params, idx, weight_decay, value_and_grad, evaluate, *, optimizer, s
     records = []
     if num_full:
         windows = (ends[:num_full], idx[:num_full])
-        carry, record = scan(window, carry, windows, progress=progress, desc="jaxlearn.nn.train windows")
+        carry, record = scan(
+            window, carry, windows, progress=progress, desc="jaxlearn.nn.train windows"
+        )
         records.append(record)
     if rest:
         carry, record = window(carry, (ends[-1], idx[-1, :rest]))

@@ -86,8 +86,17 @@ def mlp_epoch(
     rates = tuple(jnp.asarray(v).astype(dtype) for v in (eta, weight_decay))
     if opt_state is None:
         opt_state = _optimizer(optimizer, *rates).init(layers)
-    return _epoch(key, layers, opt_state, X.astype(dtype), jnp.asarray(y).astype(jnp.int32), *rates,
-                  optimizer=optimizer, batch_size=batch_size, activation=activation)  # fmt: skip
+    return _epoch(
+        key,
+        layers,
+        opt_state,
+        X.astype(dtype),
+        jnp.asarray(y).astype(jnp.int32),
+        *rates,
+        optimizer=optimizer,
+        batch_size=batch_size,
+        activation=activation,
+    )
 
 
 def _optimizer(name, eta, weight_decay):
@@ -100,7 +109,9 @@ def _epoch(key, layers, opt_state, X, y, eta, weight_decay, *, optimizer, batch_
     steps = -(-m // batch_size)
     slots = jnp.arange(steps * batch_size, dtype=jnp.int32)
     order = jax.random.permutation(key, m)[jnp.minimum(slots, m - 1)].reshape(steps, batch_size)
-    weights = (slots < m).astype(X.dtype).reshape(steps, batch_size)  # the last batch's padding: weight 0
+    weights = (
+        (slots < m).astype(X.dtype).reshape(steps, batch_size)
+    )  # the last batch's padding: weight 0
     opt = _optimizer(optimizer, eta, weight_decay)
 
     def batch_loss(p, rows, w):
@@ -110,7 +121,9 @@ def _epoch(key, layers, opt_state, X, y, eta, weight_decay, *, optimizer, batch_
     def step(carry, batch):
         p, state = carry
         loss, grads = jax.value_and_grad(batch_loss)(p, *batch)
-        with jax.numpy_dtype_promotion("standard"):  # optax's internals are not strict-promotion clean
+        with jax.numpy_dtype_promotion(
+            "standard"
+        ):  # optax's internals are not strict-promotion clean
             updates, state = opt.update(grads, state, p)
             p = optax.apply_updates(p, updates)
         return (p, state), loss * jnp.sum(batch[1])

@@ -21,7 +21,9 @@ def as_numbers(name: str, value: Any) -> Array:
     """``value`` (an array, a list or a number of bool, int or float) as an array of a float dtype."""
     try:
         value = np.asarray(value) if isinstance(value, (list, tuple)) else value
-        if isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in "biu":  # on the host: no int32
+        if (
+            isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in "biu"
+        ):  # on the host: no int32
             value = value.astype(jnp.result_type(float))  # wrap-around of int64 values
         array = jnp.asarray(value)
     except (TypeError, ValueError):
@@ -42,7 +44,9 @@ def check_callable(name: str, value: Any) -> None:
 def static_int(name: str, value: Any, interval=POSITIVE_INT) -> int:
     """A structural integer (it fixes shapes or the program), checked against ``interval``: a Python int."""
     if isinstance(value, jax.core.Tracer) or np.ndim(value) != 0:
-        raise TypeError(f"expected `{name}` {interval} (a Python int: it is structural), got {value!r}")
+        raise TypeError(
+            f"expected `{name}` {interval} (a Python int: it is structural), got {value!r}"
+        )
     interval.check(name, value)
     return int(value)
 
@@ -56,7 +60,8 @@ def check_dtype(name: str, dtype: Any, *, signed_ints: bool = False):
     except TypeError:
         raise TypeError(f"expected `{name}` a float dtype, got {dtype!r}") from None
     if not (
-        jnp.issubdtype(dtype, jnp.floating) or (signed_ints and jnp.issubdtype(dtype, jnp.signedinteger))
+        jnp.issubdtype(dtype, jnp.floating)
+        or (signed_ints and jnp.issubdtype(dtype, jnp.signedinteger))
     ):
         raise TypeError(
             f"expected `{name}` a float{' or signed int' if signed_ints else ''} dtype, got {dtype}"
@@ -84,16 +89,24 @@ def network(params: Any, name: str = "params") -> list:
     layers = []
     for t, layer in enumerate(params):
         if not isinstance(layer, (list, tuple)) or len(layer) != 2:
-            raise TypeError(f"expected `{name}[{t}]` a pair (W_{t}, b_{t}), got {type(layer).__name__}")
+            raise TypeError(
+                f"expected `{name}[{t}]` a pair (W_{t}, b_{t}), got {type(layer).__name__}"
+            )
         W, b = as_numbers(f"{name}[{t}][0]", layer[0]), as_numbers(f"{name}[{t}][1]", layer[1])
         if W.ndim != 2 or b.shape != W.shape[:1]:
-            raise ValueError(f"expected `{name}[{t}]` a pair of shapes (k_out, k_in) and (k_out,), "
-                             f"got {W.shape} and {b.shape}")  # fmt: skip
+            raise ValueError(
+                f"expected `{name}[{t}]` a pair of shapes (k_out, k_in) and (k_out,), "
+                f"got {W.shape} and {b.shape}"
+            )
         if layers and W.shape[1] != layers[-1][0].shape[0]:
-            raise ValueError(f"expected `{name}[{t}]` with {layers[-1][0].shape[0]} inputs (the width of "
-                             f"layer {t}), got W of shape {W.shape}")  # fmt: skip
+            raise ValueError(
+                f"expected `{name}[{t}]` with {layers[-1][0].shape[0]} inputs (the width of "
+                f"layer {t}), got W of shape {W.shape}"
+            )
         layers.append((W, b))
-    dtype = max((leaf.dtype for layer in layers for leaf in layer), key=lambda d: d.itemsize)  # the widest
+    dtype = max(
+        (leaf.dtype for layer in layers for leaf in layer), key=lambda d: d.itemsize
+    )  # the widest
     check_finite(name, layers)
     return [(W.astype(dtype), b.astype(dtype)) for W, b in layers]
 
@@ -116,8 +129,10 @@ def check_network_sample(params, X, y, x_name, y_name, *, labels, targets):
     y = jnp.asarray(np.asarray(y) if isinstance(y, (list, tuple)) else y)
     m = X.shape[0]
     if y.ndim < 1 or y.shape[0] != m:
-        raise ValueError(f"expected `{x_name}` and `{y_name}` with the same number of examples, got {m} and "
-                         f"{y.shape[0] if y.ndim else 'a scalar'}")  # fmt: skip
+        raise ValueError(
+            f"expected `{x_name}` and `{y_name}` with the same number of examples, got {m} and "
+            f"{y.shape[0] if y.ndim else 'a scalar'}"
+        )
     if m == 0:
         raise ValueError(f"expected a non-empty sample, got `{x_name}` of shape {X.shape}")
     check_finite(x_name, X)
@@ -125,11 +140,15 @@ def check_network_sample(params, X, y, x_name, y_name, *, labels, targets):
     if labels:
         if y.ndim != 1:
             raise ValueError(f"expected `{y_name}` of shape (m,) of int labels, got {y.shape}")
-        check_labels(y_name, y, tuple(range(kT)), f"the network has {kT} outputs (classes 0..{kT - 1})")
+        check_labels(
+            y_name, y, tuple(range(kT)), f"the network has {kT} outputs (classes 0..{kT - 1})"
+        )
         y = y.astype(jnp.int32)
     if targets:
         y = as_numbers(y_name, y).astype(params[0][0].dtype)
         if y.shape != (m, kT):
-            raise ValueError(f"expected `{y_name}` of shape (m, k_T) = ({m}, {kT}) (the network's outputs), "
-                             f"got {y.shape}")  # fmt: skip
+            raise ValueError(
+                f"expected `{y_name}` of shape (m, k_T) = ({m}, {kT}) (the network's outputs), "
+                f"got {y.shape}"
+            )
     return X, y

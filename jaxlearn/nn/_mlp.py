@@ -16,7 +16,14 @@ from jax.typing import ArrayLike
 
 from jaxlearn._checks import check_class_labels, check_finite
 from jaxlearn.core import POSITIVE, loadable
-from jaxlearn.nn._inputs import as_numbers, check_callable, check_dtype, check_key, check_width, network
+from jaxlearn.nn._inputs import (
+    as_numbers,
+    check_callable,
+    check_dtype,
+    check_key,
+    check_width,
+    network,
+)
 
 Array = jax.Array
 Params = list  # [(W_0, b_0), ..., (W_{T-1}, b_{T-1})]
@@ -64,7 +71,9 @@ def softmax(a: ArrayLike) -> Array:
     cross-entropy). Not element-wise: :func:`backprop` does not take it."""
     a = as_numbers("a", a)
     if a.ndim == 0:
-        raise ValueError("expected `a` of shape (..., k) (softmax acts on the last axis), got a scalar")
+        raise ValueError(
+            "expected `a` of shape (..., k) (softmax acts on the last axis), got a scalar"
+        )
     return jax.nn.softmax(a)
 
 
@@ -127,7 +136,9 @@ def mlp_init(
     """
     check_key(key)
     expected = "at least two ints >= 1 (input width, ..., output width)"
-    if isinstance(layer_sizes, (str, bytes)) or not isinstance(layer_sizes, (list, tuple, np.ndarray)):
+    if isinstance(layer_sizes, (str, bytes)) or not isinstance(
+        layer_sizes, (list, tuple, np.ndarray)
+    ):
         raise TypeError(f"expected `layer_sizes` {expected}, got {type(layer_sizes).__name__}")
     if not all(isinstance(k, (int, np.integer)) and not isinstance(k, bool) for k in layer_sizes):
         raise TypeError(f"expected `layer_sizes` {expected}, got {tuple(layer_sizes)!r}")
@@ -138,7 +149,9 @@ def mlp_init(
     dtype = check_dtype("dtype", dtype)
     params = []
     for k_in, k_out, layer_key in zip(sizes[:-1], sizes[1:], jax.random.split(key, len(sizes) - 1)):
-        std = (1 / jnp.sqrt(jnp.asarray(k_in, dtype))) if scale is None else jnp.asarray(scale, dtype)
+        std = (
+            (1 / jnp.sqrt(jnp.asarray(k_in, dtype))) if scale is None else jnp.asarray(scale, dtype)
+        )
         W = std * jax.random.normal(layer_key, (k_out, k_in), dtype)
         params.append((W, jnp.zeros(k_out, dtype)))
     return params
@@ -177,7 +190,9 @@ def mlp_apply(
     check_callable("activation", activation)
     check_callable("output", output)
     o = as_numbers("x", x)
-    check_width("x", o, params[0][0].shape[1], {1: "(k_0,)", 2: "(m, k_0)"}, "the input width of `params`")
+    check_width(
+        "x", o, params[0][0].shape[1], {1: "(k_0,)", 2: "(m, k_0)"}, "the input width of `params`"
+    )
     check_finite("x", o)
     for t, (W, b) in enumerate(params):
         a = o.astype(W.dtype) @ W.T + b  # = W o + b for one example, row-wise for a batch
@@ -195,7 +210,9 @@ def squared_loss(output: ArrayLike, y: ArrayLike) -> Array:
     ``y`` of the same shape (no broadcasting), computed in the wider of their float dtypes."""
     output, y = as_numbers("output", output), as_numbers("y", y)
     if output.shape != y.shape:
-        raise ValueError(f"expected `output` and `y` of the same shape, got {output.shape} and {y.shape}")
+        raise ValueError(
+            f"expected `output` and `y` of the same shape, got {output.shape} and {y.shape}"
+        )
     check_finite("output", output)
     check_finite("y", y)
     dtype = max(output.dtype, y.dtype, key=lambda d: d.itemsize)

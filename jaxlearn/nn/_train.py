@@ -136,7 +136,9 @@ def example_loss(name: str, activation: Activation = relu) -> ExampleLoss:
             return -jnp.sum(picked_entries(log_p, labels)) / X.shape[0]
 
     else:
-        raise ValueError(f"expected `loss` in {LOSSES} or a callable loss(params, x, y), got {name!r}")
+        raise ValueError(
+            f"expected `loss` in {LOSSES} or a callable loss(params, x, y), got {name!r}"
+        )
     loss.mean = mean
     return loss
 
@@ -148,7 +150,9 @@ def zero_one_error(activation: Activation = relu) -> ExampleLoss:
 
     def error(params, x, y):
         out = mlp_apply(params, x, activation=activation, output=identity)
-        return (jnp.argmax(out).astype(jnp.int32) != jnp.asarray(y).astype(jnp.int32)).astype(out.dtype)
+        return (jnp.argmax(out).astype(jnp.int32) != jnp.asarray(y).astype(jnp.int32)).astype(
+            out.dtype
+        )
 
     def mean(params, X, labels):
         out = mlp_apply(params, X, activation=activation, output=identity)
@@ -229,13 +233,17 @@ def train(
     steps, batch_size = static_int("steps", steps), static_int("batch_size", batch_size)
     eval_every = max(1, steps // 20) if eval_every is None else static_int("eval_every", eval_every)
     NON_NEGATIVE.check("weight_decay", weight_decay)
-    weight_decay = as_numbers("weight_decay", weight_decay).astype(params[0][0].dtype)  # int: same program
+    weight_decay = as_numbers("weight_decay", weight_decay).astype(
+        params[0][0].dtype
+    )  # int: same program
     if not (hasattr(optimizer, "init") and hasattr(optimizer, "update")):
         found = type(optimizer).__name__
         raise TypeError(f"expected `optimizer` an optax GradientTransformation, got {found}")
     check_callable("activation", activation)
     if not isinstance(loss, str) and not callable(loss):
-        raise TypeError(f"expected `loss` in {LOSSES} or a callable loss(params, x, y), got {loss!r}")
+        raise TypeError(
+            f"expected `loss` in {LOSSES} or a callable loss(params, x, y), got {loss!r}"
+        )
     loss_fn = example_loss(loss, activation) if isinstance(loss, str) else loss
     if error is None or callable(error):
         error_fn = error
@@ -245,7 +253,9 @@ def train(
         raise ValueError(f"expected `error` 'zero_one', a callable or None, got {error!r}")
     kinds = dict(labels=loss == "cross_entropy" or error == "zero_one", targets=loss == "squared")
     if kinds["labels"] and kinds["targets"]:
-        raise ValueError("expected `error`='zero_one' with int labels (cross-entropy), got loss='squared'")
+        raise ValueError(
+            "expected `error`='zero_one' with int labels (cross-entropy), got loss='squared'"
+        )
     X, y = check_network_sample(params, X, y, "X", "y", **kinds)
     split = row_split(X)
     sampling = _sampling(sampling, split, X.shape[0], batch_size)
@@ -255,12 +265,23 @@ def train(
     else:
         if not isinstance(validation, (tuple, list)) or len(validation) != 2:
             raise ValueError("expected `validation` a pair (X_valid, y_valid)")
-        Xv, yv = check_network_sample(params, *validation, "validation[0]", "validation[1]", **kinds)
+        Xv, yv = check_network_sample(
+            params, *validation, "validation[0]", "validation[1]", **kinds
+        )
     if jnp.shape(yv)[1:] != jnp.shape(y)[1:]:
-        raise ValueError(f"expected `validation[1]` of shape (m', {', '.join(map(str, jnp.shape(y)[1:]))}) "
-                         f"as `y`, got {jnp.shape(yv)}")  # fmt: skip
-    structure = dict(loss=loss_fn, optimizer=optimizer, error=error_fn, steps=steps, batch_size=batch_size,
-                     eval_every=eval_every, progress=bool(progress))  # fmt: skip
+        raise ValueError(
+            f"expected `validation[1]` of shape (m', {', '.join(map(str, jnp.shape(y)[1:]))}) "
+            f"as `y`, got {jnp.shape(yv)}"
+        )
+    structure = dict(
+        loss=loss_fn,
+        optimizer=optimizer,
+        error=error_fn,
+        steps=steps,
+        batch_size=batch_size,
+        eval_every=eval_every,
+        progress=bool(progress),
+    )
     if split is None:
         result = _train(key, params, X, y, Xv, yv, weight_decay, sampling=sampling, **structure)
     else:
@@ -278,7 +299,9 @@ def _sampling(sampling: Optional[str], split: Optional[RowSplit], m: int, batch_
     if sampling is None:
         sampling = "uniform" if split is None else "stratified"
     elif not isinstance(sampling, str):
-        raise TypeError(f"expected `sampling` in {SAMPLINGS} or None, got {type(sampling).__name__}")
+        raise TypeError(
+            f"expected `sampling` in {SAMPLINGS} or None, got {type(sampling).__name__}"
+        )
     elif sampling not in SAMPLINGS:
         raise ValueError(f"expected `sampling` in {SAMPLINGS} or None, got {sampling!r}")
     if split is not None:
@@ -295,9 +318,18 @@ def _sampling(sampling: Optional[str], split: Optional[RowSplit], m: int, batch_
 
 
 @functools.partial(
-    jax.jit, static_argnames=("loss", "optimizer", "error", "steps", "batch_size", "eval_every", "sampling",
-                              "progress"),
-)  # fmt: skip
+    jax.jit,
+    static_argnames=(
+        "loss",
+        "optimizer",
+        "error",
+        "steps",
+        "batch_size",
+        "eval_every",
+        "sampling",
+        "progress",
+    ),
+)
 def _train(key, params, X, y, Xv, yv, weight_decay, **structure):
     return train_loop(key, params, X, y, Xv, yv, weight_decay, **structure)
 
@@ -345,15 +377,33 @@ def train_loop(
     def evaluate(p):
         return mean_loss(p, Xv, yv), (None if error is None else mean_error(p, Xv, yv))
 
-    best, fields = descend(params, idx, weight_decay, lambda p, batch: value_and_grad(p, X[batch], y[batch]),
-                           evaluate, optimizer=optimizer, steps=steps, eval_every=eval_every,
-                           progress=progress)  # fmt: skip
+    best, fields = descend(
+        params,
+        idx,
+        weight_decay,
+        lambda p, batch: value_and_grad(p, X[batch], y[batch]),
+        evaluate,
+        optimizer=optimizer,
+        steps=steps,
+        eval_every=eval_every,
+        progress=progress,
+    )
     return best, TrainHistory(*fields)
 
 
 @functools.lru_cache(maxsize=64)
-def _data_parallel(split: RowSplit, own_validation: bool, *, loss, optimizer, error, steps, batch_size,
-                   eval_every, progress) -> Callable:  # fmt: skip
+def _data_parallel(
+    split: RowSplit,
+    own_validation: bool,
+    *,
+    loss,
+    optimizer,
+    error,
+    steps,
+    batch_size,
+    eval_every,
+    progress,
+) -> Callable:
     """``train``'s program for ``X``, ``y`` split by rows as ``split``: ``(key, params, X, y, Xv, yv,
     weight_decay) -> (best, history)``, replicated; ``Xv, yv`` split as ``X`` if ``own_validation`` (the
     training set), else replicated. One jitted ``shard_map`` per split and structure (cached)."""
@@ -368,21 +418,37 @@ def _data_parallel(split: RowSplit, own_validation: bool, *, loss, optimizer, er
         else:
             local_loss = functools.partial(weighted_sum(loss), w=weights)
         value_and_grad = jax.value_and_grad(local_loss)
-        on_all = (lambda s: total(s / count)) if own_validation else (lambda s: s)  # D | m: equal blocks
+        on_all = (
+            (lambda s: total(s / count)) if own_validation else (lambda s: s)
+        )  # D | m: equal blocks
 
         def evaluate(p):
-            return on_all(mean_loss(p, Xv, yv)), (None if error is None else on_all(mean_error(p, Xv, yv)))
+            return on_all(mean_loss(p, Xv, yv)), (
+                None if error is None else on_all(mean_error(p, Xv, yv))
+            )
 
-        best, fields = descend(params, local_rows(idx, split, m), weight_decay,
-                               lambda p, batch: total(value_and_grad(p, X[batch], y[batch])), evaluate,
-                               optimizer=optimizer, steps=steps, eval_every=eval_every,
-                               progress=progress)  # fmt: skip
+        best, fields = descend(
+            params,
+            local_rows(idx, split, m),
+            weight_decay,
+            lambda p, batch: total(value_and_grad(p, X[batch], y[batch])),
+            evaluate,
+            optimizer=optimizer,
+            steps=steps,
+            eval_every=eval_every,
+            progress=progress,
+        )
         return best, TrainHistory(*fields)
 
     rows, draws = split.spec, P(None, None, split.axes)
     valid = rows if own_validation else P()
-    sharded = jax.shard_map(body, mesh=split.mesh, in_specs=(P(), rows, rows, valid, valid, P(), draws, rows),
-                            out_specs=P(), check_vma=False)  # fmt: skip
+    sharded = jax.shard_map(
+        body,
+        mesh=split.mesh,
+        in_specs=(P(), rows, rows, valid, valid, P(), draws, rows),
+        out_specs=P(),
+        check_vma=False,
+    )
 
     def program(key, params, X, y, Xv, yv, weight_decay):
         m = X.shape[0]

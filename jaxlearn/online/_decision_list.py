@@ -109,7 +109,9 @@ def decision_list(n: int) -> Learner:
         y = jnp.asarray(y).astype(jnp.int32)
         mistake = y_hat != y
         moves = mistake & active & (consequents != y)
-        info = DecisionListInfo(prediction=y_hat, loss=mistake.astype(float_dtype(x)), mistake=mistake)
+        info = DecisionListInfo(
+            prediction=y_hat, loss=mistake.astype(float_dtype(x)), mistake=mistake
+        )
         return DecisionListState(state.level + moves.astype(jnp.int32), state.step + 1), info
 
     return Learner(init, update, predict, _boolean_stream_check(n, "decision_list"))

@@ -106,7 +106,9 @@ def online_gradient_descent(
         check_ndim("example_x", x, 1, "(d,)")
         dtype = float_dtype(x)
         w = project(jnp.zeros(x.shape, dtype))
-        return OGDState(w=w, b=jnp.zeros([], dtype), step=zero_counter(), diverged=jnp.zeros([], bool))
+        return OGDState(
+            w=w, b=jnp.zeros([], dtype), step=zero_counter(), diverged=jnp.zeros([], bool)
+        )
 
     def predict(state, x):
         check_width("x", x, state.w.shape[0])

@@ -120,7 +120,9 @@ def _mistake_driven(
         return jnp.append(state.w, state.b) if fit_intercept else state.w
 
     def augmented(X):
-        return jnp.concatenate([X, jnp.ones((X.shape[0], 1), X.dtype)], axis=1) if fit_intercept else X
+        return (
+            jnp.concatenate([X, jnp.ones((X.shape[0], 1), X.dtype)], axis=1) if fit_intercept else X
+        )
 
     def new_state(state, w, step):
         if fit_intercept:

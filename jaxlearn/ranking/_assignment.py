@@ -49,7 +49,9 @@ def linear_sum_assignment(cost: Array, start: Optional[tuple] = None) -> Array:
     """
     cost = jnp.asarray(cost)
     if cost.ndim != 2 or cost.shape[0] != cost.shape[1] or cost.shape[0] == 0:
-        raise ValueError(f"expected `cost` a square (r, r) matrix with r >= 1, got shape {cost.shape}")
+        raise ValueError(
+            f"expected `cost` a square (r, r) matrix with r >= 1, got shape {cost.shape}"
+        )
     if not jnp.issubdtype(cost.dtype, jnp.floating):
         raise TypeError(f"expected `cost` of a floating dtype, got {cost.dtype}")
     r, dtype = cost.shape[0], cost.dtype
@@ -89,15 +91,29 @@ def linear_sum_assignment(cost: Array, start: Optional[tuple] = None) -> Array:
             key = jnp.where(tie & (row4col < 0), r + posf, jnp.where(tie, (r - 1) - posf, -1))
             best = jnp.max(key)
             free = best >= r
-            at = jnp.where(free, best - r, (r - 1) - best).astype(jnp.int32)  # its place in the scan order
+            at = jnp.where(free, best - r, (r - 1) - best).astype(
+                jnp.int32
+            )  # its place in the scan order
             j = lax.dynamic_index_in_dim(remaining, at, keepdims=False)
             last = lax.dynamic_index_in_dim(remaining, n_left - 1, keepdims=False)
-            remaining = lax.dynamic_update_index_in_dim(remaining, last, at, 0)  # SciPy's swap-remove
+            remaining = lax.dynamic_update_index_in_dim(
+                remaining, last, at, 0
+            )  # SciPy's swap-remove
             pos = jnp.where(columns == last, at, pos)
             pos = jnp.where(columns == j, -1, pos)
             owner = lax.dynamic_index_in_dim(row4col, j, keepdims=False)
             i = jnp.where(free, i, owner)
-            return i, lowest, dist, rows_seen, remaining, pos, n_left - 1, path, jnp.where(free, j, -1)
+            return (
+                i,
+                lowest,
+                dist,
+                rows_seen,
+                remaining,
+                pos,
+                n_left - 1,
+                path,
+                jnp.where(free, j, -1),
+            )
 
         start = (
             row,
@@ -114,7 +130,9 @@ def linear_sum_assignment(cost: Array, start: Optional[tuple] = None) -> Array:
         # dual update: the new row, the rows and the columns the search reached
         cols_seen = pos < 0
         dist_of_row = dist[jnp.maximum(col4row, 0)]
-        u = jnp.where(columns == row, u + min_val, jnp.where(rows_seen, u + (min_val - dist_of_row), u))
+        u = jnp.where(
+            columns == row, u + min_val, jnp.where(rows_seen, u + (min_val - dist_of_row), u)
+        )
         v = jnp.where(cols_seen, v - (min_val - dist), v)
 
         # augment along the path sink <- path[sink] <- its old column <- ... <- row

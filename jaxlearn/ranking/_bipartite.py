@@ -94,7 +94,9 @@ def top_k_counts(y_pred: ArrayLike, y_true: ArrayLike, k: int) -> Counts:
     y_pred, y_true = jnp.asarray(y_pred), jnp.asarray(y_true)
     _check_pair(y_pred, y_true)
     k = static_count("k", k, 0, y_pred.shape[-1])
-    rank = jnp.argsort(jnp.argsort(-y_pred, axis=-1, stable=True), axis=-1, stable=True)  # 0 = highest
+    rank = jnp.argsort(
+        jnp.argsort(-y_pred, axis=-1, stable=True), axis=-1, stable=True
+    )  # 0 = highest
     return _counts(rank < k, y_true > 0, _float_dtype(y_pred, y_true))
 
 
@@ -266,7 +268,9 @@ def bipartite_loss_augmented(
     y_pred, y_true = jnp.asarray(y_pred), jnp.asarray(y_true)
     _check_pair(y_pred, y_true)
     if y_pred.ndim != 1:
-        raise ValueError(f"expected `y_pred` of shape (r,) (one query; vmap for more), got {y_pred.shape}")
+        raise ValueError(
+            f"expected `y_pred` of shape (r,) (one query; vmap for more), got {y_pred.shape}"
+        )
     r = y_pred.shape[-1]
     if measure.endswith("_at_k"):
         k = static_count("k", k, 0, r)
@@ -279,7 +283,9 @@ def bipartite_loss_augmented(
 
     def ranked(members):  # members first, by decreasing score (stable); prefix sums of their scores
         order = jnp.argsort(jnp.where(members, -mu, jnp.inf), stable=True)
-        sums = jnp.concatenate([jnp.zeros(1, dtype), jnp.cumsum(jnp.where(members[order], mu[order], 0))])
+        sums = jnp.concatenate(
+            [jnp.zeros(1, dtype), jnp.cumsum(jnp.where(members[order], mu[order], 0))]
+        )
         return jnp.argsort(order, stable=True), sums  # rank of each item among the members
 
     rank_p, S_p = ranked(positive)
@@ -288,7 +294,9 @@ def bipartite_loss_augmented(
     b = jnp.arange(r + 1, dtype=jnp.int32)[None, :]
     counts = Counts(*(x.astype(dtype) for x in (a, b, P - a, N - b)))
     valid = (a <= P) & (b <= N) & feasible(measure, a, b, k)
-    alpha = measure_loss(measure, counts, beta=beta) + 2 * (S_p[:, None] + S_n[None, :]) - jnp.sum(mu)
+    alpha = (
+        measure_loss(measure, counts, beta=beta) + 2 * (S_p[:, None] + S_n[None, :]) - jnp.sum(mu)
+    )
     alpha = jnp.where(valid, alpha, -jnp.inf).ravel()
     best = alpha.size - 1 - jnp.argmax(alpha[::-1])  # the last maximiser
     a_bar, b_bar = best // (r + 1), best % (r + 1)
@@ -298,7 +306,12 @@ def bipartite_loss_augmented(
 
 
 def bipartite_hinge(
-    y_pred: ArrayLike, y_true: ArrayLike, measure: str, *, k: Optional[int] = None, beta: ArrayLike = 1.0
+    y_pred: ArrayLike,
+    y_true: ArrayLike,
+    measure: str,
+    *,
+    k: Optional[int] = None,
+    beta: ArrayLike = 1.0,
 ) -> Array:
     r"""The surrogate (17.14), :math:`\max_{v\in V}[\Delta(v, y) + \sum_i (v_i - y_i) y'_i]
     \ge \Delta(b(y'), y)` when :math:`y \in V`."""

@@ -61,7 +61,9 @@ def permutation(y: ArrayLike) -> Array:
     if y.ndim == 0 or y.shape[-1] == 0:
         raise ValueError(f"expected `y` of shape (..., r) with r >= 1 items, got {y.shape}")
     check_finite("y", y)
-    return (jnp.argsort(jnp.argsort(y, axis=-1, stable=True), axis=-1, stable=True) + 1).astype(jnp.int32)
+    return (jnp.argsort(jnp.argsort(y, axis=-1, stable=True), axis=-1, stable=True) + 1).astype(
+        jnp.int32
+    )
 
 
 def zero_one_ranking(y_pred: ArrayLike, y_true: ArrayLike) -> Array:
@@ -112,7 +114,9 @@ def _gain(positions: Array, y_true: Array, D: Array) -> Array:
 
 def _check_relevance(y_true) -> None:
     if is_concrete(y_true) and (np.asarray(y_true) < 0).any():
-        raise ValueError(f"expected `y_true` relevance >= 0 for NDCG, found {float(np.min(y_true)):g}")
+        raise ValueError(
+            f"expected `y_true` relevance >= 0 for NDCG, found {float(np.min(y_true)):g}"
+        )
 
 
 def ndcg_loss(y_pred: ArrayLike, y_true: ArrayLike, *, k: Optional[int] = None) -> Array:
@@ -218,7 +222,9 @@ def _solve_from_sorted(cost: Array, scores: Array) -> Array:
     tight = jnp.take_along_axis(reduced, rank[:, None], axis=1)[:, 0] == u
     distinct = jnp.all(ordered[1:] > ordered[:-1]) if r > 1 else jnp.array(True)
     col4row = jnp.where(tight & distinct, rank, -1)
-    return linear_sum_assignment(cost, (jnp.where(distinct, u, 0), jnp.where(distinct, v, 0), col4row))
+    return linear_sum_assignment(
+        cost, (jnp.where(distinct, u, 0), jnp.where(distinct, v, 0), col4row)
+    )
 
 
 def _assign(cost: np.ndarray) -> np.ndarray:
@@ -235,7 +241,9 @@ def _assign(cost: np.ndarray) -> np.ndarray:
     return out.reshape(cost.shape[:-1])
 
 
-def ndcg_loss_augmented_scipy(y_pred: ArrayLike, y_true: ArrayLike, *, k: Optional[int] = None) -> Array:
+def ndcg_loss_augmented_scipy(
+    y_pred: ArrayLike, y_true: ArrayLike, *, k: Optional[int] = None
+) -> Array:
     """:func:`ndcg_loss_augmented` by SciPy on the host (``jax.pure_callback``, one host round trip per
     call or ``vmap``-ed batch): the reference the in-program solver is tested and benchmarked against."""
     cost = ndcg_cost_matrix(y_pred, y_true, k=k)
@@ -258,7 +266,9 @@ def ndcg_surrogate_value(
     y_pred, y_true = _pair(y_pred, y_true)
     _check_relevance(y_true)
     if np.shape(v) != y_pred.shape:
-        raise ValueError(f"expected `v` of shape {y_pred.shape} (a permutation of 1..r), got {np.shape(v)}")
+        raise ValueError(
+            f"expected `v` of shape {y_pred.shape} (a permutation of 1..r), got {np.shape(v)}"
+        )
     if is_concrete(v):
         r = y_pred.shape[-1]
         if not np.array_equal(

@@ -46,9 +46,13 @@ def check_queries(X, Y, *, labels: Optional[tuple] = None, nonnegative: bool = F
     if len(shape) != 3:
         raise ValueError(f"expected `X` of shape (m, r, d) (m queries of r items), got {shape}")
     if shape[0] == 0 or shape[1] == 0:
-        raise ValueError(f"expected a non-empty sample of non-empty queries, got `X` of shape {shape}")
+        raise ValueError(
+            f"expected a non-empty sample of non-empty queries, got `X` of shape {shape}"
+        )
     if y_shape != shape[:2]:
-        raise ValueError(f"expected `Y` of shape {shape[:2]} (one value per item of `X`), got {y_shape}")
+        raise ValueError(
+            f"expected `Y` of shape {shape[:2]} (one value per item of `X`), got {y_shape}"
+        )
     check_finite("X", X)
     check_finite("Y", Y)
     if labels is not None:
@@ -61,7 +65,9 @@ def _scores(params, X):
     X = jnp.asarray(X)
     d = params.w.shape[-1]
     if X.ndim != 3 or X.shape[2] != d:
-        raise ValueError(f"expected `X` of shape (m, r, {d}) (the d of the params' `w`), got {X.shape}")
+        raise ValueError(
+            f"expected `X` of shape (m, r, {d}) (the d of the params' `w`), got {X.shape}"
+        )
     return X.astype(params.w.dtype) @ params.w
 
 
@@ -116,7 +122,9 @@ def ranking_svm(
 
 
 @learner_factory(
-    "lam", "beta", ranges={"lam": POSITIVE, "steps": POSITIVE_INT, "k": POSITIVE_INT, "beta": POSITIVE}
+    "lam",
+    "beta",
+    ranges={"lam": POSITIVE, "steps": POSITIVE_INT, "k": POSITIVE_INT, "beta": POSITIVE},
 )
 def bipartite_svm(
     measure: str, lam: ArrayLike, steps: int, *, k: Optional[int] = None, beta: ArrayLike = 1.0
@@ -164,7 +172,9 @@ def bipartite_svm(
     def check(X, Y):
         check_queries(X, Y, labels=(-1, 1))
         if measure.endswith("_at_k") and k > np.shape(X)[1]:
-            raise ValueError(f"expected `k` at most the r = {np.shape(X)[1]} items of a query, got {k}")
+            raise ValueError(
+                f"expected `k` at most the r = {np.shape(X)[1]} items of a query, got {k}"
+            )
 
     def fit(key, X, Y):
         X, Y = as_float(X, Y)
@@ -192,7 +202,10 @@ def _subgradient(kind, k, w, x, y, beta):
         active = upper & (s != 0) & (1 - s * (mu[:, None] - mu[None, :]) > 0)
         A = jnp.where(active, s, jnp.zeros_like(s))
         return -(2.0 / max(r * (r - 1), 1)) * ((jnp.sum(A, axis=1) - jnp.sum(A, axis=0)) @ x)
-    if kind in ("ndcg", "ndcg_scipy"):  # "ndcg_scipy": the host SciPy solver, kept for the benchmark
+    if kind in (
+        "ndcg",
+        "ndcg_scipy",
+    ):  # "ndcg_scipy": the host SciPy solver, kept for the benchmark
         augmented = ndcg_loss_augmented if kind == "ndcg" else ndcg_loss_augmented_scipy
         v = augmented(mu, y, k=k)
         return (v - permutation(y)).astype(x.dtype) @ x

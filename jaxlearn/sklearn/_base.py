@@ -73,20 +73,27 @@ def check_params(estimator) -> None:
     """
     name_of = type(estimator).__name__
     values = estimator.get_params(deep=False)
-    bool_or_int = getattr(estimator, "_bool_or_int", ())  # scikit-learn's ``average``: False, True or a step
+    bool_or_int = getattr(
+        estimator, "_bool_or_int", ()
+    )  # scikit-learn's ``average``: False, True or a step
     for name, param in inspect.signature(type(estimator).__init__).parameters.items():
         value = values.get(name)
         if name in bool_or_int and isinstance(value, numbers.Integral) and value >= 0:
             continue
         if isinstance(param.default, bool) and not isinstance(value, (bool, np.bool_)):
-            raise InvalidParameterError(f"{name_of}: expected `{name}` a bool (True or False), got {value!r}")
+            raise InvalidParameterError(
+                f"{name_of}: expected `{name}` a bool (True or False), got {value!r}"
+            )
     constraints = {}
     for cls in reversed(type(estimator).__mro__):
         constraints.update(vars(cls).get("_parameter_constraints", {}))
     for name, constraint in constraints.items():
         if name not in values:
             continue
-        value, options = values[name], (constraint,) if isinstance(constraint, core.Interval) else constraint
+        value, options = (
+            values[name],
+            (constraint,) if isinstance(constraint, core.Interval) else constraint,
+        )
         intervals = [c for c in options if c is not None]
         if value is None:
             if None in options:
@@ -358,9 +365,13 @@ def _gamma_value(gamma, X) -> float:
             return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
         if gamma == "auto":
             return 1.0 / X.shape[1]
-        raise ValueError(f"expected `gamma` 'scale', 'auto' or a finite positive number, got {gamma!r}")
+        raise ValueError(
+            f"expected `gamma` 'scale', 'auto' or a finite positive number, got {gamma!r}"
+        )
     if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not 0 < gamma < math.inf:
-        raise ValueError(f"expected `gamma` 'scale', 'auto' or a finite positive number, got {gamma!r}")
+        raise ValueError(
+            f"expected `gamma` 'scale', 'auto' or a finite positive number, got {gamma!r}"
+        )
     return float(gamma)
 
 

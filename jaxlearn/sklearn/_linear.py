@@ -81,7 +81,9 @@ def with_intercept(learner: core.BatchLearner, fit_intercept: bool) -> core.Batc
     if not fit_intercept:
         return learner
     decision = None if learner.decision_function is None else Partial(_decision_augmented, learner)
-    return core.BatchLearner(Partial(_fit_augmented, learner), Partial(_predict_augmented, learner), decision)
+    return core.BatchLearner(
+        Partial(_fit_augmented, learner), Partial(_predict_augmented, learner), decision
+    )
 
 
 def _fit_of(learner, key, X, y):
@@ -187,11 +189,20 @@ class SGDClassifier(EpochSGDClassifier):
 
     def _options(self):
         return dict(
-            loss=self.loss, penalty=self.penalty, alpha=self.alpha, l1_ratio=self.l1_ratio,
-            learning_rate=self.learning_rate, eta0=self.eta0, power_t=self.power_t, max_iter=self.max_iter,
-            tol=self.tol, n_iter_no_change=self.n_iter_no_change, fit_intercept=bool(self.fit_intercept),
-            shuffle=bool(self.shuffle), average=int(self.average) or None,
-        )  # fmt: skip
+            loss=self.loss,
+            penalty=self.penalty,
+            alpha=self.alpha,
+            l1_ratio=self.l1_ratio,
+            learning_rate=self.learning_rate,
+            eta0=self.eta0,
+            power_t=self.power_t,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            n_iter_no_change=self.n_iter_no_change,
+            fit_intercept=bool(self.fit_intercept),
+            shuffle=bool(self.shuffle),
+            average=int(self.average) or None,
+        )
 
 
 @jax.jit
@@ -299,7 +310,9 @@ class LinearSVC(ClassifierMixin, JaxlearnEstimator):
                 f"{name}: expected `loss` 'hinge' or 'squared_hinge', got {self.loss!r}"
             )
         if not (isinstance(self.dual, (bool, np.bool_)) or self.dual == "auto"):
-            raise InvalidParameterError(f"{name}: expected `dual` True, False or 'auto', got {self.dual!r}")
+            raise InvalidParameterError(
+                f"{name}: expected `dual` True, False or 'auto', got {self.dual!r}"
+            )
         if self.dual is False and self.loss == "hinge":
             raise InvalidParameterError(
                 f"{name}: `dual`=False is not supported with loss='hinge' (as scikit-learn); use dual=True"
@@ -311,9 +324,11 @@ class LinearSVC(ClassifierMixin, JaxlearnEstimator):
 
     def _options(self) -> dict:
         return dict(
-            tol=float(self.tol), max_iter=int(self.max_iter), fit_intercept=bool(self.fit_intercept),
+            tol=float(self.tol),
+            max_iter=int(self.max_iter),
+            fit_intercept=bool(self.fit_intercept),
             intercept_scaling=float(self.intercept_scaling),
-        )  # fmt: skip
+        )
 
     def _solves_dual(self, X) -> bool:
         """scikit-learn's choice: ``dual="auto"`` is the primal when ``n_samples >= n_features`` and the
@@ -347,12 +362,16 @@ class LinearSVC(ClassifierMixin, JaxlearnEstimator):
         index = encode_classes(self, y)
         weights = sample_weights(sample_weight, X)
         # "balanced" counts the classes by their weights, as liblinear's wrapper does
-        per_class = compute_class_weight(self.class_weight, classes=self.classes_, y=y, sample_weight=weights)
+        per_class = compute_class_weight(
+            self.class_weight, classes=self.classes_, y=y, sample_weight=weights
+        )
         per_class = per_class.astype(float_dtype())
         num_classes, dtype, key = self.classes_.size, float_dtype(), self._key()
         size = bucket(X.shape[0])  # rows of weight 0 up to the size bucket: one program per bucket
         if self.multi_class == "crammer_singer":
-            learner = multiclass.multiclass_svm_dual_cd(float(self.C), num_classes, **self._options())
+            learner = multiclass.multiclass_svm_dual_cd(
+                float(self.C), num_classes, **self._options()
+            )
             self.dual_ = True
             rows = pad_rows((weights * per_class[index]).astype(dtype), size)
             params = _fit_weighted(learner, key, pad_rows(X, size), pad_rows(index, size), rows)
@@ -662,9 +681,14 @@ class SVC(_KernelMixin, ClassifierMixin, JaxlearnEstimator):
         coef = np.pad(self.pair_dual_coef_.astype(X.dtype), extra)
         n = X.shape[0]  # the queries padded to their size bucket
         pairs, scores = _svc_decisions(
-            self._kernel(), support, coef, intercept.astype(X.dtype), pad_rows(X, bucket(n)),
-            num_classes=self.classes_.size, ovr=ovr and not binary,
-        )  # fmt: skip
+            self._kernel(),
+            support,
+            coef,
+            intercept.astype(X.dtype),
+            pad_rows(X, bucket(n)),
+            num_classes=self.classes_.size,
+            ovr=ovr and not binary,
+        )
         return np.asarray(pairs)[:n], np.asarray(scores)[:n]
 
     def decision_function(self, X):
@@ -781,7 +805,9 @@ class NearestCentroid(_KernelMixin, ClassifierMixin, JaxlearnEstimator):
         else:
             kernel = self._kernel()
             self.support_, self.dual_coef_ = X, np.asarray(A)
-            self.centroid_norms_ = np.sum(self.dual_coef_ * np.asarray(expansion(kernel, X, A, X)), axis=0)
+            self.centroid_norms_ = np.sum(
+                self.dual_coef_ * np.asarray(expansion(kernel, X, A, X)), axis=0
+            )
         return self
 
     def _distances(self, X):
@@ -789,7 +815,9 @@ class NearestCentroid(_KernelMixin, ClassifierMixin, JaxlearnEstimator):
         if self.kernel == "linear":
             return np.asarray(_squared_distances(self.centroids_, X))
         return np.asarray(
-            _kernel_distances(self._kernel(), self.support_, self.dual_coef_, self.centroid_norms_, X)
+            _kernel_distances(
+                self._kernel(), self.support_, self.dual_coef_, self.centroid_norms_, X
+            )
         )
 
     def decision_function(self, X):
@@ -839,7 +867,9 @@ class RidgeClassifier(BatchBinaryClassifier):
     def _batch_learner(self, X=None):
         ridge = linear.ridge(self.alpha)  # labels: the sign of the fitted value, which is the score
         learner = core.BatchLearner(
-            Partial(_fit_of, ridge), Partial(_sign_of_prediction, ridge), Partial(_prediction, ridge)
+            Partial(_fit_of, ridge),
+            Partial(_sign_of_prediction, ridge),
+            Partial(_prediction, ridge),
         )
         return with_intercept(learner, bool(self.fit_intercept))
 
@@ -868,7 +898,9 @@ class RidgeClassifier(BatchBinaryClassifier):
     def predict(self, X) -> np.ndarray:
         """The predicted labels (values of ``classes_``) of the rows of ``X``."""
         scores = self.decision_function(X)
-        return self._decode(scores) if scores.ndim == 1 else self.classes_[np.argmax(scores, axis=1)]
+        return (
+            self._decode(scores) if scores.ndim == 1 else self.classes_[np.argmax(scores, axis=1)]
+        )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

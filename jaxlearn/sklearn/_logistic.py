@@ -89,7 +89,11 @@ class LogisticRegression(ClassifierMixin, JaxlearnEstimator):
       (['a', 'a', 'b', 'b'], [[0.89, 0.11]])
     """
 
-    _parameter_constraints = {"C": core.POSITIVE, "tol": core.NON_NEGATIVE, "max_iter": core.POSITIVE_INT}
+    _parameter_constraints = {
+        "C": core.POSITIVE,
+        "tol": core.NON_NEGATIVE,
+        "max_iter": core.POSITIVE_INT,
+    }
 
     def __init__(
         self,
@@ -149,16 +153,22 @@ class LogisticRegression(ClassifierMixin, JaxlearnEstimator):
         index = encode_classes(self, y)
         s = _check_sample_weight(sample_weight, X, dtype=float_dtype(), ensure_non_negative=True)
         if self.class_weight is not None:
-            weights = compute_class_weight(self.class_weight, classes=self.classes_, y=y, sample_weight=s)
+            weights = compute_class_weight(
+                self.class_weight, classes=self.classes_, y=y, sample_weight=s
+            )
             s = s * weights[index].astype(
                 s.dtype
             )  # "balanced": by the weighted class counts, as scikit-learn
         if not s.sum() > 0:
-            raise ValueError("expected `sample_weight` (times the class weights) with a positive sum")
+            raise ValueError(
+                "expected `sample_weight` (times the class weights) with a positive sum"
+            )
         K = self.classes_.size
         target = (2 * index - 1).astype(float_dtype()) if K == 2 else index
         size = bucket(X.shape[0])  # rows of weight 0 up to the size bucket: one program per bucket
-        self.params_ = _fit(self._learner(K), pad_rows(X, size), pad_rows(target, size), pad_rows(s, size))
+        self.params_ = _fit(
+            self._learner(K), pad_rows(X, size), pad_rows(target, size), pad_rows(s, size)
+        )
         self.n_iter_ = np.asarray([int(self.params_.n_iter)], dtype=np.int32)
         if not bool(self.params_.converged):
             warnings.warn(
@@ -196,7 +206,9 @@ class LogisticRegression(ClassifierMixin, JaxlearnEstimator):
         K, size = classes.size, bucket(n)
         weights = np.ones(n, dtype)
         if self.class_weight is not None:
-            weights = compute_class_weight(self.class_weight, classes=classes, y=y)[index].astype(dtype)
+            weights = compute_class_weight(self.class_weight, classes=classes, y=y)[index].astype(
+                dtype
+            )
         target = ((2 * index - 1) if K == 2 else index).astype(dtype if K == 2 else np.int32)
         W = pad_rows(np.where(train, weights[None], 0).astype(dtype), size, axis=1)  # (F, size)
         learners = stacked(self._learner(K), "C", grid["C"])

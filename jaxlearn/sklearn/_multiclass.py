@@ -135,7 +135,9 @@ class _Reduction(ScoringClassifier):
             )
         return clone(estimator)
 
-    def _reduce(self, binary: core.BatchLearner, n_classes: int) -> core.BatchLearner:  # pragma: no cover
+    def _reduce(
+        self, binary: core.BatchLearner, n_classes: int
+    ) -> core.BatchLearner:  # pragma: no cover
         raise NotImplementedError
 
     def fit(self, X, y):
@@ -289,7 +291,11 @@ class MulticlassSVC(ScoringClassifier):
       [0, 1, 2]
     """
 
-    _parameter_constraints = {"C": core.POSITIVE, "lam": (core.POSITIVE, None), "max_iter": core.POSITIVE_INT}
+    _parameter_constraints = {
+        "C": core.POSITIVE,
+        "lam": (core.POSITIVE, None),
+        "max_iter": core.POSITIVE_INT,
+    }
 
     def __init__(self, C=1.0, *, lam=None, fit_intercept=True, max_iter=20, random_state=None):
         self.C = C
@@ -305,7 +311,9 @@ class MulticlassSVC(ScoringClassifier):
             m = X.shape[0]
             lam = lam_of_C(self.C, m) if self.lam is None else self.lam
             steps = check_positive_int("max_iter", self.max_iter) * m
-        return multiclass.multiclass_svm(lam, steps, n_classes, fit_intercept=bool(self.fit_intercept))
+        return multiclass.multiclass_svm(
+            lam, steps, n_classes, fit_intercept=bool(self.fit_intercept)
+        )
 
     def fit(self, X, y):
         """Fit on ``X`` (n, d) and labels ``y`` (two or more values); ``n_iter_`` is ``max_iter``.

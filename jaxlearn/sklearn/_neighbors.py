@@ -102,7 +102,10 @@ class KNeighborsClassifier(_Neighbors, MulticlassClassifier):
 
     def _batch_learner(self, X, n_classes):
         return neighbors.knn(
-            self.n_neighbors, weights=self.weights, query_chunk=self.query_chunk, num_classes=n_classes
+            self.n_neighbors,
+            weights=self.weights,
+            query_chunk=self.query_chunk,
+            num_classes=n_classes,
         )
 
     def _fit_params(self, learner, X, y):
@@ -138,7 +141,9 @@ class KNeighborsRegressor(_Neighbors, RegressorMixin, JaxlearnEstimator):
         self.query_chunk = query_chunk
 
     def _batch_learner(self):
-        return neighbors.knn_regressor(self.n_neighbors, weights=self.weights, query_chunk=self.query_chunk)
+        return neighbors.knn_regressor(
+            self.n_neighbors, weights=self.weights, query_chunk=self.query_chunk
+        )
 
     def fit(self, X, y):
         """Store the sample ``X`` (n, d) with its real targets ``y`` (n,).
@@ -161,4 +166,6 @@ class KNeighborsRegressor(_Neighbors, RegressorMixin, JaxlearnEstimator):
         X = self._check_X(X)
         X = X * self.x_scale_ if self.x_scale_ != 1.0 else X
         n = X.shape[0]
-        return np.asarray(evaluate(self._batch_learner(), self.params_, pad_rows(X, bucket(n)))[0])[:n]
+        return np.asarray(evaluate(self._batch_learner(), self.params_, pad_rows(X, bucket(n)))[0])[
+            :n
+        ]

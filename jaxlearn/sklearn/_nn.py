@@ -90,12 +90,16 @@ class MLPClassifier(ScoringClassifier):
         if isinstance(self.batch_size, str) and self.batch_size == "auto":
             return min(200, n_samples)
         if isinstance(self.batch_size, bool) or not isinstance(self.batch_size, numbers.Integral):
-            raise ValueError(f"expected `batch_size` 'auto' or an int >= 1, got {self.batch_size!r}")
+            raise ValueError(
+                f"expected `batch_size` 'auto' or an int >= 1, got {self.batch_size!r}"
+            )
         return min(check_positive_int("batch_size", self.batch_size), n_samples)
 
     def _batch_learner(self, X, n_classes):
         if self.activation not in ACTIVATIONS:
-            raise ValueError(f"expected `activation` one of {tuple(ACTIVATIONS)}, got {self.activation!r}")
+            raise ValueError(
+                f"expected `activation` one of {tuple(ACTIVATIONS)}, got {self.activation!r}"
+            )
         if X is None:  # after fit: only the network's shape and activation matter to predict
             steps, batch, epoch = 1, 1, 1
         else:
@@ -154,8 +158,12 @@ class MLPClassifier(ScoringClassifier):
         if first:
             self.classes_ = np.unique(np.asarray(classes))
             if self.classes_.size < 2:
-                raise ValueError(f"expected `classes` of two or more values, got {self.classes_.tolist()}")
-        elif classes is not None and not np.array_equal(np.unique(np.asarray(classes)), self.classes_):
+                raise ValueError(
+                    f"expected `classes` of two or more values, got {self.classes_.tolist()}"
+                )
+        elif classes is not None and not np.array_equal(
+            np.unique(np.asarray(classes)), self.classes_
+        ):
             raise ValueError(
                 f"expected `classes` {self.classes_.tolist()} as on the first call, got {classes!r}"
             )
@@ -164,14 +172,26 @@ class MLPClassifier(ScoringClassifier):
             self.classes_[np.minimum(index, self.classes_.size - 1)] != y
         )
         if unknown.any():
-            raise ValueError(f"expected `y` in `classes` {self.classes_.tolist()}, found {y[unknown][0]!r}")
+            raise ValueError(
+                f"expected `y` in `classes` {self.classes_.tolist()}, found {y[unknown][0]!r}"
+            )
         if self.activation not in ACTIVATIONS:
-            raise ValueError(f"expected `activation` one of {tuple(ACTIVATIONS)}, got {self.activation!r}")
+            raise ValueError(
+                f"expected `activation` one of {tuple(ACTIVATIONS)}, got {self.activation!r}"
+            )
         key = self._key()
         if first:
             init_key, key = jax.random.split(key)
-            sizes = (X.shape[1], *np.atleast_1d(self.hidden_layer_sizes).tolist(), self.classes_.size)
-            layers, state, losses = nn.mlp_init(init_key, [int(s) for s in sizes], dtype=X.dtype), None, []
+            sizes = (
+                X.shape[1],
+                *np.atleast_1d(self.hidden_layer_sizes).tolist(),
+                self.classes_.size,
+            )
+            layers, state, losses = (
+                nn.mlp_init(init_key, [int(s) for s in sizes], dtype=X.dtype),
+                None,
+                [],
+            )
         else:
             check_is_fitted(self)
             layers, state, losses = (
@@ -181,14 +201,23 @@ class MLPClassifier(ScoringClassifier):
             )
             key = jax.random.fold_in(key, len(losses))  # a new order each epoch
         layers, state, loss = nn.mlp_epoch(
-            key, layers, state, X, index, eta=self.learning_rate_init, weight_decay=self.alpha,
-            optimizer=self.solver, batch_size=self._batch(X.shape[0]),
+            key,
+            layers,
+            state,
+            X,
+            index,
+            eta=self.learning_rate_init,
+            weight_decay=self.alpha,
+            optimizer=self.solver,
+            batch_size=self._batch(X.shape[0]),
             activation=ACTIVATIONS[self.activation],
-        )  # fmt: skip
+        )
         self._partial_state = state
         self._record([*losses, float(loss)])
         steps = jnp.asarray(self.n_iter_, jnp.int32)
-        self.params_ = nn.MLPParams(layers, steps, ~jnp.isfinite(loss), jnp.asarray(self.loss_curve_))
+        self.params_ = nn.MLPParams(
+            layers, steps, ~jnp.isfinite(loss), jnp.asarray(self.loss_curve_)
+        )
         return self
 
     def predict_proba(self, X) -> np.ndarray:

@@ -25,7 +25,12 @@ from sklearn.utils import check_random_state
 from jaxlearn import core, losses, online
 from jaxlearn._checks import check_positive_int
 from jaxlearn._shared import sign_label
-from jaxlearn.sklearn._base import BinaryClassifier, BinaryLabels, InvalidParameterError, float_dtype
+from jaxlearn.sklearn._base import (
+    BinaryClassifier,
+    BinaryLabels,
+    InvalidParameterError,
+    float_dtype,
+)
 from jaxlearn.sklearn._sgd import EpochSGDClassifier
 
 __all__ = [
@@ -54,7 +59,9 @@ def _fixed_point(learner, state, X, y):
         if hasattr(new, "step"):
             new = new._replace(step=state.step)
         return jnp.all(
-            jnp.stack([jnp.all(a == b) for a, b in zip(jax.tree.leaves(new), jax.tree.leaves(state))])
+            jnp.stack(
+                [jnp.all(a == b) for a, b in zip(jax.tree.leaves(new), jax.tree.leaves(state))]
+            )
         )
 
     return jnp.all(jax.vmap(unchanged)(X, y))
@@ -75,7 +82,9 @@ def play_epochs(learner, state, X, y, random_state, epochs: int, shuffle: bool):
         state = play(learner, state, X, y, epoch_order(rng, n, count, shuffle))
         done += count
         if done < epochs and bool(_fixed_point(learner, state, X, y)):
-            if hasattr(state, "step"):  # the rounds the remaining epochs would have played (int32, wraps)
+            if hasattr(
+                state, "step"
+            ):  # the rounds the remaining epochs would have played (int32, wraps)
                 rounds = np.int64(state.step) + np.int64(epochs - done) * n
                 state = state._replace(step=jnp.asarray(np.array(rounds).astype(np.int32)))
             break
@@ -129,7 +138,9 @@ def _batch_fit(learner, key, X, y, *, epochs: int, shuffle: bool, zero_one: bool
 
 
 @functools.lru_cache(maxsize=None)
-def _batch_fit_fn(epochs: int, shuffle: bool, zero_one: bool):  # one function per options: equal trees
+def _batch_fit_fn(
+    epochs: int, shuffle: bool, zero_one: bool
+):  # one function per options: equal trees
     return functools.partial(_batch_fit, epochs=epochs, shuffle=shuffle, zero_one=zero_one)
 
 
@@ -212,7 +223,9 @@ class OnlineClassifier(BinaryLabels):
                 self._encode_binary(given)
         unseen = np.setdiff1d(np.unique(y), self.classes_)
         if unseen.size:
-            raise ValueError(f"expected `y` with values in classes_ {self.classes_!r}, got {unseen!r}")
+            raise ValueError(
+                f"expected `y` with values in classes_ {self.classes_!r}, got {unseen!r}"
+            )
         y_pm = (2 * np.searchsorted(self.classes_, y) - 1).astype(float_dtype())
         if first:
             self._prepare(X)
@@ -318,11 +331,18 @@ class Perceptron(EpochSGDClassifier):
 
     def _options(self):
         return dict(
-            loss="perceptron", penalty=self.penalty, alpha=self.alpha, l1_ratio=self.l1_ratio,
-            learning_rate="constant", eta0=self.eta0, max_iter=self.max_iter, tol=self.tol,
-            n_iter_no_change=self.n_iter_no_change, fit_intercept=bool(self.fit_intercept),
+            loss="perceptron",
+            penalty=self.penalty,
+            alpha=self.alpha,
+            l1_ratio=self.l1_ratio,
+            learning_rate="constant",
+            eta0=self.eta0,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            n_iter_no_change=self.n_iter_no_change,
+            fit_intercept=bool(self.fit_intercept),
             shuffle=bool(self.shuffle),
-        )  # fmt: skip
+        )
 
     def _batch_learner(self, X=None):
         if self.normalize:  # the reductions fit the learner on X as it is
@@ -359,7 +379,9 @@ class MarginPerceptron(_LinearOnline):
 
     _parameter_constraints = {"gamma": core.Interval(0.0, 1.0, hi_closed=True)}
 
-    def __init__(self, gamma=0.1, *, fit_intercept=True, max_iter=5, shuffle=True, random_state=None):
+    def __init__(
+        self, gamma=0.1, *, fit_intercept=True, max_iter=5, shuffle=True, random_state=None
+    ):
         self.gamma = gamma
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
@@ -421,5 +443,8 @@ class OnlineGradientDescentClassifier(_LinearOnline):
             raise ValueError(f"expected `loss` one of {sorted(_LOSSES)}, got {self.loss!r}")
         projection = None if self.radius is None else online.l2_ball(self.radius)
         return online.online_gradient_descent(
-            _LOSSES[self.loss], self.eta0, projection=projection, fit_intercept=bool(self.fit_intercept)
+            _LOSSES[self.loss],
+            self.eta0,
+            projection=projection,
+            fit_intercept=bool(self.fit_intercept),
         )

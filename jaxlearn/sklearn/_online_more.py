@@ -49,7 +49,11 @@ class KernelPerceptron(OnlineClassifier, BinaryClassifier):
       [1, 0, 0, 1]
     """
 
-    _parameter_constraints = {"degree": core.POSITIVE_INT, "coef0": FINITE, "budget": core.POSITIVE_INT}
+    _parameter_constraints = {
+        "degree": core.POSITIVE_INT,
+        "coef0": FINITE,
+        "budget": core.POSITIVE_INT,
+    }
 
     def __init__(
         self,
@@ -130,7 +134,9 @@ class Winnow(OnlineClassifier):
         "binarize": (FINITE, None),
     }
 
-    def __init__(self, eta=2.0, *, threshold=None, binarize=0.0, max_iter=5, shuffle=True, random_state=None):
+    def __init__(
+        self, eta=2.0, *, threshold=None, binarize=0.0, max_iter=5, shuffle=True, random_state=None
+    ):
         self.eta = eta
         self.threshold = threshold
         self.binarize = binarize
@@ -140,7 +146,9 @@ class Winnow(OnlineClassifier):
 
     def _inputs(self, X):
         if self.binarize is None:
-            check_labels("X", X, (0, 1), "Winnow learns over {0,1}^n; set `binarize` to a threshold")
+            check_labels(
+                "X", X, (0, 1), "Winnow learns over {0,1}^n; set `binarize` to a threshold"
+            )
             return X
         return _binarized(X, float(self.binarize))
 

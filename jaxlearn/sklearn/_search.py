@@ -70,7 +70,8 @@ class GridSearchCV(model_selection.GridSearchCV):
                 if not key.startswith(prefix) or key[len(prefix) :] not in sweepable:
                     return None
                 if not all(
-                    isinstance(v, (int, float, np.number)) and not isinstance(v, bool) for v in values
+                    isinstance(v, (int, float, np.number)) and not isinstance(v, bool)
+                    for v in values
                 ):
                     return None
         return steps, estimator, prefix
@@ -86,8 +87,13 @@ class GridSearchCV(model_selection.GridSearchCV):
         for f, (rows, _) in enumerate(folds):
             train[f, rows] = True
         inputs = [self._transformed(steps, X, y, rows) for rows, _ in folds]
-        grid = {key[len(prefix) :]: np.array([c[key] for c in candidates], float) for key in candidates[0]}
-        predicted, classes = estimator._sweep(np.stack(inputs), y, train, grid)  # (G, F, n) class indices
+        grid = {
+            key[len(prefix) :]: np.array([c[key] for c in candidates], float)
+            for key in candidates[0]
+        }
+        predicted, classes = estimator._sweep(
+            np.stack(inputs), y, train, grid
+        )  # (G, F, n) class indices
         correct = classes[predicted] == y[None, None, :]
         test_scores = _accuracy(correct, ~train)
         fit_seconds = (time.perf_counter() - start) / (G * F)
@@ -103,9 +109,9 @@ class GridSearchCV(model_selection.GridSearchCV):
             results[f"param_{key}"] = column
         results["params"] = candidates
         _add_scores(results, "test", test_scores)
-        results["rank_test_score"] = rankdata(-np.round(results["mean_test_score"], 12), "min").astype(
-            np.int32
-        )
+        results["rank_test_score"] = rankdata(
+            -np.round(results["mean_test_score"], 12), "min"
+        ).astype(np.int32)
         if self.return_train_score:
             _add_scores(results, "train", _accuracy(correct, train))
         self.cv_results_ = results

@@ -111,7 +111,9 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
         X, y = self._validate(X, y, reset=True)
         learner = self._learner()
         index = encode_classes(self, y)
-        self._run(learner, X, index, sample_weight, max_iter=None, warm=warm, held_out=self._held_out(y))
+        self._run(
+            learner, X, index, sample_weight, max_iter=None, warm=warm, held_out=self._held_out(y)
+        )
         if self.tol is not None and self.n_iter_ == self.max_iter:
             warnings.warn(
                 "Maximum number of iteration reached before convergence. Consider increasing max_iter to "
@@ -156,8 +158,16 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
                 encode_classes(self, given)
         unseen = np.setdiff1d(np.unique(y), self.classes_)
         if unseen.size:
-            raise ValueError(f"expected `y` with values in classes_ {self.classes_!r}, got {unseen!r}")
-        self._run(learner, X, np.searchsorted(self.classes_, y).astype(np.int32), sample_weight, max_iter=1)
+            raise ValueError(
+                f"expected `y` with values in classes_ {self.classes_!r}, got {unseen!r}"
+            )
+        self._run(
+            learner,
+            X,
+            np.searchsorted(self.classes_, y).astype(np.int32),
+            sample_weight,
+            max_iter=1,
+        )
         return self
 
     def _held_out(self, y):
@@ -165,7 +175,9 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
         the sample, drawn from ``random_state`` (``None`` without early stopping)."""
         if not self.early_stopping:
             return None
-        split = StratifiedShuffleSplit(test_size=self.validation_fraction, random_state=self.random_state)
+        split = StratifiedShuffleSplit(
+            test_size=self.validation_fraction, random_state=self.random_state
+        )
         train, held_out = next(split.split(np.zeros((len(y), 1)), y))
         if not len(train) or not len(held_out):
             raise ValueError(
@@ -207,11 +219,15 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
                     "random state."
                 )
             validation = (held_out, weights)
-        size = bucket(n)  # rows left out (label 0, weight 0) up to the size bucket: one program per bucket
+        size = bucket(
+            n
+        )  # rows left out (label 0, weight 0) up to the size bucket: one program per bucket
         if validation is not None:
             validation = (pad_rows(held_out, size, False), pad_rows(weights, size))
         Y, W = (pad_rows(A.astype(dtype), size, axis=1) for A in (Y, W))
-        params = fit_classes(learner, self._key(), pad_rows(self._inputs(X), size), Y, W, start, validation)
+        params = fit_classes(
+            learner, self._key(), pad_rows(self._inputs(X), size), Y, W, start, validation
+        )
         epochs = np.asarray(params.num_epochs)
         if np.asarray(params.diverged).any():
             raise ValueError(

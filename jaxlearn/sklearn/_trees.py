@@ -39,7 +39,9 @@ def _vote_shares(learner, params, X):
     """The share of the trees voting for each class: (n, K); its argmax is the forest's majority vote."""
     k = params.trees.counts.shape[-1]
 
-    def vote(tree):  # a tree's label, as ``trees.decision_tree``'s predict: the argmax of its leaf counts
+    def vote(
+        tree,
+    ):  # a tree's label, as ``trees.decision_tree``'s predict: the argmax of its leaf counts
         return jnp.argmax(tree.counts[trees.apply(tree, X)], axis=-1)
 
     votes = jax.vmap(vote)(params.trees)  # (num_trees, n)
@@ -63,7 +65,11 @@ class _TreeEstimator(MulticlassClassifier):
         """``min_samples_split`` as a count: an int >= 2 as it is, a fraction ``f`` in (0, 1] as ``ceil(f n)``
         (at least 2)."""
         value = self.min_samples_split
-        if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)) and value >= 2:
+        if (
+            isinstance(value, numbers.Integral)
+            and not isinstance(value, (bool, np.bool_))
+            and value >= 2
+        ):
             return int(value)
         if isinstance(value, numbers.Real) and not isinstance(value, (numbers.Integral, np.bool_)):
             if 0 < value <= 1:
@@ -96,7 +102,9 @@ class _TreeEstimator(MulticlassClassifier):
 
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities of the rows of ``X`` (n, d): shape (n, K), columns in ``classes_`` order."""
-        return self._evaluate(X)[1][:, : self.classes_.size]  # one class: the learner's second is empty
+        return self._evaluate(X)[1][
+            :, : self.classes_.size
+        ]  # one class: the learner's second is empty
 
 
 class DecisionTreeClassifier(_TreeEstimator):

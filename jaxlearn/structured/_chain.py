@@ -73,7 +73,9 @@ def _check_mask(name: str, mask) -> None:
         return
     mk = np.asarray(mask)
     if mk.dtype != np.bool_ and not np.isin(mk, (0, 1)).all():
-        raise ValueError(f"expected `{name}` of booleans (or 0/1), found {np.unique(mk)[:5].tolist()}")
+        raise ValueError(
+            f"expected `{name}` of booleans (or 0/1), found {np.unique(mk)[:5].tolist()}"
+        )
     mk = mk.astype(bool)
     if not mk[..., 0].all() or (mk[..., 1:] & ~mk[..., :-1]).any():
         raise ValueError(
@@ -90,14 +92,22 @@ def _check_labels(y, valid, num_labels: int) -> None:
     if values.dtype == np.bool_:
         values = values.astype(np.int32)  # {False, True} are the labels {0, 1}
     if not np.issubdtype(values.dtype, np.number):
-        raise ValueError(f"expected `y` with integer labels in 0..{num_labels - 1}, got dtype {values.dtype}")
+        raise ValueError(
+            f"expected `y` with integer labels in 0..{num_labels - 1}, got dtype {values.dtype}"
+        )
     with np.errstate(invalid="ignore"):
         found = values[np.asarray(valid)]
-        bad = found[~np.isfinite(found) | (found < 0) | (found > num_labels - 1) | (found != np.round(found))]
+        bad = found[
+            ~np.isfinite(found)
+            | (found < 0)
+            | (found > num_labels - 1)
+            | (found != np.round(found))
+        ]
     if bad.size:
         raise ValueError(
             f"expected `y` with labels in 0..{num_labels - 1} (num_labels={num_labels}), found "
-            f"{np.unique(bad)[:5].tolist()}" + ("; pass `mask` to mark padding" if (bad == PAD).any() else "")
+            f"{np.unique(bad)[:5].tolist()}"
+            + ("; pass `mask` to mark padding" if (bad == PAD).any() else "")
         )
 
 
@@ -111,7 +121,9 @@ def _check_word(x, y, mask, num_labels=None) -> tuple[Array, Array]:
         raise ValueError(f"expected `x` of shape (n_pixels, r), both >= 1, got {x.shape}")
     r = x.shape[1]
     if y is not None and np.shape(y) != (r,):
-        raise ValueError(f"expected `y` of shape ({r},) (one label per column of `x`), got {np.shape(y)}")
+        raise ValueError(
+            f"expected `y` of shape ({r},) (one label per column of `x`), got {np.shape(y)}"
+        )
     if mask is not None and np.shape(mask) != (r,):
         raise ValueError(f"expected `mask` of shape ({r},), got {np.shape(mask)}")
     check_finite("x", x)
@@ -127,7 +139,9 @@ def _as_labels(y) -> Array:
     return jnp.asarray(y).astype(jnp.int32)
 
 
-def chain_features(x: ArrayLike, y: ArrayLike, num_labels: int, *, mask: Optional[ArrayLike] = None) -> Array:
+def chain_features(
+    x: ArrayLike, y: ArrayLike, num_labels: int, *, mask: Optional[ArrayLike] = None
+) -> Array:
     r"""The OCR feature map :math:`\Psi(x, y)` of UML section 17.3, one flat vector of length :math:`nq+q^2`.
 
     .. math::
@@ -216,11 +230,15 @@ def hamming_loss(
         except ValueError:
             fits = False
         if not fits:
-            raise ValueError(f"expected `mask` of a shape broadcasting to {shape}, got {mask_shape}")
+            raise ValueError(
+                f"expected `mask` of a shape broadcasting to {shape}, got {mask_shape}"
+            )
         _check_mask("mask", mask)
         valid = jnp.asarray(mask).astype(bool)
     floats = [a.dtype for a in (y_pred, y_true) if jnp.issubdtype(a.dtype, jnp.floating)]
-    common = floats[0] if floats else jnp.int32  # labels compared as floats when one is (0.5 is not 0)
+    common = (
+        floats[0] if floats else jnp.int32
+    )  # labels compared as floats when one is (0.5 is not 0)
     wrong = ((y_pred.astype(common) != y_true.astype(common)) & valid).astype(dtype)
     return jnp.sum(wrong, axis=-1) / jnp.maximum(jnp.sum(valid.astype(dtype), axis=-1), 1)
 

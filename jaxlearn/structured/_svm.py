@@ -20,7 +20,13 @@ from jaxlearn._checks import check_finite, is_concrete
 from jaxlearn._regularized import regularized_sgd, sample_indices
 from jaxlearn._shared import float_dtype
 from jaxlearn.core import POSITIVE, POSITIVE_INT, BatchLearner, learner_factory, loadable
-from jaxlearn.structured._chain import PAD, chain_features, feature_size, loss_augmented_viterbi, viterbi
+from jaxlearn.structured._chain import (
+    PAD,
+    chain_features,
+    feature_size,
+    loss_augmented_viterbi,
+    viterbi,
+)
 
 Array = jax.Array
 
@@ -38,7 +44,9 @@ class StructuredSVMParams(NamedTuple):
     aliases={"num_labels": "num_classes"},
     ranges={"lam": POSITIVE, "steps": POSITIVE_INT, "num_classes": POSITIVE_INT},
 )
-def structured_svm(lam: ArrayLike, steps: int, num_classes: int, *, transitions: bool = True) -> BatchLearner:
+def structured_svm(
+    lam: ArrayLike, steps: int, num_classes: int, *, transitions: bool = True
+) -> BatchLearner:
     r"""Structured-output SVM for letter sequences by SGD (UML sections 15.5, 17.2.5, 17.3).
 
     .. math:: \min_w \frac\lambda2\|w\|^2 + \frac1m\sum_i
@@ -115,7 +123,9 @@ def check_sequences(X, Y, num_labels: int, mask, w=None):
         raise ValueError(f"expected `X` of shape (m, n_pixels, r), got {X.shape}")
     m, n_pixels, r = X.shape
     if m == 0 or r == 0:
-        raise ValueError(f"expected a non-empty sample of non-empty words, got `X` of shape {X.shape}")
+        raise ValueError(
+            f"expected a non-empty sample of non-empty words, got `X` of shape {X.shape}"
+        )
     if w is not None and np.shape(w)[-1] != feature_size(n_pixels, num_labels):
         expected = (np.shape(w)[-1] - num_labels * num_labels) // num_labels
         raise ValueError(
@@ -140,7 +150,9 @@ def check_sequences(X, Y, num_labels: int, mask, w=None):
         return X, None, mask
     Y = jnp.asarray(Y)
     if Y.shape != (m, r):
-        raise ValueError(f"expected `Y` of shape ({m}, {r}) (one label per letter of `X`), got {Y.shape}")
+        raise ValueError(
+            f"expected `Y` of shape ({m}, {r}) (one label per letter of `X`), got {Y.shape}"
+        )
     if jnp.issubdtype(Y.dtype, jnp.floating):
         check_finite("Y", Y)
     if is_concrete(Y, mask):
@@ -162,7 +174,9 @@ def _fit(idx, X, Y, mask, lam, *, num_labels, transitions):
     def subgradient(w, i):  # Psi(x, y_hat) - Psi(x, y): 0 when the word is decoded with margin
         x, y, mk = X[i], Y[i], mask[i]
         y_hat = loss_augmented_viterbi(w, x, y, num_labels, mask=mk)
-        v = chain_features(x, y_hat, num_labels, mask=mk) - chain_features(x, y, num_labels, mask=mk)
+        v = chain_features(x, y_hat, num_labels, mask=mk) - chain_features(
+            x, y, num_labels, mask=mk
+        )
         return jnp.where(learn, v, jnp.zeros_like(v))
 
     return StructuredSVMParams(w=regularized_sgd(subgradient, idx, lam, jnp.zeros(size, X.dtype)))

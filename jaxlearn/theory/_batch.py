@@ -16,7 +16,9 @@ Array = jax.Array
 # --- Convex learning, SGD and SVMs (SS10 L6-L7(a); UML chapter 15) ---
 
 
-def sgd_convex_bound(U: ArrayLike, rho: ArrayLike, T: ArrayLike, eta: ArrayLike | None = None) -> Array:
+def sgd_convex_bound(
+    U: ArrayLike, rho: ArrayLike, T: ArrayLike, eta: ArrayLike | None = None
+) -> Array:
     r"""SS10 Theorem 5: SGD with :math:`\eta_t = \eta_1/\sqrt t`, averaged output, on a convex objective
     with :math:`E\|v_t\|^2 \le \rho^2` over a set of diameter :math:`U`:
 
@@ -115,7 +117,9 @@ def one_nn_bound(bayes_error: ArrayLike, c: ArrayLike, d: ArrayLike, m: ArrayLik
     return 2 * bayes_error + 4 * c * jnp.sqrt(d) * m ** (-1 / (d + 1))
 
 
-def knn_bound(bayes_error: ArrayLike, c: ArrayLike, d: ArrayLike, m: ArrayLike, k: ArrayLike) -> Array:
+def knn_bound(
+    bayes_error: ArrayLike, c: ArrayLike, d: ArrayLike, m: ArrayLike, k: ArrayLike
+) -> Array:
     r"""UML Theorem 19.5 (stated for :math:`k \ge 10`): under the assumptions of
     :func:`one_nn_bound`, the k-NN rule has
     :math:`E_S[L_D(h_S)] \le (1 + \sqrt{8/k})\, L_D(h^\star) + (6c\sqrt d + k)\, m^{-1/(d+1)}`."""

@@ -11,14 +11,18 @@ from jaxlearn._shared import float_dtype
 
 #: The range of each argument of the bounds, by name (a function passes its own where a theorem differs).
 _RANGES = {
-    **dict.fromkeys("radius margin U R eta threshold rho lam B gamma w_norm epsilon".split(), core.POSITIVE),
+    **dict.fromkeys(
+        "radius margin U R eta threshold rho lam B gamma w_norm epsilon".split(), core.POSITIVE
+    ),
     **dict.fromkeys("T n k L m d n_nodes num_edges".split(), core.POSITIVE_INT),
     **dict.fromkeys("total_deviation grad_sq_norms c".split(), core.NON_NEGATIVE),
     **dict.fromkeys("stability erm_error".split(), core.NON_NEGATIVE),  # SS10 L7(a) Theorem 7
     **dict.fromkeys("best_mistakes ldim".split(), core.NON_NEGATIVE_INT),
     **dict.fromkeys("beta delta".split(), core.OPEN_UNIT),
     "train_error": core.UNIT,
-    **dict.fromkeys("holdout_error margin_error".split(), core.UNIT),  # compression bounds (SS10 L3(c))
+    **dict.fromkeys(
+        "holdout_error margin_error".split(), core.UNIT
+    ),  # compression bounds (SS10 L3(c))
     "bayes_error": core.Interval(0.0, 0.5, True, True),  # L_D(h*) = E[min(eta, 1 - eta)] <= 1/2
 }
 
@@ -40,7 +44,9 @@ def _check(ranges=None, **named) -> list:
         np.broadcast_shapes(*(jnp.shape(v) for v in out))
     except ValueError:
         names = ", ".join(f"`{name}`" for name in named)
-        raise ValueError(f"expected {names} of broadcastable shapes, got {[v.shape for v in out]}") from None
+        raise ValueError(
+            f"expected {names} of broadcastable shapes, got {[v.shape for v in out]}"
+        ) from None
     return out
 
 
@@ -58,7 +64,9 @@ def _points(X, *, unit: bool = False):
         raise ValueError("expected `X` of shape (m, d) with m >= 1, got (0, d)")
     check_finite("X", X)
     if unit and is_concrete(X) and not np.asarray(X).any(axis=-1).all():
-        raise ValueError("expected `X` with nonzero rows (each is scaled to unit length), found a zero row")
+        raise ValueError(
+            "expected `X` with nonzero rows (each is scaled to unit length), found a zero row"
+        )
     return X
 
 

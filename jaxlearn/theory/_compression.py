@@ -17,7 +17,9 @@ from jaxlearn.theory._common import _check, _require
 Array = jax.Array
 
 
-_SIZE = {"k": core.NON_NEGATIVE_INT}  # k = 0: an empty compression set (a rectangle with no positives)
+_SIZE = {
+    "k": core.NON_NEGATIVE_INT
+}  # k = 0: an empty compression set (a rectangle with no positives)
 
 
 def holdout_bound(holdout_error: ArrayLike, n: ArrayLike, delta: ArrayLike) -> Array:
@@ -39,7 +41,9 @@ def holdout_bound(holdout_error: ArrayLike, n: ArrayLike, delta: ArrayLike) -> A
     return L_V + jnp.sqrt(2 * L_V * log / n) + 4 * log / n
 
 
-def compression_bound(k: ArrayLike, m: ArrayLike, delta: ArrayLike, holdout_error: ArrayLike = 0.0) -> Array:
+def compression_bound(
+    k: ArrayLike, m: ArrayLike, delta: ArrayLike, holdout_error: ArrayLike = 0.0
+) -> Array:
     r"""SS10 L3(c) Theorem 1: if :math:`A(S)` is rebuilt from :math:`k` of the :math:`m \ge 2k`
     examples and :math:`L_V` is its error on the :math:`m - k` others, with probability :math:`1 - \delta`
 
@@ -61,7 +65,9 @@ def compression_bound(k: ArrayLike, m: ArrayLike, delta: ArrayLike, holdout_erro
     return L_V + jnp.sqrt(4 * L_V * rate) + 8 * rate
 
 
-def compression_train_bound(k: ArrayLike, m: ArrayLike, delta: ArrayLike, train_error: ArrayLike) -> Array:
+def compression_train_bound(
+    k: ArrayLike, m: ArrayLike, delta: ArrayLike, train_error: ArrayLike
+) -> Array:
     r"""SS10 L3(c) Theorem 2: the same with the training error :math:`L_S(A(S))` in place of the
     hold-out error, for :math:`m/\delta \ge 42`:
 
@@ -76,7 +82,9 @@ def compression_train_bound(k: ArrayLike, m: ArrayLike, delta: ArrayLike, train_
     m, delta = _check(m=m, delta=delta)
     (L_S,) = _check(train_error=train_error)
     _require(m >= 2 * k, f"expected `m` >= 2 `k` (SS10 Theorem 2), got m={m} and k={k}")
-    _require(m / delta >= 42, f"expected `m` / `delta` >= 42 (SS10 Theorem 2), got m={m}, delta={delta}")
+    _require(
+        m / delta >= 42, f"expected `m` / `delta` >= 42 (SS10 Theorem 2), got m={m}, delta={delta}"
+    )
     rate = k * jnp.log(m / delta) / m
     return L_S + jnp.sqrt(4 * L_S * rate) + 10 * rate
 
@@ -95,7 +103,10 @@ def perceptron_compression_bound(gamma: ArrayLike, m: ArrayLike, delta: ArrayLik
     gamma, m, delta = _check(
         {"gamma": core.Interval(0.0, 1.0, hi_closed=True)}, gamma=gamma, m=m, delta=delta
     )
-    _require(m * gamma**2 >= 2, f"expected `m` >= 2 / `gamma`^2 (SS10 Corollary 3), got m={m}, gamma={gamma}")
+    _require(
+        m * gamma**2 >= 2,
+        f"expected `m` >= 2 / `gamma`^2 (SS10 Corollary 3), got m={m}, gamma={gamma}",
+    )
     return 8 * jnp.log(m / delta) / (gamma**2 * m)
 
 

@@ -159,5 +159,7 @@ def _key(key):
             + (f"dtype {dtype}" if dtype is not None else type(key).__name__)
         )
     if jnp.ndim(key) != (0 if typed else 1):
-        raise ValueError(f"expected `key` a single key (vmap for a batch of keys), got shape {key.shape}")
+        raise ValueError(
+            f"expected `key` a single key (vmap for a batch of keys), got shape {key.shape}"
+        )
     return key

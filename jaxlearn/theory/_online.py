@@ -110,9 +110,13 @@ def ogd_pathwise_bound(U: ArrayLike, eta: ArrayLike, grad_sq_norms: ArrayLike) -
     :math:`\|v_t\|^2` of the run, time on the last axis (a ``(runs, T)`` array gives one bound per run).
     """
     if np.ndim(grad_sq_norms) < 1:
-        raise ValueError(f"expected `grad_sq_norms` of shape (..., T), got {np.shape(grad_sq_norms)}")
+        raise ValueError(
+            f"expected `grad_sq_norms` of shape (..., T), got {np.shape(grad_sq_norms)}"
+        )
     (g,) = _check(grad_sq_norms=grad_sq_norms)
-    U, eta, total = _check({"U": core.NON_NEGATIVE}, U=U, eta=eta, grad_sq_norms=jnp.sum(g, axis=-1))
+    U, eta, total = _check(
+        {"U": core.NON_NEGATIVE}, U=U, eta=eta, grad_sq_norms=jnp.sum(g, axis=-1)
+    )
     return U**2 / (2 * eta) + eta / 2 * total
 
 
@@ -127,7 +131,9 @@ def winnow_mistake_bound(k: ArrayLike, n: ArrayLike, eta: ArrayLike = 2.0, thres
     k, n, eta = _check({"eta": above(1.0)}, k=k, n=n, eta=eta)
     theta = n if threshold is None else _check(threshold=threshold)[0]
     _require(k <= n, f"expected `k` <= `n` (k of the n variables), got k={k} and n={n}")
-    _require(theta * eta >= 1, f"expected `threshold` >= 1 / `eta`, got threshold={theta}, eta={eta}")
+    _require(
+        theta * eta >= 1, f"expected `threshold` >= 1 / `eta`, got threshold={theta}, eta={eta}"
+    )
     promotions = k * (1 + jnp.log(theta) / jnp.log(eta))
     demotions = eta / (eta - 1) * (n / theta + (eta - 1) * promotions)
     return promotions + demotions

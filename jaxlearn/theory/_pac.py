@@ -71,7 +71,9 @@ def _sample(x, y=None):
     y = as_numeric("y", as_labels(y))
     check_ndim("y", y, 1, "(m,)")
     if y.shape != x.shape:
-        raise ValueError(f"expected `x` and `y` of the same length, got {x.shape[0]} and {y.shape[0]}")
+        raise ValueError(
+            f"expected `x` and `y` of the same length, got {x.shape[0]} and {y.shape[0]}"
+        )
     check_labels("y", y, (0, 1), ZERO_ONE_HINT)
     return x, y.astype(bool)
 

@@ -55,7 +55,9 @@ def _sample(X, y):
 def _mask(mask, m, name="mask"):
     mask = np.asarray(mask) if isinstance(mask, list) else mask
     if jnp.shape(mask) != (m,):
-        raise ValueError(f"expected `{name}` of shape ({m},) (one flag per example), got {jnp.shape(mask)}")
+        raise ValueError(
+            f"expected `{name}` of shape ({m},) (one flag per example), got {jnp.shape(mask)}"
+        )
     return jnp.asarray(mask).astype(bool)
 
 
@@ -86,7 +88,9 @@ def rectangle_reconstruct(X: ArrayLike, y: ArrayLike, mask: ArrayLike) -> Rectan
     classifies a sample labelled by a rectangle without error (SS10 L3(c) section 1.1)."""
     X, y = _sample(X, y)
     kept = (_mask(mask, X.shape[0]) & (y > 0))[:, None]
-    return Rectangle(jnp.min(jnp.where(kept, X, jnp.inf), 0), jnp.max(jnp.where(kept, X, -jnp.inf), 0))
+    return Rectangle(
+        jnp.min(jnp.where(kept, X, jnp.inf), 0), jnp.max(jnp.where(kept, X, -jnp.inf), 0)
+    )
 
 
 def rectangle_predict(rectangle: Rectangle, X: ArrayLike) -> Array:
@@ -146,7 +150,9 @@ def halfspace_compress(
     return _min_norm_point(y[:, None] * X, mask, steps=steps)
 
 
-def halfspace_reconstruct(X: ArrayLike, y: ArrayLike, support: ArrayLike, *, steps: int = 5000) -> Array:
+def halfspace_reconstruct(
+    X: ArrayLike, y: ArrayLike, support: ArrayLike, *, steps: int = 5000
+) -> Array:
     """The halfspace rebuilt from the kept examples: the min-norm point of their hull (SS10 L3(c)
     section 1.2)."""
     _mask(support, jnp.shape(_points(X))[0], "support")
@@ -192,8 +198,12 @@ def _caratheodory(V, alpha):
     def drop_one(carry):
         alpha, rounds = carry
         support = alpha > 0
-        restricted = jnp.concatenate([A * support.astype(V.dtype), jnp.diag(~support).astype(V.dtype)])
-        z = jnp.where(support, jnp.linalg.svd(restricted)[2][-1], 0)  # a least singular direction: A z = 0
+        restricted = jnp.concatenate(
+            [A * support.astype(V.dtype), jnp.diag(~support).astype(V.dtype)]
+        )
+        z = jnp.where(
+            support, jnp.linalg.svd(restricted)[2][-1], 0
+        )  # a least singular direction: A z = 0
         z = jnp.where(jnp.max(z) > 0, z, -z)
         ratios = jnp.where(support & (z > 0), alpha / jnp.where(z > 0, z, 1), jnp.inf)
         leaving = jnp.argmin(ratios)

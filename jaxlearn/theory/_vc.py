@@ -119,7 +119,9 @@ def growth_function(labelings: ArrayLike) -> Array:
         )
     if is_concrete(H):
         values = np.asarray(H, dtype=float)
-        if not (np.isfinite(values).all() and (values >= 0).all() and (values == np.round(values)).all()):
+        if not (
+            np.isfinite(values).all() and (values >= 0).all() and (values == np.round(values)).all()
+        ):
             raise ValueError(
                 "expected `labelings` of non-negative integers (a {0, 1} matrix for a binary class)"
             )
@@ -134,7 +136,9 @@ def growth_function(labelings: ArrayLike) -> Array:
 @jax.jit
 def _growth(H: Array) -> Array:
     N = H.shape[1]
-    subsets = (jnp.arange(2**N, dtype=jnp.int32)[:, None] >> jnp.arange(N, dtype=jnp.int32)) & 1  # (2^N, N)
+    subsets = (
+        jnp.arange(2**N, dtype=jnp.int32)[:, None] >> jnp.arange(N, dtype=jnp.int32)
+    ) & 1  # (2^N, N)
     powers = jnp.cumprod(jnp.full(N, jnp.max(H) + 1, jnp.int32)) // (jnp.max(H) + 1)  # base**j
     codes = jnp.sort(H @ (subsets * powers).T, axis=0)  # (n, 2^N): h restricted to each subset
     distinct = 1 + jnp.sum(codes[1:] != codes[:-1], axis=0, dtype=jnp.int32)
@@ -173,7 +177,9 @@ def sign_network_vc_bound(num_edges: ArrayLike, *, closed_form: bool = False) ->
     if closed_form:
         return upper
 
-    def newton(_, m):  # g(m) = E (1 + ln m) - m ln 2, concave, decreasing right of its root: no overshoot
+    def newton(
+        _, m
+    ):  # g(m) = E (1 + ln m) - m ln 2, concave, decreasing right of its root: no overshoot
         g = E * (1 + jnp.log(m)) - m * jnp.log(2.0)
         return m - g / (E / m - jnp.log(2.0))
 
@@ -183,5 +189,7 @@ def sign_network_vc_bound(num_edges: ArrayLike, *, closed_form: bool = False) ->
     def fits(m):
         return m * jnp.log(2.0) <= E * (1 + jnp.log(m))
 
-    m = jnp.where(fits(m + 1), m + 1, jnp.where(fits(m), m, m - 1))  # the root is exact up to rounding
+    m = jnp.where(
+        fits(m + 1), m + 1, jnp.where(fits(m), m, m - 1)
+    )  # the root is exact up to rounding
     return jnp.maximum(m, 1.0)

@@ -55,7 +55,9 @@ def quantile_bins(X: np.ndarray, max_bins: int) -> tuple[np.ndarray, np.ndarray]
     edges (the same float quantile positions, "higher" method), without compiling a sort."""
     m = X.shape[0]
     qs = _quantile_levels(max_bins, X.dtype.name)
-    position = np.ceil(qs * np.asarray(m - 1, qs.dtype)).astype(np.int64)  # as jnp.quantile, "higher"
+    position = np.ceil(qs * np.asarray(m - 1, qs.dtype)).astype(
+        np.int64
+    )  # as jnp.quantile, "higher"
     edges = np.sort(X, axis=0)[np.clip(position, 0, m - 1)]
     bins = np.stack([np.searchsorted(e, c, side="left") for e, c in zip(edges.T, X.T)], axis=1)
     return np.clip(bins, 0, max_bins - 1).astype(np.int32), edges
@@ -76,8 +78,12 @@ def _distinct_bins(X: np.ndarray) -> Optional[tuple[np.ndarray, np.ndarray]]:
             return None
         values.append(distinct)
     num_bins = max(2, max(len(v) for v in values))
-    edges = np.stack([np.concatenate([v, np.full(num_bins - len(v), v[-1], v.dtype)]) for v in values], 1)
-    bins = np.stack([np.searchsorted(v, column) for v, column in zip(values, X.T)], 1).astype(np.int32)
+    edges = np.stack(
+        [np.concatenate([v, np.full(num_bins - len(v), v[-1], v.dtype)]) for v in values], 1
+    )
+    bins = np.stack([np.searchsorted(v, column) for v, column in zip(values, X.T)], 1).astype(
+        np.int32
+    )
     return bins, edges
 
 

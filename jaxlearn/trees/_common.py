@@ -82,7 +82,9 @@ def check_query(params, X, name: str = "X"):
 def check_tree(params, what: type = DecisionTreeParams) -> None:
     """A ``TypeError`` unless ``params`` are the params of a tree (or a forest: ``what``)."""
     if not isinstance(params, what):
-        raise TypeError(f"expected `params` a {what.__name__} (from `fit`), got {type(params).__name__}")
+        raise TypeError(
+            f"expected `params` a {what.__name__} (from `fit`), got {type(params).__name__}"
+        )
 
 
 def feature_count(max_features, d: int) -> int:
@@ -94,7 +96,9 @@ def feature_count(max_features, d: int) -> int:
             return max(1, int(math.isqrt(d)))
         if max_features == "log2":
             return max(1, int(math.log2(d))) if d > 1 else 1
-    elif isinstance(max_features, (int, np.integer)) and not isinstance(max_features, (bool, np.bool_)):
+    elif isinstance(max_features, (int, np.integer)) and not isinstance(
+        max_features, (bool, np.bool_)
+    ):
         if max_features >= 1:
             return min(int(max_features), d)
     elif isinstance(max_features, (float, np.floating)):

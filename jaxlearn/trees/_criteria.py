@@ -17,7 +17,9 @@ CRITERIA = ("gini", "entropy", "train_error")
 
 def check_criterion(criterion) -> None:
     if not isinstance(criterion, str):
-        raise TypeError(f"expected `criterion` in {CRITERIA}, got {type(criterion).__name__} {criterion!r}")
+        raise TypeError(
+            f"expected `criterion` in {CRITERIA}, got {type(criterion).__name__} {criterion!r}"
+        )
     if criterion not in CRITERIA:
         raise ValueError(f"expected `criterion` in {CRITERIA}, got {criterion!r}")
 
@@ -29,7 +31,9 @@ def _as_counts(name: str, counts):
     if not (np.issubdtype(dtype, np.number) or dtype == np.bool_):
         raise TypeError(f"expected `{name}` numeric class counts, got dtype {dtype}")
     if len(jnp.shape(counts)) < 1:
-        raise ValueError(f"expected `{name}` class counts of shape (..., k), got shape {jnp.shape(counts)}")
+        raise ValueError(
+            f"expected `{name}` class counts of shape (..., k), got shape {jnp.shape(counts)}"
+        )
     check_finite(name, counts)
     check_range(name, counts, 0, np.inf)
     counts = jnp.asarray(counts)

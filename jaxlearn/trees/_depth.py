@@ -44,13 +44,17 @@ def depth_cap(m: int, d: int, num_trees: int, num_classes: int) -> int:
 
 def unfinished(params, min_split: int) -> bool:
     """Whether a node of the last level (of any tree) is impure and holds at least ``min_split`` examples."""
-    counts = np.asarray(getattr(params, "trees", params).counts)  # (..., 2^(D+1) - 1, k); a forest's trees
+    counts = np.asarray(
+        getattr(params, "trees", params).counts
+    )  # (..., 2^(D+1) - 1, k); a forest's trees
     bottom = counts[..., (counts.shape[-2] - 1) // 2 :, :]  # the last level: nodes 2^D - 1 ..
     impure = np.sum(bottom > 0, axis=-1) > 1
     return bool(np.any(impure & (np.sum(bottom, axis=-1) >= min_split)))
 
 
-def grow_fully(fit_at: Callable[[int], object], X, y, *, num_trees: int, num_classes: int, min_split: int):
+def grow_fully(
+    fit_at: Callable[[int], object], X, y, *, num_trees: int, num_classes: int, min_split: int
+):
     r"""``fit_at(D)`` for the depth :math:`D` of :func:`unfinished`'s search (see the module notes).
 
     Args:

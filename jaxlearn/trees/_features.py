@@ -27,9 +27,9 @@ def presort(X: Array) -> Array:
     positions = jnp.broadcast_to(jnp.arange(m, dtype=jnp.int32), keys.shape)
     perm = positions
     for shift in range(0, 32, digit_bits):  # a static, short loop over the digits (2-3 passes)
-        digit = ((jnp.take_along_axis(keys, perm, axis=1) >> shift) & ((1 << digit_bits) - 1)).astype(
-            jnp.int32
-        )
+        digit = (
+            (jnp.take_along_axis(keys, perm, axis=1) >> shift) & ((1 << digit_bits) - 1)
+        ).astype(jnp.int32)
         ranked = jnp.sort((digit << bits) | positions, axis=1) & ((1 << bits) - 1)
         perm = jnp.take_along_axis(perm, ranked, axis=1)
     return perm
@@ -46,7 +46,9 @@ def bin_features(X: Array, max_bins: int) -> tuple[Array, Array]:
     edges = jnp.quantile(X, qs, axis=0, method="higher")  # (max_bins, d), values present in X
 
     def one(column, edge):
-        return jnp.clip(jnp.searchsorted(edge, column, side="left"), 0, max_bins - 1).astype(jnp.int32)
+        return jnp.clip(jnp.searchsorted(edge, column, side="left"), 0, max_bins - 1).astype(
+            jnp.int32
+        )
 
     return jax.vmap(one, in_axes=(1, 1), out_axes=1)(X, edges), edges
 

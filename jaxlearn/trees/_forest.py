@@ -125,7 +125,9 @@ def random_forest(
     check_criterion(criterion)
     feature_count(max_features, 1)  # validates the option
     if not isinstance(bootstrap, (bool, np.bool_)):
-        raise TypeError(f"expected `bootstrap` a bool, got {bootstrap!r} of type {type(bootstrap).__name__}")
+        raise TypeError(
+            f"expected `bootstrap` a bool, got {bootstrap!r} of type {type(bootstrap).__name__}"
+        )
     check_mesh(mesh)
     check_progress(progress, 1 if mesh is None else mesh.size)
 
@@ -133,8 +135,14 @@ def random_forest(
         k = classes_of(y, num_classes)
         if max_depth is None:
             min_split = max(min_samples_split, 2 * min_samples_leaf)
-            return grow_fully(lambda depth: fit_at(key, X, y, k, depth), X, y, num_trees=num_trees,
-                              num_classes=k, min_split=min_split)  # fmt: skip
+            return grow_fully(
+                lambda depth: fit_at(key, X, y, k, depth),
+                X,
+                y,
+                num_trees=num_trees,
+                num_classes=k,
+                min_split=min_split,
+            )
         return fit_at(key, X, y, k, max_depth)
 
     def fit_at(key, X, y, k, max_depth):
@@ -151,10 +159,18 @@ def random_forest(
         # on the device now: under x64 a NumPy float64 argument would be read as float32 in the threads
         args = jax.device_put((key, X, y, None if binned is None else tuple(binned), count))
         subset = None if size >= X.shape[1] else size
-        options = dict(max_depth=max_depth, num_classes=k, criterion=criterion, max_bins=max_bins,
-                       min_samples_leaf=min_samples_leaf, min_samples_split=min_samples_split,
-                       max_features=subset, bootstrap=bool(bootstrap),
-                       progress=bool(progress), mesh=mesh)  # fmt: skip
+        options = dict(
+            max_depth=max_depth,
+            num_classes=k,
+            criterion=criterion,
+            max_bins=max_bins,
+            min_samples_leaf=min_samples_leaf,
+            min_samples_split=min_samples_split,
+            max_features=subset,
+            bootstrap=bool(bootstrap),
+            progress=bool(progress),
+            mesh=mesh,
+        )
         parts = cpu_parts(num_trees) if mesh is None and not progress and is_concrete(*args) else 1
         if parts == 1:
             return _fit(*args, 0, num_trees=num_trees, parts=1, **options)
@@ -208,7 +224,9 @@ def _fit(
     count = 1 if mesh is None else mesh.shape[mesh.axis_names[0]]
     padded = -(-num_trees // count) * count  # the keys of extra trees, dropped at the end
     keys = jax.random.split(key, padded)
-    if parts > 1:  # part `part` of the trees, in slices of equal size (the last padded with its last tree)
+    if (
+        parts > 1
+    ):  # part `part` of the trees, in slices of equal size (the last padded with its last tree)
         size = -(-num_trees // parts)
         keys = keys[jnp.minimum(part * size + jnp.arange(size, dtype=jnp.int32), num_trees - 1)]
 
@@ -218,7 +236,9 @@ def _fit(
         real = jnp.broadcast_to(jnp.arange(m, dtype=jnp.int32) < num_rows, (n, m)).astype(
             jnp.int32
         )  # the sample's rows
-        if bootstrap:  # multiplicities of num_rows draws with replacement, one segment sum for all trees
+        if (
+            bootstrap
+        ):  # multiplicities of num_rows draws with replacement, one segment sum for all trees
             draws = jax.vmap(lambda k: jax.random.randint(k, (m,), 0, num_rows))(draw_keys)
             draws = draws + m * jnp.arange(n, dtype=draws.dtype)[:, None]
             weights = jax.ops.segment_sum(real.reshape(-1), draws.reshape(-1), num_segments=n * m)
@@ -237,16 +257,24 @@ def _fit(
             uniforms = None
             if max_features is not None and max_bins is None:  # the sorted sweep's draws
                 uniforms = jax.vmap(lambda k: level_uniforms(k, d, max_depth))(grow_keys)
-            elif max_features is not None:  # per tree one draw for all nodes (row i: internal node i)
-                uniforms = jax.vmap(lambda k: jax.random.uniform(k, (2**max_depth - 1, d)))(grow_keys)
-            return grow_histograms(uniforms, *binned, y, weights, **static, deep_levels=FOREST_DEEP_LEVELS)
+            elif (
+                max_features is not None
+            ):  # per tree one draw for all nodes (row i: internal node i)
+                uniforms = jax.vmap(lambda k: jax.random.uniform(k, (2**max_depth - 1, d)))(
+                    grow_keys
+                )
+            return grow_histograms(
+                uniforms, *binned, y, weights, **static, deep_levels=FOREST_DEEP_LEVELS
+            )
         return jax.vmap(lambda k, w: grow(k, X, y, w, order, **static))(grow_keys, weights)
 
     grow_all = grow_trees if mesh is None else _split_over(grow_trees, mesh)
     if not progress:
         trees = grow_all(keys)
     else:
-        group = count * _group_size(padded // count)  # the trees in groups, one group per tick of the bar
+        group = count * _group_size(
+            padded // count
+        )  # the trees in groups, one group per tick of the bar
         grouped = keys.reshape(padded // group, group, *keys.shape[1:])
         _, trees = scan(
             lambda _, ks: (None, grow_all(ks)),
@@ -293,5 +321,7 @@ def forest_predict(params: RandomForestParams, X: ArrayLike) -> Array:
 @jax.jit
 def _vote(trees, X):
     votes = jax.vmap(leaf_class, in_axes=(0, None))(trees, X)  # (num_trees, n)
-    counts = jnp.sum(jax.nn.one_hot(votes, trees.counts.shape[-1], dtype=jnp.int32), axis=0, dtype=jnp.int32)
+    counts = jnp.sum(
+        jax.nn.one_hot(votes, trees.counts.shape[-1], dtype=jnp.int32), axis=0, dtype=jnp.int32
+    )
     return jnp.argmax(counts, axis=-1).astype(jnp.int32)

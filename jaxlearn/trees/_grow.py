@@ -84,7 +84,17 @@ def midpoint(lo, hi):
 
 
 def grow_levels(
-    search, state, onehot, alive, *, max_depth, dtype, unroll, criterion, num_features, min_samples_split=2
+    search,
+    state,
+    onehot,
+    alive,
+    *,
+    max_depth,
+    dtype,
+    unroll,
+    criterion,
+    num_features,
+    min_samples_split=2,
 ):
     r"""Grow a tree of depth ``max_depth`` level by level with the split search ``search``.
 
@@ -136,7 +146,11 @@ def grow_levels(
         sizes = jax.ops.segment_sum(alive.astype(jnp.int32), node, num_segments=w)
         found = search(level, w, node, totals, sizes, state)
         thr = midpoint(found.lo, found.hi)
-        split = (jnp.sum(totals > 0, axis=-1) > 1) & jnp.isfinite(found.score) & (sizes >= min_samples_split)
+        split = (
+            (jnp.sum(totals > 0, axis=-1) > 1)
+            & jnp.isfinite(found.score)
+            & (sizes >= min_samples_split)
+        )
         node_c = jnp.minimum(node, w - 1)
         goes_on = (node < w) & split[node_c]
         right = found.goes_right(thr, node_c)
@@ -161,5 +175,9 @@ def grow_levels(
     counts = params.counts.at[width - 1 :].set(leaves)
     node_impurity = impurity(counts, criterion).astype(dtype)
     reachable = jnp.ones(num_nodes, bool)  # nodes below a leaf are leaves with no counts
-    weights = importances(params.feature, params.is_leaf, counts, node_impurity, reachable, num_features)
-    return params._replace(counts=counts, impurity=node_impurity, feature_importances=weights.astype(dtype))
+    weights = importances(
+        params.feature, params.is_leaf, counts, node_impurity, reachable, num_features
+    )
+    return params._replace(
+        counts=counts, impurity=node_impurity, feature_importances=weights.astype(dtype)
+    )

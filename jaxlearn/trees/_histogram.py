@@ -48,7 +48,10 @@ CHAIN_BINS = 32
 #: XLA's older CPU loop emitters compile the tree programs faster than its fusion emitters, and the
 #: programs run no slower. No YNNPACK fusions: they run the split scores' short reductions over
 #: classes slower.
-CPU_COMPILER_OPTIONS = {"xla_cpu_use_fusion_emitters": False, "xla_cpu_experimental_ynn_fusion_type": ""}
+CPU_COMPILER_OPTIONS = {
+    "xla_cpu_use_fusion_emitters": False,
+    "xla_cpu_experimental_ynn_fusion_type": "",
+}
 
 
 def tree_jit(fn=None, **options):
@@ -60,13 +63,17 @@ def tree_jit(fn=None, **options):
         return functools.partial(tree_jit, **options)
     plain = jax.jit(fn, **options)
     cpu = jax.jit(fn, compiler_options=CPU_COMPILER_OPTIONS, **options)
-    usable = [top_level() is not None]  # an optimisation only: any JAX lacking what it needs skips it
+    usable = [
+        top_level() is not None
+    ]  # an optimisation only: any JAX lacking what it needs skips it
 
     def on(use, *args, **kwargs):
         if usable[0] and top_level() and jax.default_backend() == "cpu":
             try:
                 return use(cpu, *args, **kwargs)
-            except RuntimeError:  # XlaRuntimeError: a jaxlib that does not know the option; plain jit
+            except (
+                RuntimeError
+            ):  # XlaRuntimeError: a jaxlib that does not know the option; plain jit
                 usable[0] = False
         return use(plain, *args, **kwargs)
 
@@ -74,7 +81,9 @@ def tree_jit(fn=None, **options):
     def call(*args, **kwargs):
         return on(lambda jitted, *a, **k: jitted(*a, **k), *args, **kwargs)
 
-    call.compile = functools.partial(on, lambda jitted, *a, **k: jitted.trace(*a, **k).lower().compile())
+    call.compile = functools.partial(
+        on, lambda jitted, *a, **k: jitted.trace(*a, **k).lower().compile()
+    )
     return call
 
 
@@ -83,10 +92,14 @@ def grow_histograms(uniforms, bins, edges, y, weights, **options) -> DecisionTre
     outgrow the CPU's caches (every tree at once on an accelerator); the same trees."""
     num_trees = weights.shape[0]
     r = bins.shape[1] if options["max_features"] is None else options["max_features"]
-    cells = 2 ** max(options["max_depth"] - 1, 0) * r * edges.shape[0] * (options["num_classes"] + 1)
+    cells = (
+        2 ** max(options["max_depth"] - 1, 0) * r * edges.shape[0] * (options["num_classes"] + 1)
+    )
     group = num_trees if jax.default_backend() != "cpu" else max(1, CPU_HISTOGRAM_CELLS // cells)
     group = max(g for g in range(1, min(group, num_trees) + 1) if num_trees % g == 0)
-    options["level_work"] = num_trees * (cells + weights.shape[1] * r)  # the deepest level's, all trees
+    options["level_work"] = num_trees * (
+        cells + weights.shape[1] * r
+    )  # the deepest level's, all trees
     if group == num_trees:
         return grow_together(uniforms, bins, edges, y, weights, **options)
 
@@ -94,7 +107,8 @@ def grow_histograms(uniforms, bins, edges, y, weights, **options) -> DecisionTre
         return None if a is None else a.reshape(num_trees // group, group, *a.shape[1:])
 
     trees = jax.lax.map(
-        lambda uw: grow_together(uw[0], bins, edges, y, uw[1], **options), (part(uniforms), part(weights))
+        lambda uw: grow_together(uw[0], bins, edges, y, uw[1], **options),
+        (part(uniforms), part(weights)),
     )
     return jax.tree_util.tree_map(lambda a: a.reshape(num_trees, *a.shape[2:]), trees)
 
@@ -156,12 +170,18 @@ def grow_together(
         jnp.ones((num_trees, num_nodes), bool),
         jnp.zeros((num_trees, num_nodes, k), jnp.int32),
     )
-    if uniforms is not None:  # rows past the last internal node, read (and unused) by the widest level
-        uniforms = jnp.concatenate([uniforms, jnp.zeros((num_trees, width, d), uniforms.dtype)], axis=1)
+    if (
+        uniforms is not None
+    ):  # rows past the last internal node, read (and unused) by the widest level
+        uniforms = jnp.concatenate(
+            [uniforms, jnp.zeros((num_trees, width, d), uniforms.dtype)], axis=1
+        )
 
     def grow_level(level, w, node, params):
         """Level ``level`` (static or traced) on arrays of ``w >= 2**level`` nodes."""
-        first = jnp.left_shift(jnp.int32(1), jnp.asarray(level, jnp.int32))  # the level's 2**level nodes
+        first = jnp.left_shift(
+            jnp.int32(1), jnp.asarray(level, jnp.int32)
+        )  # the level's 2**level nodes
         inside = node < w
         node_c = jnp.minimum(node, w - 1)
         segment = jnp.where(inside, tree * w + node, num_trees * w)  # flat ids; T * w: dropped
@@ -169,15 +189,23 @@ def grow_together(
         if max_features is None:
             chosen, row_bins = None, bins[None]  # (1, m, r): every node scores every feature
         else:  # the features not constant in the node are the candidates of its random subset
-            rows = jnp.broadcast_to(jnp.concatenate([narrow, ~narrow], axis=1), (num_trees, m, 2 * d))
+            rows = jnp.broadcast_to(
+                jnp.concatenate([narrow, ~narrow], axis=1), (num_trees, m, 2 * d)
+            )
             top = jax.ops.segment_max(
                 rows.reshape(num_trees * m, 2 * d), segment.reshape(-1), num_segments=num_trees * w
             )  # the largest bin and ~ the smallest
-            u = jax.lax.dynamic_slice_in_dim(uniforms, first - 1, w, axis=1).reshape(num_trees * w, d)
-            chosen = draw_subsets(u, top[:, :d] > ~top[:, d:], max_features).reshape(num_trees, w, r)
+            u = jax.lax.dynamic_slice_in_dim(uniforms, first - 1, w, axis=1).reshape(
+                num_trees * w, d
+            )
+            chosen = draw_subsets(u, top[:, :d] > ~top[:, d:], max_features).reshape(
+                num_trees, w, r
+            )
             feature = jnp.take_along_axis(chosen, node_c[:, :, None], axis=1)  # (T, m, r)
             row_bins = jnp.take_along_axis(bins[None], feature, axis=2)
-        slot = ((segment[:, :, None] * r + jnp.arange(r, dtype=jnp.int32)) * num_bins + row_bins) * c
+        slot = (
+            (segment[:, :, None] * r + jnp.arange(r, dtype=jnp.int32)) * num_bins + row_bins
+        ) * c
         index, value = slot + y[None, :, None], jnp.broadcast_to(weights[:, :, None], slot.shape)
         if with_sizes:
             index = jnp.concatenate([index, slot + k], axis=2)
@@ -199,10 +227,15 @@ def grow_together(
         else:
             n_left, n_right = jnp.sum(left, -1), jnp.sum(right, -1)
         valid = (n_left >= min_samples_leaf) & (n_right >= min_samples_leaf)
-        score = valid_split_score(left[..., :k], right[..., :k], valid, criterion, dtype)  # (T, w, r, B)
+        score = valid_split_score(
+            left[..., :k], right[..., :k], valid, criterion, dtype
+        )  # (T, w, r, B)
         # the best (row, bin) of each node: the first maximum in row-major order, i.e. the lowest
         # feature (rows are in increasing feature order), then the lowest threshold
-        score, n_left = score.reshape(num_trees, w, r * num_bins), n_left.reshape(num_trees, w, r * num_bins)
+        score, n_left = (
+            score.reshape(num_trees, w, r * num_bins),
+            n_left.reshape(num_trees, w, r * num_bins),
+        )
         node_score = jnp.max(score, axis=2)
         best = _first_max(score, node_score)
         best_row, b_lo = best // num_bins, best % num_bins
@@ -222,11 +255,18 @@ def grow_together(
         if min_samples_split > 2:
             split = split & (sizes[..., 0] >= min_samples_split)
         per_node = jnp.stack([best_feature, b_lo, split.astype(jnp.int32)], axis=2)  # (T, w, 3)
-        mine = jnp.take_along_axis(per_node, node_c[:, :, None], axis=1)  # (T, m, 3): each example's node
+        mine = jnp.take_along_axis(
+            per_node, node_c[:, :, None], axis=1
+        )  # (T, m, 3): each example's node
         x_bin = jnp.take_along_axis(bins[None], mine[:, :, :1], axis=2)[:, :, 0]
         goes_on = inside & (mine[:, :, 2] > 0)
         node = jnp.where(goes_on, 2 * node + (x_bin > mine[:, :, 1]).astype(jnp.int32), width)
-        values = (jnp.where(split, best_feature, 0), jnp.where(split, thr, 0).astype(dtype), ~split, totals)
+        values = (
+            jnp.where(split, best_feature, 0),
+            jnp.where(split, thr, 0).astype(dtype),
+            ~split,
+            totals,
+        )
         local = jnp.arange(w, dtype=jnp.int32)
         heap = jnp.where(local < first, first - 1 + local, num_nodes)  # out of range: dropped
         return node, tuple(p.at[:, heap].set(v, mode="drop") for p, v in zip(params, values))

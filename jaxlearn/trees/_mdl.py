@@ -114,7 +114,9 @@ def mdl_decode(code: ArrayLike, d: int, max_depth: Optional[int] = None) -> Deci
         )
     code = jnp.asarray(code).astype(jnp.int32)
     if code.shape[0] < 2:
-        raise ValueError(f"expected `code` of at least 2 symbols (a leaf and the end), got {code.shape[0]}")
+        raise ValueError(
+            f"expected `code` of at least 2 symbols (a leaf and the end), got {code.shape[0]}"
+        )
     nodes, depths, symbols, valid = _walk(code, d)
     if is_concrete(code):
         _check_code(np.asarray(code), d, bool(valid))
@@ -123,9 +125,13 @@ def mdl_decode(code: ArrayLike, d: int, max_depth: Optional[int] = None) -> Deci
             max_depth = depth
             DEPTH.check("max_depth", max_depth)
         elif depth > max_depth:
-            raise ValueError(f"expected `max_depth` >= the coded tree's depth {depth}, got {max_depth}")
+            raise ValueError(
+                f"expected `max_depth` >= the coded tree's depth {depth}, got {max_depth}"
+            )
     elif max_depth is None:
-        raise ValueError("expected `max_depth` (an int) when `code` is traced: the depth sets the shapes")
+        raise ValueError(
+            "expected `max_depth` (an int) when `code` is traced: the depth sets the shapes"
+        )
     return _scatter(nodes, symbols, d, int(max_depth))
 
 
@@ -214,9 +220,16 @@ def _walk(code, d):
         depths = depths.at[top + 1].set(jnp.where(push, depth + 1, 0), mode="drop")
         size = top + 2 * push.astype(jnp.int32)
         done = done | (active & is_end)
-        return (nodes, depths, size, done, ok), (jnp.where(emit, node, -1), jnp.where(emit, depth, -1))
+        return (nodes, depths, size, done, ok), (
+            jnp.where(emit, node, -1),
+            jnp.where(emit, depth, -1),
+        )
 
-    start = (jnp.zeros(length + 1, jnp.int32), jnp.zeros(length + 1, jnp.int32), jnp.ones([], jnp.int32))
+    start = (
+        jnp.zeros(length + 1, jnp.int32),
+        jnp.zeros(length + 1, jnp.int32),
+        jnp.ones([], jnp.int32),
+    )
     carry = (*start, jnp.zeros([], bool), jnp.ones([], bool))
     (_, _, _, done, ok), (nodes, depths) = jax.lax.scan(step, carry, code)
     return nodes, depths, code, ok & done
@@ -232,7 +245,9 @@ def _check_code(code, d: int, valid: bool) -> None:
             f"{int(body.max())}"
         )
     if not ends.size:
-        raise ValueError(f"expected `code` to end with the end-of-code symbol d + 2 = {d + 2}, found none")
+        raise ValueError(
+            f"expected `code` to end with the end-of-code symbol d + 2 = {d + 2}, found none"
+        )
     if not valid:
         raise ValueError(
             "expected `code` a preorder of a tree whose internal nodes have two children, ended right after "
@@ -246,7 +261,9 @@ def _scatter(nodes, symbols, d, max_depth):
     dtype = jnp.result_type(float)
     index = jnp.where((nodes >= 0) & (nodes < size_n), nodes, size_n)  # size_n: dropped
     internal = symbols < d
-    feature = jnp.zeros(size_n, jnp.int32).at[index].set(jnp.where(internal, symbols, 0), mode="drop")
+    feature = (
+        jnp.zeros(size_n, jnp.int32).at[index].set(jnp.where(internal, symbols, 0), mode="drop")
+    )
     is_leaf = jnp.ones(size_n, bool).at[index].set(~internal, mode="drop")
     threshold = jnp.where(is_leaf, 0.0, 0.5).astype(dtype)
     label = jnp.clip(symbols - d, 0, 1)

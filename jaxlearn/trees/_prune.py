@@ -71,19 +71,31 @@ def prune(
     # validation set and `bound` are given, `d` is missing, or the validation sample is malformed.
     check_tree(params)
     if (bound is None) == (X_val is None):
-        raise ValueError("expected a validation set (`X_val`, `y_val`) or `bound`, not both or neither")
+        raise ValueError(
+            "expected a validation set (`X_val`, `y_val`) or `bound`, not both or neither"
+        )
     k = params.counts.shape[-1]
     dtype = params.counts.dtype
     if bound is not None:
         if not callable(bound):
-            raise TypeError(f"expected `bound` a function bound(n_nodes, d, m, delta), got {bound!r}")
+            raise TypeError(
+                f"expected `bound` a function bound(n_nodes, d, m, delta), got {bound!r}"
+            )
         if d is None or y_val is not None:
-            raise ValueError("expected `d` (the bound's number of features) and no `y_val` with `bound=`")
-        for name, value, interval in (("m", m, POSITIVE), ("d", d, POSITIVE), ("delta", delta, OPEN_UNIT)):
+            raise ValueError(
+                "expected `d` (the bound's number of features) and no `y_val` with `bound=`"
+            )
+        for name, value, interval in (
+            ("m", m, POSITIVE),
+            ("d", d, POSITIVE),
+            ("delta", delta, OPEN_UNIT),
+        ):
             interval.check(name, value)
         m = jnp.sum(params.counts[0]) if m is None else jnp.asarray(m, dtype)
         train_errors = _leaf_errors(params.counts, params.counts)
-        return _prune(params, train_errors, m, jnp.asarray(d, dtype), jnp.asarray(delta, dtype), bound=bound)
+        return _prune(
+            params, train_errors, m, jnp.asarray(d, dtype), jnp.asarray(delta, dtype), bound=bound
+        )
     if y_val is None:
         raise ValueError("expected `y_val` of shape (n,), the labels of `X_val`, got None")
     X_val = check_query(params, X_val, "X_val")
@@ -130,10 +142,14 @@ def _node_counts(params, X, y):
 def _prune(params, leaf_errors, m, d, delta, *, bound):
     dtype = leaf_errors.dtype
 
-    def objective(errors, nodes):  # f(T, m) = L_S(T) + bound(n(T), d, m, delta), or validation errors
+    def objective(
+        errors, nodes
+    ):  # f(T, m) = L_S(T) + bound(n(T), d, m, delta), or validation errors
         if bound is None:
             return errors
-        return errors / m + jnp.asarray(bound(nodes.astype(dtype), d, m, delta), dtype)  # a float64 bound
+        return errors / m + jnp.asarray(
+            bound(nodes.astype(dtype), d, m, delta), dtype
+        )  # a float64 bound
 
     num_nodes = params.is_leaf.shape[0]
     reachable = _reachable(params.is_leaf)

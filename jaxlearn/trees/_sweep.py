@@ -79,7 +79,9 @@ def grow(
             rows, chosen = order, None
         else:  # per node, a random subset of the features it can split on: only their rows are scored
             candidates = segment_max(fits & (_next(xs) > xs), segments)
-            chosen = _feature_subsets(jax.random.fold_in(key, level), candidates[:, :width], max_features)
+            chosen = _feature_subsets(
+                jax.random.fold_in(key, level), candidates[:, :width], max_features
+            )
             row_feature = chosen[nodes_c].T  # (max_features, m): the feature each row scores at p
             rows = jnp.take_along_axis(order, row_feature, axis=0)
             xs = jnp.take_along_axis(xs, row_feature, axis=0)
@@ -112,9 +114,13 @@ def grow(
         def advance(goes_on, right, split):
             """Partition the sorted orders stably among the children (the leaves' examples last)."""
             kept = jnp.where(split, sizes, 0)
-            new_starts = _exclusive_cumsum(kept)  # parents' segments after dropping leaves' examples
+            new_starts = _exclusive_cumsum(
+                kept
+            )  # parents' segments after dropping leaves' examples
             n_left_node = jax.ops.segment_sum(
-                (goes_on & ~right).astype(jnp.int32), jnp.minimum(node, width - 1), num_segments=width
+                (goes_on & ~right).astype(jnp.int32),
+                jnp.minimum(node, width - 1),
+                num_segments=width,
             )
             on = goes_on[order]
             to_right = right[order] & on
@@ -185,6 +191,8 @@ def level_uniforms(key, d: int, max_depth: int):
     """(2^D - 1, d): the uniforms :func:`grow` draws its feature subsets from, in heap order (row
     :math:`i`: the internal node :math:`i`), so that a histogram growth draws the same subsets."""
     width = 2**max_depth
-    draw = lambda level: jax.random.uniform(jax.random.fold_in(key, level), (d, width)).T[: 2**level]  # noqa: E731
+    draw = lambda level: jax.random.uniform(jax.random.fold_in(key, level), (d, width)).T[
+        : 2**level
+    ]  # noqa: E731
     rows = [draw(level) for level in range(max_depth)]
     return jnp.concatenate(rows, axis=0) if rows else jnp.zeros((0, d))

@@ -100,7 +100,11 @@ def decision_tree(
     References:
       UML sections 18.2 (ID3), 18.2.1 (gain measures), 18.2.3 (threshold splits).
     """
-    max_depth, min_samples_leaf, max_bins = as_int(max_depth), as_int(min_samples_leaf), as_int(max_bins)
+    max_depth, min_samples_leaf, max_bins = (
+        as_int(max_depth),
+        as_int(min_samples_leaf),
+        as_int(max_bins),
+    )
     min_samples_split = as_int(min_samples_split)
     check_criterion(criterion)
 
@@ -108,8 +112,14 @@ def decision_tree(
         k = classes_of(y, num_classes)
         if max_depth is None:
             min_split = max(min_samples_split, 2 * min_samples_leaf)
-            return grow_fully(lambda depth: fit_at(key, X, y, k, depth), X, y, num_trees=1, num_classes=k,
-                              min_split=min_split)  # fmt: skip
+            return grow_fully(
+                lambda depth: fit_at(key, X, y, k, depth),
+                X,
+                y,
+                num_trees=1,
+                num_classes=k,
+                min_split=min_split,
+            )
         return fit_at(key, X, y, k, max_depth)
 
     def fit_at(key, X, y, k, max_depth):
@@ -190,14 +200,29 @@ def _leaf_frequencies(params, X):
 @functools.partial(
     jax.jit,
     static_argnames=(
-        "max_depth", "num_classes", "criterion", "min_samples_leaf", "max_features", "max_bins",
+        "max_depth",
+        "num_classes",
+        "criterion",
+        "min_samples_leaf",
+        "max_features",
+        "max_bins",
         "min_samples_split",
     ),
-)  # fmt: skip
+)
 def _fit(
-    key, X, y, weights, *, max_depth, num_classes, criterion, min_samples_leaf, max_features, max_bins,
+    key,
+    X,
+    y,
+    weights,
+    *,
+    max_depth,
+    num_classes,
+    criterion,
+    min_samples_leaf,
+    max_features,
+    max_bins,
     min_samples_split=2,
-):  # fmt: skip
+):
     if max_bins is not None:
         X = quantize(X, max_bins)
     return grow(
@@ -215,9 +240,26 @@ def _fit(
     )
 
 
-@tree_jit(static_argnames=("max_depth", "num_classes", "criterion", "min_samples_leaf", "min_samples_split"))
+@tree_jit(
+    static_argnames=(
+        "max_depth",
+        "num_classes",
+        "criterion",
+        "min_samples_leaf",
+        "min_samples_split",
+    )
+)
 def _fit_binned(
-    bins, edges, y, count, *, max_depth, num_classes, criterion, min_samples_leaf, min_samples_split=2
+    bins,
+    edges,
+    y,
+    count,
+    *,
+    max_depth,
+    num_classes,
+    criterion,
+    min_samples_leaf,
+    min_samples_split=2,
 ):
     weights = (jnp.arange(bins.shape[0], dtype=jnp.int32) < count).astype(jnp.int32)[
         None

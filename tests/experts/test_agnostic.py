@@ -69,7 +69,9 @@ def test_lemma_21_13_some_expert_is_every_hypothesis(name, seed):
         row = np.concatenate([rounds, -np.ones(ldim - len(rounds), np.int32)])
         (expert,) = np.flatnonzero((sets == row).all(axis=1))
         np.testing.assert_array_equal(advice[:, expert], truth[h])
-        np.testing.assert_array_equal(_expert_by_python(H, np.asarray(xs), set(rounds), tie=1), truth[h])
+        np.testing.assert_array_equal(
+            _expert_by_python(H, np.asarray(xs), set(rounds), tie=1), truth[h]
+        )
 
 
 def test_the_books_tie_rule_in_expert_breaks_lemma_21_13():
@@ -110,7 +112,9 @@ def test_regret_on_noisy_streams(name):
     streams = [_stream(H, 10 + seed, T, 0.25) for seed in range(16)]
     xs, ys = (jnp.stack(a) for a in zip(*streams))
     keys = jax.random.split(jax.random.PRNGKey(0), 16)
-    _, trace = jax.vmap(lambda x, y, k: core.run(learner, learner.init(x[0], k), x, y))(xs, ys, keys)
+    _, trace = jax.vmap(lambda x, y, k: core.run(learner, learner.init(x[0], k), x, y))(
+        xs, ys, keys
+    )
     xs, ys, trace = jax.device_get((xs, ys, trace))
     for i in range(16):
         _regret_check(H, T, xs[i], ys[i], jax.tree_util.tree_map(lambda a, i=i: a[i], trace))
@@ -150,7 +154,9 @@ def test_run_equals_python_loop_and_chunks():
     for lo, hi in [(0, 4), (4, 10)]:
         s, trace = core.run(learner, s, xs[lo:hi], ys[lo:hi])
         traces.append(trace)
-    chex.assert_trees_all_close((s, jax.tree_util.tree_map(lambda *a: jnp.concatenate(a), *traces)), got)
+    chex.assert_trees_all_close(
+        (s, jax.tree_util.tree_map(lambda *a: jnp.concatenate(a), *traces)), got
+    )
 
 
 def test_vmap_over_eta_equals_loop():

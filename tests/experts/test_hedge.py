@@ -65,10 +65,14 @@ def test_ha2_samples_follow_the_allocation():
     losses = jax.random.uniform(jax.random.PRNGKey(0), (T, n))
     learner = experts.hedge(0.05, sample=True)
     keys = jax.random.split(jax.random.PRNGKey(1), 32)
-    run_one = jax.jit(jax.vmap(lambda k: core.run(learner, learner.init(jnp.zeros(n), k), None, losses)[1]))
+    run_one = jax.jit(
+        jax.vmap(lambda k: core.run(learner, learner.init(jnp.zeros(n), k), None, losses)[1])
+    )
     traces = run_one(keys)
     # the expected loss does not depend on the coins; the realised loss averages to it
-    np.testing.assert_allclose(traces.loss, jnp.broadcast_to(traces.loss[0], traces.loss.shape), rtol=1e-6)
+    np.testing.assert_allclose(
+        traces.loss, jnp.broadcast_to(traces.loss[0], traces.loss.shape), rtol=1e-6
+    )
     realised, expected = traces.action_loss.sum(axis=1), traces.loss[0].sum()
     assert abs(float(realised.mean() - expected)) < 4 * float(realised.std()) / np.sqrt(32) + 1.0
     assert bool(jnp.all((traces.action >= 0) & (traces.action < n)))
@@ -103,7 +107,10 @@ def test_vmapped_sweep_of_64_etas():
     assert bool(jnp.all(regrets <= theory.exponential_weights_bound(etas, T, n)))
     # the sweep equals 64 separate runs in float64 too (to rounding)
     with jax.enable_x64(True):
-        losses64, s64 = losses.astype(jnp.float64), experts.hedge(1.0).init(jnp.zeros(n, jnp.float64))
+        losses64, s64 = (
+            losses.astype(jnp.float64),
+            experts.hedge(1.0).init(jnp.zeros(n, jnp.float64)),
+        )
         etas64 = etas.astype(jnp.float64)
         swept = jax.vmap(lambda e: core.run(experts.hedge(e), s64, None, losses64)[1].loss)(etas64)
         one64 = jax.jit(lambda e: core.run(experts.hedge(e), s64, None, losses64)[1].loss)
@@ -149,7 +156,9 @@ def test_block_sizes_equal_the_scan_with_eta_traced_under_vmap(block_size, x64):
     s0 = experts.hedge(1.0).init(jnp.zeros(n))
 
     def sweep(size):
-        return jax.vmap(lambda e: core.run(experts.hedge(e), s0, None, losses, block_size=size))(etas)
+        return jax.vmap(lambda e: core.run(experts.hedge(e), s0, None, losses, block_size=size))(
+            etas
+        )
 
     chex.assert_trees_all_close(sweep(block_size), sweep(0), rtol=0, atol=1e-12)
 
@@ -168,7 +177,9 @@ def test_extreme_etas_keep_the_allocation_a_distribution(eta, dtype, x64):
         assert a.dtype == dtype
     assert bool(jnp.all(jnp.isfinite(trace.prediction)) & jnp.all(jnp.isfinite(trace.loss)))
     assert bool(jnp.all(jnp.isfinite(jax.nn.logsumexp(state.log_v))))
-    atol = 1e-12 if dtype == jnp.float64 else 1e-5  # log-weights of size eta * L lose digits as L grows
+    atol = (
+        1e-12 if dtype == jnp.float64 else 1e-5
+    )  # log-weights of size eta * L lose digits as L grows
     np.testing.assert_allclose(trace.prediction.sum(axis=1), 1, rtol=atol)
     np.testing.assert_allclose(jnp.exp(state.log_v).sum(), 1, rtol=atol)
     np.testing.assert_allclose(trace.prediction, scan.prediction, atol=atol)
@@ -210,7 +221,9 @@ def _two_phase_losses(T, n, k):
     Hedge follows the others through phase 1 (paying little) and keeps following them into phase 2
     until expert 0's weight catches up, about ln(n - 1)/eta rounds, paying ~1 each round: the regret is
     close to ln(n)/eta, half the bound sqrt(2 T ln n) at the theorem's eta."""
-    return jnp.concatenate([jnp.tile(jnp.eye(n)[0], (k, 1)), jnp.tile(1 - jnp.eye(n)[0], (T - k, 1))])
+    return jnp.concatenate(
+        [jnp.tile(jnp.eye(n)[0], (k, 1)), jnp.tile(1 - jnp.eye(n)[0], (T - k, 1))]
+    )
 
 
 @pytest.mark.parametrize("n", [2, 10, 1000])

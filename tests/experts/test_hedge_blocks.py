@@ -25,7 +25,11 @@ def _start(n, key=9):
 
 @pytest.mark.parametrize(
     "layout",
-    [blocks.direct, blocks.in_short_blocks, *(lambda *a, c=c: blocks.chunked(*a, c) for c in (2, 5, 18))],
+    [
+        blocks.direct,
+        blocks.in_short_blocks,
+        *(lambda *a, c=c: blocks.chunked(*a, c) for c in (2, 5, 18)),
+    ],
     ids=["direct", "short_blocks", "2_chunks", "5_chunks", "18_chunks"],
 )
 @pytest.mark.parametrize("size", [37, 300, 2051])
@@ -52,9 +56,13 @@ def test_one_stream_takes_the_chunks_and_a_batch_the_short_blocks(monkeypatch, x
     calls = []
     for name in ("chunked", "in_short_blocks"):
         original = getattr(blocks, name)
-        monkeypatch.setattr(blocks, name, lambda *a, _f=original, _n=name: calls.append(_n) or _f(*a))
+        monkeypatch.setattr(
+            blocks, name, lambda *a, _f=original, _n=name: calls.append(_n) or _f(*a)
+        )
     n = 1000  # a slab of chunks x n >= MIN_SLAB_ENTRIES
-    losses = jax.random.uniform(jax.random.PRNGKey(0), (blocks.DIRECT_ROUNDS + 1100, n), jnp.float64)
+    losses = jax.random.uniform(
+        jax.random.PRNGKey(0), (blocks.DIRECT_ROUNDS + 1100, n), jnp.float64
+    )
     log_v = _start(n)
     assert blocks.chunk_count(*losses.shape) * n >= blocks.MIN_SLAB_ENTRIES
     one = blocks.allocations(log_v, losses, jnp.float64(0.5))
@@ -68,7 +76,9 @@ def test_one_stream_takes_the_chunks_and_a_batch_the_short_blocks(monkeypatch, x
     etas = jnp.array([0.5, 2.0], jnp.float64)
     swept = jax.vmap(blocks.allocations, (None, None, 0))(log_v, losses, etas)
     assert calls[-1] == "in_short_blocks"  # (custom_vmap traces the one-stream function first)
-    chex.assert_trees_all_close(jax.tree_util.tree_map(lambda a: a[0], swept), one, rtol=1e-12, atol=1e-12)
+    chex.assert_trees_all_close(
+        jax.tree_util.tree_map(lambda a: a[0], swept), one, rtol=1e-12, atol=1e-12
+    )
 
 
 def test_seeds_by_rates_by_streams_under_nested_vmap(x64):
@@ -97,7 +107,9 @@ def test_gradient_with_respect_to_eta_equals_the_scans(x64):
     state0 = experts.hedge(1.0).init(jnp.zeros(n, jnp.float64))
 
     def total_loss(eta, block_size):
-        return core.run(experts.hedge(eta), state0, None, losses, block_size=block_size)[1].loss.sum()
+        return core.run(experts.hedge(eta), state0, None, losses, block_size=block_size)[
+            1
+        ].loss.sum()
 
     eta = jnp.float64(0.3)
     fast = jax.grad(total_loss)(eta, None)
@@ -113,11 +125,15 @@ def test_gradient_with_respect_to_eta_equals_the_scans(x64):
 @pytest.mark.parametrize("top_rate", [9.0, 300.0], ids=["shift_from_start", "row_maxima"])
 @pytest.mark.parametrize("size", [blocks.DIRECT_ROUNDS, 37, 300])
 @pytest.mark.parametrize("batched", ["rates", "starts", "both"])
-def test_rates_and_starts_on_one_stream_equal_their_own_runs(size, batched, top_rate, monkeypatch, x64):
+def test_rates_and_starts_on_one_stream_equal_their_own_runs(
+    size, batched, top_rate, monkeypatch, x64
+):
     # vmap over rates or starting weights with the stream shared: the rate axis inside each round
     ranks = []
     original = blocks.direct
-    monkeypatch.setattr(blocks, "direct", lambda log_v, *a: ranks.append(log_v.ndim) or original(log_v, *a))
+    monkeypatch.setattr(
+        blocks, "direct", lambda log_v, *a: ranks.append(log_v.ndim) or original(log_v, *a)
+    )
     n, k = 6, 3
     losses = jax.random.uniform(jax.random.PRNGKey(size), (size, n), jnp.float64)
     etas = jnp.array([0.05, 0.8, top_rate], jnp.float64)
@@ -131,7 +147,9 @@ def test_rates_and_starts_on_one_stream_equal_their_own_runs(size, batched, top_
         start = starts[j] if start_axis == 0 else start_in
         eta = etas[j] if eta_axis == 0 else eta_in
         mine = jax.tree_util.tree_map(lambda a, j=j: a[j], swept)
-        chex.assert_trees_all_close(mine, blocks.allocations(start, losses, eta), rtol=1e-12, atol=1e-12)
+        chex.assert_trees_all_close(
+            mine, blocks.allocations(start, losses, eta), rtol=1e-12, atol=1e-12
+        )
         np.testing.assert_allclose(mine[1], _scan(start, losses, eta)[1], rtol=1e-11, atol=1e-12)
 
 
@@ -148,9 +166,15 @@ def test_a_sweeps_shift_bounds_each_row_from_the_block_start_where_safe(x64):
     shift, exact = blocks.shift_for_rates(log_v, earlier, small), row_maxima(small)
     assert shift.shape == (17, 3, 1)
     assert bool(jnp.all(shift >= exact - 1e-12))  # no exponential above 1
-    assert bool(jnp.all(shift <= exact + small[:, None] * spread + 1e-12))  # the largest weight kept
+    assert bool(
+        jnp.all(shift <= exact + small[:, None] * spread + 1e-12)
+    )  # the largest weight kept
     assert not np.allclose(shift, exact)  # taken from the block's start, not the rows' maxima
-    large = jnp.array([0.05, 0.8, 300.0], jnp.float64)  # 300 x spread: past SAFE_RANGE of float64's range
+    large = jnp.array(
+        [0.05, 0.8, 300.0], jnp.float64
+    )  # 300 x spread: past SAFE_RANGE of float64's range
     negative = jnp.array([-0.1, 0.8, 2.0], jnp.float64)  # a negative rate: no bound from the start
     for etas in (large, negative):
-        np.testing.assert_allclose(blocks.shift_for_rates(log_v, earlier, etas), row_maxima(etas), rtol=1e-14)
+        np.testing.assert_allclose(
+            blocks.shift_for_rates(log_v, earlier, etas), row_maxima(etas), rtol=1e-14
+        )

@@ -208,7 +208,8 @@ def test_soa_each_mistake_lowers_ldim_and_predicts_argmax_ldim(seed):
 
 
 @pytest.mark.parametrize(
-    "H", [_thresholds(31), np.eye(9, dtype=np.int32), _random_class(7, 8, 60), _random_class(8, 5, 32)]
+    "H",
+    [_thresholds(31), np.eye(9, dtype=np.int32), _random_class(7, 8, 60), _random_class(8, 5, 32)],
 )
 def test_soa_mistake_bound_on_random_realizable_streams(H):
     learner = soa(H)
@@ -238,7 +239,13 @@ def _tree_adversary(learner, tree, depth):
 
 @pytest.mark.parametrize(
     "H",
-    [FIGURE_21_1, _thresholds(15), _thresholds(40), np.eye(7, dtype=np.int32), _random_class(3, 7, 64)],
+    [
+        FIGURE_21_1,
+        _thresholds(15),
+        _thresholds(40),
+        np.eye(7, dtype=np.int32),
+        _random_class(3, 7, 64),
+    ],
 )
 def test_shattered_tree_adversary_forces_exactly_ldim_mistakes(H):
     # Corollary 21.8: M_SOA(H) = Ldim(H); the tree walk stays realizable, so SOA errs every round.

@@ -18,7 +18,9 @@ def test_two_point_six_three():
     # beta = 1/e: both constants are 1 / ln(2e / (e + 1)) = 2.63237...
     c = 1 / np.log(2 * np.e / (np.e + 1))
     assert c == pytest.approx(2.63237, abs=1e-5)
-    assert float(theory.weighted_majority_bound(1 / np.e, 10, np.e)) == pytest.approx(11 * c, rel=1e-6)
+    assert float(theory.weighted_majority_bound(1 / np.e, 10, np.e)) == pytest.approx(
+        11 * c, rel=1e-6
+    )
 
 
 @pytest.mark.parametrize("beta", [0.1, 1 / np.e, 0.5, 0.9])
@@ -36,12 +38,16 @@ def test_beta_zero_is_halving():
     # realizable stream at most log2(n) mistakes. With no perfect expert the bound is vacuous, and a
     # round where every expert of positive weight errs keeps the weights (as Halving keeps V_t).
     X, y = datasets.expert_advice(jax.random.PRNGKey(0), 500, 16)  # expert 0 is never wrong
-    _, trace = core.run(experts.weighted_majority(0.0), experts.weighted_majority(0.0).init(X[0]), X, y)
+    _, trace = core.run(
+        experts.weighted_majority(0.0), experts.weighted_majority(0.0).init(X[0]), X, y
+    )
     _, halving = core.run(experts.halving(), experts.halving().init(X[0]), X, y)
     np.testing.assert_array_equal(trace.prediction, halving.prediction)
     assert float(trace.loss.sum()) <= float(theory.halving_bound(16))
     X, y = datasets.expert_advice(jax.random.PRNGKey(1), 500, 16, jnp.linspace(0.05, 0.6, 16))
-    state, _ = core.run(experts.weighted_majority(0.0), experts.weighted_majority(0.0).init(X[0]), X, y)
+    state, _ = core.run(
+        experts.weighted_majority(0.0), experts.weighted_majority(0.0).init(X[0]), X, y
+    )
     assert float(jnp.exp(state.log_w).sum()) == pytest.approx(1.0, abs=1e-5)
 
 
@@ -70,7 +76,9 @@ def test_per_round_weight_inequalities(x64):
     X, y = datasets.expert_advice(jax.random.PRNGKey(2), 300, 10, jnp.linspace(0.1, 0.5, 10))
     learner = experts.weighted_majority(beta)
     _, trace = core.run(learner, learner.init(X[0]), X, y)
-    counts = jnp.concatenate([jnp.zeros((1, 10)), jnp.cumsum(X != y[:, None], axis=0).astype(jnp.float64)])
+    counts = jnp.concatenate(
+        [jnp.zeros((1, 10)), jnp.cumsum(X != y[:, None], axis=0).astype(jnp.float64)]
+    )
     W = jnp.sum(beta**counts, axis=1)
     assert bool(jnp.all(W[1:] <= W[:-1] + 1e-12))
     ratio = W[1:] / W[:-1]
@@ -92,7 +100,9 @@ def test_million_rounds_in_float32_do_not_underflow():
         state, trace = core.run(learner, state, X.astype(jnp.float32), y, trace_fn=lambda i: i.loss)
         assert state[0].dtype == jnp.float32
         assert not bool(jnp.any(jnp.isnan(state[0]))) and not bool(jnp.any(jnp.isnan(trace)))
-        assert float(jnp.exp(state[0][1])) == pytest.approx(1.0, abs=1e-5)  # the good expert holds it all
+        assert float(jnp.exp(state[0][1])) == pytest.approx(
+            1.0, abs=1e-5
+        )  # the good expert holds it all
 
 
 def test_beta_outside_range():
@@ -134,7 +144,9 @@ def test_rwm_expected_regret_on_random_and_adaptive_costs(n):
         return new_state, (info, h)
 
     _, (adv, chosen) = jax.lax.scan(record, state0, None, length=T)
-    expert_costs = jnp.sum(jax.nn.one_hot(chosen, n), axis=0)  # the heaviest expert pays 1 each round
+    expert_costs = jnp.sum(
+        jax.nn.one_hot(chosen, n), axis=0
+    )  # the heaviest expert pays 1 each round
     regret = float(adv.expected_loss.sum()) - float(expert_costs.min())
     assert regret <= theory.rwm_regret_bound(T, n)
     assert float(adv.expected_loss.sum()) >= T / n  # the adversary makes the learner pay
@@ -157,7 +169,8 @@ def test_rwm_and_hedge_have_identical_weights(x64):
 # sqrt(4 ln 2) = 1.665109; T = 100, d = 10: sqrt(200 ln 10) = sqrt(460.517...);
 # T = 2000, d = 1000: sqrt(4000 ln 1000) = sqrt(27631.02...).
 @pytest.mark.parametrize(
-    "T, n, want", [(8, 4, 4.70964009), (2, 2, 1.66510922), (100, 10, 21.45966026), (2000, 1000, 166.22581363)]
+    "T, n, want",
+    [(8, 4, 4.70964009), (2, 2, 1.66510922), (100, 10, 21.45966026), (2000, 1000, 166.22581363)],
 )
 def test_rwm_regret_bound_is_sqrt_2_ln_d_T(T, n, want):
     # UML Theorem 21.11: with eta = sqrt(2 log(d) / T) (T > 2 log d), regret <= sqrt(2 log(d) T).

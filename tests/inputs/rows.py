@@ -39,10 +39,14 @@ class Bad:
         assert_raised_by_jaxlearn(caught, self)
         message = str(caught.value)
         if isinstance(self.names, (set, frozenset)):
-            assert any(f"`{n}`" in message for n in self.names), f"{self.what}: names none of {self.names}"
+            assert any(f"`{n}`" in message for n in self.names), (
+                f"{self.what}: names none of {self.names}"
+            )
             return
         for name in (self.names,) if isinstance(self.names, str) else self.names:
-            assert f"`{name}`" in message, f"{self.what}: message does not name `{name}`: {message!r}"
+            assert f"`{name}`" in message, (
+                f"{self.what}: message does not name `{name}`: {message!r}"
+            )
 
 
 @dataclasses.dataclass(frozen=True)

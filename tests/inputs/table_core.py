@@ -29,7 +29,9 @@ def _closed_over_sweep(nan=False):
         losses[3, 5] = np.nan
     losses = jnp.asarray(losses)
     state = experts.hedge(0.1).init(jnp.zeros(1024))
-    run = lambda eta: core.run(experts.hedge(eta), state, None, losses, trace_fn=lambda i: i.loss)[1]  # noqa: E731
+    run = lambda eta: core.run(experts.hedge(eta), state, None, losses, trace_fn=lambda i: i.loss)[
+        1
+    ]  # noqa: E731
     etas = jnp.array([0.05, 0.5])
     return jax.jit(jax.vmap(run))(etas), jnp.stack([run(eta) for eta in etas])
 
@@ -78,7 +80,9 @@ ROWS = [
     Bad(core.run, "NaN label", _run(_P, _S, _X, np.where(np.arange(4) == 0, np.nan, _Y)), "ys"),
     Bad(core.run, "label 0", _run(_P, _S, _X, np.where(_Y > 0, 1.0, 0.0)), "ys"),
     Bad(core.run, "negative block_size", _run(_P, _S, _X, _Y, block_size=-1), "block_size"),
-    Bad(core.run, "float block_size", _run(_P, _S, _X, _Y, block_size=2.5), "block_size", TypeError),
+    Bad(
+        core.run, "float block_size", _run(_P, _S, _X, _Y, block_size=2.5), "block_size", TypeError
+    ),
     Bad(core.run, "unroll 0", _run(_P, _S, _X, _Y, unroll=0), "unroll"),
     Bad(core.run, "not a learner", _run((1, 2), _S, _X, _Y), "learner", TypeError),
     Holds(
@@ -116,17 +120,36 @@ ROWS = [
         "ys",
     ),
     # --- the state: what the learner's init builds, finite, counters >= 0 ----------------------------
-    Bad(core.run, "state: int32 w", _run(_P, _S._replace(w=_S.w.astype(jnp.int32)), _X, _Y), "state"),
+    Bad(
+        core.run, "state: int32 w", _run(_P, _S._replace(w=_S.w.astype(jnp.int32)), _X, _Y), "state"
+    ),
     Bad(core.run, "state: step -5", _run(_P, _S._replace(step=jnp.int32(-5)), _X, _Y), "state"),
-    Bad(core.run, "state: NaN in w", _run(_P, _S._replace(w=_S.w.at[0].set(jnp.nan)), _X, _Y), "state"),
+    Bad(
+        core.run,
+        "state: NaN in w",
+        _run(_P, _S._replace(w=_S.w.at[0].set(jnp.nan)), _X, _Y),
+        "state",
+    ),
     Bad(core.run, "state: inf bias", _run(_P, _S._replace(b=jnp.float32(np.inf)), _X, _Y), "state"),
     Bad(core.run, "state: a plain tuple", _run(_P, tuple(_S), _X, _Y), "state"),
-    Bad(core.run, "state of another learner", _run(_P, online.winnow(2.0).init(_X[0]), _X, _Y), "state"),
-    Bad(core.run, "state: bias of shape (2,)", _run(_P, _S._replace(b=jnp.zeros(2)), _X, _Y), "state"),
+    Bad(
+        core.run,
+        "state of another learner",
+        _run(_P, online.winnow(2.0).init(_X[0]), _X, _Y),
+        "state",
+    ),
+    Bad(
+        core.run,
+        "state: bias of shape (2,)",
+        _run(_P, _S._replace(b=jnp.zeros(2)), _X, _Y),
+        "state",
+    ),
     Bad(
         core.run,
         "state: int32 w, under jit",
-        lambda: jax.jit(lambda s: core.run(_P, s, _X, _Y)[0].w)(_S._replace(w=_S.w.astype(jnp.int32))),
+        lambda: jax.jit(lambda s: core.run(_P, s, _X, _Y)[0].w)(
+            _S._replace(w=_S.w.astype(jnp.int32))
+        ),
         "state",
     ),
     Bad(
@@ -156,16 +179,30 @@ ROWS = [
         lambda w: np.testing.assert_array_equal(w, np.stack([core.run(_P, _S, _X, _Y)[0].w] * 2)),
     ),
     Bad(
-        core.predict_batch, "NaN row", lambda: core.predict_batch(_P, _S, np.where(_X > 1.5, np.nan, _X)), "X"
+        core.predict_batch,
+        "NaN row",
+        lambda: core.predict_batch(_P, _S, np.where(_X > 1.5, np.nan, _X)),
+        "X",
     ),
-    Bad(core.predict_batch, "one feature too wide", lambda: core.predict_batch(_P, _S, np.ones((3, 3))), "x"),
+    Bad(
+        core.predict_batch,
+        "one feature too wide",
+        lambda: core.predict_batch(_P, _S, np.ones((3, 3))),
+        "x",
+    ),
     Same(
         core.predict_batch,
         "list",
         lambda: core.predict_batch(_P, _S, _X.tolist()),
         lambda: core.predict_batch(_P, _S, _X),
     ),
-    Bad(core.hyperparameters, "not a learner", lambda: core.hyperparameters(lambda: 0), "learner", TypeError),
+    Bad(
+        core.hyperparameters,
+        "not a learner",
+        lambda: core.hyperparameters(lambda: 0),
+        "learner",
+        TypeError,
+    ),
     Holds(
         core.hyperparameters,
         "perceptron",

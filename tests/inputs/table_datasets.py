@@ -55,8 +55,19 @@ ROWS = [
     Bad(D.separable, "vector margin", lambda: D.separable(_K, 4, 2, np.ones(2)), "margin"),
     Bad(D.separable, "string margin", lambda: D.separable(_K, 4, 2, "wide"), "margin", TypeError),
     Bad(D.separable, "int dtype", lambda: D.separable(_K, 4, 2, 0.1, dtype=jnp.int32), "dtype"),
-    Bad(D.separable, "not a dtype", lambda: D.separable(_K, 4, 2, 0.1, dtype="floaty"), "dtype", TypeError),
-    Same(D.separable, "int margin 0", lambda: D.separable(_K, 4, 2, 0), lambda: D.separable(_K, 4, 2, 0.0)),
+    Bad(
+        D.separable,
+        "not a dtype",
+        lambda: D.separable(_K, 4, 2, 0.1, dtype="floaty"),
+        "dtype",
+        TypeError,
+    ),
+    Same(
+        D.separable,
+        "int margin 0",
+        lambda: D.separable(_K, 4, 2, 0),
+        lambda: D.separable(_K, 4, 2, 0.0),
+    ),
     Same(
         D.separable,
         "float32 array margin",
@@ -73,7 +84,9 @@ ROWS = [
         D.separable,
         "one point in one dimension",
         lambda: D.separable(_K, 1, 1, 0.5),
-        _true(lambda r: r[0].shape == (1, 1) and float(r[1][0] * r[0][0, 0] * r[2][0]) >= 0.5 - 1e-6),
+        _true(
+            lambda r: r[0].shape == (1, 1) and float(r[1][0] * r[0][0, 0] * r[2][0]) >= 0.5 - 1e-6
+        ),
     ),
     # noisy_halfspace
     *_key_rows(D.noisy_halfspace, lambda key: D.noisy_halfspace(key, 4, 2, 0.1)),
@@ -172,7 +185,12 @@ ROWS = [
     Bad(D.standardize, "empty", lambda: D.standardize(_X[:0]), "X"),
     Bad(D.standardize, "1-D", lambda: D.standardize(_X[0]), "X"),
     Bad(D.standardize, "string", lambda: D.standardize("X"), "X", TypeError),
-    Same(D.standardize, "int columns", lambda: D.standardize(_X.astype(np.int32)), lambda: D.standardize(_X)),
+    Same(
+        D.standardize,
+        "int columns",
+        lambda: D.standardize(_X.astype(np.int32)),
+        lambda: D.standardize(_X),
+    ),
     Same(D.standardize, "list", lambda: D.standardize(_X.tolist()), lambda: D.standardize(_X)),
     Same(
         D.standardize,
@@ -190,13 +208,19 @@ ROWS = [
     # loaders (each loads once)
     Bad(D.load_breast_cancer, "int dtype", lambda: D.load_breast_cancer(dtype=np.int32), "dtype"),
     Bad(
-        D.load_breast_cancer, "not a dtype", lambda: D.load_breast_cancer(dtype="floaty"), "dtype", TypeError
+        D.load_breast_cancer,
+        "not a dtype",
+        lambda: D.load_breast_cancer(dtype="floaty"),
+        "dtype",
+        TypeError,
     ),
     Holds(
         D.load_breast_cancer,
         "float64",
         lambda: D.load_breast_cancer(dtype=np.float64),
-        _true(lambda r: r[0].dtype == r[1].dtype == np.float64 and set(np.unique(r[1])) == {-1.0, 1.0}),
+        _true(
+            lambda r: r[0].dtype == r[1].dtype == np.float64 and set(np.unique(r[1])) == {-1.0, 1.0}
+        ),
     ),
     Bad(D.load_digits, "bool dtype", lambda: D.load_digits(dtype=bool), "dtype"),
     Bad(D.load_digits, "int dtype", lambda: D.load_digits(dtype="int64"), "dtype"),
@@ -204,13 +228,19 @@ ROWS = [
         D.load_digits,
         "float64",
         lambda: D.load_digits(dtype=np.float64),
-        _true(lambda r: r[0].dtype == np.float64 and r[0].shape == (1797, 64) and r[1].dtype == np.int32),
+        _true(
+            lambda r: (
+                r[0].dtype == np.float64 and r[0].shape == (1797, 64) and r[1].dtype == np.int32
+            )
+        ),
     ),
     # ocr_words (small; split None only, so the digits are read once)
     *_key_rows(D.ocr_words, lambda key: D.ocr_words(key, 2, 2, num_letters=3)),
     *_size_rows(D.ocr_words, lambda m: D.ocr_words(_K, m, 2, num_letters=3), "num_words", 2),
     Bad(D.ocr_words, "length 0", lambda: D.ocr_words(_K, 2, 0), "length"),
-    Bad(D.ocr_words, "num_letters 11", lambda: D.ocr_words(_K, 2, 2, num_letters=11), "num_letters"),
+    Bad(
+        D.ocr_words, "num_letters 11", lambda: D.ocr_words(_K, 2, 2, num_letters=11), "num_letters"
+    ),
     Bad(D.ocr_words, "num_letters 1", lambda: D.ocr_words(_K, 2, 2, num_letters=1), "num_letters"),
     Bad(D.ocr_words, "follow above 1", lambda: D.ocr_words(_K, 2, 2, follow=1.5), "follow"),
     Bad(D.ocr_words, "negative noise", lambda: D.ocr_words(_K, 2, 2, noise=-0.1), "noise"),
@@ -242,9 +272,24 @@ ROWS = [
         "levels",
         TypeError,
     ),
-    Bad(D.ranking_queries, "negative noise", lambda: D.ranking_queries(_K, 2, 3, 2, noise=-1.0), "noise"),
-    Bad(D.ranking_queries, "NaN noise", lambda: D.ranking_queries(_K, 2, 3, 2, noise=float("nan")), "noise"),
-    Bad(D.ranking_queries, "int dtype", lambda: D.ranking_queries(_K, 2, 3, 2, dtype=np.int32), "dtype"),
+    Bad(
+        D.ranking_queries,
+        "negative noise",
+        lambda: D.ranking_queries(_K, 2, 3, 2, noise=-1.0),
+        "noise",
+    ),
+    Bad(
+        D.ranking_queries,
+        "NaN noise",
+        lambda: D.ranking_queries(_K, 2, 3, 2, noise=float("nan")),
+        "noise",
+    ),
+    Bad(
+        D.ranking_queries,
+        "int dtype",
+        lambda: D.ranking_queries(_K, 2, 3, 2, dtype=np.int32),
+        "dtype",
+    ),
     Same(
         D.ranking_queries,
         "int noise 0",
@@ -272,7 +317,12 @@ ROWS = [
     ),
     Bad(D.from_river, "no examples", lambda: D.from_river([]), "dataset"),
     Bad(D.from_river, "a class, not a data set", lambda: D.from_river(dict), "dataset", TypeError),
-    Bad(D.from_river, "features differ", lambda: D.from_river([({"a": 1}, 0), ({"b": 1}, 1)]), "dataset"),
+    Bad(
+        D.from_river,
+        "features differ",
+        lambda: D.from_river([({"a": 1}, 0), ({"b": 1}, 1)]),
+        "dataset",
+    ),
     Bad(D.from_river, "not pairs", lambda: D.from_river([1, 2]), "dataset"),
     Bad(D.from_river, "text features", lambda: D.from_river([({"a": "red"}, 0)]), "dataset"),
     Bad(D.from_river, "int dtype", lambda: D.from_river([({"a": 1}, 0)], dtype=np.int32), "dtype"),

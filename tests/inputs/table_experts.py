@@ -8,10 +8,14 @@ import numpy as np
 from jaxlearn import core, experts
 from tests.inputs.rows import Bad, Holds, Same
 
-_A = np.array([[1, 0, 1, 0], [0, 0, 1, 1], [1, 1, 0, 0], [1, 0, 1, 1], [0, 1, 1, 0]], np.int32)  # 4 experts
+_A = np.array(
+    [[1, 0, 1, 0], [0, 0, 1, 1], [1, 1, 0, 0], [1, 0, 1, 1], [0, 1, 1, 0]], np.int32
+)  # 4 experts
 _O = np.array([1, 0, 1, 1, 0], np.int32)  # outcomes
 _WIDE = np.ones(5, np.int32)  # one expert more than the state has
-_L = np.array([[0.2, 0.9, 0.0], [1.0, 0.5, 0.1], [0.3, 0.3, 0.8]], np.float32)  # Hedge's loss vectors
+_L = np.array(
+    [[0.2, 0.9, 0.0], [1.0, 0.5, 0.1], [0.3, 0.3, 0.8]], np.float32
+)  # Hedge's loss vectors
 _H = (np.arange(5)[None, :] >= np.arange(6)[:, None]).astype(np.int32)  # thresholds on 5 points
 _KEY = jax.random.PRNGKey(0)
 
@@ -41,7 +45,9 @@ def _check_distribution(result):
     v = np.exp(np.asarray(state.log_v, float))
     assert np.isfinite(np.asarray(trace.prediction)).all(), "non-finite predictions"
     assert not np.isnan(np.asarray(state.log_v)).any(), "NaN log-weights"
-    np.testing.assert_allclose(v.sum(), 1.0, rtol=1e-5, err_msg="the weights are not a distribution")
+    np.testing.assert_allclose(
+        v.sum(), 1.0, rtol=1e-5, err_msg="the weights are not a distribution"
+    )
 
 
 _EXACT = np.array([[0.0, 1.0, 0.5], [1.0, 0.0, 0.5], [0.0, 0.0, 1.0], [1.0, 1.0, 0.0]], np.float32)
@@ -68,7 +74,9 @@ def _check_book_losses(trace):
 def _soa_table(H):
     learner = experts.soa(H)
     xs = np.array([0, 3, 2, 4], np.int32)
-    return core.run(learner, learner.init(0), xs, np.asarray(_H)[2, xs])[0].version_space.astype(np.int32)
+    return core.run(learner, learner.init(0), xs, np.asarray(_H)[2, xs])[0].version_space.astype(
+        np.int32
+    )
 
 
 ROWS = [
@@ -144,7 +152,10 @@ ROWS = [
         experts.weighted_majority,
         "beta 0 with every expert wrong: the weights stay a distribution",
         lambda: core.run(
-            experts.weighted_majority(0.0), _WM.init(_A[0]), np.zeros((2, 4), np.int32), _O[:2] * 0 + 1
+            experts.weighted_majority(0.0),
+            _WM.init(_A[0]),
+            np.zeros((2, 4), np.int32),
+            _O[:2] * 0 + 1,
         )[0],
         lambda s: np.testing.assert_allclose(np.exp(np.asarray(s.log_w)).sum(), 1.0, rtol=1e-5),
     ),
@@ -160,7 +171,12 @@ ROWS = [
     Bad(experts.hedge, "eta -1", lambda: experts.hedge(-1), "eta"),
     Bad(experts.hedge, "eta inf", lambda: experts.hedge(float("inf")), "eta"),
     Bad(experts.weighted_average, "eta -1", lambda: experts.weighted_average(-1.0), "eta"),
-    Bad(experts.weighted_average, "loss 'hinge'", lambda: experts.weighted_average(1.0, "hinge"), "loss"),
+    Bad(
+        experts.weighted_average,
+        "loss 'hinge'",
+        lambda: experts.weighted_average(1.0, "hinge"),
+        "loss",
+    ),
     # --- Hedge ---------------------------------------------------------------------------------------
     Bad(
         experts.hedge,
@@ -231,7 +247,12 @@ ROWS = [
     ),
     # --- SOA and the agnostic learner: point indices -----------------------------------------------------
     Bad(experts.soa, "update, negative point index", lambda: _SOA.update(_SOA.init(0), -1, 1), "x"),
-    Bad(experts.soa, "predict, index past the last point", lambda: _SOA.predict(_SOA.init(0), 5), "x"),
+    Bad(
+        experts.soa,
+        "predict, index past the last point",
+        lambda: _SOA.predict(_SOA.init(0), 5),
+        "x",
+    ),
     Bad(experts.soa, "predict, a float index", lambda: _SOA.predict(_SOA.init(0), 1.0), "x"),
     Bad(
         experts.soa,
@@ -277,7 +298,10 @@ ROWS = [
         "H",
     ),
     Bad(
-        experts.littlestone_dimension, "H with a label 2", lambda: experts.littlestone_dimension(2 * _H), "H"
+        experts.littlestone_dimension,
+        "H with a label 2",
+        lambda: experts.littlestone_dimension(2 * _H),
+        "H",
     ),
     Bad(
         experts.littlestone_dimension,
@@ -309,8 +333,18 @@ ROWS = [
         lambda: experts.littlestone_dimension(_H.tolist(), [True] * 3 + [False] * 3),
         lambda: experts.littlestone_dimension(_H, np.arange(6) < 3),
     ),
-    Bad(experts.vc_dimension, "H with NaN", lambda: experts.vc_dimension(np.where(_H > 0, np.nan, 0.0)), "H"),
-    Bad(experts.vc_dimension, "empty H", lambda: experts.vc_dimension(np.zeros((0, 3), np.int32)), "H"),
+    Bad(
+        experts.vc_dimension,
+        "H with NaN",
+        lambda: experts.vc_dimension(np.where(_H > 0, np.nan, 0.0)),
+        "H",
+    ),
+    Bad(
+        experts.vc_dimension,
+        "empty H",
+        lambda: experts.vc_dimension(np.zeros((0, 3), np.int32)),
+        "H",
+    ),
     Same(
         experts.vc_dimension,
         "bool and float H",
@@ -345,7 +379,12 @@ ROWS += [
     Bad(core.run, "consistent, ys a column (T, 1)", _column_run(_CONSISTENT, _A, _O), {"y", "ys"}),
     Bad(core.run, "halving, ys a column (T, 1)", _column_run(_HALVING, _A, _O), {"y", "ys"}),
     Bad(core.run, "weighted majority, ys a column (T, 1)", _column_run(_WM, _A, _O), {"y", "ys"}),
-    Bad(core.run, "randomized WM, ys a column (T, 1)", _column_run(_RWM, _A, _O, key=True), {"y", "ys"}),
+    Bad(
+        core.run,
+        "randomized WM, ys a column (T, 1)",
+        _column_run(_RWM, _A, _O, key=True),
+        {"y", "ys"},
+    ),
     Bad(core.run, "soa, ys a column (T, 1)", _column_run(_SOA, _XS, _YS), {"y", "ys"}),
     Bad(
         core.run,

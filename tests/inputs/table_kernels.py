@@ -45,7 +45,12 @@ ROWS = [
         lambda: K.linear()(np.array([1, 2]), np.array([3, 4])),
         lambda: K.linear()(np.array([1.0, 2.0], np.float32), np.array([3.0, 4.0], np.float32)),
     ),
-    Bad(K.linear, "examples of different widths", lambda: K.linear()(np.ones(2), np.ones(3)), ("x", "z")),
+    Bad(
+        K.linear,
+        "examples of different widths",
+        lambda: K.linear()(np.ones(2), np.ones(3)),
+        ("x", "z"),
+    ),
     Bad(K.linear, "NaN example", lambda: K.linear()(np.array([np.nan, 1.0]), np.ones(2)), "x"),
     Same(
         K.polynomial,
@@ -94,7 +99,13 @@ ROWS = [
         ("x", "z"),
     ),
     # strings
-    Bad(K.encode_strings, "a str, not a list of str", lambda: K.encode_strings("abc"), "strings", TypeError),
+    Bad(
+        K.encode_strings,
+        "a str, not a list of str",
+        lambda: K.encode_strings("abc"),
+        "strings",
+        TypeError,
+    ),
     Bad(K.encode_strings, "an int item", lambda: K.encode_strings(["ab", 3]), "strings", TypeError),
     Bad(
         K.encode_strings,
@@ -103,7 +114,13 @@ ROWS = [
         ("strings", "length"),
     ),
     Bad(K.encode_strings, "negative length", lambda: K.encode_strings(["a"], length=-1), "length"),
-    Bad(K.encode_strings, "float length", lambda: K.encode_strings(["a"], length=2.5), "length", TypeError),
+    Bad(
+        K.encode_strings,
+        "float length",
+        lambda: K.encode_strings(["a"], length=2.5),
+        "length",
+        TypeError,
+    ),
     Bad(K.encode_strings, "pad 0 (a code point)", lambda: K.encode_strings(["a"], pad=0), "pad"),
     Bad(K.encode_strings, "float pad", lambda: K.encode_strings(["a"], pad=-1.5), "pad", TypeError),
     Same(
@@ -112,7 +129,12 @@ ROWS = [
         lambda: K.encode_strings(("ab", "")),
         lambda: jnp.array([[97, 98], [-1, -1]], jnp.int32),
     ),
-    Holds(K.encode_strings, "no strings", lambda: K.encode_strings([]), _true(lambda E: E.shape == (0, 1))),
+    Holds(
+        K.encode_strings,
+        "no strings",
+        lambda: K.encode_strings([]),
+        _true(lambda E: E.shape == (0, 1)),
+    ),
     Bad(K.substring, "pad 0", lambda: K.substring(pad=0), "pad"),
     Bad(K.substring, "float pad", lambda: K.substring(pad=-1.0), "pad", TypeError),
     Bad(
@@ -136,7 +158,12 @@ ROWS = [
     Bad(K.is_psd, "negative tol", lambda: K.is_psd(np.eye(2), tol=-1.0), "tol"),
     Bad(K.is_psd, "NaN tol", lambda: K.is_psd(np.eye(2), tol=float("nan")), "tol"),
     Bad(K.is_psd, "string G", lambda: K.is_psd("eye"), "G", TypeError),
-    Same(K.is_psd, "bool identity", lambda: K.is_psd(np.eye(2, dtype=bool)), lambda: K.is_psd(np.eye(2))),
+    Same(
+        K.is_psd,
+        "bool identity",
+        lambda: K.is_psd(np.eye(2, dtype=bool)),
+        lambda: K.is_psd(np.eye(2)),
+    ),
     Holds(K.is_psd, "list", lambda: K.is_psd([[2, 1], [1, 2]]), _is(True)),
     Holds(K.is_psd, "tol 0", lambda: K.is_psd(np.eye(2), tol=0.0), _is(True)),
     # as_tree, check_kernel
@@ -148,8 +175,15 @@ ROWS = [
         _true(lambda v: float(v) == 1.0),
     ),
     Bad(K.check_kernel, "a string", lambda: K.check_kernel("rbf", _X), "kernel"),
-    Bad(K.check_kernel, "a vector-valued kernel", lambda: K.check_kernel(lambda x, z: x * z, _X), "kernel"),
-    Holds(K.check_kernel, "bool rows", lambda: K.check_kernel(_LIN, _B), _true(lambda v: v is None)),
+    Bad(
+        K.check_kernel,
+        "a vector-valued kernel",
+        lambda: K.check_kernel(lambda x, z: x * z, _X),
+        "kernel",
+    ),
+    Holds(
+        K.check_kernel, "bool rows", lambda: K.check_kernel(_LIN, _B), _true(lambda v: v is None)
+    ),
     Holds(
         K.check_kernel,
         "lists",
@@ -166,23 +200,43 @@ ROWS = [
     Bad(K.gram, "float batch_size", lambda: K.gram(_LIN, _X, batch_size=1.5), "batch_size"),
     Bad(K.gram, "kernel not a function", lambda: K.gram(3.0, _X), "kernel"),
     Bad(K.gram, "string X", lambda: K.gram(_LIN, "X"), "X", TypeError),
-    Same(K.gram, "lists", lambda: K.gram(_RBF, _X.tolist(), _Z.tolist()), lambda: K.gram(_RBF, _X, _Z)),
+    Same(
+        K.gram,
+        "lists",
+        lambda: K.gram(_RBF, _X.tolist(), _Z.tolist()),
+        lambda: K.gram(_RBF, _X, _Z),
+    ),
     Same(
         K.gram,
         "batch_size larger than n",
         lambda: K.gram(_RBF, _X, _Z, batch_size=64),
         lambda: K.gram(_RBF, _X, _Z),
     ),
-    Same(K.gram, "under jit", lambda: jax.jit(lambda X: K.gram(_RBF, X))(_X), lambda: K.gram(_RBF, _X)),
+    Same(
+        K.gram,
+        "under jit",
+        lambda: jax.jit(lambda X: K.gram(_RBF, X))(_X),
+        lambda: K.gram(_RBF, _X),
+    ),
     Same(K.gram, "one row", lambda: K.gram(_LIN, _X[:1]), lambda: jnp.array([[1.0]], jnp.float32)),
     # expansion
     Bad(K.expansion, "X of another width", lambda: K.expansion(_RBF, _X, _A, np.ones((2, 3))), "X"),
     Bad(K.expansion, "1-D support", lambda: K.expansion(_RBF, _A, _A, _X), "support"),
     Bad(K.expansion, "alpha of another length", lambda: K.expansion(_RBF, _X, _A[:2], _X), "alpha"),
     Bad(K.expansion, "3-D alpha", lambda: K.expansion(_RBF, _X, np.ones((3, 1, 1)), _X), "alpha"),
-    Bad(K.expansion, "NaN alpha", lambda: K.expansion(_RBF, _X, np.array([np.nan, 1, 1]), _X), "alpha"),
+    Bad(
+        K.expansion,
+        "NaN alpha",
+        lambda: K.expansion(_RBF, _X, np.array([np.nan, 1, 1]), _X),
+        "alpha",
+    ),
     Bad(K.expansion, "NaN support", lambda: K.expansion(_RBF, _NAN, _A, _X), "support"),
-    Bad(K.expansion, "batch_size -1", lambda: K.expansion(_RBF, _X, _A, _X, batch_size=-1), "batch_size"),
+    Bad(
+        K.expansion,
+        "batch_size -1",
+        lambda: K.expansion(_RBF, _X, _A, _X, batch_size=-1),
+        "batch_size",
+    ),
     Same(
         K.expansion,
         "int alpha (not truncated kernel values)",
@@ -204,7 +258,12 @@ ROWS = [
     # polynomial_features
     Bad(K.polynomial_features, "2-D x", lambda: K.polynomial_features(np.ones((2, 2)), 2), "x"),
     Bad(K.polynomial_features, "degree 0", lambda: K.polynomial_features(np.ones(2), 0), "degree"),
-    Bad(K.polynomial_features, "NaN x", lambda: K.polynomial_features(np.array([np.nan, 1.0]), 2), "x"),
+    Bad(
+        K.polynomial_features,
+        "NaN x",
+        lambda: K.polynomial_features(np.array([np.nan, 1.0]), 2),
+        "x",
+    ),
     Same(
         K.polynomial_features,
         "int x",

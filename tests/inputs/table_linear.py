@@ -12,10 +12,14 @@ from tests.inputs.rows import Bad, Holds, Same
 
 KEY = jax.random.PRNGKey(0)
 # separable through the origin (margin 1/sqrt(1.25) = 0.8944 for the first four rows)
-_X = np.array([[2.0, 0.0], [0.0, 1.0], [-1.0, -1.0], [3.0, 3.0], [1.0, 2.0], [-2.0, -1.0]], np.float32)
+_X = np.array(
+    [[2.0, 0.0], [0.0, 1.0], [-1.0, -1.0], [3.0, 3.0], [1.0, 2.0], [-2.0, -1.0]], np.float32
+)
 _Y = np.array([1.0, 1.0, -1.0, 1.0, 1.0, -1.0], np.float32)
 _T = np.array([1.0, 0.5, -2.0, 6.0, 3.0, -3.0], np.float32)  # real targets
-_XI = np.array([[2, 0], [0, 1], [-1, -1], [3, 3], [1, 2], [-2, -1]], np.int32)  # _X's values as ints
+_XI = np.array(
+    [[2, 0], [0, 1], [-1, -1], [3, 3], [1, 2], [-2, -1]], np.int32
+)  # _X's values as ints
 _GAUSS = kernels.gaussian(2.0)
 
 
@@ -66,7 +70,9 @@ def _instance_rows():
                 Bad(
                     entry,
                     f"{fname}: too wide under jit",
-                    lambda f=function, lr=learner, y=y: jax.jit(f)(_fit(lr, _X, y), np.ones((3, 3))),
+                    lambda f=function, lr=learner, y=y: jax.jit(f)(
+                        _fit(lr, _X, y), np.ones((3, 3))
+                    ),
                     "X",
                 ),
             ]
@@ -108,7 +114,9 @@ def _diverged(expected):
 
 
 def _traced_diverged(params):
-    assert bool(params.diverged) and np.isfinite(params.w).all() and np.isfinite(params.last).all(), params
+    assert (
+        bool(params.diverged) and np.isfinite(params.w).all() and np.isfinite(params.last).all()
+    ), params
 
 
 def _equal(value):
@@ -119,13 +127,43 @@ def _equal(value):
 
 
 _RANGES = [  # (factory, what, call, argument, error)
-    (linear.sgd, "eta inf", lambda: linear.sgd(losses.hinge, steps=10, eta=float("inf")), "eta", ValueError),
+    (
+        linear.sgd,
+        "eta inf",
+        lambda: linear.sgd(losses.hinge, steps=10, eta=float("inf")),
+        "eta",
+        ValueError,
+    ),
     (linear.sgd, "eta -1", lambda: linear.sgd(losses.hinge, steps=10, eta=-1.0), "eta", ValueError),
     (linear.sgd, "lam 0", lambda: linear.sgd(losses.hinge, steps=10, lam=0.0), "lam", ValueError),
-    (linear.sgd, "lam NaN", lambda: linear.sgd(losses.hinge, steps=10, lam=float("nan")), "lam", ValueError),
-    (linear.sgd, "steps 0", lambda: linear.sgd(losses.hinge, steps=0, lam=0.1), "steps", ValueError),
-    (linear.sgd, "steps 2.5", lambda: linear.sgd(losses.hinge, steps=2.5, lam=0.1), "steps", TypeError),
-    (linear.sgd, "eta a string", lambda: linear.sgd(losses.hinge, steps=10, eta="1"), "eta", TypeError),
+    (
+        linear.sgd,
+        "lam NaN",
+        lambda: linear.sgd(losses.hinge, steps=10, lam=float("nan")),
+        "lam",
+        ValueError,
+    ),
+    (
+        linear.sgd,
+        "steps 0",
+        lambda: linear.sgd(losses.hinge, steps=0, lam=0.1),
+        "steps",
+        ValueError,
+    ),
+    (
+        linear.sgd,
+        "steps 2.5",
+        lambda: linear.sgd(losses.hinge, steps=2.5, lam=0.1),
+        "steps",
+        TypeError,
+    ),
+    (
+        linear.sgd,
+        "eta a string",
+        lambda: linear.sgd(losses.hinge, steps=10, eta="1"),
+        "eta",
+        TypeError,
+    ),
     (linear.soft_svm, "lam inf", lambda: linear.soft_svm(float("inf"), 10), "lam", ValueError),
     (linear.soft_svm, "lam 0", lambda: linear.soft_svm(0.0, 10), "lam", ValueError),
     (linear.soft_svm, "lam True", lambda: linear.soft_svm(True, 10), "lam", TypeError),
@@ -168,7 +206,13 @@ _RANGES = [  # (factory, what, call, argument, error)
     (linear.hard_svm, "tol inf", lambda: linear.hard_svm(tol=float("inf")), "tol", ValueError),
     (linear.hard_svm, "tol 0", lambda: linear.hard_svm(tol=0.0), "tol", ValueError),
     (linear.hard_svm, "max_steps 0", lambda: linear.hard_svm(max_steps=0), "max_steps", ValueError),
-    (linear.kernel_svm, "lam inf", lambda: linear.kernel_svm(_GAUSS, float("inf"), 10), "lam", ValueError),
+    (
+        linear.kernel_svm,
+        "lam inf",
+        lambda: linear.kernel_svm(_GAUSS, float("inf"), 10),
+        "lam",
+        ValueError,
+    ),
     (linear.kernel_svm, "steps 0", lambda: linear.kernel_svm(_GAUSS, 0.1, 0), "steps", ValueError),
     (
         linear.kernel_svm,
@@ -179,7 +223,13 @@ _RANGES = [  # (factory, what, call, argument, error)
     ),
     (linear.ridge, "lam inf", lambda: linear.ridge(float("inf")), "lam", ValueError),
     (linear.ridge, "lam -1", lambda: linear.ridge(-1.0), "lam", ValueError),
-    (linear.kernel_ridge, "lam NaN", lambda: linear.kernel_ridge(_GAUSS, float("nan")), "lam", ValueError),
+    (
+        linear.kernel_ridge,
+        "lam NaN",
+        lambda: linear.kernel_ridge(_GAUSS, float("nan")),
+        "lam",
+        ValueError,
+    ),
     (
         linear.kernel_ridge,
         "batch_size 1.5",
@@ -194,7 +244,13 @@ _RANGES = [  # (factory, what, call, argument, error)
         "batch_size",
         ValueError,
     ),
-    (linear.batch_perceptron, "max_epochs 0", lambda: linear.batch_perceptron(0), "max_epochs", ValueError),
+    (
+        linear.batch_perceptron,
+        "max_epochs 0",
+        lambda: linear.batch_perceptron(0),
+        "max_epochs",
+        ValueError,
+    ),
     (
         linear.batch_perceptron,
         "block_size 0",
@@ -249,7 +305,9 @@ _RANGES = [  # (factory, what, call, argument, error)
         linear.inefficient_perceptron,
         "m = 200 in R^3",
         lambda: _fit(
-            linear.inefficient_perceptron(0.1), np.ones((200, 3), np.float32), np.ones(200, np.float32)
+            linear.inefficient_perceptron(0.1),
+            np.ones((200, 3), np.float32),
+            np.ones(200, np.float32),
         ),
         "X",
         ValueError,
@@ -326,26 +384,53 @@ ROWS = [
         lambda: linear.sample_margin(_X, _Y),
     ),
     Holds(
-        linear.sample_margin, "one row: its norm", lambda: linear.sample_margin(_X[:1], _Y[:1]), _equal(2.0)
+        linear.sample_margin,
+        "one row: its norm",
+        lambda: linear.sample_margin(_X[:1], _Y[:1]),
+        _equal(2.0),
     ),
     Bad(
-        linear.sample_margin, "NaN in X", lambda: linear.sample_margin(np.where(_X > 2, np.nan, _X), _Y), "X"
+        linear.sample_margin,
+        "NaN in X",
+        lambda: linear.sample_margin(np.where(_X > 2, np.nan, _X), _Y),
+        "X",
     ),
     Bad(linear.sample_margin, "1-D X", lambda: linear.sample_margin(_X[:, 0], _Y), "X"),
     Bad(linear.sample_margin, "labels {0, 1}", lambda: linear.sample_margin(_X, (_Y + 1) / 2), "y"),
-    Bad(linear.sample_margin, "lengths differ", lambda: linear.sample_margin(_X, _Y[:3]), ("X", "y")),
-    Bad(linear.sample_margin, "empty sample", lambda: linear.sample_margin(_X[:0], _Y[:0]), {"X", "y"}),
-    Bad(linear.sample_margin, "not separable", lambda: linear.sample_margin(*_NON_SEPARABLE), ("X", "y")),
+    Bad(
+        linear.sample_margin, "lengths differ", lambda: linear.sample_margin(_X, _Y[:3]), ("X", "y")
+    ),
+    Bad(
+        linear.sample_margin,
+        "empty sample",
+        lambda: linear.sample_margin(_X[:0], _Y[:0]),
+        {"X", "y"},
+    ),
+    Bad(
+        linear.sample_margin,
+        "not separable",
+        lambda: linear.sample_margin(*_NON_SEPARABLE),
+        ("X", "y"),
+    ),
     Bad(
         linear.sample_margin,
         "not converged in 2 sweeps",
         lambda: linear.sample_margin(*datasets.separable(KEY, 12, 3, margin=0.1)[:2], max_steps=2),
         "max_steps",
     ),
-    Bad(linear.sample_margin, "max_steps 0", lambda: linear.sample_margin(_X, _Y, max_steps=0), "max_steps"),
+    Bad(
+        linear.sample_margin,
+        "max_steps 0",
+        lambda: linear.sample_margin(_X, _Y, max_steps=0),
+        "max_steps",
+    ),
     Bad(linear.sample_margin, "tol -1", lambda: linear.sample_margin(_X, _Y, tol=-1.0), "tol"),
     Bad(
-        linear.sample_margin, "tol a string", lambda: linear.sample_margin(_X, _Y, tol="1"), "tol", TypeError
+        linear.sample_margin,
+        "tol a string",
+        lambda: linear.sample_margin(_X, _Y, tol="1"),
+        "tol",
+        TypeError,
     ),
     # check_separable
     Holds(
@@ -465,7 +550,9 @@ ROWS = [
     Bad(
         linear.logistic_predict_proba,
         "one feature too wide",
-        lambda: linear.logistic_predict_proba(_fit(linear.logistic_regression()), np.c_[_X, _X[:, :1]]),
+        lambda: linear.logistic_predict_proba(
+            _fit(linear.logistic_regression()), np.c_[_X, _X[:, :1]]
+        ),
         "X",
     ),
     Bad(

@@ -18,7 +18,9 @@ _COST = np.array([[0.0, 1.0, 2.0], [1.0, 0.0, 1.0], [2.0, 1.0, 0.0]], np.float32
 
 def _psi3(x, label):  # multivector features for 3 classes: x in block `label`
     x = jnp.asarray(x, jnp.float32)
-    return ((jnp.arange(3, dtype=jnp.int32) == label).astype(x.dtype)[:, None] * x[None, :]).reshape(-1)
+    return (
+        (jnp.arange(3, dtype=jnp.int32) == label).astype(x.dtype)[:, None] * x[None, :]
+    ).reshape(-1)
 
 
 _WM = np.linspace(-1.0, 1.0, 9).astype(np.float32)
@@ -40,7 +42,9 @@ def _example_rows(loss):
         Bad(loss, "NaN x", lambda: loss(_W, _NAN, 1.0), "x"),
         Bad(loss, "NaN w", lambda: loss(_NAN, _X, 1.0), "w"),
         Bad(loss, "string x", lambda: loss(_W, "x", 1.0), "x", TypeError),
-        Same(loss, "int x", lambda: loss(_W, _XI, 1.0), lambda: loss(_W, _XI.astype(np.float32), 1.0)),
+        Same(
+            loss, "int x", lambda: loss(_W, _XI, 1.0), lambda: loss(_W, _XI.astype(np.float32), 1.0)
+        ),
         Same(
             loss,
             "bool x, int label",
@@ -63,7 +67,9 @@ def _example_rows(loss):
         Same(
             loss,
             "vmapped over examples",
-            lambda: jax.vmap(loss, (None, 0, 0))(_W, np.stack([_X, -_X]), np.array([1.0, -1.0], np.float32)),
+            lambda: jax.vmap(loss, (None, 0, 0))(
+                _W, np.stack([_X, -_X]), np.array([1.0, -1.0], np.float32)
+            ),
             lambda: jnp.stack([loss(_W, _X, 1.0), loss(_W, -_X, -1.0)]),
         ),
     ]
@@ -83,7 +89,9 @@ def _prediction_rows(loss):
         Bad(loss, "negative prediction", lambda: loss(1.0, np.array([0.5, -0.1])), "y_hat"),
         Bad(loss, "outcome above 1", lambda: loss(2.0, 0.5), "y"),
         Bad(loss, "NaN prediction", lambda: loss(0.0, float("nan")), "y_hat"),
-        Bad(loss, "shapes do not broadcast", lambda: loss(np.zeros(2), np.zeros(3)), ("y", "y_hat")),
+        Bad(
+            loss, "shapes do not broadcast", lambda: loss(np.zeros(2), np.zeros(3)), ("y", "y_hat")
+        ),
         Bad(loss, "string prediction", lambda: loss(1.0, "0.5"), "y_hat", TypeError),
         Same(
             loss,
@@ -97,7 +105,12 @@ def _prediction_rows(loss):
             lambda: loss(_TF, _TF),
             lambda: loss(_TF.astype(np.float32), _TF.astype(np.float32)),
         ),
-        Same(loss, "list advice", lambda: loss(0.0, [0.25, 0.5]), lambda: loss(0.0, np.array([0.25, 0.5]))),
+        Same(
+            loss,
+            "list advice",
+            lambda: loss(0.0, [0.25, 0.5]),
+            lambda: loss(0.0, np.array([0.25, 0.5])),
+        ),
     ]
 
 
@@ -105,7 +118,11 @@ _EXAMPLE_LOSSES = (L.zero_one, L.hinge, L.ramp, L.logistic, L.squared, L.absolut
 
 ROWS = [
     *[row for loss in _EXAMPLE_LOSSES for row in _example_rows(loss)],
-    *[row for loss in (L.zero_one, L.hinge, L.ramp, L.logistic) for row in _classification_rows(loss)],
+    *[
+        row
+        for loss in (L.zero_one, L.hinge, L.ramp, L.logistic)
+        for row in _classification_rows(loss)
+    ],
     Holds(
         L.ramp,
         "a huge wrong margin costs 1, as 0-1",
@@ -118,8 +135,18 @@ ROWS = [
         lambda: L.logistic(np.array([1e30, 0, 0], np.float32), _X, -1.0),
         _true(lambda v: np.isfinite(v) and float(v) > 1e29),
     ),
-    Holds(L.squared, "real-valued target", lambda: L.squared(_W, _X, 3.5), _true(lambda v: float(v) == 6.25)),
-    Holds(L.absolute, "negative target", lambda: L.absolute(_W, _X, -2), _true(lambda v: float(v) == 3.0)),
+    Holds(
+        L.squared,
+        "real-valued target",
+        lambda: L.squared(_W, _X, 3.5),
+        _true(lambda v: float(v) == 6.25),
+    ),
+    Holds(
+        L.absolute,
+        "negative target",
+        lambda: L.absolute(_W, _X, -2),
+        _true(lambda v: float(v) == 3.0),
+    ),
     # predictions in [0, 1]
     *_prediction_rows(L.entropic),
     *_prediction_rows(L.square),
@@ -138,13 +165,24 @@ ROWS = [
     Holds(L.square, "ends of [0, 1]", lambda: L.square(0.0, 1.0), _true(lambda v: float(v) == 1.0)),
     # cost matrices
     Bad(L.zero_one_cost, "one class", lambda: L.zero_one_cost(1), "num_classes"),
-    Bad(L.zero_one_cost, "float num_classes", lambda: L.zero_one_cost(3.0), "num_classes", TypeError),
+    Bad(
+        L.zero_one_cost, "float num_classes", lambda: L.zero_one_cost(3.0), "num_classes", TypeError
+    ),
     Bad(L.zero_one_cost, "None", lambda: L.zero_one_cost(None), "num_classes", TypeError),
     Bad(L.zero_one_cost, "int dtype", lambda: L.zero_one_cost(3, jnp.int32), "dtype"),
     Bad(L.zero_one_cost, "not a dtype", lambda: L.zero_one_cost(3, "floaty"), "dtype", TypeError),
-    Same(L.zero_one_cost, "numpy int", lambda: L.zero_one_cost(np.int64(2)), lambda: 1 - jnp.eye(2)),
-    Bad(L.check_cost_matrix, "wrong shape", lambda: L.check_cost_matrix(np.ones((3, 2)), 3), "delta"),
-    Bad(L.check_cost_matrix, "nonzero diagonal", lambda: L.check_cost_matrix(np.ones((3, 3)), 3), "delta"),
+    Same(
+        L.zero_one_cost, "numpy int", lambda: L.zero_one_cost(np.int64(2)), lambda: 1 - jnp.eye(2)
+    ),
+    Bad(
+        L.check_cost_matrix, "wrong shape", lambda: L.check_cost_matrix(np.ones((3, 2)), 3), "delta"
+    ),
+    Bad(
+        L.check_cost_matrix,
+        "nonzero diagonal",
+        lambda: L.check_cost_matrix(np.ones((3, 3)), 3),
+        "delta",
+    ),
     Bad(L.check_cost_matrix, "negative cost", lambda: L.check_cost_matrix(-_COST, 3), "delta"),
     Bad(
         L.check_cost_matrix,
@@ -153,7 +191,13 @@ ROWS = [
         "delta",
     ),
     Bad(L.check_cost_matrix, "num_classes 0", lambda: L.check_cost_matrix(_COST, 0), "num_classes"),
-    Bad(L.check_cost_matrix, "string delta", lambda: L.check_cost_matrix("zero-one", 3), "delta", TypeError),
+    Bad(
+        L.check_cost_matrix,
+        "string delta",
+        lambda: L.check_cost_matrix("zero-one", 3),
+        "delta",
+        TypeError,
+    ),
     Holds(
         L.check_cost_matrix,
         "int list",
@@ -185,9 +229,17 @@ ROWS = [
         lambda: L.generalized_hinge(_WM, _psi3, _X, 0, _COST, num_classes=2),
         ("delta", "num_classes"),
     ),
-    Bad(L.generalized_hinge, "bad delta", lambda: L.generalized_hinge(_WM, _psi3, _X, 0, -_COST), "delta"),
     Bad(
-        L.generalized_hinge, "label out of range", lambda: L.generalized_hinge(_WM, _psi3, _X, 3, _COST), "y"
+        L.generalized_hinge,
+        "bad delta",
+        lambda: L.generalized_hinge(_WM, _psi3, _X, 0, -_COST),
+        "delta",
+    ),
+    Bad(
+        L.generalized_hinge,
+        "label out of range",
+        lambda: L.generalized_hinge(_WM, _psi3, _X, 3, _COST),
+        "y",
     ),
     Bad(
         L.generalized_hinge,
@@ -217,7 +269,9 @@ ROWS = [
     Same(
         L.generalized_hinge,
         "int w, float label, int cost list",
-        lambda: L.generalized_hinge(np.arange(9) - 4, _psi3, _X, 1.0, [[0, 1, 2], [1, 0, 1], [2, 1, 0]]),
+        lambda: L.generalized_hinge(
+            np.arange(9) - 4, _psi3, _X, 1.0, [[0, 1, 2], [1, 0, 1], [2, 1, 0]]
+        ),
         lambda: L.generalized_hinge(np.arange(9, dtype=np.float32) - 4, _psi3, _X, 1, _COST),
     ),
     Same(
@@ -229,7 +283,11 @@ ROWS = [
     Same(
         L.generalized_hinge,
         "vmapped over labels",
-        lambda: jax.vmap(lambda y: L.generalized_hinge(_WM, _psi3, _X, y, num_classes=3))(jnp.arange(3)),
-        lambda: jnp.stack([L.generalized_hinge(_WM, _psi3, _X, y, num_classes=3) for y in range(3)]),
+        lambda: jax.vmap(lambda y: L.generalized_hinge(_WM, _psi3, _X, y, num_classes=3))(
+            jnp.arange(3)
+        ),
+        lambda: jnp.stack(
+            [L.generalized_hinge(_WM, _psi3, _X, y, num_classes=3) for y in range(3)]
+        ),
     ),
 ]

@@ -35,24 +35,38 @@ ROWS = [
     # accuracy
     Bad(M.accuracy, "shapes differ", lambda: M.accuracy(_Y, _P[:3]), ("y_true", "y_pred")),
     Bad(M.accuracy, "empty", lambda: M.accuracy(_Y[:0], _P[:0]), "y_true"),
-    Bad(M.accuracy, "NaN prediction", lambda: M.accuracy(_Y, np.where(_P > 0, np.nan, _P)), "y_pred"),
+    Bad(
+        M.accuracy, "NaN prediction", lambda: M.accuracy(_Y, np.where(_P > 0, np.nan, _P)), "y_pred"
+    ),
     Bad(M.accuracy, "NaN label", lambda: M.accuracy(np.where(_Y > 0, np.nan, _Y), _P), "y_true"),
     Bad(M.accuracy, "scalar", lambda: M.accuracy(1.0, 1.0), "y_true"),
-    Bad(M.accuracy, "string labels", lambda: M.accuracy(["a", "b"], ["a", "b"]), "y_true", TypeError),
+    Bad(
+        M.accuracy, "string labels", lambda: M.accuracy(["a", "b"], ["a", "b"]), "y_true", TypeError
+    ),
     Same(
         M.accuracy,
         "int labels against float predictions",
         lambda: M.accuracy(_Y.astype(np.int32), _P),
         lambda: M.accuracy(_Y, _P),
     ),
-    Same(M.accuracy, "lists", lambda: M.accuracy(_Y.tolist(), _P.tolist()), lambda: M.accuracy(_Y, _P)),
+    Same(
+        M.accuracy,
+        "lists",
+        lambda: M.accuracy(_Y.tolist(), _P.tolist()),
+        lambda: M.accuracy(_Y, _P),
+    ),
     Same(M.accuracy, "bool labels", lambda: M.accuracy(_Y > 0, _P > 0), lambda: M.accuracy(_Y, _P)),
     Same(M.accuracy, "one example", lambda: M.accuracy(_Y[:1], _P[:1]), lambda: jnp.float32(1.0)),
     Same(M.accuracy, "under jit", lambda: jax.jit(M.accuracy)(_Y, _P), lambda: M.accuracy(_Y, _P)),
     # cumulative_mistakes
     Bad(M.cumulative_mistakes, "empty", lambda: M.cumulative_mistakes(_F[:0]), "trace"),
     Bad(M.cumulative_mistakes, "scalar", lambda: M.cumulative_mistakes(1.0), "trace"),
-    Bad(M.cumulative_mistakes, "NaN flag", lambda: M.cumulative_mistakes(np.array([0.0, np.nan])), "trace"),
+    Bad(
+        M.cumulative_mistakes,
+        "NaN flag",
+        lambda: M.cumulative_mistakes(np.array([0.0, np.nan])),
+        "trace",
+    ),
     Bad(
         M.cumulative_mistakes,
         "fractional losses (not 0/1 mistakes)",
@@ -66,7 +80,9 @@ ROWS = [
         "trace",
         TypeError,
     ),
-    Bad(M.cumulative_mistakes, "a string", lambda: M.cumulative_mistakes("0101"), "trace", TypeError),
+    Bad(
+        M.cumulative_mistakes, "a string", lambda: M.cumulative_mistakes("0101"), "trace", TypeError
+    ),
     Same(
         M.cumulative_mistakes,
         "bool flags",
@@ -87,15 +103,33 @@ ROWS = [
     ),
     Holds(M.cumulative_mistakes, "one round", lambda: M.cumulative_mistakes(_F[1:2]), _equals([1])),
     Holds(
-        M.cumulative_mistakes, "under jit", lambda: jax.jit(M.cumulative_mistakes)(_F), _equals([0, 1, 2, 2])
+        M.cumulative_mistakes,
+        "under jit",
+        lambda: jax.jit(M.cumulative_mistakes)(_F),
+        _equals([0, 1, 2, 2]),
     ),
     # regret
-    Bad(M.regret, "lengths differ", lambda: M.regret(_L, _C[:3]), ("learner_losses", "comparator_losses")),
-    Bad(M.regret, "empty stream", lambda: M.regret(_L[:0], _C[:0]), ("learner_losses", "comparator_losses")),
+    Bad(
+        M.regret,
+        "lengths differ",
+        lambda: M.regret(_L, _C[:3]),
+        ("learner_losses", "comparator_losses"),
+    ),
+    Bad(
+        M.regret,
+        "empty stream",
+        lambda: M.regret(_L[:0], _C[:0]),
+        ("learner_losses", "comparator_losses"),
+    ),
     Bad(M.regret, "no comparator", lambda: M.regret(_L, _C[:, :0]), "comparator_losses"),
     Bad(M.regret, "3-D comparators", lambda: M.regret(_L, _C[:, :, None]), "comparator_losses"),
     Bad(M.regret, "2-D learner losses", lambda: M.regret(_C, _C), "learner_losses"),
-    Bad(M.regret, "NaN learner loss", lambda: M.regret(np.where(_L > 0.7, np.nan, _L), _C), "learner_losses"),
+    Bad(
+        M.regret,
+        "NaN learner loss",
+        lambda: M.regret(np.where(_L > 0.7, np.nan, _L), _C),
+        "learner_losses",
+    ),
     Bad(
         M.regret,
         "inf comparator loss",

@@ -9,7 +9,9 @@ from jaxlearn import core, linear, multiclass, online
 from tests.inputs.rows import Bad, Holds, Same
 
 KEY = jax.random.PRNGKey(0)
-_X = np.array([[2.0, 0.0], [0.0, 2.0], [-2.0, -2.0], [1.0, 0.0], [0.0, 1.0], [-1.0, -1.0]], np.float32)
+_X = np.array(
+    [[2.0, 0.0], [0.0, 2.0], [-2.0, -2.0], [1.0, 0.0], [0.0, 1.0], [-1.0, -1.0]], np.float32
+)
 _Y = np.array([0, 1, 2, 0, 1, 2], np.int32)
 _NAN_X = np.where(np.arange(_X.size).reshape(_X.shape) == 1, np.nan, _X)
 _COUNTS = np.array([[2.0, 0.0, 1.0], [0.0, 1.0, 3.0], [1.0, 1.0, 0.0]], np.float32)
@@ -51,9 +53,17 @@ ROWS = [
     Bad(_mv, "one class", lambda: _mv(_X[0], 0, 1), "num_classes"),
     Bad(_mv, "float num_classes", lambda: _mv(_X[0], 0, 2.5), "num_classes", TypeError),
     Same(
-        _mv, "int x", lambda: _mv(np.array([1, 2], np.int32), 1, 3), lambda: _mv(np.array([1.0, 2.0]), 1, 3)
+        _mv,
+        "int x",
+        lambda: _mv(np.array([1, 2], np.int32), 1, 3),
+        lambda: _mv(np.array([1.0, 2.0]), 1, 3),
     ),
-    Same(_mv, "bool x", lambda: _mv(np.array([True, False]), 2, 3), lambda: _mv(np.array([1.0, 0.0]), 2, 3)),
+    Same(
+        _mv,
+        "bool x",
+        lambda: _mv(np.array([True, False]), 2, 3),
+        lambda: _mv(np.array([1.0, 0.0]), 2, 3),
+    ),
     Same(_mv, "list x", lambda: _mv([1.0, 2.0], 0, 3), lambda: _mv(np.array([1.0, 2.0]), 0, 3)),
     Holds(
         _mv,
@@ -109,11 +119,21 @@ ROWS = [
         lambda: multiclass.tfidf(np.where(_COUNTS > 2, np.nan, _COUNTS), _TOPICS, 2),
         "counts",
     ),
-    Bad(multiclass.tfidf, "negative count", lambda: multiclass.tfidf(-_COUNTS, _TOPICS, 2), "counts"),
-    Bad(multiclass.tfidf, "1-D counts", lambda: multiclass.tfidf(_COUNTS[0], _TOPICS, 2), "counts"),
-    Bad(multiclass.tfidf, "empty corpus", lambda: multiclass.tfidf(_COUNTS[:0], _TOPICS[:0], 2), "counts"),
     Bad(
-        multiclass.tfidf, "topic 2 of 2", lambda: multiclass.tfidf(_COUNTS, np.array([0, 1, 2]), 2), "labels"
+        multiclass.tfidf, "negative count", lambda: multiclass.tfidf(-_COUNTS, _TOPICS, 2), "counts"
+    ),
+    Bad(multiclass.tfidf, "1-D counts", lambda: multiclass.tfidf(_COUNTS[0], _TOPICS, 2), "counts"),
+    Bad(
+        multiclass.tfidf,
+        "empty corpus",
+        lambda: multiclass.tfidf(_COUNTS[:0], _TOPICS[:0], 2),
+        "counts",
+    ),
+    Bad(
+        multiclass.tfidf,
+        "topic 2 of 2",
+        lambda: multiclass.tfidf(_COUNTS, np.array([0, 1, 2]), 2),
+        "labels",
     ),
     Bad(
         multiclass.tfidf,
@@ -140,8 +160,15 @@ ROWS = [
         "smoothing",
         TypeError,
     ),
-    Bad(multiclass.tfidf, "one class", lambda: multiclass.tfidf(_COUNTS, _TOPICS, 1), "num_classes"),
-    Bad(multiclass.tfidf, "unknown df", lambda: multiclass.tfidf(_COUNTS, _TOPICS, 2, df="words"), "df"),
+    Bad(
+        multiclass.tfidf, "one class", lambda: multiclass.tfidf(_COUNTS, _TOPICS, 1), "num_classes"
+    ),
+    Bad(
+        multiclass.tfidf,
+        "unknown df",
+        lambda: multiclass.tfidf(_COUNTS, _TOPICS, 2, df="words"),
+        "df",
+    ),
     Bad(multiclass.tfidf, "map: x too wide", lambda: _PSI(np.ones(4), 0), "x"),
     Bad(multiclass.tfidf, "map: topic 2 of 2", lambda: _PSI(np.ones(3), 2), "y"),
     Bad(multiclass.tfidf, "map: NaN x", lambda: _PSI(np.array([1.0, np.nan, 0.0]), 0), "x"),
@@ -172,7 +199,13 @@ ROWS = [
         "binary",
         TypeError,
     ),
-    Bad(multiclass.all_pairs, "None as binary", lambda: multiclass.all_pairs(None, 3), "binary", TypeError),
+    Bad(
+        multiclass.all_pairs,
+        "None as binary",
+        lambda: multiclass.all_pairs(None, 3),
+        "binary",
+        TypeError,
+    ),
     Bad(
         multiclass.all_pairs,
         "unknown subsample",
@@ -201,7 +234,9 @@ ROWS = [
     Holds(
         multiclass.all_pairs,
         "'pair' over a hand-built binary",
-        _labels_of(multiclass.all_pairs(core.BatchLearner(lambda *a: _SVM.fit(*a), _SVM.predict), 3)),
+        _labels_of(
+            multiclass.all_pairs(core.BatchLearner(lambda *a: _SVM.fit(*a), _SVM.predict), 3)
+        ),
         _equal(_Y),
     ),
     Holds(
@@ -216,8 +251,15 @@ ROWS = [
         lambda: jax.jit(_AP.fit)(KEY, _X, _Y),
         lambda: _AP.fit(KEY, _X, _Y),
     ),
-    Bad(multiclass.one_vs_all, "label 3 of 3", lambda: _OVA.fit(KEY, _X, np.where(_Y == 2, 3, _Y)), "y"),
-    Bad(multiclass.all_pairs, "label 0.5", lambda: _AP.fit(KEY, _X, np.where(_Y == 2, 0.5, _Y)), "y"),
+    Bad(
+        multiclass.one_vs_all,
+        "label 3 of 3",
+        lambda: _OVA.fit(KEY, _X, np.where(_Y == 2, 3, _Y)),
+        "y",
+    ),
+    Bad(
+        multiclass.all_pairs, "label 0.5", lambda: _AP.fit(KEY, _X, np.where(_Y == 2, 0.5, _Y)), "y"
+    ),
     Same(
         multiclass.all_pairs,
         "bool labels are 0/1",
@@ -243,9 +285,17 @@ ROWS = [
         _labels_of(_OVA, (_X > 0).astype(np.float32)),
     ),
     Same(
-        multiclass.all_pairs, "bool X", _labels_of(_AP, _X > 0), _labels_of(_AP, (_X > 0).astype(np.float32))
+        multiclass.all_pairs,
+        "bool X",
+        _labels_of(_AP, _X > 0),
+        _labels_of(_AP, (_X > 0).astype(np.float32)),
     ),
-    Same(multiclass.all_pairs, "float labels", _labels_of(_AP, _X, _Y.astype(np.float32)), _labels_of(_AP)),
+    Same(
+        multiclass.all_pairs,
+        "float labels",
+        _labels_of(_AP, _X, _Y.astype(np.float32)),
+        _labels_of(_AP),
+    ),
     # --- multiclass SVM and Perceptron ------------------------------------------------------------
     Bad(
         multiclass.multiclass_svm,
@@ -301,13 +351,17 @@ ROWS = [
     Same(
         multiclass.multiclass_svm,
         "int delta",
-        lambda: _labels_of(multiclass.multiclass_svm(0.1, 20, 3, delta=(1 - np.eye(3, dtype=np.int32))))(),
+        lambda: _labels_of(
+            multiclass.multiclass_svm(0.1, 20, 3, delta=(1 - np.eye(3, dtype=np.int32)))
+        )(),
         _labels_of(_MSVM),
     ),
     Same(
         multiclass.multiclass_svm,
         "tfidf map, int counts",
-        lambda: _TFSVM.predict(_TFSVM.fit(KEY, _COUNTS.astype(np.int32), _TOPICS), _COUNTS.astype(np.int32)),
+        lambda: _TFSVM.predict(
+            _TFSVM.fit(KEY, _COUNTS.astype(np.int32), _TOPICS), _COUNTS.astype(np.int32)
+        ),
         lambda: _TFSVM.predict(_TFSVM.fit(KEY, _COUNTS, _TOPICS), _COUNTS),
     ),
     Same(
@@ -395,7 +449,9 @@ ROWS = [
     Bad(
         multiclass.multinomial_logistic_regression,
         "sample_weight of shape (m, 1)",
-        lambda: multiclass.multinomial_logistic_regression(1.0, 3).fit(KEY, _X, _Y, np.ones((6, 1))),
+        lambda: multiclass.multinomial_logistic_regression(1.0, 3).fit(
+            KEY, _X, _Y, np.ones((6, 1))
+        ),
         "sample_weight",
     ),
     Bad(

@@ -14,8 +14,17 @@ import pytest
 from jaxlearn import core, nn
 from tests.inputs.rows import Bad, Holds, Same
 
-_X = np.array([[0.5, -1.0, 2.0], [1.0, 0.0, -0.5], [-1.5, 1.0, 0.5], [0.0, 2.0, 1.0], [1.0, 1.0, 1.0],
-               [-1.0, -2.0, 0.0]], np.float32)  # fmt: skip
+_X = np.array(
+    [
+        [0.5, -1.0, 2.0],
+        [1.0, 0.0, -0.5],
+        [-1.5, 1.0, 0.5],
+        [0.0, 2.0, 1.0],
+        [1.0, 1.0, 1.0],
+        [-1.0, -2.0, 0.0],
+    ],
+    np.float32,
+)
 _XI = np.round(2 * _X).astype(np.int32)  # integer features, and their float values below
 _XF = _XI.astype(np.float32)
 _LAB = np.array([0, 1, 1, 0, 1, 0], np.int32)
@@ -109,12 +118,31 @@ ROWS += [
         lambda: nn.squared_loss(np.ones(3), np.ones(2)),
         ("output", "y"),
     ),
-    Bad(nn.squared_loss, "(1,) against a scalar", lambda: nn.squared_loss(np.ones(1), 1.0), ("output", "y")),
-    Bad(nn.squared_loss, "NaN output", lambda: nn.squared_loss(_nan(np.ones(3), 1), np.ones(3)), "output"),
     Bad(
-        nn.squared_loss, "inf target", lambda: nn.squared_loss(np.ones(3), np.array([1.0, np.inf, 0.0])), "y"
+        nn.squared_loss,
+        "(1,) against a scalar",
+        lambda: nn.squared_loss(np.ones(1), 1.0),
+        ("output", "y"),
     ),
-    Bad(nn.squared_loss, "strings", lambda: nn.squared_loss(np.ones(1), np.array(["a"])), "y", TypeError),
+    Bad(
+        nn.squared_loss,
+        "NaN output",
+        lambda: nn.squared_loss(_nan(np.ones(3), 1), np.ones(3)),
+        "output",
+    ),
+    Bad(
+        nn.squared_loss,
+        "inf target",
+        lambda: nn.squared_loss(np.ones(3), np.array([1.0, np.inf, 0.0])),
+        "y",
+    ),
+    Bad(
+        nn.squared_loss,
+        "strings",
+        lambda: nn.squared_loss(np.ones(1), np.array(["a"])),
+        "y",
+        TypeError,
+    ),
     Same(
         nn.cross_entropy,
         "float label 1.0 = int 1",
@@ -142,7 +170,12 @@ ROWS += [
     Bad(nn.cross_entropy, "label k (outside 0..k-1)", lambda: nn.cross_entropy(_A, 5), "label"),
     Bad(nn.cross_entropy, "label -1", lambda: nn.cross_entropy(_A, -1), "label"),
     Bad(nn.cross_entropy, "label 0.5", lambda: nn.cross_entropy(_A, 0.5), "label"),
-    Bad(nn.cross_entropy, "a vector of labels", lambda: nn.cross_entropy(_A, np.array([0, 1])), "label"),
+    Bad(
+        nn.cross_entropy,
+        "a vector of labels",
+        lambda: nn.cross_entropy(_A, np.array([0, 1])),
+        "label",
+    ),
     Bad(nn.cross_entropy, "2-D logits", lambda: nn.cross_entropy(np.ones((2, 3)), 0), "logits"),
     Bad(nn.cross_entropy, "NaN logits", lambda: nn.cross_entropy(_nan(_A, 1), 0), "logits"),
     Holds(
@@ -186,13 +219,37 @@ ROWS += [
     Bad(nn.mlp_init, "a zero width", lambda: nn.mlp_init(_KEY, [4, 0, 3]), "layer_sizes"),
     Bad(nn.mlp_init, "a float size", lambda: nn.mlp_init(_KEY, [4.5, 3]), "layer_sizes", TypeError),
     Bad(nn.mlp_init, "a bool size", lambda: nn.mlp_init(_KEY, [4, True]), "layer_sizes", TypeError),
-    Bad(nn.mlp_init, "an int, not a sequence", lambda: nn.mlp_init(_KEY, 4), "layer_sizes", TypeError),
+    Bad(
+        nn.mlp_init,
+        "an int, not a sequence",
+        lambda: nn.mlp_init(_KEY, 4),
+        "layer_sizes",
+        TypeError,
+    ),
     Bad(nn.mlp_init, "scale 0", lambda: nn.mlp_init(_KEY, [3, 2], scale=0.0), "scale"),
     Bad(nn.mlp_init, "scale -1", lambda: nn.mlp_init(_KEY, [3, 2], scale=-1.0), "scale"),
     Bad(nn.mlp_init, "scale NaN", lambda: nn.mlp_init(_KEY, [3, 2], scale=float("nan")), "scale"),
-    Bad(nn.mlp_init, "scale a string", lambda: nn.mlp_init(_KEY, [3, 2], scale="1"), "scale", TypeError),
-    Bad(nn.mlp_init, "int dtype", lambda: nn.mlp_init(_KEY, [3, 2], dtype=jnp.int32), "dtype", TypeError),
-    Bad(nn.mlp_init, "not a dtype", lambda: nn.mlp_init(_KEY, [3, 2], dtype="floaty"), "dtype", TypeError),
+    Bad(
+        nn.mlp_init,
+        "scale a string",
+        lambda: nn.mlp_init(_KEY, [3, 2], scale="1"),
+        "scale",
+        TypeError,
+    ),
+    Bad(
+        nn.mlp_init,
+        "int dtype",
+        lambda: nn.mlp_init(_KEY, [3, 2], dtype=jnp.int32),
+        "dtype",
+        TypeError,
+    ),
+    Bad(
+        nn.mlp_init,
+        "not a dtype",
+        lambda: nn.mlp_init(_KEY, [3, 2], dtype="floaty"),
+        "dtype",
+        TypeError,
+    ),
     Bad(nn.mlp_init, "an int key", lambda: nn.mlp_init(0, [3, 2]), "key", TypeError),
     Bad(
         nn.mlp_init,
@@ -220,16 +277,28 @@ ROWS += [
         lambda p: _assert(p[0][0].shape == (2, 3) and np.isfinite(np.asarray(p[0][0])).all()),
     ),
     Same(nn.mlp_apply, "int x = float x", _apply(x=_XI[0]), _apply(x=_XF[0])),
-    Same(nn.mlp_apply, "bool x = 0/1 floats", _apply(x=_X[0] > 0), _apply(x=(_X[0] > 0).astype(np.float32))),
+    Same(
+        nn.mlp_apply,
+        "bool x = 0/1 floats",
+        _apply(x=_X[0] > 0),
+        _apply(x=(_X[0] > 0).astype(np.float32)),
+    ),
     Same(nn.mlp_apply, "list x", _apply(x=_X.tolist()), _apply(x=_X)),
-    Same(nn.mlp_apply, "one row = that row of the batch", _apply(x=_X[2]), lambda: _apply(x=_X)()[2]),
+    Same(
+        nn.mlp_apply, "one row = that row of the batch", _apply(x=_X[2]), lambda: _apply(x=_X)()[2]
+    ),
     Same(
         nn.mlp_apply,
         "int params = float params",
         _apply([(np.ones((2, 3), np.int32), np.zeros(2, np.int32))]),
         _apply([(np.ones((2, 3), np.float32), np.zeros(2, np.float32))]),
     ),
-    Same(nn.mlp_apply, "params of lists", _apply([[W.tolist(), b.tolist()] for W, b in _P()]), _apply()),
+    Same(
+        nn.mlp_apply,
+        "params of lists",
+        _apply([[W.tolist(), b.tolist()] for W, b in _P()]),
+        _apply(),
+    ),
     Bad(nn.mlp_apply, "x one feature too wide", _apply(x=np.ones(4)), "x"),
     Bad(nn.mlp_apply, "x one feature too narrow", _apply(x=np.ones(2)), "x"),
     Bad(nn.mlp_apply, "a batch too wide", _apply(x=np.ones((5, 4))), "x"),
@@ -242,7 +311,13 @@ ROWS += [
         lambda: nn.mlp_apply([(_nan(np.ones((2, 3)), (0, 0)), np.zeros(2))], _X),
         "params",
     ),
-    Bad(nn.mlp_apply, "params not a list", lambda: nn.mlp_apply(np.ones((2, 3)), _X), "params", TypeError),
+    Bad(
+        nn.mlp_apply,
+        "params not a list",
+        lambda: nn.mlp_apply(np.ones((2, 3)), _X),
+        "params",
+        TypeError,
+    ),
     Bad(
         nn.mlp_apply,
         "a layer not a pair",
@@ -250,7 +325,12 @@ ROWS += [
         "params[0]",
         TypeError,
     ),
-    Bad(nn.mlp_apply, "widths that do not chain", lambda: nn.mlp_apply(_BAD_CHAIN(), _X), "params[1]"),
+    Bad(
+        nn.mlp_apply,
+        "widths that do not chain",
+        lambda: nn.mlp_apply(_BAD_CHAIN(), _X),
+        "params[1]",
+    ),
     Bad(
         nn.mlp_apply,
         "a bias of the wrong width",
@@ -280,7 +360,9 @@ ROWS += [
         nn.backprop,
         "= jax.grad of the squared loss",
         _bp(),
-        lambda: jax.grad(lambda p: nn.squared_loss(nn.mlp_apply(p, _X[0]), np.array([0.5, -1.0])))(_P()),
+        lambda: jax.grad(lambda p: nn.squared_loss(nn.mlp_apply(p, _X[0]), np.array([0.5, -1.0])))(
+            _P()
+        ),
     ),
     Bad(nn.backprop, "x too wide", _bp(np.ones(4)), "x"),
     Bad(nn.backprop, "a batch x", _bp(_X), "x"),
@@ -300,7 +382,9 @@ ROWS += [
 
 
 def _train(X=_X, y=_LAB, params=None, *, key=_KEY, **kwargs):
-    kwargs = dict(dict(loss="cross_entropy", optimizer=_ADAM, steps=4, batch_size=2, eval_every=2), **kwargs)
+    kwargs = dict(
+        dict(loss="cross_entropy", optimizer=_ADAM, steps=4, batch_size=2, eval_every=2), **kwargs
+    )
     return lambda: nn.train(key, _P() if params is None else params, X, y, **kwargs)
 
 
@@ -324,8 +408,16 @@ def _diverged_at_start(result):
 
 
 # One step of sgd(100) leaves finite weights whose validation loss overflows: never improved, so diverged.
-_SGD_BLOWUP = _train(1e4 * _X, 1e4 * _T, _net(3, 4, 1), loss="squared", optimizer=_SGD100, steps=1,
-                     eval_every=1, activation=nn.relu)  # fmt: skip
+_SGD_BLOWUP = _train(
+    1e4 * _X,
+    1e4 * _T,
+    _net(3, 4, 1),
+    loss="squared",
+    optimizer=_SGD100,
+    steps=1,
+    eval_every=1,
+    activation=nn.relu,
+)
 ROWS += [
     Same(nn.train, "int X = float X", _best(_train(_XI)), _best(_train(_XF))),
     Same(nn.train, "lists", _best(_train(_X.tolist(), _LAB.tolist())), _best(_train())),
@@ -343,7 +435,10 @@ ROWS += [
         _best(_train(y=np.round(_T), params=_net(3, 4, 1), loss="squared")),
     ),
     Same(
-        nn.train, "int weight_decay = float", _best(_train(weight_decay=1)), _best(_train(weight_decay=1.0))
+        nn.train,
+        "int weight_decay = float",
+        _best(_train(weight_decay=1)),
+        _best(_train(weight_decay=1.0)),
     ),
     Holds(
         nn.train,
@@ -368,7 +463,12 @@ ROWS += [
     Bad(nn.train, "X and y lengths differ", _train(y=_LAB[:5]), ("X", "y")),
     Bad(nn.train, "empty sample", _train(_X[:0], _LAB[:0]), "X"),
     Bad(nn.train, "NaN in X", _train(_nan(_X)), "X"),
-    Bad(nn.train, "NaN target", _train(y=_nan(_T, (0, 0)), params=_net(3, 4, 1), loss="squared"), "y"),
+    Bad(
+        nn.train,
+        "NaN target",
+        _train(y=_nan(_T, (0, 0)), params=_net(3, 4, 1), loss="squared"),
+        "y",
+    ),
     Bad(nn.train, "label 2 for a 2-output network", _train(y=np.where(_LAB == 1, 2, 0)), "y"),
     Bad(nn.train, "label -1", _train(y=_LAB - 1), "y"),
     Bad(nn.train, "2-D labels", _train(y=_LAB[:, None]), "y"),
@@ -389,24 +489,42 @@ ROWS += [
         "zero_one error with squared targets",
         _train(y=_T, params=_net(3, 4, 1), loss="squared", error="zero_one"),
         "error",
-    ),  # fmt: skip
+    ),
     Bad(nn.train, "steps 0", _train(steps=0), "steps"),
     Bad(nn.train, "steps 2.5", _train(steps=2.5), "steps", TypeError),
     Bad(nn.train, "steps True", _train(steps=True), "steps", TypeError),
-    Bad(nn.train, "steps traced", lambda: jax.jit(lambda s: _train(steps=s)())(4), "steps", TypeError),
+    Bad(
+        nn.train,
+        "steps traced",
+        lambda: jax.jit(lambda s: _train(steps=s)())(4),
+        "steps",
+        TypeError,
+    ),
     Bad(nn.train, "batch_size 0", _train(batch_size=0), "batch_size"),
     Bad(nn.train, "batch_size -3", _train(batch_size=-3), "batch_size"),
     Bad(nn.train, "eval_every 0", _train(eval_every=0), "eval_every"),
     Bad(nn.train, "eval_every a string", _train(eval_every="2"), "eval_every", TypeError),
     Bad(nn.train, "sampling unknown", _train(sampling="random"), "sampling"),
     Bad(nn.train, "sampling not a string", _train(sampling=1), "sampling", TypeError),
-    Bad(nn.train, "stratified, batch_size 7 > m", _train(sampling="stratified", batch_size=7), "batch_size"),
-    Same(nn.train, "sampling 'uniform' = the default", _best(_train(sampling="uniform")), _best(_train())),
+    Bad(
+        nn.train,
+        "stratified, batch_size 7 > m",
+        _train(sampling="stratified", batch_size=7),
+        "batch_size",
+    ),
+    Same(
+        nn.train,
+        "sampling 'uniform' = the default",
+        _best(_train(sampling="uniform")),
+        _best(_train()),
+    ),
     Holds(
         nn.train,
         "stratified, batch_size 4 not dividing m = 6 (weighted blocks)",
         _train(sampling="stratified", batch_size=4),
-        lambda r: _assert(np.isfinite(np.asarray(r[1].train_loss)).all() and not bool(r[1].diverged)),
+        lambda r: _assert(
+            np.isfinite(np.asarray(r[1].train_loss)).all() and not bool(r[1].diverged)
+        ),
     ),
     Bad(nn.train, "weight_decay -1", _train(weight_decay=-1.0), "weight_decay"),
     Bad(nn.train, "weight_decay inf", _train(weight_decay=float("inf")), "weight_decay"),
@@ -417,10 +535,25 @@ ROWS += [
     Bad(nn.train, "error unknown", _train(error="abs"), "error"),
     Bad(nn.train, "activation not callable", _train(activation="relu"), "activation", TypeError),
     Bad(nn.train, "validation not a pair", _train(validation=_X), "validation"),
-    Bad(nn.train, "validation too wide", _train(validation=(np.ones((2, 4)), _LAB[:2])), "validation[0]"),
+    Bad(
+        nn.train,
+        "validation too wide",
+        _train(validation=(np.ones((2, 4)), _LAB[:2])),
+        "validation[0]",
+    ),
     Bad(nn.train, "validation NaN", _train(validation=(_nan(_X[:2]), _LAB[:2])), "validation[0]"),
-    Bad(nn.train, "validation label 3", _train(validation=(_X[:2], np.array([0, 3]))), "validation[1]"),
-    Bad(nn.train, "NaN params", _train(params=[(_nan(np.ones((2, 3)), (0, 0)), np.zeros(2))]), "params"),
+    Bad(
+        nn.train,
+        "validation label 3",
+        _train(validation=(_X[:2], np.array([0, 3]))),
+        "validation[1]",
+    ),
+    Bad(
+        nn.train,
+        "NaN params",
+        _train(params=[(_nan(np.ones((2, 3)), (0, 0)), np.zeros(2))]),
+        "params",
+    ),
     Bad(nn.train, "params not a list", _train(params=np.ones((2, 3))), "params", TypeError),
     Bad(nn.train, "a bad key", _train(key=1), "key", TypeError),
 ]
@@ -441,12 +574,25 @@ ROWS += [
     Bad(nn.boolean_inputs, "n -1", lambda: nn.boolean_inputs(-1), "n"),
     Bad(nn.boolean_inputs, "n 2.0", lambda: nn.boolean_inputs(2.0), "n", TypeError),
     Bad(nn.boolean_inputs, "n True", lambda: nn.boolean_inputs(True), "n", TypeError),
-    Bad(nn.boolean_inputs, "bool dtype", lambda: nn.boolean_inputs(2, dtype=bool), "dtype", TypeError),
     Bad(
-        nn.boolean_inputs, "unsigned dtype", lambda: nn.boolean_inputs(2, dtype=np.uint8), "dtype", TypeError
+        nn.boolean_inputs,
+        "bool dtype",
+        lambda: nn.boolean_inputs(2, dtype=bool),
+        "dtype",
+        TypeError,
+    ),
+    Bad(
+        nn.boolean_inputs,
+        "unsigned dtype",
+        lambda: nn.boolean_inputs(2, dtype=np.uint8),
+        "dtype",
+        TypeError,
     ),
     Same(
-        nn.boolean_inputs, "NumPy int n", lambda: nn.boolean_inputs(np.int64(3)), lambda: nn.boolean_inputs(3)
+        nn.boolean_inputs,
+        "NumPy int n",
+        lambda: nn.boolean_inputs(np.int64(3)),
+        lambda: nn.boolean_inputs(3),
     ),
     Same(
         nn.boolean_inputs,
@@ -471,9 +617,17 @@ for _neuron in (nn.conjunction_neuron, nn.disjunction_neuron):
             functools.partial(_neuron, 3, negated=[True, False]),
             "negated",
         ),
-        Bad(_neuron, "negated value 2", functools.partial(_neuron, 2, negated=np.array([0, 2])), "negated"),
         Bad(
-            _neuron, "negated NaN", functools.partial(_neuron, 2, negated=np.array([0.0, np.nan])), "negated"
+            _neuron,
+            "negated value 2",
+            functools.partial(_neuron, 2, negated=np.array([0, 2])),
+            "negated",
+        ),
+        Bad(
+            _neuron,
+            "negated NaN",
+            functools.partial(_neuron, 2, negated=np.array([0.0, np.nan])),
+            "negated",
         ),
         Bad(_neuron, "bool dtype", functools.partial(_neuron, 2, dtype=bool), "dtype", TypeError),
         Same(
@@ -531,9 +685,20 @@ ROWS += [
     Bad(nn.boolean_network, "length 3", lambda: nn.boolean_network(np.ones(3)), "table"),
     Bad(nn.boolean_network, "length 1", lambda: nn.boolean_network(np.ones(1)), "table"),
     Bad(nn.boolean_network, "2-D table", lambda: nn.boolean_network(np.ones((2, 2))), "table"),
-    Bad(nn.boolean_network, "{0, 1} values", lambda: nn.boolean_network(np.array([0, 1, 1, 0])), "table"),
+    Bad(
+        nn.boolean_network,
+        "{0, 1} values",
+        lambda: nn.boolean_network(np.array([0, 1, 1, 0])),
+        "table",
+    ),
     Bad(nn.boolean_network, "NaN value", lambda: nn.boolean_network(_nan(_XOR, 0)), "table"),
-    Bad(nn.boolean_network, "strings", lambda: nn.boolean_network(np.array(["a", "b"])), "table", TypeError),
+    Bad(
+        nn.boolean_network,
+        "strings",
+        lambda: nn.boolean_network(np.array(["a", "b"])),
+        "table",
+        TypeError,
+    ),
     Bad(
         nn.boolean_network,
         "apply on x too wide",
@@ -579,7 +744,11 @@ def _fit_diverged():
 def _check_diverged(result):
     params, warned = result
     _assert(bool(params.diverged), "diverged not set")
-    _assert(all(np.isfinite(np.asarray(leaf)).all() for leaf in jax.tree_util.tree_leaves(params.layers)))
+    _assert(
+        all(
+            np.isfinite(np.asarray(leaf)).all() for leaf in jax.tree_util.tree_leaves(params.layers)
+        )
+    )
     _assert(warned and "diverged" in str(warned[0].message), "an eager diverged fit warns")
 
 
@@ -591,7 +760,9 @@ ROWS += [
         _jit_vmap_fits,
         lambda r: chex.assert_trees_all_close(r[0], r[1], rtol=1e-5, atol=1e-6),
     ),
-    Holds(nn.mlp_classifier, "a diverging fit: flagged, finite, warns", _fit_diverged, _check_diverged),
+    Holds(
+        nn.mlp_classifier, "a diverging fit: flagged, finite, warns", _fit_diverged, _check_diverged
+    ),
     Same(nn.mlp_classifier, "int X = float X", _fit(_XI), _fit(_XF)),
     Same(nn.mlp_classifier, "bool X = 0/1 floats", _fit(_X > 0), _fit((_X > 0).astype(np.float32))),
     Same(nn.mlp_classifier, "bool y = int y", _fit(y=_LAB.astype(bool)), _fit()),
@@ -635,8 +806,15 @@ ROWS += [
         "params",
         TypeError,
     ),
-    Bad(nn.mlp_classifier, "fit label 2 with num_classes=2", _fit(y=np.where(_LAB == 1, 2, 0)), "y"),
-    Bad(nn.mlp_classifier, "fit label -1", _fit(y=_LAB - 1, learner=nn.mlp_classifier(4, steps=4)), "y"),
+    Bad(
+        nn.mlp_classifier, "fit label 2 with num_classes=2", _fit(y=np.where(_LAB == 1, 2, 0)), "y"
+    ),
+    Bad(
+        nn.mlp_classifier,
+        "fit label -1",
+        _fit(y=_LAB - 1, learner=nn.mlp_classifier(4, steps=4)),
+        "y",
+    ),
     Bad(nn.mlp_classifier, "fit label 0.5", _fit(y=_LAB * 0.5), "y"),
     Bad(nn.mlp_classifier, "fit NaN X", _fit(_nan(_X)), "X"),
     Bad(nn.mlp_classifier, "fit 1-D X", _fit(_X[0], _LAB[:3]), "X"),
@@ -654,12 +832,33 @@ ROWS += [
     Bad(nn.mlp_classifier, "num_classes 1", _clf(num_classes=1), "num_classes"),
     Bad(nn.mlp_classifier, "num_classes 2.0", _clf(num_classes=2.0), "num_classes", TypeError),
     Bad(nn.mlp_classifier, "eta 0", _clf(eta=0.0), "eta"),
-    Bad(nn.mlp_classifier, "learning_rate NaN (alias of eta)", _clf(learning_rate=float("nan")), "eta"),
+    Bad(
+        nn.mlp_classifier,
+        "learning_rate NaN (alias of eta)",
+        _clf(learning_rate=float("nan")),
+        "eta",
+    ),
     Bad(nn.mlp_classifier, "weight_decay -1e-4", _clf(weight_decay=-1e-4), "weight_decay"),
-    Bad(nn.mlp_classifier, "validation_fraction 1", _clf(validation_fraction=1.0), "validation_fraction"),
-    Bad(nn.mlp_classifier, "validation_fraction -0.1", _clf(validation_fraction=-0.1), "validation_fraction"),
+    Bad(
+        nn.mlp_classifier,
+        "validation_fraction 1",
+        _clf(validation_fraction=1.0),
+        "validation_fraction",
+    ),
+    Bad(
+        nn.mlp_classifier,
+        "validation_fraction -0.1",
+        _clf(validation_fraction=-0.1),
+        "validation_fraction",
+    ),
     Bad(nn.mlp_classifier, "optimizer unknown", _clf(optimizer="rmsprop"), "optimizer"),
-    Bad(nn.mlp_classifier, "optimizer an optax object", _clf(optimizer=_ADAM), "optimizer", TypeError),
+    Bad(
+        nn.mlp_classifier,
+        "optimizer an optax object",
+        _clf(optimizer=_ADAM),
+        "optimizer",
+        TypeError,
+    ),
     Bad(nn.mlp_classifier, "activation a string", _clf(activation="relu"), "activation", TypeError),
     Same(
         nn.mlp_classifier,
@@ -668,7 +867,9 @@ ROWS += [
             learner=nn.mlp_classifier(4, steps=4, num_classes=2, batch_size=2, eval_every=2, eta=1)
         )(),
         lambda: _fit(
-            learner=nn.mlp_classifier(4, steps=4, num_classes=2, batch_size=2, eval_every=2, eta=1.0)
+            learner=nn.mlp_classifier(
+                4, steps=4, num_classes=2, batch_size=2, eval_every=2, eta=1.0
+            )
         )(),
     ),
     Holds(

@@ -10,7 +10,8 @@ from jaxlearn import core, losses, online
 from tests.inputs.rows import Bad, Holds, Same
 
 _X = np.array(
-    [[1.0, 0.0, 1.0], [0.0, 1.0, 1.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]], np.float32
+    [[1.0, 0.0, 1.0], [0.0, 1.0, 1.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]],
+    np.float32,
 )
 _Y = np.array([-1.0, 1.0, 1.0, -1.0, -1.0], np.float32)
 _B = np.array([0, 1, 1, 0, 1], np.int32)  # {0, 1} labels of Winnow, conjunctions, decision lists
@@ -98,14 +99,31 @@ ROWS = [
         online.perceptron,
         "normalize with int X",
         lambda: _final(online.perceptron(normalize=True), _R.astype(np.int32), _RY),
-        lambda: _final(online.perceptron(normalize=True), _R.astype(np.int32).astype(np.float32), _RY),
+        lambda: _final(
+            online.perceptron(normalize=True), _R.astype(np.int32).astype(np.float32), _RY
+        ),
     ),
     Bad(online.perceptron, "eta -1", _factory(online.perceptron, -1), "eta"),
     Bad(online.perceptron, "eta 0", _factory(online.perceptron, 0.0), "eta"),
     Bad(online.perceptron, "eta a string", _factory(online.perceptron, "1"), "eta", TypeError),
-    Bad(online.perceptron, "eager update, label 0", lambda: _P.update(_P.init(_X[0]), _X[0], 0.0), "y"),
-    Bad(online.perceptron, "eager update, NaN label", lambda: _P.update(_P.init(_X[0]), _X[0], np.nan), "y"),
-    Bad(online.perceptron, "eager update, x a matrix", lambda: _P.update(_P.init(_X[0]), _X[:2], 1.0), "x"),
+    Bad(
+        online.perceptron,
+        "eager update, label 0",
+        lambda: _P.update(_P.init(_X[0]), _X[0], 0.0),
+        "y",
+    ),
+    Bad(
+        online.perceptron,
+        "eager update, NaN label",
+        lambda: _P.update(_P.init(_X[0]), _X[0], np.nan),
+        "y",
+    ),
+    Bad(
+        online.perceptron,
+        "eager update, x a matrix",
+        lambda: _P.update(_P.init(_X[0]), _X[:2], 1.0),
+        "x",
+    ),
     Bad(online.perceptron, "init from a matrix", lambda: _P.init(_X), "example_x"),
     Same(
         online.margin_perceptron,
@@ -159,7 +177,10 @@ ROWS = [
         "ys",
     ),
     Bad(
-        online.winnow, "run, ys a column (T, 1)", lambda: core.run(_W, _W.init(_X[0]), _X, _B[:, None]), "ys"
+        online.winnow,
+        "run, ys a column (T, 1)",
+        lambda: core.run(_W, _W.init(_X[0]), _X, _B[:, None]),
+        "ys",
     ),
     Bad(
         online.conjunction,
@@ -222,7 +243,10 @@ ROWS = [
     ),
     Bad(online.winnow, "eager update, label -1", lambda: _W.update(_W.init(_X[0]), _X[0], -1), "y"),
     Bad(
-        online.winnow, "eager update, x not in {0, 1}", lambda: _W.update(_W.init(_X[0]), _X[0] * 0.5, 1), "x"
+        online.winnow,
+        "eager update, x not in {0, 1}",
+        lambda: _W.update(_W.init(_X[0]), _X[0] * 0.5, 1),
+        "x",
     ),
     Bad(online.conjunction, "n 0", _factory(online.conjunction, 0), "n"),
     Bad(online.conjunction, "n 2.5", _factory(online.conjunction, 2.5), "n", TypeError),
@@ -232,7 +256,12 @@ ROWS = [
         lambda: _final(_C, _X.astype(bool), _B, "literals"),
         lambda: _final(_C, _X, _B, "literals"),
     ),
-    Bad(online.conjunction, "eager update, label 2", lambda: _C.update(_C.init(_X[0]), _X[0], 2), "y"),
+    Bad(
+        online.conjunction,
+        "eager update, label 2",
+        lambda: _C.update(_C.init(_X[0]), _X[0], 2),
+        "y",
+    ),
     Bad(online.decision_list, "n True", _factory(online.decision_list, True), "n", TypeError),
     Same(
         online.decision_list,
@@ -272,7 +301,9 @@ ROWS = [
         "int X",
         lambda: _final(online.online_gradient_descent(losses.hinge, 0.5), _R.astype(np.int32), _RY),
         lambda: _final(
-            online.online_gradient_descent(losses.hinge, 0.5), _R.astype(np.int32).astype(np.float32), _RY
+            online.online_gradient_descent(losses.hinge, 0.5),
+            _R.astype(np.int32).astype(np.float32),
+            _RY,
         ),
     ),
     # --- best_fixed_predictor ---------------------------------------------------------------------
@@ -367,7 +398,12 @@ ROWS = [
     Bad(online.box, "lo above hi", lambda: online.box(1.0, -1.0), ("lo", "hi")),
     Bad(online.box, "NaN bound", lambda: online.box(np.nan, 1.0), "lo"),
     Bad(online.box, "hi a string", lambda: online.box(0.0, "1"), "hi", TypeError),
-    Bad(online.box, "shapes do not broadcast", lambda: online.box(np.zeros(2), np.ones(3)), ("lo", "hi")),
+    Bad(
+        online.box,
+        "shapes do not broadcast",
+        lambda: online.box(np.zeros(2), np.ones(3)),
+        ("lo", "hi"),
+    ),
     Same(
         online.box,
         "int and list bounds",
@@ -402,7 +438,10 @@ ROWS = [
         "fit_intercept with int X",
         lambda: _final(online.perceptron(0.5, fit_intercept=True), _R.astype(np.int32), _RY, "b"),
         lambda: _final(
-            online.perceptron(0.5, fit_intercept=True), _R.astype(np.int32).astype(np.float32), _RY, "b"
+            online.perceptron(0.5, fit_intercept=True),
+            _R.astype(np.int32).astype(np.float32),
+            _RY,
+            "b",
         ),
     ),
     Same(
@@ -417,8 +456,15 @@ ROWS = [
         lambda: _standardized(np.ones((4, 3))),
         lambda z: np.testing.assert_array_equal(np.asarray(z), 0.0),
     ),
-    Bad(online.standardize, "init from a matrix", lambda: online.standardize().init(_X), "example_x"),
-    Bad(online.standardize, "apply to the wrong width", lambda: _S.apply(_S.init(_X[0]), _X[0, :2]), "x"),
+    Bad(
+        online.standardize, "init from a matrix", lambda: online.standardize().init(_X), "example_x"
+    ),
+    Bad(
+        online.standardize,
+        "apply to the wrong width",
+        lambda: _S.apply(_S.init(_X[0]), _X[0, :2]),
+        "x",
+    ),
     Bad(
         online.standardize,
         "pipeline ending in a transform",

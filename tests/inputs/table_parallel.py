@@ -33,7 +33,13 @@ ROWS = [
     Bad(par.shard_rows, "not a mesh", lambda: par.shard_rows(_X, mesh="data"), "mesh", TypeError),
     Same(par.shard_rows, "a list", lambda: par.shard_rows(_X.tolist()), lambda: par.shard_rows(_X)),
     Same(par.replicate, "a list", lambda: par.replicate(_X.tolist()), lambda: par.replicate(_X)),
-    Bad(par.replicate, "not a mesh", lambda: par.replicate(_X, mesh=jax.devices()), "mesh", TypeError),
+    Bad(
+        par.replicate,
+        "not a mesh",
+        lambda: par.replicate(_X, mesh=jax.devices()),
+        "mesh",
+        TypeError,
+    ),
     # sweep
     Bad(par.sweep, "a scalar", lambda: par.sweep(lambda v: v, jnp.float32(1.0)), "values"),
     Bad(par.sweep, "no values", lambda: par.sweep(lambda v: v, jnp.zeros((0,))), "values"),

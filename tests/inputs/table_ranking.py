@@ -16,7 +16,10 @@ _NAN = np.array([0.5, np.nan, -1.0, 1.0], np.float32)
 _E = np.zeros(0, np.float32)
 
 _X = np.array(
-    [[[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [-1.0, 0.5]], [[0.5, 0.5], [2.0, 0.0], [0.0, -1.0], [1.0, 2.0]]],
+    [
+        [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [-1.0, 0.5]],
+        [[0.5, 0.5], [2.0, 0.0], [0.0, -1.0], [1.0, 2.0]],
+    ],
     np.float32,
 )  # (2 queries, 4 items, 2 features)
 _RY = np.array([[2.0, 0.0, 3.0, 1.0], [1.0, 2.0, 0.0, 3.0]], np.float32)
@@ -44,7 +47,9 @@ def _call(function, *args, **kwargs):
 
 
 def _close(want):
-    return lambda got: np.testing.assert_allclose(np.asarray(got, float), want, rtol=1e-6, atol=1e-7)
+    return lambda got: np.testing.assert_allclose(
+        np.asarray(got, float), want, rtol=1e-6, atol=1e-7
+    )
 
 
 def _fit_scores(learner, X, Y):
@@ -73,7 +78,9 @@ ROWS = [
             Bad(f, "k = 0", _call(f, _P, _T, k=0), "k"),
             Bad(f, "k > r", _call(f, _P, _T, k=5), "k"),
             Bad(f, "float k", _call(f, _P, _T, k=2.0), "k", TypeError),
-            Same(f, "bool relevance", _call(f, _P, _T > 1), _call(f, _P, (_T > 1).astype(np.float32))),
+            Same(
+                f, "bool relevance", _call(f, _P, _T > 1), _call(f, _P, (_T > 1).astype(np.float32))
+            ),
         )
     ),
     Holds(rk.kendall_tau_loss, "one item", _call(rk.kendall_tau_loss, _P[:1], _T[:1]), _close(0.0)),
@@ -108,17 +115,35 @@ ROWS = [
     Bad(rk.discount, "k > r", _call(rk.discount, 3, 4), "k"),
     Bad(rk.discount, "float k", _call(rk.discount, 3, 1.5), "k", TypeError),
     Bad(rk.discount, "int dtype", _call(rk.discount, 3, dtype=jnp.int32), "dtype", TypeError),
-    Holds(rk.discount, "top-2 of 3", _call(rk.discount, np.int64(3), 2), _close([0.0, 1 / np.log2(3), 1.0])),
+    Holds(
+        rk.discount,
+        "top-2 of 3",
+        _call(rk.discount, np.int64(3), 2),
+        _close([0.0, 1 / np.log2(3), 1.0]),
+    ),
     Bad(
         rk.ndcg_surrogate_value,
         "v not a permutation",
         _call(rk.ndcg_surrogate_value, [1, 1, 2, 3], _P, _T),
         "v",
     ),
-    Bad(rk.ndcg_surrogate_value, "v 0-based", _call(rk.ndcg_surrogate_value, [0, 1, 2, 3], _P, _T), "v"),
-    Bad(rk.ndcg_surrogate_value, "v too short", _call(rk.ndcg_surrogate_value, [1, 2, 3], _P, _T), "v"),
     Bad(
-        rk.ndcg_surrogate_value, "NaN score", _call(rk.ndcg_surrogate_value, [1, 2, 3, 4], _NAN, _T), "y_pred"
+        rk.ndcg_surrogate_value,
+        "v 0-based",
+        _call(rk.ndcg_surrogate_value, [0, 1, 2, 3], _P, _T),
+        "v",
+    ),
+    Bad(
+        rk.ndcg_surrogate_value,
+        "v too short",
+        _call(rk.ndcg_surrogate_value, [1, 2, 3], _P, _T),
+        "v",
+    ),
+    Bad(
+        rk.ndcg_surrogate_value,
+        "NaN score",
+        _call(rk.ndcg_surrogate_value, [1, 2, 3, 4], _NAN, _T),
+        "y_pred",
     ),
     Bad(
         rk.ndcg_surrogate_value,
@@ -153,14 +178,24 @@ ROWS = [
             Bad(f, "NaN theta", _call(f, _P, _B, theta=np.nan), "theta"),
             Bad(f, "string theta", _call(f, _P, _B, theta="0"), "theta", TypeError),
             Same(f, "int counts", _call(f, 2, 1, 1, 3), _call(f, 2.0, 1.0, 1.0, 3.0)),
-            Same(f, "Counts tuple", _call(f, rk.Counts(2.0, 1.0, 1.0, 3.0)), _call(f, 2.0, 1.0, 1.0, 3.0)),
+            Same(
+                f,
+                "Counts tuple",
+                _call(f, rk.Counts(2.0, 1.0, 1.0, 3.0)),
+                _call(f, 2.0, 1.0, 1.0, 3.0),
+            ),
             Same(
                 f,
                 "int scores and labels",
                 _call(f, _INT_P, _B.astype(np.int32)),
                 _call(f, _INT_P.astype(np.float32), _B),
             ),
-            Same(f, "lists", _call(f, _P.tolist(), _B.tolist(), theta=0.75), _call(f, _P, _B, theta=0.75)),
+            Same(
+                f,
+                "lists",
+                _call(f, _P.tolist(), _B.tolist(), theta=0.75),
+                _call(f, _P, _B, theta=0.75),
+            ),
         )
     ),
     Bad(rk.f_beta, "beta 0", _call(rk.f_beta, 2, 1, 1, 1, beta=0.0), "beta"),
@@ -176,7 +211,9 @@ ROWS = [
     Bad(rk.confusion_counts, "bool labels", _call(rk.confusion_counts, _P, _B > 0), "y_true"),
     Bad(rk.confusion_counts, "empty", _call(rk.confusion_counts, _E, _E), ("y_pred", "y_true")),
     Bad(rk.confusion_counts, "NaN score", _call(rk.confusion_counts, _NAN, _B), "y_pred"),
-    Bad(rk.confusion_counts, "inf theta", _call(rk.confusion_counts, _P, _B, theta=np.inf), "theta"),
+    Bad(
+        rk.confusion_counts, "inf theta", _call(rk.confusion_counts, _P, _B, theta=np.inf), "theta"
+    ),
     Bad(
         rk.confusion_counts,
         "theta of another shape",
@@ -189,7 +226,12 @@ ROWS = [
         _call(rk.confusion_counts, _INT_P, _B),
         _call(rk.confusion_counts, _INT_P * 1.0, _B),
     ),
-    Holds(rk.confusion_counts, "counts", _call(rk.confusion_counts, _P, _B), _close([2.0, 1.0, 0.0, 1.0])),
+    Holds(
+        rk.confusion_counts,
+        "counts",
+        _call(rk.confusion_counts, _P, _B),
+        _close([2.0, 1.0, 0.0, 1.0]),
+    ),
     *(
         row
         for f in (rk.top_k_counts, rk.precision_at_k, rk.recall_at_k)
@@ -200,11 +242,18 @@ ROWS = [
             Bad(f, "empty", _call(f, _E, _E, 0), ("y_pred", "y_true")),
             Bad(f, "NaN score", _call(f, _NAN, _B, 2), "y_pred"),
             Bad(f, "labels 0/1", _call(f, _P, (_B > 0).astype(np.float32), 2), "y_true"),
-            Same(f, "int scores", _call(f, _INT_P, _B, 2), _call(f, _INT_P.astype(np.float32), _B, 2)),
+            Same(
+                f, "int scores", _call(f, _INT_P, _B, 2), _call(f, _INT_P.astype(np.float32), _B, 2)
+            ),
             Same(f, "lists", _call(f, _P.tolist(), _B.tolist(), 2), _call(f, _P, _B, 2)),
         )
     ),
-    Holds(rk.precision_at_k, "k = 0: nothing predicted", _call(rk.precision_at_k, _P, _B, 0), _close(1.0)),
+    Holds(
+        rk.precision_at_k,
+        "k = 0: nothing predicted",
+        _call(rk.precision_at_k, _P, _B, 0),
+        _close(1.0),
+    ),
     # --- the loss-augmented search --------------------------------------------------------------------
     *(
         row
@@ -220,7 +269,12 @@ ROWS = [
             Bad(f, "NaN score", _call(f, _NAN, _B, "f1"), "y_pred"),
             Bad(f, "empty", _call(f, _E, _E, "f1"), ("y_pred", "y_true")),
             Bad(f, "lengths differ", _call(f, _P, _B[:3], "f1"), ("y_pred", "y_true")),
-            Bad(f, "a batch (vmap it)", _call(f, np.stack([_P, _P]), np.stack([_B, _B]), "f1"), "y_pred"),
+            Bad(
+                f,
+                "a batch (vmap it)",
+                _call(f, np.stack([_P, _P]), np.stack([_B, _B]), "f1"),
+                "y_pred",
+            ),
             Same(
                 f,
                 "int scores",
@@ -257,7 +311,9 @@ ROWS = [
             Bad(
                 entry,
                 "predict, X one feature too wide",
-                lambda learner=learner, Y=Y: learner.predict(learner.fit(KEY, _X, Y), np.ones((2, 4, 3))),
+                lambda learner=learner, Y=Y: learner.predict(
+                    learner.fit(KEY, _X, Y), np.ones((2, 4, 3))
+                ),
                 "X",
             ),
             Bad(
@@ -269,7 +325,9 @@ ROWS = [
             Bad(
                 entry,
                 "decision_function, one query (2-D X)",
-                lambda learner=learner, Y=Y: learner.decision_function(learner.fit(KEY, _X, Y), _X[0]),
+                lambda learner=learner, Y=Y: learner.decision_function(
+                    learner.fit(KEY, _X, Y), _X[0]
+                ),
                 "X",
             ),
             Bad(
@@ -279,9 +337,17 @@ ROWS = [
                 "X",
             ),
             Bad(
-                entry, "fit, empty sample", lambda learner=learner, Y=Y: learner.fit(KEY, _X[:0], Y[:0]), "X"
+                entry,
+                "fit, empty sample",
+                lambda learner=learner, Y=Y: learner.fit(KEY, _X[:0], Y[:0]),
+                "X",
             ),
-            Bad(entry, "fit, NaN label", lambda learner=learner, Y=Y: learner.fit(KEY, _X, Y * np.nan), "Y"),
+            Bad(
+                entry,
+                "fit, NaN label",
+                lambda learner=learner, Y=Y: learner.fit(KEY, _X, Y * np.nan),
+                "Y",
+            ),
             Bad(
                 entry,
                 "fit, labels of another shape",
@@ -294,7 +360,12 @@ ROWS = [
                 _fit_scores(learner, _X.round().astype(np.int32), Y),
                 _fit_scores(learner, _X.round(), Y),
             ),
-            Same(entry, "lists", _fit_scores(learner, _X.tolist(), Y.tolist()), _fit_scores(learner, _X, Y)),
+            Same(
+                entry,
+                "lists",
+                _fit_scores(learner, _X.tolist(), Y.tolist()),
+                _fit_scores(learner, _X, Y),
+            ),
             Holds(
                 entry,
                 "one query",
@@ -316,7 +387,12 @@ ROWS = [
         "Y",
     ),
     Bad(rk.ranking_svm, "unknown loss", lambda: rk.ranking_svm(0.1, 10, loss="map"), "loss"),
-    Bad(rk.bipartite_svm, "labels 0/1", lambda: _BSVM.fit(KEY, _X, (_BY > 0).astype(np.float32)), "Y"),
+    Bad(
+        rk.bipartite_svm,
+        "labels 0/1",
+        lambda: _BSVM.fit(KEY, _X, (_BY > 0).astype(np.float32)),
+        "Y",
+    ),
     Bad(
         rk.bipartite_svm,
         "precision@k, k > r",
@@ -324,12 +400,25 @@ ROWS = [
         "k",
     ),
     Bad(
-        rk.bipartite_svm, "precision@k, k = 0", lambda: rk.bipartite_svm("precision_at_k", 0.1, 10, k=0), "k"
+        rk.bipartite_svm,
+        "precision@k, k = 0",
+        lambda: rk.bipartite_svm("precision_at_k", 0.1, 10, k=0),
+        "k",
     ),
-    Bad(rk.bipartite_svm, "recall@k, k = 0", lambda: rk.bipartite_svm("recall_at_k", 0.1, 10, k=0), "k"),
+    Bad(
+        rk.bipartite_svm,
+        "recall@k, k = 0",
+        lambda: rk.bipartite_svm("recall_at_k", 0.1, 10, k=0),
+        "k",
+    ),
     Bad(rk.bipartite_svm, "k with f1 (no k)", lambda: rk.bipartite_svm("f1", 0.1, 10, k=2), "k"),
     Bad(rk.bipartite_svm, "unknown measure", lambda: rk.bipartite_svm("auc", 0.1, 10), "measure"),
-    Bad(rk.bipartite_svm, "recall@k without k", lambda: rk.bipartite_svm("recall_at_k", 0.1, 10), "k"),
+    Bad(
+        rk.bipartite_svm,
+        "recall@k without k",
+        lambda: rk.bipartite_svm("recall_at_k", 0.1, 10),
+        "k",
+    ),
     Same(
         rk.bipartite_svm,
         "int labels",

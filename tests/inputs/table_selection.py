@@ -9,7 +9,9 @@ from jaxlearn import selection as S
 from tests.inputs.rows import Bad, Same
 
 _KEY = jax.random.key(0)
-_X = np.array([[1.0, 0.5], [-1.0, -0.5], [2.0, 1.0], [-2.0, 0.0], [0.5, 1.0], [-0.5, -1.0]], np.float32)
+_X = np.array(
+    [[1.0, 0.5], [-1.0, -0.5], [2.0, 1.0], [-2.0, 0.0], [0.5, 1.0], [-0.5, -1.0]], np.float32
+)
 _Y = np.array([1.0, -1.0, 1.0, -1.0, 1.0, -1.0], np.float32)
 _LAMS = np.array([0.1, 1.0], np.float32)
 
@@ -32,17 +34,42 @@ ROWS = [
     Bad(S.kfold, "no examples", lambda: S.kfold(_KEY, 0, 2), "n"),
     Bad(S.kfold, "int key", lambda: S.kfold(0, 6, 2), "key", TypeError),
     # train_test_split
-    Bad(S.train_test_split, "test_size 0", lambda: S.train_test_split(_KEY, _X, _Y, 0.0), "test_size"),
-    Bad(S.train_test_split, "test_size 1", lambda: S.train_test_split(_KEY, _X, _Y, 1.0), "test_size"),
-    Bad(S.train_test_split, "NaN test_size", lambda: S.train_test_split(_KEY, _X, _Y, np.nan), "test_size"),
-    Bad(S.train_test_split, "lengths differ", lambda: S.train_test_split(_KEY, _X, _Y[:5], 0.5), ("X", "y")),
-    Bad(S.train_test_split, "one example", lambda: S.train_test_split(_KEY, _X[:1], _Y[:1], 0.5), "X"),
+    Bad(
+        S.train_test_split,
+        "test_size 0",
+        lambda: S.train_test_split(_KEY, _X, _Y, 0.0),
+        "test_size",
+    ),
+    Bad(
+        S.train_test_split,
+        "test_size 1",
+        lambda: S.train_test_split(_KEY, _X, _Y, 1.0),
+        "test_size",
+    ),
+    Bad(
+        S.train_test_split,
+        "NaN test_size",
+        lambda: S.train_test_split(_KEY, _X, _Y, np.nan),
+        "test_size",
+    ),
+    Bad(
+        S.train_test_split,
+        "lengths differ",
+        lambda: S.train_test_split(_KEY, _X, _Y[:5], 0.5),
+        ("X", "y"),
+    ),
+    Bad(
+        S.train_test_split,
+        "one example",
+        lambda: S.train_test_split(_KEY, _X[:1], _Y[:1], 0.5),
+        "X",
+    ),
     Same(
         S.train_test_split,
         "lists",
         lambda: S.train_test_split(_KEY, _X.tolist(), _Y.tolist(), 0.5),
         lambda: S.train_test_split(_KEY, _X, _Y, 0.5),
-    ),  # fmt: skip
+    ),
     # cross_validate
     Bad(
         S.cross_validate,
@@ -68,23 +95,39 @@ ROWS = [
         "scoring",
         lambda: S.cross_validate(_svm(0.1), _X, _Y, key=_KEY, scoring="f1"),
         "scoring",
-    ),  # fmt: skip
+    ),
     Same(
         S.cross_validate,
         "lists",
         lambda: S.cross_validate(_svm(0.1), _X.tolist(), _Y.tolist(), key=_KEY, folds=2),
         lambda: S.cross_validate(_svm(0.1), _X, _Y, key=_KEY, folds=2),
-    ),  # fmt: skip
+    ),
     # grid_search
     Bad(S.grid_search, "empty grid", lambda: _search(grid={}), "grid"),
     Bad(S.grid_search, "2-D grid values", lambda: _search(grid={"lam": _X}), "grid"),
     Bad(S.grid_search, "unknown name", lambda: _search(grid={"eta": _LAMS}), "grid"),
-    Bad(S.grid_search, "a value out of range", lambda: _search(grid={"lam": np.array([0.1, -1.0])}), "lam"),
-    Bad(S.grid_search, "NaN grid value", lambda: _search(grid={"lam": np.array([0.1, np.nan])}), "lam"),
+    Bad(
+        S.grid_search,
+        "a value out of range",
+        lambda: _search(grid={"lam": np.array([0.1, -1.0])}),
+        "lam",
+    ),
+    Bad(
+        S.grid_search,
+        "NaN grid value",
+        lambda: _search(grid={"lam": np.array([0.1, np.nan])}),
+        "lam",
+    ),
     Bad(S.grid_search, "folds", lambda: _search(folds=7), "folds"),
     Bad(S.grid_search, "batch_size", lambda: _search(batch_size=0), "batch_size"),
     Bad(S.grid_search, "NaN X", lambda: _search(X=_X * np.nan), "X"),
-    Bad(S.grid_search, "make returns no learner", lambda: _search(make=lambda lam: lam), "make", TypeError),
+    Bad(
+        S.grid_search,
+        "make returns no learner",
+        lambda: _search(make=lambda lam: lam),
+        "make",
+        TypeError,
+    ),
     Same(S.grid_search, "lists", lambda: _search(X=_X.tolist(), y=_Y.tolist()), lambda: _search()),
     Bad(S.grid_search, "mesh an axis name", lambda: _search(mesh="data"), "mesh", TypeError),
     Same(

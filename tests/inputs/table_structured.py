@@ -65,7 +65,12 @@ ROWS = [
         _v(_w, (_x > 0).astype(np.float32), Q, return_value=True),
     ),
     Same(st.viterbi, "lists", _v(_w.tolist(), _x.tolist(), Q), _v(_w, _x, Q)),
-    Same(st.viterbi, "0/1 mask", _v(_w, _x, Q, mask=_mask.astype(np.int32)), _v(_w, _x, Q, mask=_mask)),
+    Same(
+        st.viterbi,
+        "0/1 mask",
+        _v(_w, _x, Q, mask=_mask.astype(np.int32)),
+        _v(_w, _x, Q, mask=_mask),
+    ),
     Holds(
         st.viterbi,
         "padding decodes to -1",
@@ -93,7 +98,9 @@ ROWS = [
         ("y", "mask"),
     ),
     Bad(st.loss_augmented_viterbi, "label 0.5", _lav(_w, _x, _y + 0.5, Q), "y"),
-    Bad(st.loss_augmented_viterbi, "NaN label", _lav(_w, _x, np.where(_y == 2, np.nan, _y), Q), "y"),
+    Bad(
+        st.loss_augmented_viterbi, "NaN label", _lav(_w, _x, np.where(_y == 2, np.nan, _y), Q), "y"
+    ),
     Same(
         st.loss_augmented_viterbi,
         "bool labels are 0/1",
@@ -104,7 +111,10 @@ ROWS = [
     Bad(st.loss_augmented_viterbi, "NaN pixel", _lav(_w, _NAN_x, _y, Q), "x"),
     Bad(st.loss_augmented_viterbi, "w of another size", _lav(_w[:5], _x, _y, Q), "w"),
     Same(
-        st.loss_augmented_viterbi, "float labels", _lav(_w, _x, _y.astype(np.float32), Q), _lav(_w, _x, _y, Q)
+        st.loss_augmented_viterbi,
+        "float labels",
+        _lav(_w, _x, _y.astype(np.float32), Q),
+        _lav(_w, _x, _y, Q),
     ),
     Same(
         st.loss_augmented_viterbi,
@@ -154,7 +164,12 @@ ROWS = [
         lambda: st.sequence_score(np.where(_w > 0, np.nan, _w), _x, _y, Q),
         "w",
     ),
-    Bad(st.sequence_score, "label -1 without mask", lambda: st.sequence_score(_w, _x, _y - 1, Q), "y"),
+    Bad(
+        st.sequence_score,
+        "label -1 without mask",
+        lambda: st.sequence_score(_w, _x, _y - 1, Q),
+        "y",
+    ),
     Bad(
         st.sequence_score,
         "inf pixel",
@@ -176,8 +191,19 @@ ROWS = [
     ),
     Bad(st.split_weights, "w of another size", lambda: st.split_weights(_w[:-1], N, Q), "w"),
     Bad(st.split_weights, "no pixels", lambda: st.split_weights(_w, 0, Q), "n_pixels"),
-    Bad(st.split_weights, "float num_labels", lambda: st.split_weights(_w, N, 3.5), "num_labels", TypeError),
-    Bad(st.split_weights, "NaN weight", lambda: st.split_weights(np.full_like(_w, np.nan), N, Q), "w"),
+    Bad(
+        st.split_weights,
+        "float num_labels",
+        lambda: st.split_weights(_w, N, 3.5),
+        "num_labels",
+        TypeError,
+    ),
+    Bad(
+        st.split_weights,
+        "NaN weight",
+        lambda: st.split_weights(np.full_like(_w, np.nan), N, Q),
+        "w",
+    ),
     Same(
         st.split_weights,
         "list",
@@ -185,7 +211,9 @@ ROWS = [
         lambda: st.split_weights(_w, N, Q),
     ),
     # --- hamming_loss ----------------------------------------------------------------------------
-    Bad(st.hamming_loss, "lengths differ", lambda: st.hamming_loss(_y[:3], _y), ("y_pred", "y_true")),
+    Bad(
+        st.hamming_loss, "lengths differ", lambda: st.hamming_loss(_y[:3], _y), ("y_pred", "y_true")
+    ),
     Bad(st.hamming_loss, "empty", lambda: st.hamming_loss(_y[:0], _y[:0]), ("y_pred", "y_true")),
     Bad(st.hamming_loss, "scalars", lambda: st.hamming_loss(1, 1), ("y_pred", "y_true")),
     Bad(
@@ -194,9 +222,25 @@ ROWS = [
         lambda: st.hamming_loss(np.array([0.0, np.nan, 1.0, 1.0]), _y),
         "y_pred",
     ),
-    Bad(st.hamming_loss, "mask of another length", lambda: st.hamming_loss(_y, _y, mask=_mask[:3]), "mask"),
-    Bad(st.hamming_loss, "empty mask", lambda: st.hamming_loss(_y, _y, mask=np.zeros(R, bool)), "mask"),
-    Bad(st.hamming_loss, "int dtype", lambda: st.hamming_loss(_y, _y, dtype=jnp.int32), "dtype", TypeError),
+    Bad(
+        st.hamming_loss,
+        "mask of another length",
+        lambda: st.hamming_loss(_y, _y, mask=_mask[:3]),
+        "mask",
+    ),
+    Bad(
+        st.hamming_loss,
+        "empty mask",
+        lambda: st.hamming_loss(_y, _y, mask=np.zeros(R, bool)),
+        "mask",
+    ),
+    Bad(
+        st.hamming_loss,
+        "int dtype",
+        lambda: st.hamming_loss(_y, _y, dtype=jnp.int32),
+        "dtype",
+        TypeError,
+    ),
     Holds(
         st.hamming_loss,
         "0.5 is not 0",
@@ -228,8 +272,18 @@ ROWS = [
         lambda: _SVM.predict(_SVM.fit(KEY, _X, _Y), np.ones((2, N + 1, R))),
         "X",
     ),
-    Bad(st.structured_svm, "predict, one word (2-D X)", lambda: _SVM.predict(_SVM.fit(KEY, _X, _Y), _x), "X"),
-    Bad(st.structured_svm, "predict, NaN X", lambda: _SVM.predict(_SVM.fit(KEY, _X, _Y), _X * np.nan), "X"),
+    Bad(
+        st.structured_svm,
+        "predict, one word (2-D X)",
+        lambda: _SVM.predict(_SVM.fit(KEY, _X, _Y), _x),
+        "X",
+    ),
+    Bad(
+        st.structured_svm,
+        "predict, NaN X",
+        lambda: _SVM.predict(_SVM.fit(KEY, _X, _Y), _X * np.nan),
+        "X",
+    ),
     Bad(
         st.structured_svm,
         "decision_function, inf X",
@@ -237,10 +291,22 @@ ROWS = [
         "X",
     ),
     Bad(st.structured_svm, "fit, label q", lambda: _SVM.fit(KEY, _X, _Y + 1), "Y"),
-    Bad(st.structured_svm, "fit, NaN label", lambda: _SVM.fit(KEY, _X, np.where(_Y == 2, np.nan, _Y)), "Y"),
-    Bad(st.structured_svm, "fit, mask not a prefix", lambda: _SVM.fit(KEY, _X, _Y, _M[:, ::-1]), "mask"),
+    Bad(
+        st.structured_svm,
+        "fit, NaN label",
+        lambda: _SVM.fit(KEY, _X, np.where(_Y == 2, np.nan, _Y)),
+        "Y",
+    ),
+    Bad(
+        st.structured_svm,
+        "fit, mask not a prefix",
+        lambda: _SVM.fit(KEY, _X, _Y, _M[:, ::-1]),
+        "mask",
+    ),
     Bad(st.structured_svm, "fit, empty sample", lambda: _SVM.fit(KEY, _X[:0], _Y[:0]), "X"),
-    Bad(st.structured_svm, "fit, ragged words", lambda: _SVM.fit(KEY, [_x, _x[:, :3]], _Y[:2]), "X"),
+    Bad(
+        st.structured_svm, "fit, ragged words", lambda: _SVM.fit(KEY, [_x, _x[:, :3]], _Y[:2]), "X"
+    ),
     Bad(st.structured_svm, "no labels", lambda: st.structured_svm(0.1, 10, 0), "num_classes"),
     Bad(
         st.structured_svm,

@@ -72,7 +72,9 @@ def test_lemma_2(a, x64):
             gamma_prime = a * gamma / jnp.sqrt(1 + a**2 / (1 - a**2) * L)
             witness = jnp.concatenate([w_star, a / b * y * ell]) / jnp.sqrt(1 + a**2 / b**2 * L)
             assert float(jnp.linalg.norm(witness)) == pytest.approx(1.0)  # (i) a unit vector ...
-            assert float(jnp.min(y * (Xa @ witness))) >= float(gamma_prime) - 1e-12  # ... with margin gamma'
+            assert (
+                float(jnp.min(y * (Xa @ witness))) >= float(gamma_prime) - 1e-12
+            )  # ... with margin gamma'
             assert int(params.num_updates) <= 1 / float(gamma_prime) ** 2  # (ii)
     assert int(jnp.sum(params.xi != 0)) <= int(params.num_updates)  # (iii)
     untouched = params.xi == 0
@@ -85,7 +87,8 @@ def test_augmented_vmaps_over_a():
     swept = jax.vmap(lambda a: augmented_perceptron(a).fit(KEY, X, y))(As)
     for i, a in enumerate(As):
         chex.assert_trees_all_close(
-            jax.tree_util.tree_map(lambda leaf, i=i: leaf[i], swept), augmented_perceptron(a).fit(KEY, X, y)
+            jax.tree_util.tree_map(lambda leaf, i=i: leaf[i], swept),
+            augmented_perceptron(a).fit(KEY, X, y),
         )
 
 

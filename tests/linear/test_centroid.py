@@ -40,10 +40,14 @@ def test_kernel_rule_equals_centroids_in_the_explicit_feature_space(degree, x64)
     params = learner.fit(KEY, X, y)
     half_gap, labels = _explicit_centroid_rule(psi(X), y, psi(X_new))
     scale = float(jnp.abs(half_gap).max())
-    np.testing.assert_allclose(learner.decision_function(params, X_new), half_gap, atol=1e-10 * scale)
+    np.testing.assert_allclose(
+        learner.decision_function(params, X_new), half_gap, atol=1e-10 * scale
+    )
     np.testing.assert_array_equal(learner.predict(params, X_new), labels)
     c_pos, c_neg = psi(X)[y > 0].mean(axis=0), psi(X)[y < 0].mean(axis=0)
-    np.testing.assert_allclose(psi(X).T @ params.alpha, c_pos - c_neg, atol=1e-12 * scale)  # w = c+ - c-
+    np.testing.assert_allclose(
+        psi(X).T @ params.alpha, c_pos - c_neg, atol=1e-12 * scale
+    )  # w = c+ - c-
     np.testing.assert_allclose(params.b, (c_neg @ c_neg - c_pos @ c_pos) / 2, rtol=1e-12)
 
 
@@ -58,7 +62,13 @@ def test_hand_example_and_ties():
     np.testing.assert_allclose(
         learner.decision_function(params, X_new), [-0.3, 0.0, 0.3, -31.5, 28.5], atol=1e-6
     )
-    assert learner.predict(params, X_new).tolist() == [-1.0, 1.0, 1.0, -1.0, 1.0]  # the tie is positive
+    assert learner.predict(params, X_new).tolist() == [
+        -1.0,
+        1.0,
+        1.0,
+        -1.0,
+        1.0,
+    ]  # the tie is positive
 
 
 def test_gaussian_centroids_separate_two_clusters():
@@ -76,7 +86,9 @@ def test_batch_size_gives_the_same_rule(x64):
     b = kernel_centroid(kernels.gaussian(0.8), batch_size=5)
     pa, pb = a.fit(KEY, X, y), b.fit(KEY, X, y)
     chex.assert_trees_all_close(pa, pb, rtol=1e-12)
-    np.testing.assert_allclose(b.decision_function(pb, X), a.decision_function(pa, X), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(
+        b.decision_function(pb, X), a.decision_function(pa, X), rtol=1e-12, atol=1e-14
+    )
 
 
 def test_strings_through_the_substring_kernel():
@@ -86,7 +98,10 @@ def test_strings_through_the_substring_kernel():
     learner = kernel_centroid(kernels.substring())
     params = learner.fit(KEY, X, y)
     assert params.alpha.dtype == jnp.float32
-    assert learner.predict(params, kernels.encode_strings(["abb", "ccca"], 4)).tolist() == [1.0, -1.0]
+    assert learner.predict(params, kernels.encode_strings(["abb", "ccca"], 4)).tolist() == [
+        1.0,
+        -1.0,
+    ]
 
 
 # --------------------------------------------------------------------------------------------

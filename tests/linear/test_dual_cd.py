@@ -15,7 +15,13 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 
 from jaxlearn import datasets
-from jaxlearn.linear import SVMDualCDParams, SVMPrimalParams, soft_svm, svm_dual_cd, svm_primal_lbfgs
+from jaxlearn.linear import (
+    SVMDualCDParams,
+    SVMPrimalParams,
+    soft_svm,
+    svm_dual_cd,
+    svm_primal_lbfgs,
+)
 from tests.harness import count_compilations
 
 KEY = jax.random.PRNGKey(0)
@@ -35,7 +41,9 @@ def _objective(w, b, X, y, C, loss="hinge", weight=None):
 
 
 def _reference(X, y, C, loss, sample_weight=None, fit_intercept=True):
-    svc = LinearSVC(loss=loss, dual=True, C=C, tol=1e-8, max_iter=10**5, fit_intercept=fit_intercept)
+    svc = LinearSVC(
+        loss=loss, dual=True, C=C, tol=1e-8, max_iter=10**5, fit_intercept=fit_intercept
+    )
     svc.fit(X, y, sample_weight=sample_weight)
     return svc.coef_[0], float(svc.intercept_[0]) if fit_intercept else 0.0
 
@@ -49,10 +57,14 @@ def _assert_relative(got, want, rtol):
 def test_matches_liblinear_in_float64(loss, C):
     X, y = _breast_cancer()
     with jax.enable_x64(True):
-        params = svm_dual_cd(C, loss=loss, tol=1e-8, max_iter=10**5, fit_intercept=True).fit(KEY, X, y)
+        params = svm_dual_cd(C, loss=loss, tol=1e-8, max_iter=10**5, fit_intercept=True).fit(
+            KEY, X, y
+        )
         assert params.w.dtype == jnp.float64 and bool(params.converged)
         primal = _objective(np.asarray(params.w), float(params.b), X, y, C, loss)
-        assert -1e-12 * primal <= float(params.gap) <= 1e-6 * primal  # zero up to rounding at the optimum
+        assert (
+            -1e-12 * primal <= float(params.gap) <= 1e-6 * primal
+        )  # zero up to rounding at the optimum
     w, b = _reference(X, y, C, loss)
     _assert_relative(params.w, w, 1e-4)
     assert abs(float(params.b) - b) <= 1e-4 * max(abs(b), np.max(np.abs(w)))
@@ -115,7 +127,10 @@ def test_converges_on_separable_and_noisy_data(loss):
         X, y, _ = generator(KEY, 200, 5, parameter)
         params = svm_dual_cd(1.0, loss=loss, fit_intercept=True).fit(KEY, X, y)  # float32, tol 1e-4
         assert isinstance(params, SVMDualCDParams)
-        assert bool(params.converged) and 0 < int(params.n_iter) < 1000, (generator.__name__, params)
+        assert bool(params.converged) and 0 < int(params.n_iter) < 1000, (
+            generator.__name__,
+            params,
+        )
         assert float(params.violation) <= 1e-4
         accuracy = float(jnp.mean(svm_dual_cd(1.0).predict(params, X) == y))
         assert accuracy > (0.97 if generator is datasets.separable else 0.7)

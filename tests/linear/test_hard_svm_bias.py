@@ -102,7 +102,9 @@ def test_margin_is_the_largest_over_every_direction_and_bias_and_the_abs_form_ag
     gamma = float(params.margin)
     unit, bias = w / np.linalg.norm(w), b / np.linalg.norm(w)
     best_b, best = _best_margin_per_direction(unit[None], X, y)
-    np.testing.assert_allclose(best[0], gamma, rtol=1e-9)  # our bias is the best one for our direction
+    np.testing.assert_allclose(
+        best[0], gamma, rtol=1e-9
+    )  # our bias is the best one for our direction
     np.testing.assert_allclose(best_b[0], bias, rtol=1e-9, atol=1e-9)
     U = np.random.default_rng(0).normal(size=(20_000, X.shape[1]))
     U /= np.linalg.norm(U, axis=1, keepdims=True)
@@ -137,12 +139,16 @@ def test_claim_15_1_distance_to_the_hyperplane_is_the_absolute_score(x64):
     distances = np.linalg.norm(X - projections, axis=1)
     np.testing.assert_allclose(distances, np.abs(X @ unit + bias), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(projections, X - np.outer(X @ unit + bias, unit), atol=1e-12)
-    plane = origin + np.random.default_rng(1).normal(scale=3.0, size=(2000, basis.shape[1])) @ basis.T
+    plane = (
+        origin + np.random.default_rng(1).normal(scale=3.0, size=(2000, basis.shape[1])) @ basis.T
+    )
     np.testing.assert_allclose(plane @ unit + bias, 0.0, atol=1e-12)
     random_distances = np.linalg.norm(X[:, None, :] - plane[None], axis=2).min(axis=1)
     assert (random_distances >= distances - 1e-12).all()
     np.testing.assert_allclose(distances.min(), float(params.margin), rtol=1e-9)
-    np.testing.assert_allclose(distances[np.asarray(params.support)], float(params.margin), rtol=1e-9)
+    np.testing.assert_allclose(
+        distances[np.asarray(params.support)], float(params.margin), rtol=1e-9
+    )
 
 
 def test_bias_is_not_a_regularised_constant_feature(x64):
@@ -203,4 +209,6 @@ def test_non_separable_samples_are_reported():
     assert np.isfinite(np.asarray(params.w)).all() and np.isfinite(float(params.b))
     with pytest.raises(ValueError, match="not linearly separable"):
         linear.check_separable(params)
-    linear.check_separable(_fit(X.astype(np.float32), -np.sign(X @ np.ones(3) - 2.0).astype(np.float32)))
+    linear.check_separable(
+        _fit(X.astype(np.float32), -np.sign(X @ np.ones(3) - 2.0).astype(np.float32))
+    )

@@ -91,7 +91,9 @@ def test_error_stays_below_theorem_4():
     np.testing.assert_allclose(margin_error, flip_rate, atol=1e-6)
     bounds = np.asarray(theory.inefficient_perceptron_bound(margin_error, gamma, m, delta))
     assert np.mean(np.asarray(true_error) <= bounds) >= 1 - delta
-    assert np.max(bounds) < 0.5 and np.mean(bounds) <= 10 * np.mean(np.asarray(true_error))  # not vacuous
+    assert np.max(bounds) < 0.5 and np.mean(bounds) <= 10 * np.mean(
+        np.asarray(true_error)
+    )  # not vacuous
 
 
 def test_refuses_samples_with_too_many_candidate_directions():
@@ -104,4 +106,6 @@ def test_refuses_samples_with_too_many_candidate_directions():
 @pytest.mark.parametrize("m, k", [(5, 1), (6, 2), (7, 3), (8, 4)])
 def test_candidate_sets_are_all_k_subsets_in_order(m, k):
     """The search tries every set of k <= d examples once (the exactness argument needs all of them)."""
-    np.testing.assert_array_equal(_subsets(m, k), np.array(list(itertools.combinations(range(m), k))))
+    np.testing.assert_array_equal(
+        _subsets(m, k), np.array(list(itertools.combinations(range(m), k)))
+    )

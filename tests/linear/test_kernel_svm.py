@@ -70,7 +70,9 @@ def test_chunked_and_on_the_fly_gram_give_the_same_fit(options, x64):
     other = kernel_svm(kernels.gaussian(0.5), 0.1, 400, **options)
     a, b = learner.fit(KEY, X, y), other.fit(KEY, X, y)
     np.testing.assert_allclose(b.alpha, a.alpha, rtol=1e-12)
-    np.testing.assert_allclose(other.decision_function(b, X), learner.decision_function(a, X), rtol=1e-12)
+    np.testing.assert_allclose(
+        other.decision_function(b, X), learner.decision_function(a, X), rtol=1e-12
+    )
 
 
 @pytest.mark.parametrize("variant", ["uml", "ss10"])
@@ -110,13 +112,22 @@ def test_decision_function_over_the_nonzero_coefficients_equals_the_full_expansi
     k = kernels.gaussian(0.5)
     short, long = kernel_svm(k, 0.01, 30), kernel_svm(k, 0.01, 400)
     X_new, _ = _sample(10, m=20)
-    for params in (short.fit(KEY, X, y), long.fit(KEY, X, y)):  # the long fit: more than 30 nonzeros
+    for params in (
+        short.fit(KEY, X, y),
+        long.fit(KEY, X, y),
+    ):  # the long fit: more than 30 nonzeros
         want = kernels.gram(k, X_new, X) @ params.alpha
-        np.testing.assert_allclose(short.decision_function(params, X_new), want, rtol=1e-5, atol=1e-6)
-        np.testing.assert_allclose(long.decision_function(params, X_new), want, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(
+            short.decision_function(params, X_new), want, rtol=1e-5, atol=1e-6
+        )
+        np.testing.assert_allclose(
+            long.decision_function(params, X_new), want, rtol=1e-5, atol=1e-6
+        )
     assert int(jnp.sum(long.fit(KEY, X, y).alpha != 0)) > 30
     lams = jnp.array([0.01, 0.1], jnp.float32)  # under vmap the choice of expansion is a select
-    swept = jax.vmap(lambda lam: short.decision_function(kernel_svm(k, lam, 30).fit(KEY, X, y), X_new))(lams)
+    swept = jax.vmap(
+        lambda lam: short.decision_function(kernel_svm(k, lam, 30).fit(KEY, X, y), X_new)
+    )(lams)
     for i, lam in enumerate(lams):
         one = kernel_svm(k, lam, 30)
         want = one.decision_function(one.fit(KEY, X, y), X_new)
@@ -155,7 +166,9 @@ def test_vmap_over_lam_equals_separate_fits(variant):
     make = lambda lam: kernel_svm(kernels.gaussian(1.0), lam, 300, variant=variant)
     swept = jax.vmap(lambda lam: make(lam).fit(KEY, X, y))(lams)
     for i, lam in enumerate(lams):
-        np.testing.assert_allclose(swept.alpha[i], make(lam).fit(KEY, X, y).alpha, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(
+            swept.alpha[i], make(lam).fit(KEY, X, y).alpha, rtol=1e-5, atol=1e-6
+        )
 
 
 # --------------------------------------------------------------------------------------------

@@ -36,7 +36,9 @@ def _weights(m, seed=0):
 
 def _objective(w, b, X, y, C, s):  # C sum_i s_i log(1 + exp(-y_i z_i)) + |w|^2 / 2, labels {0, 1}
     s = np.ones(len(y)) if s is None else s
-    return C * s @ np.logaddexp(0, -(2 * y - 1) * (X @ np.asarray(w) + float(b))) + 0.5 * np.sum(np.square(w))
+    return C * s @ np.logaddexp(0, -(2 * y - 1) * (X @ np.asarray(w) + float(b))) + 0.5 * np.sum(
+        np.square(w)
+    )
 
 
 def _close(ours, want, rtol=1e-4):
@@ -101,9 +103,13 @@ def test_vmap_over_C_is_the_separate_fits(x64):
         one = linear.logistic_regression(C, **TIGHT).fit(KEY, X, y)
         _close(swept.w[i], one.w, 1e-7)
         _close(swept.b[i], one.b, 1e-7)
-    assert swept.converged.all() and len(set(swept.n_iter.tolist())) > 1  # each member stops on its own
+    assert (
+        swept.converged.all() and len(set(swept.n_iter.tolist())) > 1
+    )  # each member stops on its own
     Xw, yw = _wine()
-    swept = jax.vmap(lambda C: multiclass.multinomial_logistic_regression(C, 3, **TIGHT).fit(KEY, Xw, yw))(Cs)
+    swept = jax.vmap(
+        lambda C: multiclass.multinomial_logistic_regression(C, 3, **TIGHT).fit(KEY, Xw, yw)
+    )(Cs)
     one = multiclass.multinomial_logistic_regression(100.0, 3, **TIGHT).fit(KEY, Xw, yw)
     _close(swept.w[2], one.w, 1e-7)
 
@@ -137,7 +143,9 @@ def test_objective_at_most_sgd_on_the_logistic_loss(x64):
         return jnp.mean(jax.vmap(losses.logistic, (None, 0, 0))(w, X, y)) + lam / 2 * w @ w
 
     assert float(objective(ours.w)) <= float(objective(sgd.w)) + 1e-12
-    assert float(objective(ours.w)) <= float(objective(sgd.w)) - 1e-6  # SGD is not yet at the optimum
+    assert (
+        float(objective(ours.w)) <= float(objective(sgd.w)) - 1e-6
+    )  # SGD is not yet at the optimum
 
 
 def test_fit_compiles_once_per_shape():
@@ -149,7 +157,9 @@ def test_fit_compiles_once_per_shape():
     with count_compilations() as compiled:
         for C in (0.1, 3.0):  # new values of the traced leaves, new data: the same programs
             jax.block_until_ready(fit(linear.logistic_regression(C, tol=1e-3), X[::-1], y[::-1]))
-            jax.block_until_ready(linear.logistic_regression(C, tol=1e-3).fit(None, X[::-1], y[::-1]))
+            jax.block_until_ready(
+                linear.logistic_regression(C, tol=1e-3).fit(None, X[::-1], y[::-1])
+            )
     assert compiled[0] == 0, compiled[0]
 
 

@@ -18,7 +18,9 @@ KEY = jax.random.PRNGKey(4)
 def _sample(m=10, d=3, seed=0):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(m, d))
-    return X, np.where(X @ np.array([1.0, -0.5, 0.25])[:d] + 0.2 * rng.normal(size=m) > 0, 1.0, -1.0)
+    return X, np.where(
+        X @ np.array([1.0, -0.5, 0.25])[:d] + 0.2 * rng.normal(size=m) > 0, 1.0, -1.0
+    )
 
 
 def test_stratified_draws_stay_in_their_blocks_and_cover_them():
@@ -28,9 +30,13 @@ def test_stratified_draws_stay_in_their_blocks_and_cover_them():
     idx = np.asarray(stratified_indices(KEY, (3000,), m, b))
     assert idx.shape == (3000, b) and idx.dtype == np.int32
     for j in range(b):
-        assert set(idx[:, j].tolist()) == set(range(starts[j], starts[j + 1]))  # each row of the block, only
+        assert set(idx[:, j].tolist()) == set(
+            range(starts[j], starts[j + 1])
+        )  # each row of the block, only
     weights = np.asarray(block_weights(m, b, np.float32))
-    np.testing.assert_allclose(weights, [0.2, 0.3, 0.2, 0.3])  # |B_j| / m: sum_j c_j E g(i_j) = mean gradient
+    np.testing.assert_allclose(
+        weights, [0.2, 0.3, 0.2, 0.3]
+    )  # |B_j| / m: sum_j c_j E g(i_j) = mean gradient
 
 
 def _pegasos_replay(idx, X, y, lam, weights):
@@ -50,14 +56,18 @@ def test_soft_svm_minibatch_is_the_algorithm_as_written(x64, b):
     params = linear.soft_svm(0.3, 60, batch_size=b).fit(KEY, X, y)
     idx = np.asarray(stratified_indices(KEY, (60,), 10, b))  # the draws fit makes from this key
     weights = np.asarray(block_weights(10, b, np.float64))
-    np.testing.assert_allclose(params.w, _pegasos_replay(idx, X, y, 0.3, weights), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(
+        params.w, _pegasos_replay(idx, X, y, 0.3, weights), rtol=1e-12, atol=1e-14
+    )
 
 
 def test_batch_of_the_whole_sample_is_full_batch_subgradient_descent(x64):
     X, y = _sample()
     params = linear.soft_svm(0.3, 40, batch_size=10).fit(KEY, X, y)  # ten blocks of one row each
     every_row = np.tile(np.arange(10), (40, 1))
-    np.testing.assert_allclose(params.w, _pegasos_replay(every_row, X, y, 0.3, np.full(10, 0.1)), rtol=1e-12)
+    np.testing.assert_allclose(
+        params.w, _pegasos_replay(every_row, X, y, 0.3, np.full(10, 0.1)), rtol=1e-12
+    )
 
 
 def test_sgd_minibatch_is_the_algorithm_as_written(x64):
@@ -68,7 +78,9 @@ def test_sgd_minibatch_is_the_algorithm_as_written(x64):
     for t, rows in enumerate(idx, start=1):
         total += w
         margins = y[rows] * (X[rows] @ w)
-        gradient = (0.2 * -y[rows] / (1 + np.exp(margins))) @ X[rows]  # c_j = 1/5, d/dw log(1 + e^{-y<w,x>})
+        gradient = (0.2 * -y[rows] / (1 + np.exp(margins))) @ X[
+            rows
+        ]  # c_j = 1/5, d/dw log(1 + e^{-y<w,x>})
         w = w - 0.5 / np.sqrt(t) * gradient
     np.testing.assert_allclose(params.w, total / 50, rtol=1e-12)
     np.testing.assert_allclose(params.last, w, rtol=1e-12)

@@ -34,7 +34,11 @@ def test_ridge_equals_sklearn_and_its_gradient_vanishes(rows, lam, x64):
     X, y = load_diabetes(return_X_y=True)
     X, y = jnp.asarray(X[:rows]), jnp.asarray(y[:rows])
     params = ridge(lam).fit(KEY, X, y)
-    want = Ridge(alpha=lam, fit_intercept=False, solver="cholesky").fit(np.asarray(X), np.asarray(y)).coef_
+    want = (
+        Ridge(alpha=lam, fit_intercept=False, solver="cholesky")
+        .fit(np.asarray(X), np.asarray(y))
+        .coef_
+    )
     np.testing.assert_allclose(params.w, want, rtol=1e-8, atol=1e-10 * np.abs(want).max())
     grad = jax.grad(_ridge_objective)(params.w, X, y, lam)
     assert float(jnp.abs(grad).max()) <= 1e-9 * float(jnp.abs(X.T @ y).max())
@@ -47,7 +51,9 @@ def test_ridge_is_kernel_ridge_with_the_linear_kernel_and_lam_over_2m(x64):
     primal = ridge(lam)
     dual = kernel_ridge(kernels.linear(), lam / (2 * m))
     np.testing.assert_allclose(
-        dual.predict(dual.fit(KEY, X, y), X_new), primal.predict(primal.fit(KEY, X, y), X_new), rtol=1e-10
+        dual.predict(dual.fit(KEY, X, y), X_new),
+        primal.predict(primal.fit(KEY, X, y), X_new),
+        rtol=1e-10,
     )
 
 
@@ -62,8 +68,12 @@ def test_kernel_ridge_equals_primal_ridge_on_the_explicit_feature_map(degree, la
     learner = kernel_ridge(kernels.polynomial(degree), lam)
     params = learner.fit(KEY, X, y)
     scale = float(jnp.abs(psi(X_new) @ w_star).max())
-    np.testing.assert_allclose(learner.predict(params, X_new), psi(X_new) @ w_star, atol=1e-9 * scale)
-    np.testing.assert_allclose(Phi.T @ params.alpha, w_star, atol=1e-9 * float(jnp.abs(w_star).max()))
+    np.testing.assert_allclose(
+        learner.predict(params, X_new), psi(X_new) @ w_star, atol=1e-9 * scale
+    )
+    np.testing.assert_allclose(
+        Phi.T @ params.alpha, w_star, atol=1e-9 * float(jnp.abs(w_star).max())
+    )
     # the representer w = Phi^T alpha minimises f: its gradient vanishes
     grad = jax.grad(_uml_objective)(Phi.T @ params.alpha, Phi, y, lam)
     assert float(jnp.abs(grad).max()) <= 1e-9 * float(jnp.abs(Phi.T @ y).max() / m)
@@ -102,7 +112,9 @@ POLY = kernels.polynomial(2)
 # --------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("make", [ridge, lambda lam: kernel_ridge(POLY, lam)], ids=["ridge", "kernel_ridge"])
+@pytest.mark.parametrize(
+    "make", [ridge, lambda lam: kernel_ridge(POLY, lam)], ids=["ridge", "kernel_ridge"]
+)
 def test_bad_inputs(make):
     X, y = _regression(13, m=10)
     for lam in (0.0, -2.0):

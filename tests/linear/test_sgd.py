@@ -44,7 +44,9 @@ def _reference(X, y, idx, grad, eta, lam=0.0, radius=None):
     return total / len(idx), w
 
 
-_noisy_halfspace = jax.jit(datasets.noisy_halfspace, static_argnums=(1, 2), static_argnames=("dtype",))
+_noisy_halfspace = jax.jit(
+    datasets.noisy_halfspace, static_argnums=(1, 2), static_argnames=("dtype",)
+)
 
 
 @functools.lru_cache(maxsize=None)
@@ -58,18 +60,38 @@ def _small(seed=11, m=40, d=3, flip=0.15):
 def test_one_step_outputs_w1_equal_zero():
     # The output averages w_1..w_T, w_1 = 0 included and w_{T+1} excluded: after one step it is 0.
     X, y = _small()
-    params = sgd(losses.hinge, steps=1, lam=0.5).fit(KEY, X.astype(np.float32), y.astype(np.float32))
+    params = sgd(losses.hinge, steps=1, lam=0.5).fit(
+        KEY, X.astype(np.float32), y.astype(np.float32)
+    )
     i = int(sample_indices(KEY, 1, X.shape[0])[0])
     np.testing.assert_array_equal(params.w, np.zeros(3))
-    np.testing.assert_allclose(params.last, y[i] * X[i] / 0.5, rtol=1e-6)  # w_2 = -eta_1 v_1 = y x / lam
+    np.testing.assert_allclose(
+        params.last, y[i] * X[i] / 0.5, rtol=1e-6
+    )  # w_2 = -eta_1 v_1 = y x / lam
     assert int(params.num_steps) == 1
 
 
 @pytest.mark.parametrize(
     "name, loss, grad, kwargs, eta, lam, radius",
     [
-        ("alg6_hinge", losses.hinge, _hinge_grad, dict(lam=0.3), lambda t: 1 / (0.3 * t), 0.3, None),
-        ("alg6_logistic", losses.logistic, _logistic_grad, dict(lam=0.1), lambda t: 1 / (0.1 * t), 0.1, None),
+        (
+            "alg6_hinge",
+            losses.hinge,
+            _hinge_grad,
+            dict(lam=0.3),
+            lambda t: 1 / (0.3 * t),
+            0.3,
+            None,
+        ),
+        (
+            "alg6_logistic",
+            losses.logistic,
+            _logistic_grad,
+            dict(lam=0.1),
+            lambda t: 1 / (0.1 * t),
+            0.1,
+            None,
+        ),
         (
             "alg5_hinge_ball",
             losses.hinge,
@@ -94,7 +116,9 @@ def test_fit_equals_numpy_transcription(x64, name, loss, grad, kwargs, eta, lam,
     X, y = _small()
     steps = 300
     params = sgd(loss, steps=steps, **kwargs).fit(KEY, X, y)
-    want_avg, want_last = _reference(X, y, sample_indices(KEY, steps, X.shape[0]), grad, eta, lam, radius)
+    want_avg, want_last = _reference(
+        X, y, sample_indices(KEY, steps, X.shape[0]), grad, eta, lam, radius
+    )
     np.testing.assert_allclose(params.w, want_avg, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(params.last, want_last, rtol=1e-10, atol=1e-12)
     last = sgd(loss, steps=steps, average=False, **kwargs).fit(KEY, X, y)
@@ -124,7 +148,9 @@ def _hinge_lp_optimum(X, y):
     m, d = X.shape
     c = np.concatenate([np.zeros(d), np.full(m, 1.0 / m)])
     A = np.hstack([-(y[:, None] * X), -np.eye(m)])
-    res = linprog(c, A_ub=A, b_ub=-np.ones(m), bounds=[(None, None)] * d + [(0, None)] * m, method="highs")
+    res = linprog(
+        c, A_ub=A, b_ub=-np.ones(m), bounds=[(None, None)] * d + [(0, None)] * m, method="highs"
+    )
     assert res.status == 0
     return res.x[:d], res.fun
 
@@ -173,7 +199,9 @@ def _logistic_optimum(X, y, lam):
         grad = -(X.T @ (y / (1 + np.exp(z)))) / len(y) + lam * w
         return value, grad
 
-    res = minimize(f, np.zeros(X.shape[1]), jac=True, method="L-BFGS-B", options=dict(gtol=1e-12, ftol=1e-15))
+    res = minimize(
+        f, np.zeros(X.shape[1]), jac=True, method="L-BFGS-B", options=dict(gtol=1e-12, ftol=1e-15)
+    )
     return res.x, res.fun
 
 
@@ -181,7 +209,12 @@ def _svm_optimum(X, y, lam):
     from sklearn.svm import LinearSVC
 
     svc = LinearSVC(
-        loss="hinge", C=1 / (lam * len(y)), fit_intercept=False, dual=True, tol=1e-10, max_iter=10**6
+        loss="hinge",
+        C=1 / (lam * len(y)),
+        fit_intercept=False,
+        dual=True,
+        tol=1e-10,
+        max_iter=10**6,
     )
     w = svc.fit(X, y).coef_[0]
     return w, float(lam / 2 * w @ w + np.mean(np.maximum(0, 1 - y * (X @ w))))
@@ -221,7 +254,9 @@ def test_logistic_regression_matches_sklearn_on_breast_cancer():
 
     X, y = _breast_cancer()
     lam = 0.01
-    clf = LogisticRegression(C=1 / (lam * len(y)), fit_intercept=False, tol=1e-10, max_iter=10_000).fit(X, y)
+    clf = LogisticRegression(
+        C=1 / (lam * len(y)), fit_intercept=False, tol=1e-10, max_iter=10_000
+    ).fit(X, y)
     # sklearn minimises 1/2 ||w||^2 + C sum log-loss = (1/lam) (lam/2 ||w||^2 + mean log-loss)
     w_sk = clf.coef_[0]
     f = lambda w: float(_regularised(losses.logistic, lam, jnp.asarray(w)[None], X, y)[0])
@@ -301,7 +336,9 @@ def test_eta_must_be_positive_and_exclusive_with_optimizer():
 def test_traced_lam_is_not_value_checked():
     # inside vmap lam is a tracer: no host-side check, the sweep runs
     X, y = _small()
-    W = jax.vmap(lambda lam: sgd(losses.hinge, steps=10, lam=lam).fit(KEY, X, y).w)(jnp.array([0.1, 1.0]))
+    W = jax.vmap(lambda lam: sgd(losses.hinge, steps=10, lam=lam).fit(KEY, X, y).w)(
+        jnp.array([0.1, 1.0])
+    )
     assert W.shape == (2, 3)
 
 
@@ -343,7 +380,9 @@ def test_divergence_keeps_the_last_finite_iterate():
     with np.errstate(over="ignore", invalid="ignore"):
         for step, i in enumerate(idx, start=1):
             summed = total + w
-            new = (w - np.float32(eta / np.sqrt(step)) * _squared_grad(w, X[i], t[i])).astype(np.float32)
+            new = (w - np.float32(eta / np.sqrt(step)) * _squared_grad(w, X[i], t[i])).astype(
+                np.float32
+            )
             if not np.isfinite(summed).all():
                 break
             total, count = summed, count + 1
@@ -359,7 +398,9 @@ def test_no_divergence_flag_on_a_sane_step_and_under_vmap():
     X, y = _small()
     X, y = X.astype(np.float32), y.astype(np.float32)
     assert not bool(sgd(losses.logistic, steps=200, eta=0.1).fit(KEY, X, y).diverged)
-    fit = jax.jit(jax.vmap(lambda eta: sgd(losses.squared, steps=200, eta=eta, labels=None).fit(KEY, X, y)))
+    fit = jax.jit(
+        jax.vmap(lambda eta: sgd(losses.squared, steps=200, eta=eta, labels=None).fit(KEY, X, y))
+    )
     params = fit(jnp.array([0.01, 1e6, 0.1]))
     assert params.diverged.tolist() == [False, True, False]
     assert np.isfinite(params.w).all() and np.isfinite(params.last).all()

@@ -105,7 +105,9 @@ def test_intercept_is_a_regularised_constant_feature(x64):
     np.testing.assert_allclose(params.w, augmented.w[:4], rtol=1e-12)
     np.testing.assert_allclose(params.b, augmented.w[4], rtol=1e-12)
     learner = soft_svm(0.05, 400, fit_intercept=True)
-    np.testing.assert_allclose(learner.decision_function(params, X), X @ params.w + params.b, rtol=1e-12)
+    np.testing.assert_allclose(
+        learner.decision_function(params, X), X @ params.w + params.b, rtol=1e-12
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -119,13 +121,21 @@ def _linear_svc(X, y, lam, fit_intercept=False):
     # LinearSVC minimises 1/2 ||w||^2 + C sum hinge; with C = 1/(lam m) that is (1/lam) times (15.12).
     # With fit_intercept, liblinear appends a constant feature (intercept_scaling=1) and regularises it.
     svc = LinearSVC(
-        loss="hinge", C=1 / (lam * len(y)), fit_intercept=fit_intercept, dual=True, tol=1e-8, max_iter=100_000
+        loss="hinge",
+        C=1 / (lam * len(y)),
+        fit_intercept=fit_intercept,
+        dual=True,
+        tol=1e-8,
+        max_iter=100_000,
     ).fit(X, y)
     return svc.coef_[0], float(svc.intercept_[0]) if fit_intercept else 0.0
 
 
 # (data, lam, steps): breast cancer standardised (R = 20.5) and a generated noisy halfspace (R <= 1).
-SKLEARN_CASES = {"breast_cancer": (_breast_cancer, 0.02, 100_000), "generated": (_noisy_sample, 1e-3, 50_000)}
+SKLEARN_CASES = {
+    "breast_cancer": (_breast_cancer, 0.02, 100_000),
+    "generated": (_noisy_sample, 1e-3, 50_000),
+}
 
 
 @pytest.mark.parametrize("variant", ["uml", "ss10"])
@@ -136,7 +146,9 @@ def test_soft_svm_objective_within_one_percent_of_linear_svc(name, variant):
     w_ref, _ = _linear_svc(X, y, lam)
     optimum = _objective(w_ref, X, y, lam)
     keys = jax.random.split(KEY, 3)
-    W = jax.vmap(soft_svm(lam, steps, variant=variant).fit, (0, None, None))(keys, X.astype(np.float32), y)
+    W = jax.vmap(soft_svm(lam, steps, variant=variant).fit, (0, None, None))(
+        keys, X.astype(np.float32), y
+    )
     gaps = [(_objective(w, X, y, lam) - optimum) / optimum for w in np.asarray(W.w, np.float64)]
     assert min(gaps) >= -1e-5, gaps  # LinearSVC's point is optimal: SGD cannot beat it
     assert max(gaps) <= 0.01, gaps
@@ -186,12 +198,16 @@ def test_hard_svm_agrees_with_sklearn_svc_on_symmetric_data(x64):
     svc_alpha = np.zeros(2 * n)
     svc_alpha[svc.support_] = np.abs(svc.dual_coef_[0])
     ours = np.asarray(params.alpha)
-    np.testing.assert_allclose(ours[:n] + ours[n:], svc_alpha[:n] + svc_alpha[n:], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        ours[:n] + ours[n:], svc_alpha[:n] + svc_alpha[n:], rtol=1e-5, atol=1e-6
+    )
     support = np.asarray(params.support)
     svc_support = np.zeros(2 * n, bool)
     svc_support[svc.support_] = True
     np.testing.assert_array_equal(support[:n] | support[n:], svc_support[:n] | svc_support[n:])
-    assert 2 <= (support[:n] | support[n:]).sum() <= 4  # a few support vectors, not the whole sample
+    assert (
+        2 <= (support[:n] | support[n:]).sum() <= 4
+    )  # a few support vectors, not the whole sample
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -202,10 +218,14 @@ def test_hard_svm_duality_identities(x64, seed):
     assert bool(params.converged) and int(params.num_steps) < 10_000
     assert np.all(alpha >= 0)
     np.testing.assert_allclose(alpha.sum(), w @ w, rtol=1e-6)  # sum alpha = ||w_0||^2 (SPEC 9.3)
-    np.testing.assert_allclose(w, (alpha * y) @ X, rtol=1e-12, atol=1e-12)  # w = sum alpha_i y_i x_i
+    np.testing.assert_allclose(
+        w, (alpha * y) @ X, rtol=1e-12, atol=1e-12
+    )  # w = sum alpha_i y_i x_i
     scores = y * (X @ w)
     assert scores.min() >= 1 - 1e-6  # feasible for (15.3)
-    np.testing.assert_allclose(scores[params.support], 1.0, atol=1e-6)  # support vectors on the margin
+    np.testing.assert_allclose(
+        scores[params.support], 1.0, atol=1e-6
+    )  # support vectors on the margin
     assert np.all(scores[~np.asarray(params.support)] > 1 - 1e-6)
     # gamma(S) = 1/||w_0||: the margin of w_0 itself, at least the true direction's, and never
     # beaten by any of 20,000 random unit directions
@@ -272,7 +292,9 @@ def test_separability_flag_under_vmap_and_jit():
     np.testing.assert_array_equal(batch.separable, [True, False])
     with pytest.raises(ValueError, match=r"fits \[1\]"):
         check_separable(batch)
-    margins = jax.jit(jax.vmap(sample_margin))(X, y)  # traced: no raise, 0 for the non-separable one
+    margins = jax.jit(jax.vmap(sample_margin))(
+        X, y
+    )  # traced: no raise, 0 for the non-separable one
     assert float(margins[0]) > 0 and float(margins[1]) == 0.0
     np.testing.assert_allclose(margins[0], sample_margin(Xs, ys), rtol=1e-5)
 
@@ -304,7 +326,9 @@ def test_hard_svm_rejects_bad_hyperparameters():
         hard_svm(tol=0.0)
 
 
-@pytest.mark.parametrize("make", [lambda: soft_svm(0.1, 10), lambda: hard_svm()], ids=["soft", "hard"])
+@pytest.mark.parametrize(
+    "make", [lambda: soft_svm(0.1, 10), lambda: hard_svm()], ids=["soft", "hard"]
+)
 def test_svms_reject_bad_samples(make):
     X, y, _ = _separable_sample()
     X, y = X.astype(np.float32), y.astype(np.float32)

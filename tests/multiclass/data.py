@@ -31,7 +31,9 @@ def digits_split():
     from sklearn.preprocessing import StandardScaler
 
     X, y = datasets.load_digits()
-    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, random_state=0, stratify=y)
+    X_train, X_test, y_train, y_test = train_test_split(
+        X, y, test_size=0.3, random_state=0, stratify=y
+    )
     scaler = StandardScaler().fit(X_train)
     as32 = lambda a: scaler.transform(a).astype(np.float32)
     return as32(X_train), as32(X_test), y_train, y_test

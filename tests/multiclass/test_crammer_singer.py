@@ -34,7 +34,11 @@ def _digits(m=300):
 def _objective(W, b, X, y, C, weight=None):
     """(1/2)|W|^2 (bias included, intercept_scaling = 1) + C sum_i s_i max_k (1[k != y_i] + s_ik - s_iy)."""
     scores = X @ W.T + b
-    margins = (np.arange(W.shape[0])[None, :] != y[:, None]) + scores - scores[np.arange(len(y)), y][:, None]
+    margins = (
+        (np.arange(W.shape[0])[None, :] != y[:, None])
+        + scores
+        - scores[np.arange(len(y)), y][:, None]
+    )
     weight = np.ones(len(y)) if weight is None else weight
     return 0.5 * (np.sum(W * W) + b @ b) + C * np.sum(weight * margins.max(axis=1))
 
@@ -93,7 +97,9 @@ def test_sub_problem_is_exact():
             free = a < upper - 1e-12
             beta = A * a[free] + B[free]  # the multiplier: equal on every free coordinate
             assert free.any() and np.ptp(beta) < 1e-10
-            assert np.all(A * upper[~free] + B[~free] <= beta[0] + 1e-10)  # at the bound: no gain inside
+            assert np.all(
+                A * upper[~free] + B[~free] <= beta[0] + 1e-10
+            )  # at the bound: no gain inside
 
 
 def test_objective_at_most_multiclass_svm_sgd():
@@ -114,9 +120,9 @@ def test_vmap_over_C_equals_separate_fits():
     X, y = _iris()
     Cs = jnp.array([0.01, 0.1, 1.0])
     with jax.enable_x64(True):
-        fit = lambda C: multiclass_svm_dual_cd(C, 3, tol=1e-5, max_iter=10**4, fit_intercept=True).fit(
-            KEY, X, y
-        )  # noqa: E731
+        fit = lambda C: multiclass_svm_dual_cd(
+            C, 3, tol=1e-5, max_iter=10**4, fit_intercept=True
+        ).fit(KEY, X, y)  # noqa: E731
         swept = jax.vmap(fit)(Cs)
         for i, C in enumerate(Cs):
             one = fit(float(C))
@@ -131,7 +137,9 @@ def test_converges_and_learns_in_float32():
     assert bool(params.converged) and float(params.violation) < 1e-4
     predict = multiclass_svm_dual_cd(1.0, 10).predict
     assert float(jnp.mean(predict(params, X.astype(np.float32)) == y)) > 0.99
-    capped = multiclass_svm_dual_cd(100.0, 10, tol=1e-8, max_iter=2).fit(KEY, X.astype(np.float32), y)
+    capped = multiclass_svm_dual_cd(100.0, 10, tol=1e-8, max_iter=2).fit(
+        KEY, X.astype(np.float32), y
+    )
     assert int(capped.n_iter) == 2 and not bool(capped.converged)
 
 

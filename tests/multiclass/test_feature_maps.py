@@ -15,9 +15,13 @@ def test_multivector_identity():
     rng = np.random.default_rng(0)
     w = rng.standard_normal(k * n).astype(np.float32)
     X = rng.standard_normal((50, n)).astype(np.float32)
-    psi = jax.jit(jax.vmap(jax.vmap(multivector, (None, 0, None)), (0, None, None)), static_argnums=2)
+    psi = jax.jit(
+        jax.vmap(jax.vmap(multivector, (None, 0, None)), (0, None, None)), static_argnums=2
+    )
     features = psi(X, jnp.arange(k, dtype=jnp.int32), k)  # (50, k, nk)
-    np.testing.assert_allclose(features @ w, X @ w.reshape(k, n).T, rtol=1e-6)  # <w, Psi(x,y)> = <w_y, x>
+    np.testing.assert_allclose(
+        features @ w, X @ w.reshape(k, n).T, rtol=1e-6
+    )  # <w, Psi(x,y)> = <w_y, x>
     np.testing.assert_array_equal(multivector(jnp.array([1.0, 2.0]), 2, 3), [0, 0, 0, 0, 1, 2])
     with pytest.raises(ValueError, match=r"expected `x` of shape \(n,\)"):
         multivector(jnp.ones((2, 2)), 0, 2)
@@ -45,7 +49,9 @@ def test_tfidf_on_a_toy_corpus():
     # the book's formula exactly (smoothing 0): infinite where a word never appears outside a topic
     with pytest.raises(ValueError, match="never appears outside a topic"):
         tfidf(counts, labels, 3, smoothing=0.0)
-    outside = np.array([2, 3, 3])[:, None]  # documents not about y: counts + 1 adds one per document
+    outside = np.array([2, 3, 3])[
+        :, None
+    ]  # documents not about y: counts + 1 adds one per document
     psi0 = tfidf(counts + 1, labels, 3, smoothing=0.0)
     np.testing.assert_allclose(psi0(x, 0), x * np.log(m / (df[0] + outside[0])), rtol=1e-6)
     # document frequencies: number of documents not about y that contain the word

@@ -61,7 +61,9 @@ def test_theorem_17_5_holds_on_exercise_17_1_clusters_with_the_least_norm_separa
     X1 = np.c_[X, np.ones(len(X))]
     exercise = np.c_[mu, -0.5 * (mu**2).sum(axis=1)]
     scores = X1 @ exercise.T
-    others = np.where(np.arange(k) == y[:, None], np.inf, scores[np.arange(len(y)), y][:, None] - scores)
+    others = np.where(
+        np.arange(k) == y[:, None], np.inf, scores[np.arange(len(y)), y][:, None] - scores
+    )
     assert others.min() >= 4.0
     least = min_norm_separator(X1, y, k)
     bound = _bound(X1, y, k, least)
@@ -80,7 +82,9 @@ def test_one_update_rule_by_hand():
     params = multiclass_perceptron(3, max_epochs=1).fit(None, X, jnp.array([1, 2], jnp.int32))
     # example 0 (y=1): w_1 += x, w_0 -= x; example 1 (y=2): scores (0, 0, 0) -> w_2 += x, w_0 -= x
     np.testing.assert_array_equal(params.w.reshape(3, 2), [[-1, -1], [1, 0], [0, 1]])
-    assert int(params.num_updates) == 2 and int(params.num_epochs) == 1 and not bool(params.converged)
+    assert (
+        int(params.num_updates) == 2 and int(params.num_epochs) == 1 and not bool(params.converged)
+    )
 
 
 def test_not_separable_stops_at_max_epochs():

@@ -55,11 +55,15 @@ def test_one_vs_all_is_one_program_over_the_classes():
     assert _count(jaxpr, "scan") == 1
     scans = [e for e in _walk(jaxpr) if e.primitive.name == "scan"]
     assert scans[0].params["length"] == 300
-    assert any(v.aval.shape[:1] == (k,) for v in scans[0].outvars)  # the carry holds the k weight vectors
+    assert any(
+        v.aval.shape[:1] == (k,) for v in scans[0].outvars
+    )  # the carry holds the k weight vectors
     jax.block_until_ready(ova.fit(KEY, X, y))
     X2, y2 = blobs(jax.random.PRNGKey(3), 30, jnp.float32, k=k)
     with count_compilations() as compiled:
-        jax.block_until_ready(one_vs_all(linear.soft_svm(0.5, 300, fit_intercept=True), k).fit(KEY, X2, y2))
+        jax.block_until_ready(
+            one_vs_all(linear.soft_svm(0.5, 300, fit_intercept=True), k).fit(KEY, X2, y2)
+        )
     assert compiled[0] == 0
     with count_compilations() as compiled:  # the whole fit as one XLA program
         jax.block_until_ready(jax.jit(ova.fit)(KEY, X2, y2))
@@ -89,7 +93,9 @@ def test_example_17_1_one_vs_all_fails_where_the_multivector_predictor_is_perfec
     signs_only = core.BatchLearner(svm.fit, svm.predict)  # h_i(x) in {-1, +1}, as in the book
     ova = one_vs_all(signs_only, 3)
     params = ova.fit(KEY, X, y)
-    middle = jax.vmap(svm.predict, (None, 0))(jax.tree_util.tree_map(lambda a: a[1], params), X[:, None, :])
+    middle = jax.vmap(svm.predict, (None, 0))(
+        jax.tree_util.tree_map(lambda a: a[1], params), X[:, None, :]
+    )
     np.testing.assert_array_equal(middle, -1.0)
     predicted = np.asarray(ova.predict(params, X))
     assert np.all(predicted[y == 1] == 0)  # all of class 1 wrong: 20% error
@@ -149,7 +155,9 @@ def test_all_pairs_mask_gives_excluded_examples_no_weight(x64):
             label = float(labels[e])
             if label != 0 and label * (w @ Xa[e]) < 1:
                 theta += label * Xa[e]
-        np.testing.assert_allclose(np.r_[params.w[p], params.b[p]], total / 300, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(
+            np.r_[params.w[p], params.b[p]], total / 300, rtol=1e-10, atol=1e-12
+        )
 
 
 @pytest.mark.parametrize(
@@ -210,12 +218,16 @@ def test_all_pairs_default_is_one_program_whatever_the_class_counts():
     ap = all_pairs(SVM, k)
     jaxpr = jax.make_jaxpr(ap.fit)(KEY, X, y).jaxpr
     assert _count(jaxpr, "scan") == 1
-    assert not any(v.aval.shape[-2:] == X.shape for e in _walk(jaxpr) for v in e.outvars if v.aval.ndim == 3)
+    assert not any(
+        v.aval.shape[-2:] == X.shape for e in _walk(jaxpr) for v in e.outvars if v.aval.ndim == 3
+    )
     jax.block_until_ready(ap.fit(KEY, X, y))
     _, y2 = blobs(jax.random.PRNGKey(3), 60, jnp.float32, k=k)
     assert np.any(np.bincount(y2, minlength=k) != np.bincount(y, minlength=k))
     with count_compilations() as compiled:
-        jax.block_until_ready(all_pairs(linear.soft_svm(0.5, 300, fit_intercept=True), k).fit(KEY, X, y2))
+        jax.block_until_ready(
+            all_pairs(linear.soft_svm(0.5, 300, fit_intercept=True), k).fit(KEY, X, y2)
+        )
     assert compiled[0] == 0
 
 
@@ -233,7 +245,9 @@ def test_all_pairs_votes_and_tie_rule():
     X = jnp.array([[2.0], [-2.0]])
     # x = 2: h_01 = +1, h_02 = +1, h_12 = -1 -> votes (2, -2, 0); x = -2: h_01 = -1, h_02 = +1, h_12 = +1
     # -> votes (0, 2, -2)
-    np.testing.assert_array_equal(jnp.round(ap.decision_function(params, X)), [[2, -2, 0], [0, 2, -2]])
+    np.testing.assert_array_equal(
+        jnp.round(ap.decision_function(params, X)), [[2, -2, 0], [0, 2, -2]]
+    )
     np.testing.assert_array_equal(ap.predict(params, X), [0, 1])
     # a three-way vote tie (a cycle 0 > 1 > 2 > 0) is broken by the summed confidences
     cycle = Fixed(jnp.array([0.0, 0.0, 0.0]), jnp.array([1.0, -3.0, 2.0]))
@@ -278,7 +292,9 @@ def test_digits_accuracy_within_2_points_of_scikit_learn(reduction):
 def test_bad_input():
     X, y = blobs(KEY, 20, jnp.float32)
     ova = one_vs_all(SVM, 3)
-    with pytest.raises(ValueError, match=r"expected `y` with labels in 0..2 \(num_classes=3\), found \{5\}"):
+    with pytest.raises(
+        ValueError, match=r"expected `y` with labels in 0..2 \(num_classes=3\), found \{5\}"
+    ):
         ova.fit(KEY, X, y.at[0].set(5))
     with pytest.raises(ValueError, match=r"labels in 0..2.*found \{-1\}"):
         all_pairs(SVM, 3).fit(KEY, X, y.at[0].set(-1))

@@ -50,7 +50,9 @@ def test_any_feature_map_equals_the_multivector_fast_path(x64):
     generic = multiclass_svm(0.05, 150, 3, feature_map=lambda x, y, k: multivector(x, y, k))
     a, b = fast.fit(KEY, X, y), generic.fit(KEY, X, y)
     np.testing.assert_allclose(b.w, a.w, rtol=1e-12, atol=1e-14)
-    np.testing.assert_allclose(generic.decision_function(b, X), fast.decision_function(a, X), rtol=1e-12)
+    np.testing.assert_allclose(
+        generic.decision_function(b, X), fast.decision_function(a, X), rtol=1e-12
+    )
 
 
 def test_two_classes_is_soft_svm_with_half_lambda(x64):
@@ -74,7 +76,9 @@ def test_loss_augmented_argmax():
     assert int(loss_augmented_argmax(jnp.array([1.5, 2.0, 1.5]), costs, 1)) == 0
     assert int(loss_augmented_argmax(jnp.array([1.0, 2.0, 1.5]), costs, 1)) == 2
     # the cost is inside the argmax: a cheap wrong label loses to an expensive one
-    assert int(loss_augmented_argmax(jnp.array([1.9, 2.0, 1.5]), jnp.array([0.2, 0.0, 3.0]), 1)) == 2
+    assert (
+        int(loss_augmented_argmax(jnp.array([1.9, 2.0, 1.5]), jnp.array([0.2, 0.0, 3.0]), 1)) == 2
+    )
 
 
 def test_generalized_hinge_of_the_output_falls_with_steps():
@@ -107,7 +111,9 @@ def test_digits_accuracy_within_2_points_of_crammer_singer():
 
 def test_bad_input():
     X, y = blobs(KEY, 20, jnp.float32)
-    with pytest.raises(ValueError, match=r"`y` with labels in 0..2 \(num_classes=3\), found \{3, 7\}"):
+    with pytest.raises(
+        ValueError, match=r"`y` with labels in 0..2 \(num_classes=3\), found \{3, 7\}"
+    ):
         multiclass_svm(0.1, 10, 3).fit(KEY, X, y.at[0].set(3).at[1].set(7))
     with pytest.raises(ValueError, match=r"expected `delta` of shape \(3, 3\)"):
         multiclass_svm(0.1, 10, 3, delta=jnp.ones((2, 2)) - jnp.eye(2))
@@ -120,4 +126,6 @@ def test_bad_input():
     with pytest.raises(ValueError, match=r"`steps` an integer in \[1, inf\)"):
         multiclass_svm(0.1, 0, 3)
     with pytest.raises(ValueError, match="fit_intercept"):
-        multiclass_svm(0.1, 10, 3, fit_intercept=True, feature_map=lambda x, y, k: multivector(x, y, k))
+        multiclass_svm(
+            0.1, 10, 3, fit_intercept=True, feature_map=lambda x, y, k: multivector(x, y, k)
+        )

@@ -262,7 +262,9 @@ def test_multiclass_sgd_equals_the_book_loop_with_a_cost_matrix(x64):
     np.testing.assert_allclose(params.w.reshape(4, -1), want, rtol=1e-12, atol=1e-14)
     np.testing.assert_array_equal(params.b, 0.0)
     assert np.abs(want).max() > 0.1
-    generic = multiclass_sgd(0.05, 200, 4, delta=delta, feature_map=lambda x, y, k: multivector(x, y, k))
+    generic = multiclass_sgd(
+        0.05, 200, 4, delta=delta, feature_map=lambda x, y, k: multivector(x, y, k)
+    )
     np.testing.assert_allclose(generic.fit(key, X, y).w, params.w, rtol=1e-12, atol=1e-14)
 
 

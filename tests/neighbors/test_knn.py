@@ -80,7 +80,9 @@ def test_vote_ties_go_to_the_smallest_label():
 
 def test_bad_input():
     X, y, X_test, _ = _tie_free(m=10, n=5)
-    with pytest.raises(ValueError, match=r"`k` <= the number of training examples m = 10, got k = 11"):
+    with pytest.raises(
+        ValueError, match=r"`k` <= the number of training examples m = 10, got k = 11"
+    ):
         knn(11).fit(KEY, X, y)
     with pytest.raises(ValueError, match=r"`k` an integer in \[1, inf\)"):
         knn(0)
@@ -91,7 +93,9 @@ def test_bad_input():
         knn(3).predict(params, X_test[:, :2])
     with pytest.raises(ValueError, match="`X` to be finite"):
         knn(3).predict(params, X_test * np.nan)
-    with pytest.raises(ValueError, match=r"expected `y` with labels in 0..2 \(num_classes=3\), found \{5\}"):
+    with pytest.raises(
+        ValueError, match=r"expected `y` with labels in 0..2 \(num_classes=3\), found \{5\}"
+    ):
         knn(1, num_classes=3).fit(KEY, X, np.where(np.arange(10) == 0, 5, y))
     with pytest.raises(ValueError, match="`k` <= the number of training examples"):
         knn_regressor(20).fit(KEY, X, X[:, 0])
@@ -110,7 +114,9 @@ def _mirrored_pairs(num_queries, seed, near_point=False, distractors=0):
     Returns ``X, Q, lower, higher, near`` (``lower``/``higher``: the pair's training indices)."""
     rng = np.random.default_rng(seed)
     side = int(np.ceil(num_queries ** (1 / 3)))
-    grid = np.stack(np.meshgrid(*[np.arange(side)] * 3, indexing="ij"), -1).reshape(-1, 3)[:num_queries]
+    grid = np.stack(np.meshgrid(*[np.arange(side)] * 3, indexing="ij"), -1).reshape(-1, 3)[
+        :num_queries
+    ]
     Q = (grid - side / 2) * (40_000 // side) + rng.integers(-100, 100, (num_queries, 3)) + 0.5
     v = rng.integers(-6, 7, (num_queries, 3)) * 1.0
     v[np.all(v == 0, axis=1)] = [3.0, 0.0, 0.0]
@@ -132,7 +138,9 @@ def _mirrored_pairs(num_queries, seed, near_point=False, distractors=0):
     return Xf, Qf, np.minimum(plus, minus), np.maximum(plus, minus), near
 
 
-@pytest.mark.parametrize("num_queries, distractors", [(150, 0), (400, 500)])  # m = 1300: two-stage top-k
+@pytest.mark.parametrize(
+    "num_queries, distractors", [(150, 0), (400, 500)]
+)  # m = 1300: two-stage top-k
 def test_equal_distances_lower_training_index_first(num_queries, distractors):
     # UML 19.1 sorts the training points by distance to x; the library's tie rule (documented in
     # `knn` and `neighbors`): equal distances -> lower training index first. Sorting by distance
@@ -140,7 +148,10 @@ def test_equal_distances_lower_training_index_first(num_queries, distractors):
     X, Q, lower, higher, _ = _mirrored_pairs(num_queries, seed=num_queries, distractors=distractors)
     m = len(X)
     y = np.zeros(m, int)
-    y[lower], y[higher] = 1, 0  # the lower index carries label 1: the prediction shows who came first
+    y[lower], y[higher] = (
+        1,
+        0,
+    )  # the lower index carries label 1: the prediction shows who came first
     target = np.zeros(m, np.float32)
     target[lower], target[higher] = 10.0, -10.0
     params = knn(1).fit(KEY, X, y)
@@ -150,7 +161,9 @@ def test_equal_distances_lower_training_index_first(num_queries, distractors):
     np.testing.assert_array_equal(neighbors(params, Q, 1)[0][:, 0], lower)
     np.testing.assert_array_equal(knn(1).predict(params, Q), np.ones(num_queries))
     reg = knn_regressor(1)
-    np.testing.assert_array_equal(reg.predict(reg.fit(KEY, X, target), Q), np.full(num_queries, 10.0))
+    np.testing.assert_array_equal(
+        reg.predict(reg.fit(KEY, X, target), Q), np.full(num_queries, 10.0)
+    )
 
 
 def test_equal_distances_at_the_kth_place_keep_the_lower_index():

@@ -79,12 +79,18 @@ def test_queries_on_training_points_and_the_formula_as_printed():
 
     assert vote("uniform") == [0, 0]  # one vote each at 0: the smallest label
     assert vote("distance") == [1, 0]  # at 0: labels 2 and 1 weigh 1 each, label 0 nothing
-    np.testing.assert_allclose(mean("distance"), [1.5, (1 + 2 + 10 / 0.9) / (2 + 1 / 0.9)], rtol=1e-6)
+    np.testing.assert_allclose(
+        mean("distance"), [1.5, (1 + 2 + 10 / 0.9) / (2 + 1 / 0.9)], rtol=1e-6
+    )
     np.testing.assert_allclose(mean("uniform"), [13 / 3, 13 / 3], rtol=1e-6)
     # as printed: from 1.0 the neighbours 0.1, 0, 0 at distances 0.9, 1, 1 weigh 0.9/2.9, 1/2.9, 1/2.9
     np.testing.assert_allclose(mean("as_printed")[1], (0.9 * 10 + 1 + 2) / 2.9, rtol=1e-6)
-    np.testing.assert_allclose(mean("as_printed", k=2)[0], 1.5, rtol=1e-6)  # both at distance 0: equal
-    np.testing.assert_allclose(mean("as_printed", k=3)[0], 10.0, rtol=1e-6)  # only the one at 0.1 counts
+    np.testing.assert_allclose(
+        mean("as_printed", k=2)[0], 1.5, rtol=1e-6
+    )  # both at distance 0: equal
+    np.testing.assert_allclose(
+        mean("as_printed", k=3)[0], 10.0, rtol=1e-6
+    )  # only the one at 0.1 counts
     # at 0 the one neighbour off the query (label 0) takes all the weight; at 1 the farther two (labels 2, 1)
     # outweigh the nearer one (label 0) and tie: the smaller label
     assert vote("as_printed") == [0, 1]
@@ -97,8 +103,10 @@ def test_weighted_rules_under_jit_vmap_and_a_row_split_sample(weights="distance"
     mesh = parallel.mesh(devices=jax.devices()[:1])  # the shard_map path, on one device
     rule, reg = knn(5, weights=weights, num_classes=3), knn_regressor(5, weights=weights)
     want = rule.predict(rule.fit(KEY, X, y), Q), reg.predict(reg.fit(KEY, X, t), Q)
-    split = (rule.predict(rule.fit(KEY, *parallel.shard_rows((X, y), mesh)), Q),
-             reg.predict(reg.fit(KEY, *parallel.shard_rows((X, t), mesh)), Q))  # fmt: skip
+    split = (
+        rule.predict(rule.fit(KEY, *parallel.shard_rows((X, y), mesh)), Q),
+        reg.predict(reg.fit(KEY, *parallel.shard_rows((X, t), mesh)), Q),
+    )
     jitted = jax.jit(lambda X, y: reg.predict(reg.fit(KEY, X, y), Q))(X, t)
     stacked = jax.vmap(lambda y: rule.predict(rule.fit(KEY, X, y), Q))(jnp.stack([y, (y + 1) % 3]))
     for got, ref in [*zip(split, want), (jitted, want[1]), (stacked[0], want[0])]:

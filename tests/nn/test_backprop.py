@@ -97,7 +97,9 @@ def test_backprop_rejects_softmax_and_takes_custom_activations(x64):
         return jnp.log1p(jnp.exp(a))
 
     hand = jax.jit(lambda p: nn.backprop(p, x, y, activation=softplus))(params)
-    auto = jax.jit(jax.grad(_objective), static_argnums=(3, 4))(params, x, y, softplus, nn.identity, 0.0)
+    auto = jax.jit(jax.grad(_objective), static_argnums=(3, 4))(
+        params, x, y, softplus, nn.identity, 0.0
+    )
     chex.assert_trees_all_close(hand, auto, atol=1e-10, rtol=0)
 
 

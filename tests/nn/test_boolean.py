@@ -55,7 +55,10 @@ def test_boolean_network_reproduces_every_table(n):
     np.testing.assert_array_equal(outputs, tables)
     assert float(smallest.min()) >= 1  # no hidden pre-activation is 0
     params, _ = nn.boolean_network(tables[2])
-    assert params[0][0].shape == (2**n, n) and params[1][0].shape == (1, 2**n)  # |V_1| = 2^n (+ constant)
+    assert params[0][0].shape == (2**n, n) and params[1][0].shape == (
+        1,
+        2**n,
+    )  # |V_1| = 2^n (+ constant)
 
 
 def test_boolean_network_rejects_bad_tables():

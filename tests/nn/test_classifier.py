@@ -37,10 +37,19 @@ def test_digits_accuracy_within_one_point_of_sklearn():
     for seed in range(2):  # the same architecture, optimiser, batch size and number of epochs
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # ConvergenceWarning: the epoch budget is the point
-            model = MLPClassifier((128,), solver="adam", batch_size=batch, max_iter=epochs, random_state=seed,
-                                  tol=0, n_iter_no_change=epochs)  # fmt: skip
+            model = MLPClassifier(
+                (128,),
+                solver="adam",
+                batch_size=batch,
+                max_iter=epochs,
+                random_state=seed,
+                tol=0,
+                n_iter_no_change=epochs,
+            )
             sk.append(model.fit(Xtr, ytr).score(Xte, yte))
-    steps = epochs * len(Xtr) // batch // 20 * 20  # 780: 20 windows of 39 steps (no shorter last window)
+    steps = (
+        epochs * len(Xtr) // batch // 20 * 20
+    )  # 780: 20 windows of 39 steps (no shorter last window)
     learner = nn.mlp_classifier(128, steps=steps, batch_size=batch)
     keys = jax.random.split(jax.random.PRNGKey(0), 4)
     params = jax.vmap(learner.fit, (0, None, None))(keys, Xtr, ytr)
@@ -56,7 +65,9 @@ def test_diverging_learning_rate_is_flagged():
     params = learner.fit(jax.random.PRNGKey(0), X, y)
     assert bool(params.diverged)
     # the network stays finite; loss_curve records the non-finite window losses that froze it
-    assert all(np.isfinite(np.asarray(leaf)).all() for leaf in jax.tree_util.tree_leaves(params.layers))
+    assert all(
+        np.isfinite(np.asarray(leaf)).all() for leaf in jax.tree_util.tree_leaves(params.layers)
+    )
     assert not np.isfinite(np.asarray(params.loss_curve)).all()
 
 
@@ -80,7 +91,9 @@ def test_factory_and_fit_errors():
         jax.jit(learner.fit)(jax.random.PRNGKey(0), X, y)
     with pytest.raises(ValueError, match="expected `X` to be finite"):
         learner.fit(jax.random.PRNGKey(0), X.at[1, 1].set(jnp.nan), y)
-    with pytest.raises(ValueError, match=r"expected `y` with labels in 0..2 \(num_classes=3\), found \{-1\}"):
+    with pytest.raises(
+        ValueError, match=r"expected `y` with labels in 0..2 \(num_classes=3\), found \{-1\}"
+    ):
         nn.mlp_classifier(4, steps=10, num_classes=3).fit(jax.random.PRNGKey(0), X, y.at[0].set(-1))
 
 
@@ -112,8 +125,16 @@ def test_history_equals_the_loss_recomputed_from_the_parameters(x64):
     # parameters step e + 2 starts from) is the validation loss recorded after step e + 1.
     x0 = jnp.asarray([0.5, -1.0, 2.0, 0.25])
     X, y = jnp.tile(x0, (20, 1)), jnp.zeros(20, jnp.int32)
-    learner = nn.mlp_classifier(6, steps=12, num_classes=2, eta=0.01, batch_size=4, eval_every=1,
-                                weight_decay=0.0, validation_fraction=0.25)  # fmt: skip
+    learner = nn.mlp_classifier(
+        6,
+        steps=12,
+        num_classes=2,
+        eta=0.01,
+        batch_size=4,
+        eval_every=1,
+        weight_decay=0.0,
+        validation_fraction=0.25,
+    )
     params = learner.fit(jax.random.PRNGKey(0), X, y)
     curve, valid = np.asarray(params.loss_curve), np.asarray(params.validation_loss)
     assert curve.dtype == np.float64 and curve.shape == valid.shape == (12,)
@@ -130,8 +151,9 @@ def test_history_round_trips_through_io(tmp_path):
 
     X, y = _blobs(jax.random.PRNGKey(4), 40, jnp.float32)
     for fraction in (0.1, 0.0):
-        learner = nn.mlp_classifier(4, steps=8, num_classes=K, batch_size=8, eval_every=4,
-                                    validation_fraction=fraction)  # fmt: skip
+        learner = nn.mlp_classifier(
+            4, steps=8, num_classes=K, batch_size=8, eval_every=4, validation_fraction=fraction
+        )
         params = learner.fit(jax.random.PRNGKey(5), X, y)
         io.save(tmp_path / "mlp.npz", params)
         got = io.load(tmp_path / "mlp.npz")
@@ -142,8 +164,15 @@ def test_history_round_trips_through_io(tmp_path):
 
 def test_one_default_activation_in_every_function_of_nn():
     # relu, as scikit-learn's MLPClassifier: mlp_apply(params.layers, X) is a default fit's logits
-    functions = (nn.mlp_classifier, nn.mlp_apply, nn.train, nn.backprop, nn.mlp_epoch,
-                 nn._train.example_loss, nn._train.zero_one_error)  # fmt: skip
+    functions = (
+        nn.mlp_classifier,
+        nn.mlp_apply,
+        nn.train,
+        nn.backprop,
+        nn.mlp_epoch,
+        nn._train.example_loss,
+        nn._train.zero_one_error,
+    )
     defaults = {f.__name__: inspect.signature(f).parameters["activation"] for f in functions}
     defaults = {name: parameter.default for name, parameter in defaults.items()}
     assert all(d is nn.relu for d in defaults.values()), defaults

@@ -25,7 +25,9 @@ def test_stratified_minibatches_draw_example_j_from_block_j():
     for j in range(b):
         drawn = idx[..., j]
         assert drawn.min() >= starts[j] and drawn.max() < starts[j + 1], j
-        assert set(drawn.ravel()) == set(range(starts[j], starts[j + 1])), j  # every row of its block
+        assert set(drawn.ravel()) == set(range(starts[j], starts[j + 1])), (
+            j
+        )  # every row of its block
 
 
 def test_weighted_stratified_steps_are_the_by_hand_weighted_gradient_steps(x64):
@@ -35,9 +37,20 @@ def test_weighted_stratified_steps_are_the_by_hand_weighted_gradient_steps(x64):
     Y = jnp.tanh(X[:, :1] - X[:, 1:2])
     params = nn.mlp_init(jax.random.PRNGKey(1), [3, 4, 1], dtype=jnp.float64)
     key = jax.random.PRNGKey(2)
-    best, history = nn.train(key, params, X, Y, loss="squared", optimizer=SGD, steps=steps, batch_size=b,
-                             weight_decay=lam, eval_every=1, sampling="stratified",
-                             **BOOK)  # fmt: skip
+    best, history = nn.train(
+        key,
+        params,
+        X,
+        Y,
+        loss="squared",
+        optimizer=SGD,
+        steps=steps,
+        batch_size=b,
+        weight_decay=lam,
+        eval_every=1,
+        sampling="stratified",
+        **BOOK,
+    )
 
     def loss(p, x, y):
         return nn.squared_loss(nn.mlp_apply(p, x, **BOOK), y)
@@ -60,7 +73,9 @@ def test_weighted_stratified_steps_are_the_by_hand_weighted_gradient_steps(x64):
         iterates.append(jax.tree_util.tree_map(lambda w, g: w - 0.3 * (g + lam * w), p, grads))
         values.append(value)
     np.testing.assert_allclose(history.train_loss, values, rtol=1e-12)
-    np.testing.assert_allclose(history.valid_loss, [valid_loss(p) for p in iterates[1:]], rtol=1e-12)
+    np.testing.assert_allclose(
+        history.valid_loss, [valid_loss(p) for p in iterates[1:]], rtol=1e-12
+    )
     assert int(history.best_step) > 0
     chex.assert_trees_all_close(best, iterates[int(history.best_step)], rtol=1e-12, atol=1e-14)
 
@@ -69,8 +84,19 @@ def test_uniform_sampling_is_the_default_and_stratified_differs():
     X = jax.random.normal(jax.random.PRNGKey(0), (40, 3))
     y = (X[:, 0] > 0).astype(jnp.int32)
     params = nn.mlp_init(jax.random.PRNGKey(1), [3, 4, 2])
-    run = lambda **kw: nn.train(jax.random.PRNGKey(2), params, X, y, loss="cross_entropy", optimizer=SGD,  # noqa: E731
-                                steps=8, batch_size=4, eval_every=4, **BOOK, **kw)  # fmt: skip
+    run = lambda **kw: nn.train(
+        jax.random.PRNGKey(2),
+        params,
+        X,
+        y,
+        loss="cross_entropy",
+        optimizer=SGD,  # noqa: E731
+        steps=8,
+        batch_size=4,
+        eval_every=4,
+        **BOOK,
+        **kw,
+    )
     default = run()
     chex.assert_trees_all_equal(run(sampling="uniform"), default)  # bitwise
     stratified = run(sampling="stratified")  # b | m: the batch mean, other draws

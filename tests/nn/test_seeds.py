@@ -38,7 +38,9 @@ def test_vmapped_fit_has_no_scatter_and_equals_the_separate_fits():
     learner = nn.mlp_classifier(6, steps=24, num_classes=3, batch_size=8, eval_every=8)
     keys = jax.random.split(jax.random.PRNGKey(4), 4)
     program = jax.jit(jax.vmap(learner.fit, (0, None, None)))
-    assert "scatter" not in program.lower(keys, X, y).as_text()  # the gradient is a select, not a scatter
+    assert (
+        "scatter" not in program.lower(keys, X, y).as_text()
+    )  # the gradient is a select, not a scatter
     many = program(keys, X, y)
     for i in range(4):
         one = jax.jit(learner.fit)(keys[i], X, y)

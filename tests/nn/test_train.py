@@ -32,7 +32,10 @@ def _regression(seed, m, d, dtype=np.float64):
 def _numpy_params(seed, sizes, dtype=np.float64, scale=0.3):
     rng = np.random.default_rng(seed)
     return [
-        (jnp.asarray((scale * rng.normal(size=(k_out, k_in))).astype(dtype)), jnp.zeros(k_out, dtype))
+        (
+            jnp.asarray((scale * rng.normal(size=(k_out, k_in))).astype(dtype)),
+            jnp.zeros(k_out, dtype),
+        )
         for k_in, k_out in zip(sizes[:-1], sizes[1:])
     ]
 
@@ -62,9 +65,19 @@ def test_sgd_schedule_with_weight_decay_is_the_books_rule_and_returns_the_valida
     lam, steps, batch, every = 0.01, 60, 4, 5
     key = jax.random.PRNGKey(3)
     best, history = nn.train(
-        key, params, X, y, loss="squared", optimizer=BOOK_SGD, steps=steps, batch_size=batch,
-        weight_decay=lam, validation=(Xv, yv), eval_every=every, **BOOK,
-    )  # fmt: skip
+        key,
+        params,
+        X,
+        y,
+        loss="squared",
+        optimizer=BOOK_SGD,
+        steps=steps,
+        batch_size=batch,
+        weight_decay=lam,
+        validation=(Xv, yv),
+        eval_every=every,
+        **BOOK,
+    )
 
     # The book's loop by hand, on the minibatches train draws (uniform with replacement).
     idx = nn._descent.minibatch_indices(key, (steps // every, every, batch), 32)
@@ -78,7 +91,9 @@ def test_sgd_schedule_with_weight_decay_is_the_books_rule_and_returns_the_valida
     np.testing.assert_allclose(history.valid_loss, losses[1:], rtol=1e-10)
     np.testing.assert_array_equal(history.step, np.arange(every, steps + 1, every))
     chosen = int(np.argmin(losses))
-    assert 0 < chosen < len(losses) - 1 and losses[-1] > 1.1 * losses[chosen]  # the last iterate is worse
+    assert (
+        0 < chosen < len(losses) - 1 and losses[-1] > 1.1 * losses[chosen]
+    )  # the last iterate is worse
     assert int(history.best_step) == chosen * every
     chex.assert_trees_all_close(best, iterates[chosen], rtol=1e-10, atol=1e-12)
     assert not bool(history.diverged) and history.valid_error is None
@@ -89,9 +104,17 @@ def test_vmapped_16_seeds_equal_16_separate_runs():
     X, y = _regression(2, 24, 2, np.float32)
     labels = (jnp.sum(X, axis=1) * X[:, 0] > 0).astype(jnp.int32)
     keys = jax.random.split(jax.random.PRNGKey(0), 16)
-    kwargs = dict(loss="cross_entropy", optimizer=ADAM, steps=12, batch_size=4, eval_every=6,
-                  error="zero_one", validation=(X[:8], labels[:8]), weight_decay=1e-3,
-                  **BOOK)  # fmt: skip
+    kwargs = dict(
+        loss="cross_entropy",
+        optimizer=ADAM,
+        steps=12,
+        batch_size=4,
+        eval_every=6,
+        error="zero_one",
+        validation=(X[:8], labels[:8]),
+        weight_decay=1e-3,
+        **BOOK,
+    )
 
     @jax.jit
     def one(key):
@@ -110,16 +133,28 @@ def test_vmapped_16_seeds_equal_16_separate_runs():
 def test_diverging_learning_rate_is_flagged_not_returned_as_nan():
     X, y = _regression(3, 32, 3, np.float32)
     params = _numpy_params(4, [3, 16, 1], np.float32, scale=1.0)
-    best, history = nn.train(jax.random.PRNGKey(0), params, X * 10, y * 100, loss="squared",
-                             optimizer=HUGE_SGD, steps=40, batch_size=4, eval_every=10,
-                             **BOOK)  # fmt: skip
+    best, history = nn.train(
+        jax.random.PRNGKey(0),
+        params,
+        X * 10,
+        y * 100,
+        loss="squared",
+        optimizer=HUGE_SGD,
+        steps=40,
+        batch_size=4,
+        eval_every=10,
+        **BOOK,
+    )
     assert bool(history.diverged)
     flags = np.asarray(history.nonfinite)
     assert np.all(np.diff(flags.astype(int)) >= 0)  # once frozen, frozen
     # the first non-finite window is discarded whole: the run stays at the previous evaluated iterate
     first = int(np.argmax(flags))
-    before = (float(_valid_loss(params, X * 10, y * 100)) if first == 0
-              else float(history.valid_loss[first - 1]))  # fmt: skip
+    before = (
+        float(_valid_loss(params, X * 10, y * 100))
+        if first == 0
+        else float(history.valid_loss[first - 1])
+    )
     np.testing.assert_allclose(history.valid_loss[first:], before, rtol=1e-6)
     assert not np.isfinite(float(history.train_loss[first]))
     assert int(history.best_step) <= first * 10
@@ -128,24 +163,39 @@ def test_diverging_learning_rate_is_flagged_not_returned_as_nan():
     out = jax.vmap(lambda x: nn.mlp_apply(best, x, **BOOK))(X * 10)
     assert np.isfinite(float(nn.squared_loss(out, y * 100)))
     # a sane learning rate on the same problem does not diverge
-    _, ok = nn.train(jax.random.PRNGKey(0), params, X, y, loss="squared", optimizer=ADAM, steps=40,
-                     batch_size=4, eval_every=10, **BOOK)  # fmt: skip
+    _, ok = nn.train(
+        jax.random.PRNGKey(0),
+        params,
+        X,
+        y,
+        loss="squared",
+        optimizer=ADAM,
+        steps=40,
+        batch_size=4,
+        eval_every=10,
+        **BOOK,
+    )
     assert not bool(ok.diverged)
 
 
 def test_no_recompilation_and_traced_weight_decay():
     X, y = _regression(5, 24, 3, np.float32)
     params = _numpy_params(6, [3, 5, 1], np.float32)
-    run = functools.partial(nn.train, loss="squared", optimizer=ADAM, steps=20, batch_size=4,
-                            eval_every=10, **BOOK)  # fmt: skip
-    lams = jnp.array([0.0, 0.1, 1.0], jnp.float32)  # strongly typed: the sweep's single runs share a program
+    run = functools.partial(
+        nn.train, loss="squared", optimizer=ADAM, steps=20, batch_size=4, eval_every=10, **BOOK
+    )
+    lams = jnp.array(
+        [0.0, 0.1, 1.0], jnp.float32
+    )  # strongly typed: the sweep's single runs share a program
     run(jax.random.PRNGKey(0), params, X, y, weight_decay=lams[1])
     X2, y2 = _regression(7, 24, 3, np.float32)
     key = jax.random.PRNGKey(1)
     with count_compilations() as compiled:
         run(key, params, X2, y2, weight_decay=lams[2])
     assert compiled[0] == 0
-    swept, _ = jax.vmap(lambda lam: run(jax.random.PRNGKey(0), params, X, y, weight_decay=lam))(lams)
+    swept, _ = jax.vmap(lambda lam: run(jax.random.PRNGKey(0), params, X, y, weight_decay=lam))(
+        lams
+    )
     for i, lam in enumerate(lams):
         one, _ = run(jax.random.PRNGKey(0), params, X, y, weight_decay=lam)
         got = jax.tree_util.tree_map(lambda a, i=i: a[i], swept)
@@ -158,7 +208,9 @@ def test_bad_inputs():
     labels = jnp.zeros(12, jnp.int32)
     key = jax.random.PRNGKey(0)
     run = functools.partial(nn.train, key, optimizer=ADAM, steps=4, batch_size=2, **BOOK)
-    with pytest.raises(ValueError, match=r"expected `X` of shape \(m, k_0\) with 3 features .*got \(12, 2\)"):
+    with pytest.raises(
+        ValueError, match=r"expected `X` of shape \(m, k_0\) with 3 features .*got \(12, 2\)"
+    ):
         run(params, X[:, :2], y, loss="squared")
     with pytest.raises(ValueError, match=r"expected `y` in \{0, 1, 2\}, found values \{0, 5\}"):
         run(_numpy_params(9, [3, 4, 3], np.float32), X, labels.at[0].set(5), loss="cross_entropy")

@@ -81,7 +81,9 @@ def test_false_positive_is_flagged_and_leaves_the_state():
 def test_mistake_bound_and_invariant_on_random_targets(n, k):
     # Several targets at once: the stream generator and the learner are vmapped over seeds.
     learner = online.conjunction(n)
-    X, y, targets = (np.stack(a) for a in zip(*(conjunction_stream(s, 1500, n, k) for s in range(8))))
+    X, y, targets = (
+        np.stack(a) for a in zip(*(conjunction_stream(s, 1500, n, k) for s in range(8)))
+    )
     states, infos = jax.vmap(lambda X, y: scan_states(learner, learner.init(X[0]), X, y))(X, y)
     literals, mistake = np.asarray(states.literals), np.asarray(infos.mistake)
     mistakes = mistake.sum(axis=1)
@@ -149,7 +151,9 @@ def balcan_lower_bound(learner, n):
 def test_lower_bound_adversary_forces_n_mistakes(make):
     n = 9
     X, y, trace, target = balcan_lower_bound(make(n), n)
-    np.testing.assert_array_equal(y, evaluate(target, X))  # the stream is consistent with the target
+    np.testing.assert_array_equal(
+        y, evaluate(target, X)
+    )  # the stream is consistent with the target
     assert int(trace.mistake.sum()) == n
 
 
@@ -160,14 +164,18 @@ def test_chunks_and_jit_give_the_same_run():
     state, first = core.run(learner, learner.init(X[0]), X[:100], y[:100])
     state, second = core.run(learner, state, X[100:], y[100:])
     np.testing.assert_array_equal(whole[0].literals, state.literals)
-    np.testing.assert_array_equal(whole[1].mistake, jnp.concatenate([first.mistake, second.mistake]))
+    np.testing.assert_array_equal(
+        whole[1].mistake, jnp.concatenate([first.mistake, second.mistake])
+    )
 
 
 def test_rejects_bad_inputs():
     X, y, _ = conjunction_stream(0, 50, 10, 2)
     learner = online.conjunction(10)
     state = learner.init(X[0])
-    with pytest.raises(ValueError, match=r"`ys` in \{0, 1\}, found values \{-1, 1\}.*use `\(y \+ 1\) // 2`"):
+    with pytest.raises(
+        ValueError, match=r"`ys` in \{0, 1\}, found values \{-1, 1\}.*use `\(y \+ 1\) // 2`"
+    ):
         core.run(learner, state, X, 2 * y - 1)
     with pytest.raises(ValueError, match=r"`xs` in \{0, 1\}, found values \{0, 0.5\}"):
         core.run(learner, state, X * 0.5, y)

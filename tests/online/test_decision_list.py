@@ -84,7 +84,9 @@ def test_golden_trace_of_balcans_example():
         {"~x1=>1", "~x1=>0", "x2=>1", "~x2=>0", "T=>1", "T=>0"},
     ]
     # the same under vmap (two copies of the stream)
-    both = jax.vmap(lambda X, y: core.run(learner, state0, X, y))(jnp.stack([X, X]), jnp.stack([y, y]))
+    both = jax.vmap(lambda X, y: core.run(learner, state0, X, y))(
+        jnp.stack([X, X]), jnp.stack([y, y])
+    )
     np.testing.assert_array_equal(both[0].level, jnp.stack([state.level, state.level]))
     np.testing.assert_array_equal(both[1].prediction, [[1, 0], [1, 0]])
 
@@ -152,7 +154,9 @@ def test_rejects_bad_inputs():
     X, y, _ = decision_list_stream(0, 50, 6, 3)
     learner = online.decision_list(6)
     state = learner.init(X[0])
-    with pytest.raises(ValueError, match=r"`ys` in \{0, 1\}, found values \{-1, 1\}.*use `\(y \+ 1\) // 2`"):
+    with pytest.raises(
+        ValueError, match=r"`ys` in \{0, 1\}, found values \{-1, 1\}.*use `\(y \+ 1\) // 2`"
+    ):
         core.run(learner, state, X, 2 * y - 1)
     with pytest.raises(ValueError, match=r"`xs` in \{0, 1\}, found values \{-1, 0, 1\}"):
         core.run(learner, state, X - np.roll(X, 1, axis=0), y)

@@ -160,4 +160,6 @@ def test_theorem_2_is_nearly_reached_by_margin_mistakes(gamma):
     # the margin threshold is what costs the updates: on the same stream the plain (normalised)
     # Perceptron errs a handful of times, within its 1/gamma^2 (Balcan Theorem 1)
     _, plain = core.run(online.perceptron(normalize=True), learner.init(Xf[0]), Xf, yf)
-    assert int(plain.mistake.sum()) <= min(5, float(theory.perceptron_mistake_bound(1.0, true_margin)))
+    assert int(plain.mistake.sum()) <= min(
+        5, float(theory.perceptron_mistake_bound(1.0, true_margin))
+    )

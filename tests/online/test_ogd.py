@@ -23,7 +23,9 @@ def test_best_fixed_predictor_beats_other_comparators():
     u, best = _comparator_losses(3.0, X, y)
     assert float(jnp.linalg.norm(u)) <= 3.0 + 1e-5
     dirs = jax.random.normal(jax.random.PRNGKey(1), (64, 5))
-    others = jnp.concatenate([3.0 * w_star[None], 3.0 * dirs / jnp.linalg.norm(dirs, axis=1, keepdims=True)])
+    others = jnp.concatenate(
+        [3.0 * w_star[None], 3.0 * dirs / jnp.linalg.norm(dirs, axis=1, keepdims=True)]
+    )
     totals = jax.vmap(lambda v: jax.vmap(losses.hinge, (None, 0, 0))(v, X, y).sum())(others)
     assert float(best.sum()) <= float(totals.min()) + 1e-3
 
@@ -86,7 +88,9 @@ def test_regret_bound_against_an_adaptive_adversary():
     _, (trace, y) = jax.lax.scan(body, learner.init(X[0]), X)
     u, comparator = _comparator_losses(U, X, y)
     assert float(trace.loss.sum()) >= T  # every round is a mistake: loss >= 1
-    assert float(metrics.regret(trace.loss, comparator)[-1]) <= float(theory.ogd_regret_bound(U, R, T))
+    assert float(metrics.regret(trace.loss, comparator)[-1]) <= float(
+        theory.ogd_regret_bound(U, R, T)
+    )
 
 
 @pytest.mark.parametrize(
@@ -111,7 +115,9 @@ def test_pathwise_inequality_for_any_comparator(loss, projection, x64):
         assert float(jnp.max(jnp.abs(state.w - projection(state.w)))) < 1e-12  # iterates stay in H
     for u in us:
         gap = trace.loss.sum() - jax.vmap(loss, (None, 0, 0))(u, X, y).sum()
-        assert float(gap) <= float(theory.ogd_pathwise_bound(jnp.linalg.norm(u), eta, trace.grad_norm**2))
+        assert float(gap) <= float(
+            theory.ogd_pathwise_bound(jnp.linalg.norm(u), eta, trace.grad_norm**2)
+        )
 
 
 def test_projections_satisfy_the_projection_lemma(x64):

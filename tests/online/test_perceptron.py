@@ -49,9 +49,13 @@ def test_novikoff_bound_against_an_adaptive_adversary(normalize):
     learner = online.perceptron(normalize=normalize)
     _, trace = adversarial_run(learner, learner.init(X[0]), X, y, 3000, smallest_margin)
     if normalize:
-        bound = theory.perceptron_mistake_bound(1.0, theory.halfspace_margin(w_star, X, y, normalize=True))
+        bound = theory.perceptron_mistake_bound(
+            1.0, theory.halfspace_margin(w_star, X, y, normalize=True)
+        )
     else:
-        bound = theory.perceptron_mistake_bound(theory.radius(X), theory.halfspace_margin(w_star, X, y))
+        bound = theory.perceptron_mistake_bound(
+            theory.radius(X), theory.halfspace_margin(w_star, X, y)
+        )
     mistakes = int(trace.mistake.sum())
     assert mistakes <= bound
     assert mistakes >= 10  # the adversary really forces mistakes: the test can fail
@@ -117,7 +121,9 @@ def test_sweep_of_64_learning_rates_equals_64_runs():
     # From w_1 = 0 a constant step size only rescales w: the mistakes do not depend on it.
     assert bool(jnp.all(traces.mistake == traces.mistake[0]))
     rescaled = states.w / lrs[:, None]
-    chex.assert_trees_all_close(rescaled, jnp.broadcast_to(rescaled[0], rescaled.shape), rtol=1e-4, atol=1e-5)
+    chex.assert_trees_all_close(
+        rescaled, jnp.broadcast_to(rescaled[0], rescaled.shape), rtol=1e-4, atol=1e-5
+    )
 
 
 def test_predict_uses_sign_with_zero_negative():

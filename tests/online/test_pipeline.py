@@ -58,7 +58,9 @@ def test_bias_lifts_the_perceptron_on_data_off_the_origin():
     kept = X[jnp.abs(X[:, 0]) > 0.3]
     y = jnp.where(kept[:, 0] > 0, 1.0, -1.0)
     X_far = kept.at[:, 0].add(2.0)  # separable by the plane x_0 = 2, not by a plane through 0
-    passes = lambda learner: _run(learner, jnp.tile(X_far, (6, 1)), jnp.tile(y, 6))[1].mistake.reshape(6, -1)
+    passes = lambda learner: _run(learner, jnp.tile(X_far, (6, 1)), jnp.tile(y, 6))[
+        1
+    ].mistake.reshape(6, -1)
     with_bias, without = passes(online.perceptron(fit_intercept=True)), passes(online.perceptron())
     assert int(with_bias[-1].sum()) == 0 and int(without[-1].sum()) > 5
     # Novikoff on (x, 1): R^2 = max ||x||^2 + 1, margin of (1, 0, .., -2) / sqrt(5) at least 0.3 / sqrt(5)
@@ -72,8 +74,12 @@ def test_ogd_bias_is_unregularised_and_unprojected():
     state, trace = _run(learner, SHIFTED, Y)
     assert float(jnp.linalg.norm(state.w)) <= 0.5 + 1e-6
     # without a projection the bias is the last weight of OGD on (x, 1)
-    state, trace = _run(online.online_gradient_descent(losses.logistic, 0.1, fit_intercept=True), SHIFTED, Y)
-    plain, plain_trace = _run(online.online_gradient_descent(losses.logistic, 0.1), _augmented(SHIFTED), Y)
+    state, trace = _run(
+        online.online_gradient_descent(losses.logistic, 0.1, fit_intercept=True), SHIFTED, Y
+    )
+    plain, plain_trace = _run(
+        online.online_gradient_descent(losses.logistic, 0.1), _augmented(SHIFTED), Y
+    )
     np.testing.assert_allclose(np.append(state.w, state.b), plain.w, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(trace.prediction, plain_trace.prediction, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(trace.grad_norm, plain_trace.grad_norm, rtol=1e-5, atol=1e-6)
@@ -110,7 +116,9 @@ def test_chunked_runs_equal_one_run_and_vmap_over_eta():
     half, first = core.run(PIPE, PIPE.init(SHIFTED[0]), SHIFTED[:100], Y[:100])
     rest, second = core.run(PIPE, half, SHIFTED[100:], Y[100:])
     chex.assert_trees_all_equal(state, rest)
-    np.testing.assert_array_equal(trace.prediction, np.concatenate([first.prediction, second.prediction]))
+    np.testing.assert_array_equal(
+        trace.prediction, np.concatenate([first.prediction, second.prediction])
+    )
     etas = jnp.array([0.5, 1.0, 2.0])
     piped = lambda e: core.pipeline(online.standardize(), online.perceptron(e, fit_intercept=True))
     swept = jax.vmap(lambda e: _run(piped(e), SHIFTED, Y)[1].prediction)(etas)
@@ -145,6 +153,8 @@ def test_river_standard_scaler_and_perceptron_round_for_round():
     _, trace = _run(PIPE, X_river, 2 * y_river - 1)
     ours = classes[(np.asarray(trace.prediction) > 0).astype(int)]
     mismatch = np.flatnonzero(ours != np.asarray(theirs, dtype=classes.dtype))
-    assert mismatch.size <= 2, f"{mismatch.size} of {len(theirs)} predictions differ from river's: {mismatch}"
+    assert mismatch.size <= 2, (
+        f"{mismatch.size} of {len(theirs)} predictions differ from river's: {mismatch}"
+    )
     accuracy = float(np.mean(ours == classes[y_river]))
     assert accuracy >= 0.855  # river: 0.8584 (the Perceptron alone, without a bias: 0.78)

@@ -27,7 +27,9 @@ def test_golden_trace():
 
 def test_classic_bound_value():
     for k, n in [(1, 16), (3, 100), (5, 1000)]:
-        assert float(theory.winnow_mistake_bound(k, n)) == pytest.approx(2 + 3 * k * (1 + np.log2(n)))
+        assert float(theory.winnow_mistake_bound(k, n)) == pytest.approx(
+            2 + 3 * k * (1 + np.log2(n))
+        )
 
 
 @pytest.mark.parametrize("k,n", [(1, 20), (3, 100), (5, 400)])
@@ -131,7 +133,9 @@ def _winnow_reference(X, y, eta, theta):
     for x, label in zip(X, y):
         score = np.sum(eta**exponent * x)
         y_hat = int(score >= theta)
-        exponent += (label - y_hat) * x  # +1 on a false negative, -1 on a false positive, for x_i = 1
+        exponent += (
+            label - y_hat
+        ) * x  # +1 on a false negative, -1 on a false positive, for x_i = 1
         predictions.append(y_hat)
         gaps.append(abs(score - theta) / theta)
     return np.array(predictions), eta**exponent, min(gaps)

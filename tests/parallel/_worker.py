@@ -42,8 +42,16 @@ def grid(mesh=None):
 
     X, y, _, _ = sample(np.float32)
     lams = np.logspace(-3, 1, 6).astype(np.float32)
-    return selection.grid_search(lambda lam: linear.soft_svm(lam, 50), {"lam": lams}, X, y,
-                                 key=jax.random.PRNGKey(2), folds=2, refit=False, mesh=mesh)  # fmt: skip
+    return selection.grid_search(
+        lambda lam: linear.soft_svm(lam, 50),
+        {"lam": lams},
+        X,
+        y,
+        key=jax.random.PRNGKey(2),
+        folds=2,
+        refit=False,
+        mesh=mesh,
+    )
 
 
 def join(process_id, port):
@@ -56,10 +64,14 @@ def join(process_id, port):
 
     try:
         jax.distributed.initialize(f"127.0.0.1:{port}", num_processes=2, process_id=process_id)
-        from jaxlearn import parallel  # after initialize: jaxlearn must not start JAX's backend first
+        from jaxlearn import (
+            parallel,
+        )  # after initialize: jaxlearn must not start JAX's backend first
 
         mesh = parallel.mesh()
-        ones = jax.make_array_from_callback((8,), NamedSharding(mesh, P("data")), lambda i: np.ones(8)[i])
+        ones = jax.make_array_from_callback(
+            (8,), NamedSharding(mesh, P("data")), lambda i: np.ones(8)[i]
+        )
         total = jax.jit(jnp.sum, out_shardings=NamedSharding(mesh, P()))(ones)
         assert float(total.addressable_data(0)) == 8.0, total
     except Exception as error:
@@ -94,7 +106,9 @@ def main(process_id, port, out):
     params = rule.fit(None, *parallel.shard_rows((X, labels)))
     results["knn_idx"], results["knn_dist"] = map(local, nb.neighbors(params, Q, K))
     results["knn_predict"] = local(rule.predict(params, Q))
-    results["grid_scores"] = np.asarray(grid(parallel.mesh()).scores)  # grid points split over the processes
+    results["grid_scores"] = np.asarray(
+        grid(parallel.mesh()).scores
+    )  # grid points split over the processes
     np.savez(out, **results)
 
 

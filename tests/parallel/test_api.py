@@ -29,7 +29,9 @@ def test_shard_rows_splits_each_array_by_rows():
         np.testing.assert_array_equal(np.asarray(placed), original)
         shards = sorted(placed.addressable_shards, key=lambda s: s.index[0].start)
         assert [s.data.shape[0] for s in shards] == [2, 2, 2, 2]
-        np.testing.assert_array_equal(np.asarray(shards[1].data), original[2:4])  # device 1: rows 2, 3
+        np.testing.assert_array_equal(
+            np.asarray(shards[1].data), original[2:4]
+        )  # device 1: rows 2, 3
     assert row_split(Xs).count == 4 and row_split(Xs).axes == ("data",)
     assert parallel.shard_rows(Xs) is Xs  # already split as asked: kept, not copied
     with pytest.raises(ValueError, match="divisible by the 4 devices"):

@@ -33,9 +33,13 @@ def _forest(num_trees, max_bins=256):
 
 def _assert_same_trees(got, want):
     for name in EXACT:
-        np.testing.assert_array_equal(np.asarray(getattr(got, name)), np.asarray(getattr(want, name)), name)
+        np.testing.assert_array_equal(
+            np.asarray(getattr(got, name)), np.asarray(getattr(want, name)), name
+        )
     np.testing.assert_allclose(got.impurity, want.impurity, rtol=1e-6, atol=1e-7)
-    np.testing.assert_allclose(got.feature_importances, want.feature_importances, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(
+        got.feature_importances, want.feature_importances, rtol=1e-6, atol=1e-7
+    )
 
 
 def test_forest_on_a_mesh_equals_the_forest_without(mesh):
@@ -47,7 +51,9 @@ def test_forest_on_a_mesh_equals_the_forest_without(mesh):
     for leaf in jax.tree_util.tree_leaves(got):
         assert leaf.shape[0] == 6
         assert leaf.sharding.spec == (P("data") if split else P())
-        assert {s.data.shape[0] for s in leaf.addressable_shards} == {6 // mesh.size if split else 6}
+        assert {s.data.shape[0] for s in leaf.addressable_shards} == {
+            6 // mesh.size if split else 6
+        }
     labels = sharded.predict(got, X)  # the votes of split trees, summed across devices
     np.testing.assert_array_equal(labels, forest.predict(want, X))
     np.testing.assert_allclose(got.feature_importances, want.feature_importances, rtol=1e-6)
@@ -63,7 +69,9 @@ def test_exact_growth_split_evenly_and_compiled_once():
     assert {s.data.shape[0] for s in got.trees.threshold.addressable_shards} == {2}
     np.testing.assert_array_equal(sharded.predict(got, X[:5]), forest.predict(want, X[:5]))
     key, X1 = jax.random.PRNGKey(7), X + 1
-    with count_compilations() as compiled:  # a new key and new data of the same shapes: the same program
+    with (
+        count_compilations() as compiled
+    ):  # a new key and new data of the same shapes: the same program
         sharded.fit(key, X1, Y)
     assert compiled[0] == 0
 
@@ -71,7 +79,9 @@ def test_exact_growth_split_evenly_and_compiled_once():
 def test_forest_mesh_refusals():
     with pytest.raises(TypeError, match="`mesh`"):
         trees.random_forest(4, 2, mesh=jax.devices())
-    with pytest.raises(ValueError, match="`progress=False`"):  # jax-tqdm's ordered callbacks: one device
+    with pytest.raises(
+        ValueError, match="`progress=False`"
+    ):  # jax-tqdm's ordered callbacks: one device
         trees.random_forest(4, 2, progress=True, mesh=parallel.mesh())
 
 
@@ -84,7 +94,9 @@ YS = 2 * Y.astype(jnp.float32) - 1
 
 
 def _search(lams=LAMS, **options):
-    return selection.grid_search(_svm, {"lam": lams}, X, YS, key=KEY, folds=3, refit=False, **options)
+    return selection.grid_search(
+        _svm, {"lam": lams}, X, YS, key=KEY, folds=3, refit=False, **options
+    )
 
 
 @functools.lru_cache(maxsize=None)
@@ -99,6 +111,8 @@ def test_grid_search_on_a_mesh_equals_the_search_without(mesh, batch_size):
     np.testing.assert_array_equal(got.scores, want.scores)
     assert got.best_index == want.best_index and got.best_params == want.best_params
     lams = LAMS * 2
-    with count_compilations() as compiled:  # a new grid of the same shape: still one program, compiled once
+    with (
+        count_compilations() as compiled
+    ):  # a new grid of the same shape: still one program, compiled once
         _search(lams, batch_size=batch_size, mesh=mesh)
     assert compiled[0] == 0

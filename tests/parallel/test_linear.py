@@ -43,9 +43,16 @@ LEARNERS = {
     ),
     "sgd lam": lambda: linear.sgd(losses.logistic, steps=200, batch_size=8, lam=0.1),
     "sgd eta, ball": lambda: linear.sgd(
-        losses.hinge, steps=200, batch_size=4, eta=0.5, projection=online.l2_ball(1.0), average=False
+        losses.hinge,
+        steps=200,
+        batch_size=4,
+        eta=0.5,
+        projection=online.l2_ball(1.0),
+        average=False,
     ),
-    "sgd adam": lambda: linear.sgd(losses.logistic, steps=100, batch_size=8, optimizer=optax.adam(0.05)),
+    "sgd adam": lambda: linear.sgd(
+        losses.logistic, steps=100, batch_size=8, optimizer=optax.adam(0.05)
+    ),
 }
 
 
@@ -81,7 +88,9 @@ def test_second_fit_compiles_nothing():
     learner = linear.soft_svm(0.1, 100, batch_size=8)
     learner.fit(KEY, Xs, ys)
     with count_compilations() as count:
-        linear.soft_svm(0.5, 100, batch_size=8).fit(jax.random.PRNGKey(7), Xs, ys)  # a new lam and key
+        linear.soft_svm(0.5, 100, batch_size=8).fit(
+            jax.random.PRNGKey(7), Xs, ys
+        )  # a new lam and key
     assert count[0] == 0
 
 
@@ -114,7 +123,9 @@ def test_no_all_gather_of_the_data():
     idx = stratified_indices(KEY, (50,), 64, 8)
     weights = block_weights(64, 8, np.float32)
     text = one_device.lower(idx, Xs, ys, jnp.float32(0.1), weights).compile().as_text()
-    assert any(word in text for word in ("all-gather", "all-reduce", "collective-permute", "all-to-all"))
+    assert any(
+        word in text for word in ("all-gather", "all-reduce", "collective-permute", "all-to-all")
+    )
 
 
 def test_batch_size_must_divide_over_devices():

@@ -22,7 +22,9 @@ from tests.harness import count_compilations
 KEY = jax.random.PRNGKey(0)
 M, N, CHUNK = 64, 37, 16  # 37 queries: not a multiple of the query chunk
 #: An HLO collective op (``-start``: its asynchronous form).
-COLLECTIVE = re.compile(r"\b(all-gather|all-reduce|all-to-all|collective-permute|reduce-scatter)(-start)?\(")
+COLLECTIVE = re.compile(
+    r"\b(all-gather|all-reduce|all-to-all|collective-permute|reduce-scatter)(-start)?\("
+)
 
 
 @functools.lru_cache(maxsize=None)
@@ -64,7 +66,9 @@ def test_split_rows_answer_equals_one_device_answer(data, k, dtype, mesh):
     want = _answers(X, y, Q, target, k)
     got = _answers(*parallel.shard_rows((X, y), mesh), Q, parallel.shard_rows(target, mesh), k)
     _assert_equal(got, want)
-    if data is _grid:  # the rule itself: stable sort of the exact distances (ties: lower index first)
+    if (
+        data is _grid
+    ):  # the rule itself: stable sort of the exact distances (ties: lower index first)
         d2 = ((Q[:, None, :].astype(np.float64) - X[None].astype(np.float64)) ** 2).sum(-1)
         np.testing.assert_array_equal(got[0], np.argsort(d2, axis=1, kind="stable")[:, :k])
         np.testing.assert_array_equal(got[1], np.sort(d2, axis=1)[:, :k])
@@ -75,7 +79,9 @@ def test_fit_keeps_the_rows_split(mesh):
     params = nb.knn(3).fit(KEY, *parallel.shard_rows((X, y), mesh))
     rows, whole = NamedSharding(mesh, P("data")), NamedSharding(mesh, P())
     for name, sharding in zip(params._fields, (rows, rows, whole, rows)):
-        assert getattr(params, name).sharding.is_equivalent_to(sharding, 2 if name == "X" else 1), name
+        assert getattr(params, name).sharding.is_equivalent_to(sharding, 2 if name == "X" else 1), (
+            name
+        )
     # y given whole (NumPy) with a split X is split alike
     assert nb.knn(3).fit(KEY, parallel.shard_rows(X, mesh), y).y.sharding.is_equivalent_to(rows, 1)
 
@@ -84,7 +90,9 @@ def test_long_rows_two_stage_top_k(mesh):
     # 2400 rows: 600 or more per device, past the 8 * 64 rows where the two-stage top-k starts
     X, y, Q, target = _continuous(np.dtype(np.float32), m=2400)
     want = _answers(X, y, Q, target, 7)
-    _assert_equal(_answers(*parallel.shard_rows((X, y), mesh), Q, parallel.shard_rows(target, mesh), 7), want)
+    _assert_equal(
+        _answers(*parallel.shard_rows((X, y), mesh), Q, parallel.shard_rows(target, mesh), 7), want
+    )
 
 
 @pytest.mark.parametrize("spec", [("a", "b"), ("b",)], ids=["both axes", "second axis"])
@@ -92,7 +100,9 @@ def test_rows_split_over_a_two_axis_mesh(spec):
     X, y, Q, target = _grid(np.dtype(np.float32))
     mesh = parallel.mesh(("a", "b"), shape=(2, 2))
     rows = NamedSharding(mesh, P(spec))
-    got = _answers(jax.device_put(X, rows), jax.device_put(y, rows), Q, jax.device_put(target, rows), 5)
+    got = _answers(
+        jax.device_put(X, rows), jax.device_put(y, rows), Q, jax.device_put(target, rows), 5
+    )
     _assert_equal(got, _answers(X, y, Q, target, 5))
 
 
@@ -120,7 +130,9 @@ def test_k_above_the_rows_per_device(count):
     Xs, ys = parallel.shard_rows((X, y), parallel.mesh(devices=jax.devices()[:count]))
     per_device = M // count
     k = per_device + 1
-    message = rf"expected `k` <= the {per_device} training examples each of the {count} devices holds"
+    message = (
+        rf"expected `k` <= the {per_device} training examples each of the {count} devices holds"
+    )
     with pytest.raises(ValueError, match=message):
         nb.knn(k).fit(KEY, Xs, ys)
     params = nb.knn(1).fit(KEY, Xs, ys)

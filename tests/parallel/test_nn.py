@@ -56,7 +56,9 @@ def _assert_same_fit(got, want, rtol, atol):
     (best, history), (best_want, history_want) = got, want
     chex.assert_trees_all_close(best, best_want, rtol=rtol, atol=atol)
     for field in ("step", "nonfinite", "best_step"):
-        np.testing.assert_array_equal(getattr(history, field), getattr(history_want, field), err_msg=field)
+        np.testing.assert_array_equal(
+            getattr(history, field), getattr(history_want, field), err_msg=field
+        )
     for field in ("train_loss", "valid_loss", "valid_error", "start_loss"):
         got_field, want_field = getattr(history, field), getattr(history_want, field)
         chex.assert_trees_all_close(got_field, want_field, rtol=rtol, atol=atol)
@@ -121,7 +123,9 @@ def test_data_parallel_errors():
     mesh = parallel.mesh(devices=jax.devices()[:4])
     X, y, params, kwargs = _problem(CASES["squared"], jnp.float32)
     Xs, ys = parallel.shard_rows((X, y), mesh)
-    with pytest.raises(ValueError, match=r"`sampling`='stratified' .* over 4 devices, got 'uniform'"):
+    with pytest.raises(
+        ValueError, match=r"`sampling`='stratified' .* over 4 devices, got 'uniform'"
+    ):
         nn.train(KEY, params, Xs, ys, **dict(kwargs, sampling="uniform"))
     with pytest.raises(ValueError, match="`batch_size` divisible by the 4 devices"):
         nn.train(KEY, params, Xs, ys, **dict(kwargs, batch_size=6))
@@ -134,5 +138,7 @@ def test_data_parallel_errors():
     # one device: uniform stays the default, and allowed
     one = parallel.shard_rows((X, y), parallel.mesh(devices=jax.devices()[:1]))
     assert row_split(one[0]) is None
-    chex.assert_trees_all_equal(nn.train(KEY, params, *one, **dict(kwargs, sampling="uniform")),
-                                nn.train(KEY, params, X, y, **kwargs))  # fmt: skip
+    chex.assert_trees_all_equal(
+        nn.train(KEY, params, *one, **dict(kwargs, sampling="uniform")),
+        nn.train(KEY, params, X, y, **kwargs),
+    )

@@ -49,10 +49,15 @@ def _run_workers(tmp_path):
     port, outs = _free_port(), [tmp_path / f"process{i}.npz" for i in range(2)]
     logs = [open(tmp_path / f"process{i}.log", "w+") for i in range(2)]
     workers = [
-        subprocess.Popen([sys.executable, "-m", "tests.parallel._worker", str(i), str(port), str(out)],
-                         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        subprocess.Popen(
+            [sys.executable, "-m", "tests.parallel._worker", str(i), str(port), str(out)],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
         for i, (out, log) in enumerate(zip(outs, logs))
-    ]  # fmt: skip
+    ]
     deadline = time.monotonic() + TIMEOUT
     try:
         while any(w.poll() is None for w in workers) and time.monotonic() < deadline:
@@ -72,10 +77,14 @@ def _run_workers(tmp_path):
     for w, text in zip(workers, texts):
         if w.returncode == _worker.UNSUPPORTED:
             reason = next(line for line in text.splitlines() if line.startswith("UNSUPPORTED"))
-            pytest.skip(f"the installed jaxlib cannot run CPU collectives across processes ({reason})")
+            pytest.skip(
+                f"the installed jaxlib cannot run CPU collectives across processes ({reason})"
+            )
     for i, (w, text) in enumerate(zip(workers, texts)):
         timed_out = " (killed after %d s)" % TIMEOUT if w.returncode < 0 else ""
-        assert w.returncode == 0, f"process {i} exited with {w.returncode}{timed_out}:\n{text[-4000:]}"
+        assert w.returncode == 0, (
+            f"process {i} exited with {w.returncode}{timed_out}:\n{text[-4000:]}"
+        )
     return outs
 
 
@@ -94,13 +103,19 @@ def test_two_processes_give_the_one_process_answers(tmp_path):
             for field in ("w", "b"):
                 got = first[f"svm_{field}_{np.dtype(dtype).name}"]
                 assert got.dtype == dtype
-                np.testing.assert_allclose(got, np.asarray(getattr(want, field)), rtol=0, atol=tolerance)
+                np.testing.assert_allclose(
+                    got, np.asarray(getattr(want, field)), rtol=0, atol=tolerance
+                )
 
     X, _, labels, Q = _worker.sample(np.float32)
     rule = nb.knn(_worker.K, num_classes=_worker.NUM_CLASSES)
     params = rule.fit(None, X, labels)
     idx, dist = nb.neighbors(params, Q, _worker.K)
-    for name, want in (("knn_idx", idx), ("knn_dist", dist), ("knn_predict", rule.predict(params, Q))):
+    for name, want in (
+        ("knn_idx", idx),
+        ("knn_dist", dist),
+        ("knn_predict", rule.predict(params, Q)),
+    ):
         assert first[name].dtype == want.dtype, name
         np.testing.assert_array_equal(first[name], np.asarray(want), err_msg=name)
     np.testing.assert_array_equal(first["grid_scores"], np.asarray(_worker.grid().scores))

@@ -65,8 +65,12 @@ def test_sweep_equals_vmap_and_is_split(name, mesh):
     fn, values = SWEEPS[name]
     got = parallel.sweep(fn, values, mesh)
     _close(got, _vmapped(name))
-    for leaf in jax.tree_util.tree_leaves(got):  # 8 values divide the devices: the results stay split
-        assert leaf.sharding.mesh == mesh and leaf.sharding.spec == (P("data") if mesh.size > 1 else P())
+    for leaf in jax.tree_util.tree_leaves(
+        got
+    ):  # 8 values divide the devices: the results stay split
+        assert leaf.sharding.mesh == mesh and leaf.sharding.spec == (
+            P("data") if mesh.size > 1 else P()
+        )
         assert {s.data.shape[0] for s in leaf.addressable_shards} == {8 // mesh.size}
 
 
@@ -91,7 +95,12 @@ def test_sweep_over_a_named_axis_of_a_two_axis_mesh():
     "values, mesh, error, name",
     [
         (jnp.float32(0.1), None, ValueError, "values"),  # a scalar: no sweep axis
-        ({"lam": jnp.ones(3), "key": jax.random.split(KEY, 4)}, None, ValueError, "values"),  # lengths
+        (
+            {"lam": jnp.ones(3), "key": jax.random.split(KEY, 4)},
+            None,
+            ValueError,
+            "values",
+        ),  # lengths
         (jnp.ones(3), jax.devices(), TypeError, "mesh"),  # not a Mesh
         (jnp.ones(3), "data", TypeError, "mesh"),
     ],

@@ -46,7 +46,9 @@ def test_assignment_is_scipys_in_float64(x64):
     solve = jax.jit(jax.vmap(linear_sum_assignment))
     for costs in _matrices(0):
         got, want = np.asarray(solve(jnp.asarray(costs))), _scipy(costs)
-        np.testing.assert_array_equal(got, want)  # the same choice among ties, not only the same value
+        np.testing.assert_array_equal(
+            got, want
+        )  # the same choice among ties, not only the same value
         np.testing.assert_allclose(_values(costs, got), _values(costs, want), rtol=0, atol=1e-9)
 
 
@@ -58,7 +60,9 @@ def test_assignment_attains_the_optimum_in_float32():
         permutation = np.broadcast_to(np.arange(got.shape[1]), got.shape)
         np.testing.assert_array_equal(np.sort(got, axis=1), permutation)
         best = _values(costs, want)
-        np.testing.assert_allclose(_values(costs, got), best, rtol=0, atol=1e-5 * (1 + np.abs(best).max()))
+        np.testing.assert_allclose(
+            _values(costs, got), best, rtol=0, atol=1e-5 * (1 + np.abs(best).max())
+        )
 
 
 def test_assignment_under_vmap_and_bad_input(x64):
@@ -91,8 +95,12 @@ def test_ndcg_fit_has_no_host_callback():
     text = str(jax.make_jaxpr(learner.fit)(KEY, X, Y))
     assert "callback" not in text
     idx = sample_indices(KEY, 5, 6)
-    reference = str(jax.make_jaxpr(lambda X: _svm._fit(idx, X, Y, 0.1, 1.0, kind="ndcg_scipy", k=None))(X))
-    assert "pure_callback" in reference  # the kept SciPy path is what the benchmark compares against
+    reference = str(
+        jax.make_jaxpr(lambda X: _svm._fit(idx, X, Y, 0.1, 1.0, kind="ndcg_scipy", k=None))(X)
+    )
+    assert (
+        "pure_callback" in reference
+    )  # the kept SciPy path is what the benchmark compares against
 
 
 @pytest.mark.parametrize("k", [None, 2])
@@ -101,7 +109,9 @@ def test_ndcg_fit_equals_the_scipy_path_fit(k, x64):
     idx = sample_indices(jax.random.PRNGKey(1), 60, 12)
     one = jnp.ones([], X.dtype)
     fits = [_svm._fit(idx, X, Y, 0.05, one, kind=kind, k=k).w for kind in ("ndcg", "ndcg_scipy")]
-    np.testing.assert_array_equal(*fits)  # every step's assignment agrees: the same weights, bit for bit
+    np.testing.assert_array_equal(
+        *fits
+    )  # every step's assignment agrees: the same weights, bit for bit
 
 
 def test_ndcg_fit_vmaps_over_lam_and_equals_single_fits(x64):

@@ -40,7 +40,9 @@ def test_hand_computed_counts_and_measures():
 
 
 def test_f_measures_are_harmonic_means():
-    a, b, c, d = (jnp.asarray(v, jnp.float32) for v in np.random.default_rng(0).integers(1, 20, (4, 50)))
+    a, b, c, d = (
+        jnp.asarray(v, jnp.float32) for v in np.random.default_rng(0).integers(1, 20, (4, 50))
+    )
     counts = Counts(a, b, c, d)
     p, r = precision(counts), recall(counts)
     np.testing.assert_allclose(f_beta(counts), 2 / (1 / p + 1 / r), rtol=1e-6)
@@ -68,13 +70,17 @@ def _brute_values(mu, y, measure, k, vs):
 def test_sorted_search_equals_brute_force_for_every_measure(r, x64):
     vs = jnp.asarray(list(itertools.product([-1.0, 1.0], repeat=r)))  # all of {-1, 1}^r
     key_mu, key_y = jax.random.split(jax.random.PRNGKey(r))
-    mus = 0.3 * jax.random.normal(key_mu, (6, r))  # scores comparable to the losses: both terms matter
+    mus = 0.3 * jax.random.normal(
+        key_mu, (6, r)
+    )  # scores comparable to the losses: both terms matter
     ys = jnp.where(jax.random.bernoulli(key_y, 0.4, (6, r)), 1.0, -1.0).at[:, 0].set(1.0)
     k = 3
     for measure in MEASURES:
         search = jax.jit(
             jax.vmap(
-                lambda mu, y, m=measure: bipartite_loss_augmented(mu, y, m, k=k, beta=2.0, return_value=True)
+                lambda mu, y, m=measure: bipartite_loss_augmented(
+                    mu, y, m, k=k, beta=2.0, return_value=True
+                )
             )
         )
         v, value = search(mus, ys)
@@ -96,8 +102,12 @@ def test_surrogate_bounds_the_measure_loss():
     ys = jnp.where(jnp.argsort(jax.random.uniform(key_y, (30, 8)), axis=1) < 3, 1.0, -1.0)
     for measure in MEASURES:
         signs = predict_signs(mus, measure, k=3)
-        loss = jax.jit(lambda s, m=measure: measure_loss(m, confusion_counts(s, ys), beta=2.0))(signs)
-        bound = jax.jit(jax.vmap(lambda mu, y, m=measure: bipartite_hinge(mu, y, m, k=3, beta=2.0)))(mus, ys)
+        loss = jax.jit(lambda s, m=measure: measure_loss(m, confusion_counts(s, ys), beta=2.0))(
+            signs
+        )
+        bound = jax.jit(
+            jax.vmap(lambda mu, y, m=measure: bipartite_hinge(mu, y, m, k=3, beta=2.0))
+        )(mus, ys)
         assert bool(jnp.all(bound >= loss - 1e-6)), measure
         if measure.endswith("_at_k"):  # b(y') honours V
             n_pos = jnp.sum(signs > 0, axis=1)

@@ -28,7 +28,9 @@ def _random(seed, r=6, m=20):
 
 
 def test_permutation_of_the_book_and_ties():
-    np.testing.assert_array_equal(permutation(jnp.array([2.0, 1.0, 6.0, -1.0, 0.5])), [4, 3, 5, 1, 2])
+    np.testing.assert_array_equal(
+        permutation(jnp.array([2.0, 1.0, 6.0, -1.0, 0.5])), [4, 3, 5, 1, 2]
+    )
     np.testing.assert_array_equal(permutation(jnp.array([1.0, 1.0, 0.0])), [2, 3, 1])  # stable
 
 
@@ -47,10 +49,16 @@ def test_ndcg_hand_values():
     d2 = 1 / np.log2(3.0)  # D(1) = 1/log2 4, D(2) = 1/log2 3, D(3) = 1
     np.testing.assert_allclose(discount(3), [0.5, d2, 1.0], rtol=1e-6)
     best, reversed_gain = d2 + 2.0, d2 + 2 * 0.5
-    np.testing.assert_allclose(ndcg_loss(jnp.array([3.0, 2.0, 1.0]), y), 1 - reversed_gain / best, rtol=1e-6)
-    np.testing.assert_allclose(ndcg_loss(jnp.array([3.0, 2.0, 1.0]), y, k=1), 1.0)  # top item irrelevant
+    np.testing.assert_allclose(
+        ndcg_loss(jnp.array([3.0, 2.0, 1.0]), y), 1 - reversed_gain / best, rtol=1e-6
+    )
+    np.testing.assert_allclose(
+        ndcg_loss(jnp.array([3.0, 2.0, 1.0]), y, k=1), 1.0
+    )  # top item irrelevant
     np.testing.assert_allclose(ndcg_loss(jnp.array([0.0, 1.0, 5.0]), y, k=1), 0.0)
-    np.testing.assert_allclose(ndcg_loss(jnp.array([3.0, 2.0, 1.0]), jnp.zeros(3)), 0.0)  # G(y,y) = 0
+    np.testing.assert_allclose(
+        ndcg_loss(jnp.array([3.0, 2.0, 1.0]), jnp.zeros(3)), 0.0
+    )  # G(y,y) = 0
     np.testing.assert_allclose(zero_one_ranking(jnp.array([3.0, 2.0, 1.0]), y), 1.0)
     np.testing.assert_allclose(zero_one_ranking(2 * y, y), 0.0)
 
@@ -64,9 +72,13 @@ def test_losses_in_unit_interval_zero_on_same_order_and_below_their_surrogates()
         assert float(values.min()) >= 0 and float(values.max()) <= 1
         np.testing.assert_allclose(loss(3 * distinct + 1, distinct), 0.0, atol=1e-6)
     assert float(jnp.max(kendall_tau_loss(scores, distinct))) > 0.3  # not trivially 0
-    assert bool(jnp.all(kendall_tau_hinge(scores, relevance) >= kendall_tau_loss(scores, relevance)))
+    assert bool(
+        jnp.all(kendall_tau_hinge(scores, relevance) >= kendall_tau_loss(scores, relevance))
+    )
     for k in (None, 3):
-        assert bool(jnp.all(ndcg_hinge(scores, relevance, k=k) >= ndcg_loss(scores, relevance, k=k) - 1e-6))
+        assert bool(
+            jnp.all(ndcg_hinge(scores, relevance, k=k) >= ndcg_loss(scores, relevance, k=k) - 1e-6)
+        )
 
 
 @pytest.mark.parametrize("r,k", [(5, 2), (6, None)])
@@ -74,7 +86,9 @@ def test_ndcg_assignment_step_equals_brute_force_over_permutations(r, k, x64):
     scores, relevance = _random(r, r=r, m=8)
     perms = jnp.asarray(list(itertools.permutations(range(1, r + 1))))  # r! candidate vectors v
     v_hat = ndcg_loss_augmented(scores, relevance, k=k)
-    np.testing.assert_array_equal(jnp.sort(v_hat, axis=-1), jnp.broadcast_to(jnp.arange(1, r + 1), (8, r)))
+    np.testing.assert_array_equal(
+        jnp.sort(v_hat, axis=-1), jnp.broadcast_to(jnp.arange(1, r + 1), (8, r))
+    )
     got = ndcg_surrogate_value(v_hat, scores, relevance, k=k)
     over_perms = jax.vmap(lambda v, s, y: ndcg_surrogate_value(v, s, y, k=k), (0, None, None))
     values = jax.jit(jax.vmap(over_perms, (None, 0, 0)))(perms, scores, relevance)  # (8, r!)

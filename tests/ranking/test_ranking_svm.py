@@ -66,7 +66,9 @@ def test_ranking_svm_learns_the_hidden_order():
         assert scores.shape == (60, 5)
         random = jax.random.normal(KEY, (60, 5))
         assert float(ndcg_loss(scores, Yt).mean()) < 0.5 * float(ndcg_loss(random, Yt).mean())
-        assert float(kendall_tau_loss(scores, Yt).mean()) < 0.6 * float(kendall_tau_loss(random, Yt).mean())
+        assert float(kendall_tau_loss(scores, Yt).mean()) < 0.6 * float(
+            kendall_tau_loss(random, Yt).mean()
+        )
 
 
 def test_bipartite_svm_learns_f1():
@@ -114,7 +116,11 @@ def test_params_dtypes(make, data, dtype):
     X, Y = data(KEY, 8, dtype)
     learner = make()
     params = learner.fit(KEY, X, Y)
-    assert isinstance(params, _svm.RankingSVMParams) and params.w.dtype == dtype and params.w.shape == (4,)
+    assert (
+        isinstance(params, _svm.RankingSVMParams)
+        and params.w.dtype == dtype
+        and params.w.shape == (4,)
+    )
     assert np.isfinite(np.asarray(params.w)).all()
     assert learner.decision_function(params, X).dtype == dtype
     assert learner.predict(params, X).shape == (8, 5)

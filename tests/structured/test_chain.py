@@ -97,7 +97,9 @@ def test_masked_word_equals_the_shorter_word(x64):
     mask = jnp.arange(6) < length
     y_pad = jnp.where(mask, y, -1)
     np.testing.assert_allclose(
-        chain_features(x, y_pad, Q, mask=mask), chain_features(x[:, :length], y[:length], Q), rtol=1e-12
+        chain_features(x, y_pad, Q, mask=mask),
+        chain_features(x[:, :length], y[:length], Q),
+        rtol=1e-12,
     )
     labels, value = viterbi(w, x, Q, mask=mask, return_value=True)
     short, short_value = viterbi(w, x[:, :length], Q, return_value=True)
@@ -105,11 +107,15 @@ def test_masked_word_equals_the_shorter_word(x64):
     np.testing.assert_array_equal(labels[length:], [-1, -1])
     np.testing.assert_allclose(value, short_value, rtol=1e-12)
     y_hat, aug = loss_augmented_viterbi(w, x, y, Q, mask=mask, return_value=True)
-    short_hat, short_aug = loss_augmented_viterbi(w, x[:, :length], y[:length], Q, return_value=True)
+    short_hat, short_aug = loss_augmented_viterbi(
+        w, x[:, :length], y[:length], Q, return_value=True
+    )
     np.testing.assert_array_equal(y_hat[:length], short_hat)
     np.testing.assert_allclose(aug, short_aug, rtol=1e-12)
     np.testing.assert_allclose(
-        sequence_score(w, x, y_pad, Q, mask=mask), sequence_score(w, x[:, :length], y[:length], Q), rtol=1e-12
+        sequence_score(w, x, y_pad, Q, mask=mask),
+        sequence_score(w, x[:, :length], y[:length], Q),
+        rtol=1e-12,
     )
 
 

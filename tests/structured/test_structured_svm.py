@@ -78,7 +78,9 @@ def test_structured_svm_beats_independent_per_letter_svms_on_ocr_words():
     else:
         per_letter = multiclass_svm(0.003, 6000, 10)
         p = per_letter.fit(KEY, _letters(Xtr), Ytr.ravel())
-        baselines = {"multiclass_svm": _letter_accuracy(per_letter.predict(p, _letters(Xte)), Yte.ravel())}
+        baselines = {
+            "multiclass_svm": _letter_accuracy(per_letter.predict(p, _letters(Xte)), Yte.ravel())
+        }
     # measured: 0.68 against 0.43 (transitions=False) and 0.41 (multiclass_svm; 0.41-0.43 for lam in
     # 0.001..0.03): the bigram block is worth about 25 points of letter accuracy here
     assert structured > 0.6, structured

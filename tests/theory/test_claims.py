@@ -41,7 +41,9 @@ def test_distance_to_a_hyperplane_is_the_absolute_score_claim_15_1(x64):
     y = jnp.where(X @ w > 0, 1.0, -1.0)
     nearest = X - (X @ w)[:, None] * w  # the claim's v for b = 0
     distance = jnp.linalg.norm(X - nearest, axis=1)
-    np.testing.assert_allclose(theory.halfspace_margin(3.5 * w, X, y), jnp.min(distance), rtol=1e-10)
+    np.testing.assert_allclose(
+        theory.halfspace_margin(3.5 * w, X, y), jnp.min(distance), rtol=1e-10
+    )
 
 
 # --- UML Claim 15.6 -------------------------------------------------------------------------------
@@ -63,12 +65,15 @@ def test_hinge_is_norm_x_lipschitz_claim_15_6(x64):
     base = U[:500] - (y * (U[:500] @ x) - a)[:, None] * (y * x / norm**2)  # margin exactly a
     U_adv, V_adv = base, base + t[:, None] * (y * x / norm**2)
     ratios = [
-        jnp.abs(f(P, x, y) - f(Q, x, y)) / jnp.linalg.norm(P - Q, axis=1) for P, Q in ((U, V), (U_adv, V_adv))
+        jnp.abs(f(P, x, y) - f(Q, x, y)) / jnp.linalg.norm(P - Q, axis=1)
+        for P, Q in ((U, V), (U_adv, V_adv))
     ]
     measured = float(jnp.max(jnp.concatenate(ratios)))
     assert measured <= norm * (1 + 1e-12)
     assert measured >= norm * (1 - 1e-6)
-    assert float(jnp.max(ratios[0])) < norm * (1 - 1e-3)  # random pairs alone stay below: the pairs matter
+    assert float(jnp.max(ratios[0])) < norm * (
+        1 - 1e-3
+    )  # random pairs alone stay below: the pairs matter
     grads = jax.vmap(jax.grad(losses.hinge), (0, None, None))(U, x, y)
     grad_norms = np.asarray(jnp.linalg.norm(grads, axis=1))
     assert np.all(np.isclose(grad_norms, 0.0) | np.isclose(grad_norms, norm, rtol=1e-12))
@@ -106,7 +111,9 @@ def test_simplex_projection_is_the_nearest_point_of_the_simplex(scale, x64):
     off = np.where(support, -np.inf, W)
     assert np.all(off.max(axis=1) <= np.nanmin(tau, axis=1) + 1e-12)
     residual = W - P
-    certificate = scale * residual.max(axis=1) - np.sum(residual * P, axis=1)  # max_u <w - p, u - p>
+    certificate = scale * residual.max(axis=1) - np.sum(
+        residual * P, axis=1
+    )  # max_u <w - p, u - p>
     assert certificate.max() <= 1e-12
     for w, p in zip(W[:40], P[:40]):
         np.testing.assert_allclose(p, _brute_force_simplex(w, scale), atol=1e-12)
@@ -159,11 +166,15 @@ def test_ogd_over_the_simplex_stays_on_it_and_keeps_its_pathwise_regret(x64):
 def _sgd_pathwise_bound(U, eta1, grad_norms):
     """U^2 sqrt(T) / (2 eta_1) + (eta_1 / 2) sum_t ||v_t||^2 / sqrt(t) (SPEC 7.2 [derived])."""
     t = jnp.arange(1, grad_norms.shape[-1] + 1, dtype=grad_norms.dtype)
-    return U**2 * jnp.sqrt(t[-1]) / (2 * eta1) + eta1 / 2 * jnp.sum(grad_norms**2 / jnp.sqrt(t), axis=-1)
+    return U**2 * jnp.sqrt(t[-1]) / (2 * eta1) + eta1 / 2 * jnp.sum(
+        grad_norms**2 / jnp.sqrt(t), axis=-1
+    )
 
 
 def _decreasing(eta1):
-    return lambda t: eta1 * jax.lax.rsqrt(t.astype(jnp.result_type(float)) + 1)  # eta_1 / sqrt(t), 1-based
+    return lambda t: (
+        eta1 * jax.lax.rsqrt(t.astype(jnp.result_type(float)) + 1)
+    )  # eta_1 / sqrt(t), 1-based
 
 
 def test_sgd_pathwise_inequality_on_random_and_adversarial_streams(x64):
@@ -177,25 +188,33 @@ def test_sgd_pathwise_inequality_on_random_and_adversarial_streams(x64):
     # a random stream: examples of a noisy sample in the unit ball (rho = 1), in a random order
     X, y, _ = datasets.noisy_halfspace(jax.random.PRNGKey(4), T, 3, 0.2, dtype=jnp.float64)
     eta1 = U / np.sqrt(2.0)
-    learner = online.online_gradient_descent(losses.hinge, _decreasing(eta1), projection=online.l2_ball(B))
-    run = jax.jit(lambda X, y: jax.lax.scan(lambda s, xy: learner.update(s, *xy), learner.init(X[0]), (X, y)))
+    learner = online.online_gradient_descent(
+        losses.hinge, _decreasing(eta1), projection=online.l2_ball(B)
+    )
+    run = jax.jit(
+        lambda X, y: jax.lax.scan(lambda s, xy: learner.update(s, *xy), learner.init(X[0]), (X, y))
+    )
     _, trace = run(X, y)
     us = jax.vmap(online.l2_ball(B))(2 * jax.random.normal(jax.random.PRNGKey(5), (128, 3)))
-    comparators = jax.jit(jax.vmap(lambda u: jax.vmap(losses.hinge, (None, 0, 0))(u, X, y).sum()))(us)
+    comparators = jax.jit(jax.vmap(lambda u: jax.vmap(losses.hinge, (None, 0, 0))(u, X, y).sum()))(
+        us
+    )
     bound = _sgd_pathwise_bound(U, eta1, trace.grad_norm)
     assert bool(jnp.all(trace.loss.sum() - comparators <= bound))
 
     # the adversary, in one dimension (x_t = 1): the learner's loss is 1 + |w_t| every round
-    learner = online.online_gradient_descent(losses.hinge, _decreasing(eta1), projection=online.l2_ball(B))
+    learner = online.online_gradient_descent(
+        losses.hinge, _decreasing(eta1), projection=online.l2_ball(B)
+    )
 
     def round_(state, _):
         label = jnp.where(state.w[0] > 0, -1.0, 1.0)
         state, info = learner.update(state, jnp.ones(1), label)
         return state, (label, info.loss, info.grad_norm)
 
-    _, (labels, learner_loss, grad_norm) = jax.jit(lambda s: jax.lax.scan(round_, s, None, length=T))(
-        learner.init(jnp.ones(1))
-    )
+    _, (labels, learner_loss, grad_norm) = jax.jit(
+        lambda s: jax.lax.scan(round_, s, None, length=T)
+    )(learner.init(jnp.ones(1)))
     grid = jnp.linspace(-B, B, 2001)  # the comparators u in [-B, B]
     comparator_loss = jnp.maximum(0.0, 1 - labels[None, :] * grid[:, None]).sum(axis=1)
     regret = learner_loss.sum() - comparator_loss

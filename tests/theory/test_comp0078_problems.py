@@ -155,7 +155,9 @@ def test_beta_tending_to_one_gives_sublinear_2_regret_problem_3_2():
         per_round.append((two_regret / m, fixed / m, bound / m))
     tuned, fixed, bounds = zip(*per_round)
     assert tuned[0] > tuned[1] > tuned[2] and tuned[2] < 0.1 * fixed[2], per_round
-    assert bounds[0] > bounds[1] > bounds[2] and bounds[2] < 0.05, per_round  # O(sqrt(ln(n)/m)) per round
+    assert bounds[0] > bounds[1] > bounds[2] and bounds[2] < 0.05, (
+        per_round
+    )  # O(sqrt(ln(n)/m)) per round
 
 
 # --- Problem 4 -----------------------------------------------------------------------------------------
@@ -171,7 +173,9 @@ def _forced_mistakes(learner, n, rounds):
     patterns = jnp.arange(n, dtype=jnp.int32) % (2**k)
 
     def round_(state, t):
-        advice = jnp.where(t < k, (patterns >> jnp.minimum(t, max(k - 1, 0))) & 1, 0).astype(jnp.int32)
+        advice = jnp.where(t < k, (patterns >> jnp.minimum(t, max(k - 1, 0))) & 1, 0).astype(
+            jnp.int32
+        )
         p = learner.predict(state, advice)
         y = jnp.where(t < k, 1 - p, 0).astype(jnp.int32)
         state, _ = learner.update(state, advice, y)

@@ -68,7 +68,9 @@ def test_rectangle_reconstruction_classifies_the_sample_from_at_most_2d_points(d
     assert 0 < int(kept.sum()) <= 2 * d and bool(jnp.all(y[kept] == 1))
     box = theory.rectangle_reconstruct(X, y, kept)
     np.testing.assert_array_equal(theory.rectangle_predict(box, X), y)
-    everything = theory.rectangle_reconstruct(X, y, jnp.ones(300, bool))  # the tightest box of all positives
+    everything = theory.rectangle_reconstruct(
+        X, y, jnp.ones(300, bool)
+    )  # the tightest box of all positives
     np.testing.assert_array_equal(box.lower, everything.lower)
     np.testing.assert_array_equal(box.upper, everything.upper)
     # no positive example: nothing kept (k = 0), the empty rectangle predicts -1 everywhere
@@ -136,11 +138,19 @@ def test_theorems_1_and_2_bound_the_unrealizable_rectangle_recipe():
         true_error = p + (1 - 2 * p) * (TARGET_AREA - _area(box))
         return true_error, holdout, jnp.mean(wrong), jnp.sum(kept)
 
-    true_error, holdout, train, k = jax.jit(jax.vmap(measure))(jax.random.split(jax.random.PRNGKey(2), runs))
+    true_error, holdout, train, k = jax.jit(jax.vmap(measure))(
+        jax.random.split(jax.random.PRNGKey(2), runs)
+    )
     assert int(jnp.max(k)) <= 4
     bounds = np.asarray(theory.compression_bound(4, m, delta, holdout))
     assert np.mean(np.asarray(true_error) <= bounds) >= 1 - delta
-    assert np.mean(np.asarray(holdout)) > 0.8 * p  # a nonzero hold-out error: Theorem 1, not Corollary 1
+    assert (
+        np.mean(np.asarray(holdout)) > 0.8 * p
+    )  # a nonzero hold-out error: Theorem 1, not Corollary 1
     assert np.max(bounds) < 0.5  # and the bound says something
-    train_bounds = np.asarray(theory.compression_train_bound(4, m, delta, train))  # Theorem 2 (m/delta >= 42)
-    assert np.mean(np.asarray(true_error) <= train_bounds) >= 1 - delta and np.max(train_bounds) < 0.5
+    train_bounds = np.asarray(
+        theory.compression_train_bound(4, m, delta, train)
+    )  # Theorem 2 (m/delta >= 42)
+    assert (
+        np.mean(np.asarray(true_error) <= train_bounds) >= 1 - delta and np.max(train_bounds) < 0.5
+    )

@@ -37,7 +37,9 @@ def test_sample_sizes_of_the_curse_of_dimensionality(x64):
             <= eps + 1e-12
             < float(theory.one_nn_bound(0.0, c, d, np.floor(m) - 1))
         )  # the smallest sample size that does it
-    assert float(theory.curse_of_dimensionality_sample_size(1.0, 10, 0.1)) > 1e17  # exponential in d
+    assert (
+        float(theory.curse_of_dimensionality_sample_size(1.0, 10, 0.1)) > 1e17
+    )  # exponential in d
     for c, d in [(1, 1), (7, 2), (2, 5)]:
         grid = theory.nn_lower_bound_grid(KEY, c, d)
         N = (c + 1) ** d
@@ -48,7 +50,9 @@ def test_sample_sizes_of_the_curse_of_dimensionality(x64):
         np.testing.assert_allclose(gaps.min(), 1 / c, rtol=1e-12)  # spacing 1/c
         labels = np.asarray(grid.labels)
         assert set(labels.tolist()) <= {0, 1}
-        assert (np.abs(labels[:, None] - labels[None]) <= c * gaps + 1e-9).all()  # eta = label is c-Lipschitz
+        assert (
+            np.abs(labels[:, None] - labels[None]) <= c * gaps + 1e-9
+        ).all()  # eta = label is c-Lipschitz
 
 
 def _grid_errors(key, c, d, m, tree):
@@ -57,8 +61,12 @@ def _grid_errors(key, c, d, m, tree):
     kg, ks = jax.random.split(key)
     grid = theory.nn_lower_bound_grid(kg, c, d)
     X, y = theory.sample_labelled_grid(ks, grid, m)
-    rules = [knn(1, num_classes=2), knn(3, num_classes=2)] + [trees.decision_tree(8, num_classes=2)] * tree
-    return jnp.stack([jnp.mean(r.predict(r.fit(ks, X, y), grid.points) != grid.labels) for r in rules])
+    rules = [knn(1, num_classes=2), knn(3, num_classes=2)] + [
+        trees.decision_tree(8, num_classes=2)
+    ] * tree
+    return jnp.stack(
+        [jnp.mean(r.predict(r.fit(ks, X, y), grid.points) != grid.labels) for r in rules]
+    )
 
 
 def test_every_rule_errs_above_a_quarter_below_the_sample_size_of_theorem_19_4(c=7, d=2, reps=128):
@@ -74,7 +82,9 @@ def test_every_rule_errs_above_a_quarter_below_the_sample_size_of_theorem_19_4(c
     mean, se = small.mean(axis=0), small.std(axis=0) / np.sqrt(reps)
     assert (mean - 4 * se > 0.25).all(), (mean, se)  # 1-NN, 3-NN and the tree
     assert abs(mean[0] - (1 - 1 / N) ** m / 2) < 4 * se[0] + 1e-3, (mean[0], (1 - 1 / N) ** m / 2)
-    large = np.asarray(jax.jit(jax.vmap(lambda k: _grid_errors(k, c, d, 16 * N, tree=False)))(keys[:32]))
+    large = np.asarray(
+        jax.jit(jax.vmap(lambda k: _grid_errors(k, c, d, 16 * N, tree=False)))(keys[:32])
+    )
     assert (large.mean(axis=0) < 1e-3).all(), large.mean(axis=0)
 
 
@@ -137,7 +147,9 @@ SLOPE = {1: 1.0, 2: 1 / np.sqrt(2)}
 
 
 @pytest.mark.parametrize("d, least", [(1, 0.55), (2, 0.4)])
-def test_one_nn_error_is_pinned_between_the_cover_hart_limit_and_theorem_19_3(d, least, m=4096, reps=32):
+def test_one_nn_error_is_pinned_between_the_cover_hart_limit_and_theorem_19_3(
+    d, least, m=4096, reps=32
+):
     """UML Theorem 19.3 and Lemma 19.1 (SPEC 16.3 recipe (b)): E_S[L_D(h_S)] <= 2 L_D(h*) + c E||x - x_pi1||
     <= 2 L_D(h*) + 4 c sqrt(d) m^(-1/(d+1)), on the eta that makes the bound as tight as the family allows:
     the measured error is over 55% (d = 1; 0.335 of 0.5625) / 40% (d = 2; 0.417 of 0.917) of the bound, and
@@ -146,10 +158,16 @@ def test_one_nn_error_is_pinned_between_the_cover_hart_limit_and_theorem_19_3(d,
     labels (error 1/2) or to the nearest point fails."""
     c = SLOPE[d]
     bayes, limit = _expect(lambda t: np.minimum(t, 1 - t), d), _expect(lambda t: 2 * t * (1 - t), d)
-    np.testing.assert_allclose([bayes, limit], [1 / 4, 1 / 3] if d == 1 else [1 / 3, 5 / 12], rtol=1e-6)
+    np.testing.assert_allclose(
+        [bayes, limit], [1 / 4, 1 / 3] if d == 1 else [1 / 3, 5 / 12], rtol=1e-6
+    )
     mean, se, dist = _experiment(1, d, m, reps)(d, c)
     bound = float(theory.one_nn_bound(bayes, c, d, m))
-    assert mean <= 2 * bayes + c * dist <= bound, (mean, 2 * bayes + c * dist, bound)  # Lemma 19.1, Thm 19.3
+    assert mean <= 2 * bayes + c * dist <= bound, (
+        mean,
+        2 * bayes + c * dist,
+        bound,
+    )  # Lemma 19.1, Thm 19.3
     assert mean >= least * bound, (mean, bound)
     if d == 1:
         assert mean > float(theory.one_nn_bound(bayes / 2, c, d, m)), mean

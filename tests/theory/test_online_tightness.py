@@ -160,11 +160,14 @@ def test_agnostic_expert_count_is_sauers_sum_below_e_T_over_ldim_to_the_ldim(H):
     np.testing.assert_allclose(counts, theory.sauer_bound(ldim, T), rtol=1e-6)
     closed = np.asarray(theory.sauer_bound(ldim, T, closed_form=True), np.float64)
     assert np.all(counts <= closed * (1 + 1e-6))
-    assert np.all(counts >= (T / ldim) ** ldim)  # sum >= C(T, L) >= (T/L)^L: within e^L of the bound
+    assert np.all(
+        counts >= (T / ldim) ** ldim
+    )  # sum >= C(T, L) >= (T/L)^L: within e^L of the bound
     assert np.all(counts / closed >= 0.17)  # measured 0.18 (Ldim 4, T = 13) to 0.49 (Ldim 1, T = 3)
     # hence the regret bound sqrt(2 ln(d) T) <= sqrt(2 Ldim ln(eT) T) = agnostic_regret_bound
     assert np.all(
-        2 * T * np.log(counts) <= np.asarray(theory.agnostic_regret_bound(T, ldim)) ** 2 * (1 + 1e-6)
+        2 * T * np.log(counts)
+        <= np.asarray(theory.agnostic_regret_bound(T, ldim)) ** 2 * (1 + 1e-6)
     )
 
 
@@ -187,11 +190,15 @@ def test_weighted_average_entropic_regret_is_ln_n_when_one_binary_expert_is_perf
     learner = experts.weighted_average(1.0, "entropic")
 
     def one(X):
-        _, trace = core.run(learner, learner.init(X[0]), X, X[:, 0])  # the outcome is expert 0's advice
+        _, trace = core.run(
+            learner, learner.init(X[0]), X, X[:, 0]
+        )  # the outcome is expert 0's advice
         return metrics.regret(trace.loss, trace.expert_losses)[-1], trace.expert_losses.sum(axis=0)
 
     regret, expert_totals = jax.jit(jax.vmap(one))(advice)
-    assert bool(jnp.all(expert_totals[:, 0] == 0)) and bool(jnp.all(jnp.isinf(expert_totals[:, 1:])))
+    assert bool(jnp.all(expert_totals[:, 0] == 0)) and bool(
+        jnp.all(jnp.isinf(expert_totals[:, 1:]))
+    )
     np.testing.assert_allclose(regret, float(theory.weighted_average_regret_bound(n)), rtol=1e-9)
 
 
@@ -246,9 +253,14 @@ def test_balcan_nonseparable_bound_is_within_a_factor_of_the_mistakes():
     >= n + 4k, for 256 comparators (w*, a perturbed w*, 254 random directions) at 6 margins.
     """
     n, k = 36, 12
-    Xs, ys = (jnp.asarray(np.stack(a)) for a in zip(*[_orthogonal_with_noise(s, n, k, 3) for s in range(8)]))
+    Xs, ys = (
+        jnp.asarray(np.stack(a))
+        for a in zip(*[_orthogonal_with_noise(s, n, k, 3) for s in range(8)])
+    )
     learner = online.perceptron(normalize=True)
-    run = jax.jit(jax.vmap(lambda X, y: core.run(learner, learner.init(X[0]), X, y)[1].mistake.sum()))
+    run = jax.jit(
+        jax.vmap(lambda X, y: core.run(learner, learner.init(X[0]), X, y)[1].mistake.sum())
+    )
     mistakes = np.asarray(run(Xs, ys))
     np.testing.assert_array_equal(mistakes, n + 2 * k)
 
@@ -260,7 +272,9 @@ def test_balcan_nonseparable_bound_is_within_a_factor_of_the_mistakes():
     margins = jnp.array([gamma, 0.05, 0.3, 0.6, 1.0, 2.0])
     per_direction = jax.vmap(theory.total_deviation, (0, None, None, None))
     per_stream = jax.vmap(per_direction, (None, 0, 0, None))
-    td = jax.jit(jax.vmap(per_stream, (None, None, None, 0)))(directions, Xs, ys, margins)  # (6, 8, 256)
+    td = jax.jit(jax.vmap(per_stream, (None, None, None, 0)))(
+        directions, Xs, ys, margins
+    )  # (6, 8, 256)
     bounds = np.asarray(theory.perceptron_nonseparable_bound(margins[:, None, None], td))
     np.testing.assert_allclose(
         bounds[0, :, 0], n + 4 * k, rtol=1e-5
@@ -268,7 +282,9 @@ def test_balcan_nonseparable_bound_is_within_a_factor_of_the_mistakes():
     assert np.all(mistakes[None, :, None] <= bounds), bounds.min()
     assert bounds.min() >= (n + 4 * k) * (1 - 1e-5)  # n + 4k is the best comparator's bound
     assert np.all(mistakes >= 0.7 * bounds[0, :, 0])
-    assert mistakes.min() > float(theory.perceptron_mistake_bound(1.0, gamma))  # the TD term is needed
+    assert mistakes.min() > float(
+        theory.perceptron_mistake_bound(1.0, gamma)
+    )  # the TD term is needed
 
 
 # --------------------------------------------------------------------------------------------
@@ -278,7 +294,10 @@ def test_balcan_nonseparable_bound_is_within_a_factor_of_the_mistakes():
 U, RHO, T_SGD = 1.0, 0.9, 1000  # A = [0, U] (w_1 = 0 at one end), ||v_t|| = RHO, RHO * U < 1
 
 
-ETA_MULTIPLIERS, DRIFTS = (0.1, 0.3, 1.0, 3.0, 10.0), (1.0, 2.0, 4.0, 8.0)  # eta_1 / tuned, ybar sqrt(T)
+ETA_MULTIPLIERS, DRIFTS = (
+    (0.1, 0.3, 1.0, 3.0, 10.0),
+    (1.0, 2.0, 4.0, 8.0),
+)  # eta_1 / tuned, ybar sqrt(T)
 
 
 def _drift_labels(drift, m=4000):
@@ -306,13 +325,19 @@ def _sgd_gaps(seeds=192):
     u = jnp.array([U], jnp.float32)
 
     def gap(eta, y, key):
-        w_bar = linear.sgd(losses.hinge, steps=T_SGD, eta=eta, projection=online.box(0.0, U)).fit(key, X, y).w
+        w_bar = (
+            linear.sgd(losses.hinge, steps=T_SGD, eta=eta, projection=online.box(0.0, U))
+            .fit(key, X, y)
+            .w
+        )
         return _hinge_risk(w_bar, X, y) - _hinge_risk(u, X, y)
 
     over_seeds = jax.vmap(gap, (None, None, 0))
     grid = jax.jit(jax.vmap(jax.vmap(over_seeds, (None, 0, None)), (0, None, None)))
     gaps = np.asarray(grid(etas, Ys, keys), np.float64).mean(axis=-1)
-    at_w1 = np.asarray(jax.vmap(lambda y: _hinge_risk(jnp.zeros(1), X, y) - _hinge_risk(u, X, y))(Ys))
+    at_w1 = np.asarray(
+        jax.vmap(lambda y: _hinge_risk(jnp.zeros(1), X, y) - _hinge_risk(u, X, y))(Ys)
+    )
     return gaps, at_w1
 
 
@@ -349,7 +374,9 @@ def test_sgd_sample_size_of_corollary_4_reaches_epsilon():
     m = math.ceil(2 * RHO**2 * U**2 / eps**2 - 1e-9)
     assert m == T_SGD
     assert float(theory.sgd_convex_bound(U, RHO, m)) == pytest.approx(eps, rel=1e-6)
-    assert float(theory.sgd_convex_bound(U, RHO, m - 100)) > eps  # fewer examples do not certify eps
+    assert (
+        float(theory.sgd_convex_bound(U, RHO, m - 100)) > eps
+    )  # fewer examples do not certify eps
     gaps, _ = _sgd_gaps()
     worst = gaps[ETA_MULTIPLIERS.index(1.0)].max()
     assert 0.3 * eps <= worst <= eps

@@ -19,7 +19,9 @@ THEOREM_REPS = 1000  # the frequencies at the theorems' sizes are 1.0: fewer rep
 def _net_probability(m, epsilon):
     """P[every one of the m + 1 spacings of m uniform points on [0, 1] is <= epsilon] (exact law of
     uniform spacings: sum_k (-1)^k C(m+1, k) (1 - k epsilon)_+^m)."""
-    return sum((-1) ** k * math.comb(m + 1, k) * max(0.0, 1 - k * epsilon) ** m for k in range(m + 2))
+    return sum(
+        (-1) ** k * math.comb(m + 1, k) * max(0.0, 1 - k * epsilon) ** m for k in range(m + 2)
+    )
 
 
 def _net_frequency(m, epsilon, reps=REPS, seed=0):
@@ -38,7 +40,9 @@ def test_gap_criterion_agrees_with_the_epsilon_net_definition(x64):
         gaps = np.diff(np.concatenate([[0.0], np.sort(x), [1.0]]))
         if abs(gaps.max() - 0.25) < 1e-3:
             continue  # within the grid's resolution of the boundary
-        missed = ~((x[None, :] >= starts[:, None]) & (x[None, :] <= starts[:, None] + 0.25)).any(axis=1)
+        missed = ~((x[None, :] >= starts[:, None]) & (x[None, :] <= starts[:, None] + 0.25)).any(
+            axis=1
+        )
         assert bool(theory.is_interval_epsilon_net(x, 0.25)) == (not missed.any())
         checked += 1
     assert checked > 250
@@ -50,7 +54,11 @@ def test_epsilon_net_frequency_follows_the_law_of_uniform_spacings():
     for m, epsilon in ((20, 0.2), (40, 0.1), (60, 0.1)):
         p = _net_probability(m, epsilon)
         assert 0.05 < p < 0.95
-        assert abs(_net_frequency(m, epsilon) - p) <= 4 * math.sqrt(p * (1 - p) / REPS), (m, epsilon, p)
+        assert abs(_net_frequency(m, epsilon) - p) <= 4 * math.sqrt(p * (1 - p) / REPS), (
+            m,
+            epsilon,
+            p,
+        )
 
 
 def test_samples_of_theorem_12_size_are_epsilon_nets_with_probability_1_minus_delta():

@@ -44,7 +44,12 @@ def _slack_qp(X, y, lam, *, bias):
     z0 = np.concatenate([np.zeros(d + nb), np.ones(m)])  # w = 0, xi = 1: feasible
     constraint = {"type": "ineq", "fun": lambda z: A @ z - lower, "jac": lambda z: A}
     z = optimize.minimize(
-        value, z0, jac=grad, constraints=[constraint], method="SLSQP", options=dict(ftol=1e-15, maxiter=2000)
+        value,
+        z0,
+        jac=grad,
+        constraints=[constraint],
+        method="SLSQP",
+        options=dict(ftol=1e-15, maxiter=2000),
     ).x
     return z[:d], (z[d] if bias else 0.0), z[d + nb :], value(z)
 
@@ -104,7 +109,9 @@ def test_slack_form_and_hinge_form_of_soft_svm_have_one_optimum_claim_15_5(bias)
         assert 0 < (hinge > 0).sum() < len(y)  # lambda matters: some, not all, examples pay a hinge
         steps = rng.normal(size=(2000, X.shape[1] + 1)) * np.logspace(-6, 0, 2000)[:, None]
         W, B = w + steps[:, :-1], b + bias * steps[:, -1]
-        values = lam * np.sum(W**2, axis=1) + np.maximum(0.0, 1 - y * (W @ X.T + B[:, None])).mean(axis=1)
+        values = lam * np.sum(W**2, axis=1) + np.maximum(0.0, 1 - y * (W @ X.T + B[:, None])).mean(
+            axis=1
+        )
         assert values.min() >= value - 1e-12
 
 
@@ -138,13 +145,17 @@ def _mixed_value(A, player):
         A_ub, b_ub = np.c_[A.T, -np.ones(k)], np.zeros(k)
         A_eq = np.r_[np.ones(n), 0.0][None]
         bounds = [(0, None)] * n + [(None, None)]
-        res = optimize.linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=[1.0], bounds=bounds, method="highs")
+        res = optimize.linprog(
+            c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=[1.0], bounds=bounds, method="highs"
+        )
         return res.x[-1], res.x[:n]
     c = np.r_[np.zeros(k), -1.0]  # variables (q, s)
     A_ub, b_ub = np.c_[-A, np.ones(n)], np.zeros(n)
     A_eq = np.r_[np.ones(k), 0.0][None]
     bounds = [(0, None)] * k + [(None, None)]
-    res = optimize.linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=[1.0], bounds=bounds, method="highs")
+    res = optimize.linprog(
+        c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=[1.0], bounds=bounds, method="highs"
+    )
     return res.x[-1], res.x[:k]
 
 
@@ -223,7 +234,9 @@ def test_hard_svm_dual_value_equals_the_primal_at_hard_svms_alpha_15_11(x64):
     W = w + rng.normal(size=(100_000, 6)) * rng.uniform(0, 0.5 * np.linalg.norm(w), (100_000, 1))
     least = (y[:, None] * (X @ W.T)).min(axis=0)
     W = W[least > 0] / least[least > 0, None]
-    A = np.maximum(alpha + rng.normal(size=(100_000, len(y))) * np.logspace(-6, 0, 100_000)[:, None], 0.0)
+    A = np.maximum(
+        alpha + rng.normal(size=(100_000, len(y))) * np.logspace(-6, 0, 100_000)[:, None], 0.0
+    )
     duals = A.sum(axis=1) - 0.5 * np.sum(((A * y) @ X) ** 2, axis=1)
     assert len(W) > 10_000
     halves = 0.5 * np.sum(W**2, axis=1)
@@ -261,7 +274,12 @@ def _kernel_qp(G, y, lam):
     z0 = np.concatenate([np.zeros(m), np.ones(m)])
     constraint = {"type": "ineq", "fun": lambda z: A @ z - lower, "jac": lambda z: A}
     z = optimize.minimize(
-        value, z0, jac=grad, constraints=[constraint], method="SLSQP", options=dict(ftol=1e-15, maxiter=2000)
+        value,
+        z0,
+        jac=grad,
+        constraints=[constraint],
+        method="SLSQP",
+        options=dict(ftol=1e-15, maxiter=2000),
     ).x
     return z[:m], value(z)
 
@@ -289,8 +307,12 @@ def test_kernel_soft_svm_and_the_primal_in_feature_space_agree_representer_theor
     np.testing.assert_allclose(Phi.T @ alpha, w, atol=1e-7)  # w = sum_j alpha_j psi(x_j)
     fresh = rng.uniform(-1, 1, size=(200, 2))
     K = np.asarray(kernels.gram(kernels.polynomial(2), jnp.asarray(fresh), jnp.asarray(X)))
-    Phi_fresh = np.asarray(jax.vmap(lambda x: kernels.polynomial_features(x, 2))(jnp.asarray(fresh)))
-    np.testing.assert_allclose(K @ alpha, Phi_fresh @ w, atol=1e-7)  # prediction by the kernel alone
+    Phi_fresh = np.asarray(
+        jax.vmap(lambda x: kernels.polynomial_features(x, 2))(jnp.asarray(fresh))
+    )
+    np.testing.assert_allclose(
+        K @ alpha, Phi_fresh @ w, atol=1e-7
+    )  # prediction by the kernel alone
 
     basis, *_ = np.linalg.svd(Phi.T, full_matrices=False)
     basis = basis[:, : np.linalg.matrix_rank(Phi)]  # orthonormal basis of span{psi(x_i)}

@@ -59,7 +59,9 @@ def test_sauer_bound_is_the_binomial_sum_and_below_its_closed_form(x64):
     ok = m >= d
     closed = np.asarray(theory.sauer_bound(np.where(ok, d, 1), m, closed_form=True))
     assert (got[1:][ok] <= closed[ok]).all()
-    np.testing.assert_allclose(theory.sauer_bound(3, 8, closed_form=True), (8 * np.e / 3) ** 3, rtol=1e-12)
+    np.testing.assert_allclose(
+        theory.sauer_bound(3, 8, closed_form=True), (8 * np.e / 3) ** 3, rtol=1e-12
+    )
     doubled = np.asarray(theory.sauer_bound(d, 2 * m))
     assert (doubled <= (2 * np.e * m / d) ** d)[2 * m >= d].all()
     assert float(theory.sauer_bound(2, 10**6)) == pytest.approx(1 + 10**6 + 10**6 * (10**6 - 1) / 2)
@@ -83,7 +85,9 @@ def test_thresholds_and_intervals_meet_sauers_lemma_with_equality():
         assert tau[0] == 1
         np.testing.assert_array_equal(tau[1:], theory.sauer_bound(d, np.arange(1, N + 1)))
     m = np.arange(1, N + 1)
-    np.testing.assert_array_equal(theory.growth_function(_intervals())[1:], 1 + m + m * (m - 1) // 2)
+    np.testing.assert_array_equal(
+        theory.growth_function(_intervals())[1:], 1 + m + m * (m - 1) // 2
+    )
 
 
 def test_growth_of_random_classes_stays_below_sauer():
@@ -121,7 +125,9 @@ def test_composition_class_growth_is_at_most_the_product_ex_20_4():
     all_F2 = np.asarray(list(itertools.product([0, 1], repeat=Z)), np.int32)
 
     def check(F1, F2):
-        composed = F2[:, F1].transpose(1, 0, 2).reshape(-1, F1.shape[1])  # row (f1, f2): f2(f1(x_j))
+        composed = (
+            F2[:, F1].transpose(1, 0, 2).reshape(-1, F1.shape[1])
+        )  # row (f1, f2): f2(f1(x_j))
         tau = np.asarray(theory.growth_function(composed))
         tau_F2 = np.asarray(theory.growth_function(F2))[np.minimum(np.arange(F1.shape[1] + 1), Z)]
         bound = tau_F2 * np.asarray(theory.growth_function(F1))
@@ -181,7 +187,9 @@ def test_one_sign_neuron_grows_as_sauer_allows_with_its_in_degree():
     """UML Theorem 20.6, the proof's unit: a sign neuron with 2 inputs and a bias (in-degree 3) realises on
     N points in convex position the m^2 - m + 2 labelings of Cover's count (found by 20000 random
     neurons), <= Sauer with d = 3, with equality up to m = 3 (it shatters 3 points, not 4)."""
-    H = _sign_network_labelings(jax.random.PRNGKey(0), jnp.asarray(CIRCLE, jnp.float32), [2, 1], 20_000)
+    H = _sign_network_labelings(
+        jax.random.PRNGKey(0), jnp.asarray(CIRCLE, jnp.float32), [2, 1], 20_000
+    )
     tau = np.asarray(theory.growth_function(H))
     m = np.arange(1, N + 1)
     np.testing.assert_array_equal(tau[1:], m**2 - m + 2)
@@ -194,20 +202,29 @@ def test_tiny_sign_network_labelings_stay_below_theorem_20_6():
     random networks on N points give a growth function <= the product over the three neurons of Sauer's
     bound for in-degree 3 <= (em)^|E| (the proof's chain), and the VC dimension found (5: a union or
     intersection of two half-planes cuts a circle into at most 4 arcs) <= sign_network_vc_bound(9)."""
-    H = _sign_network_labelings(jax.random.PRNGKey(1), jnp.asarray(CIRCLE, jnp.float32), [2, 2, 1], 50_000)
+    H = _sign_network_labelings(
+        jax.random.PRNGKey(1), jnp.asarray(CIRCLE, jnp.float32), [2, 2, 1], 50_000
+    )
     tau = np.asarray(theory.growth_function(H))
     m = np.arange(1, N + 1)
     neurons = np.asarray(theory.sauer_bound(3, m)) ** 3
     assert (tau[1:] <= neurons).all() and (neurons <= (np.e * m) ** 9).all()
     found = max(k for k in range(N + 1) if tau[k] == 2**k)
     assert found == 5
-    assert found <= theory.sign_network_vc_bound(9) <= theory.sign_network_vc_bound(9, closed_form=True)
+    assert (
+        found
+        <= theory.sign_network_vc_bound(9)
+        <= theory.sign_network_vc_bound(9, closed_form=True)
+    )
 
 
 def test_vc_dimension_is_at_most_littlestone_dimension():
     """UML Theorem 21.9 (SPEC 2.4): VCdim(H) <= Ldim(H) <= log2 |H| on thresholds (1 vs floor(log2(N+1)):
     the gap Example 21.4 makes infinite), intervals, Example 21.3 (1 = 1) and random classes."""
-    assert (experts.vc_dimension(_thresholds()), experts.littlestone_dimension(_thresholds())) == (1, 3)
+    assert (experts.vc_dimension(_thresholds()), experts.littlestone_dimension(_thresholds())) == (
+        1,
+        3,
+    )
     assert experts.vc_dimension(np.eye(N, dtype=np.int32)) == experts.littlestone_dimension(
         np.eye(N, dtype=int)
     )

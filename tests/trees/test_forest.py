@@ -11,7 +11,13 @@ from sklearn.datasets import load_breast_cancer, load_digits
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.model_selection import train_test_split
 
-from jaxlearn.trees import DecisionTreeParams, RandomForestParams, _forest, decision_tree, random_forest
+from jaxlearn.trees import (
+    DecisionTreeParams,
+    RandomForestParams,
+    _forest,
+    decision_tree,
+    random_forest,
+)
 from jaxlearn.trees._forest import forest_predict
 from tests.trees.checks import assert_same_tree
 
@@ -40,7 +46,12 @@ def test_forest_without_bootstrap_and_with_all_features_is_the_tree(max_bins, mi
     X, y = _sample_with_ties()
     tree = decision_tree(4, max_bins=max_bins, min_samples_leaf=min_samples_leaf).fit(KEY, X, y)
     forest = random_forest(
-        2, 4, max_features=None, bootstrap=False, max_bins=max_bins, min_samples_leaf=min_samples_leaf
+        2,
+        4,
+        max_features=None,
+        bootstrap=False,
+        max_bins=max_bins,
+        min_samples_leaf=min_samples_leaf,
     ).fit(KEY, X, y)
     assert not np.all(np.asarray(tree.is_leaf[:7]))  # a grown tree, not a stump
     for t in range(2):
@@ -62,9 +73,17 @@ def test_binned_forest_on_bootstrap_weights_is_the_tree_on_the_resample():
     w = jax.ops.segment_sum(jnp.ones(200, jnp.int32), draws, num_segments=200)
     Xq = jnp.take_along_axis(edges, bins, axis=0)
     exact = _sweep.grow(
-        KEY, Xq, jnp.asarray(y, jnp.int32), w, _features.presort(Xq),
-        max_depth=3, num_classes=2, criterion="gini", min_samples_leaf=1, max_features=None,
-    )  # fmt: skip
+        KEY,
+        Xq,
+        jnp.asarray(y, jnp.int32),
+        w,
+        _features.presort(Xq),
+        max_depth=3,
+        num_classes=2,
+        criterion="gini",
+        min_samples_leaf=1,
+        max_features=None,
+    )
     assert_same_tree(jax.tree_util.tree_map(lambda a: a[0], forest.trees), exact)
 
 
@@ -104,7 +123,9 @@ def test_vote_ties_go_to_the_smallest_class():
             jnp.zeros(1),  # one feature
         )
 
-    trees = jax.tree_util.tree_map(lambda *a: jnp.stack(a), leaf([0.0, 3.0, 1.0]), leaf([0.0, 1.0, 3.0]))
+    trees = jax.tree_util.tree_map(
+        lambda *a: jnp.stack(a), leaf([0.0, 3.0, 1.0]), leaf([0.0, 1.0, 3.0])
+    )
     assert forest_predict(RandomForestParams(trees), jnp.zeros((2, 1))).tolist() == [1, 1]
     three = jax.tree_util.tree_map(
         lambda *a: jnp.stack(a), *(leaf(c) for c in ([0, 0, 3.0], [0, 3.0, 0], [0, 0, 3.0]))
@@ -125,7 +146,9 @@ def test_accuracy_within_one_point_of_scikit_learn(loader, depth, num_trees=16, 
     ours, theirs = [], []
     forest = random_forest(num_trees, depth, num_classes=int(y.max()) + 1)
     for seed in seeds:
-        X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.3, random_state=seed, stratify=y)
+        X_tr, X_te, y_tr, y_te = train_test_split(
+            X, y, test_size=0.3, random_state=seed, stratify=y
+        )
         params = forest.fit(jax.random.PRNGKey(seed), X_tr, y_tr)
         ours.append(np.mean(np.asarray(forest.predict(params, X_te)) == y_te))
         ref = RandomForestClassifier(num_trees, max_depth=depth, random_state=seed).fit(X_tr, y_tr)

@@ -42,7 +42,9 @@ def test_forest_grows_the_trees_of_the_traced_fit(options):
     assert_same_tree(forest.fit(KEY, X, y).trees, jax.jit(forest.fit)(KEY, X, y).trees)
 
 
-@pytest.mark.parametrize("options", [dict(), dict(max_bins=5, min_samples_leaf=2)], ids=["exact", "5-msl2"])
+@pytest.mark.parametrize(
+    "options", [dict(), dict(max_bins=5, min_samples_leaf=2)], ids=["exact", "5-msl2"]
+)
 def test_tree_grows_the_tree_of_the_sorted_sweep(options):
     X, y = _few_values(seed=1)
     tree = decision_tree(5, num_classes=3, **options)
@@ -68,14 +70,24 @@ def test_host_quantile_bins_equal_the_traced_ones(dtype):
 
 def test_bins_in_use_only():
     X, _ = _few_values()
-    bins, edges = fit_bins(jnp.asarray(X), 256)  # 256 quantile bins, renumbered: those in use remain
+    bins, edges = fit_bins(
+        jnp.asarray(X), 256
+    )  # 256 quantile bins, renumbered: those in use remain
     quantised = np.asarray(quantize(jnp.asarray(X), 256))
-    assert edges.shape[0] == max(len(np.unique(c)) for c in quantised.T) < 32 and bins.shape == X.shape
-    np.testing.assert_array_equal(np.take_along_axis(np.asarray(edges), np.asarray(bins), 0), quantised)
+    assert (
+        edges.shape[0] == max(len(np.unique(c)) for c in quantised.T) < 32 and bins.shape == X.shape
+    )
+    np.testing.assert_array_equal(
+        np.take_along_axis(np.asarray(edges), np.asarray(bins), 0), quantised
+    )
     bins, edges = fit_bins(X, None)  # exact: one bin per distinct value
     np.testing.assert_array_equal(np.take_along_axis(np.asarray(edges), np.asarray(bins), 0), X)
-    assert fit_bins(np.arange(2 * MAX_EXACT_BINS, dtype=np.float32)[:, None], None) is None  # the sweep
-    jax.jit(lambda X: fit_bins(X, None) is None or 1 / 0)(X)  # traced data: binned inside the program
+    assert (
+        fit_bins(np.arange(2 * MAX_EXACT_BINS, dtype=np.float32)[:, None], None) is None
+    )  # the sweep
+    jax.jit(lambda X: fit_bins(X, None) is None or 1 / 0)(
+        X
+    )  # traced data: binned inside the program
 
 
 @pytest.mark.parametrize("depth", [0, 1, 2, 5, 8, 24])
@@ -83,7 +95,9 @@ def test_level_groups_cover_every_level_once(depth):
     levels = [level for start, stop, w in level_groups(depth) for level in range(start, stop)]
     assert levels == list(range(depth))
     assert all(2 ** (stop - 1) == w for start, stop, w in level_groups(depth))
-    assert level_groups(depth, UNROLL_WORK) == [(level, level + 1, 2**level) for level in range(depth)]
+    assert level_groups(depth, UNROLL_WORK) == [
+        (level, level + 1, 2**level) for level in range(depth)
+    ]
 
 
 def test_levels_compiled_at_their_own_widths_grow_the_same_trees():

@@ -44,7 +44,8 @@ def _fit_and_prune(d, depth, count):
 def _each(params):
     """The trees of stacked params, one by one."""
     return [
-        jax.tree_util.tree_map(functools.partial(_row, i=i), params) for i in range(params.feature.shape[0])
+        jax.tree_util.tree_map(functools.partial(_row, i=i), params)
+        for i in range(params.feature.shape[0])
     ]
 
 
@@ -73,7 +74,9 @@ def test_code_has_n_plus_one_blocks_of_log2_d_plus_3_bits(d=D, depth=DEPTH):
         blocks = np.asarray(_blocks(code, d))
         assert len(blocks) == nodes + 1
         assert (blocks[:-1] < d + 2).all()
-        assert (blocks[:-1] < d).sum() == (nodes - 1) // 2 and (blocks[:-1] >= d).sum() == (nodes + 1) // 2
+        assert (blocks[:-1] < d).sum() == (nodes - 1) // 2 and (blocks[:-1] >= d).sum() == (
+            nodes + 1
+        ) // 2
     bits = np.asarray([trees.description_length(p) for p in _each(params)[::12]])
     np.testing.assert_allclose(bits, (n[::12] + 1) * np.log2(d + 3), rtol=1e-6)
 
@@ -89,7 +92,9 @@ def test_decoding_gives_back_the_tree_on_every_input_of_the_cube(d=D, depth=DEPT
     want = jax.vmap(predict, (0, None))(params, cube)
     np.testing.assert_array_equal(jax.vmap(predict, (0, None))(decoded, cube), want)
     np.testing.assert_array_equal(jax.vmap(trees.mdl_code)(decoded), codes)
-    np.testing.assert_array_equal(jax.vmap(trees.num_nodes)(decoded), jax.vmap(trees.num_nodes)(params))
+    np.testing.assert_array_equal(
+        jax.vmap(trees.num_nodes)(decoded), jax.vmap(trees.num_nodes)(params)
+    )
     for tree, code, labels in list(zip(_each(params), codes, want))[:3]:
         short = trees.mdl_decode(code, d)  # the smallest arrays that hold the coded tree
         short_depth = int(np.log2(short.feature.shape[0] + 1)) - 1
@@ -129,7 +134,10 @@ def test_code_is_prefix_free_and_meets_kraft_over_all_small_trees():
     ordered = sorted(codes)
     assert not any(b[: len(a)] == a for a, b in zip(ordered, ordered[1:]))
     kraft = sum(float(d + 3) ** -len(c) for c in codes)
-    assert kraft == pytest.approx(2 / 5**2 + 8 / 5**4 + 64 / 5**6 + 640 / 5**8, rel=1e-12) and kraft <= 1
+    assert (
+        kraft == pytest.approx(2 / 5**2 + 8 / 5**4 + 64 / 5**6 + 640 / 5**8, rel=1e-12)
+        and kraft <= 1
+    )
 
 
 def test_fitted_trees_have_distinct_prefix_free_codes():
@@ -159,7 +167,9 @@ def test_bound_read_off_the_code_length_is_theory_tree_mdl_bound():
     n = np.asarray(jax.vmap(trees.num_nodes)(params))
     with jax.enable_x64(True):
         train_error = jnp.asarray(mistakes.mean(axis=1), jnp.float64)
-        bits = jnp.asarray(blocks, jnp.float64) * jnp.log2(jnp.float64(d + 3))  # blocks of log2(d + 3) bits
+        bits = jnp.asarray(blocks, jnp.float64) * jnp.log2(
+            jnp.float64(d + 3)
+        )  # blocks of log2(d + 3) bits
         from_code = train_error + jnp.sqrt((bits + jnp.log(2 / delta)) / (2 * m))
         bound = theory.tree_mdl_bound(jnp.asarray(n, jnp.int32), d, m, delta, train_error)
         np.testing.assert_allclose(from_code, bound, rtol=1e-12)

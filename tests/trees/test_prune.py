@@ -56,7 +56,9 @@ def test_reduced_error_pruning_equals_the_recursive_rule():
     assert mistakes(pruned) <= mistakes(params)
     # the importances are those of the pruned tree
     for tree in (params, pruned):
-        np.testing.assert_allclose(tree.feature_importances, _gini_importances(tree), rtol=1e-4, atol=1e-6)
+        np.testing.assert_allclose(
+            tree.feature_importances, _gini_importances(tree), rtol=1e-4, atol=1e-6
+        )
     assert not np.allclose(pruned.feature_importances, params.feature_importances)
 
 

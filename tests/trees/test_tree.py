@@ -31,8 +31,13 @@ def test_exercise_18_2_id3_is_suboptimal():
     # root gains in bits: x1: H(1/2) - 3/4 H(2/3) ~ 0.311 > 0, x2 and x3: 0
     ln2 = np.log(2)
     counts = lambda mask: np.bincount(EX_Y[mask], minlength=2)  # noqa: E731
-    gains = [float(gain(counts(EX_X[:, j] == 0), counts(EX_X[:, j] == 1), "entropy")) / ln2 for j in range(3)]
-    np.testing.assert_allclose(gains, [_entropy_bits(0.5) - 0.75 * _entropy_bits(2 / 3), 0, 0], atol=1e-6)
+    gains = [
+        float(gain(counts(EX_X[:, j] == 0), counts(EX_X[:, j] == 1), "entropy")) / ln2
+        for j in range(3)
+    ]
+    np.testing.assert_allclose(
+        gains, [_entropy_bits(0.5) - 0.75 * _entropy_bits(2 / 3), 0, 0], atol=1e-6
+    )
     np.testing.assert_allclose(gains[0], 0.311, atol=1e-3)
     assert int(params.feature[0]) == 0 and not bool(params.is_leaf[0])
     # in the x1 = 1 branch x2 and x3 tie (gain H(2/3) - 2/3 ~ 0.252 bits): the lowest index, x2, wins
@@ -61,7 +66,9 @@ def test_impurities_are_the_books_functions():
     assert (gini >= err - 1e-7).all() and (ent >= err - 1e-7).all()
     assert (np.diff(gini, 2) <= 1e-6).all() and (np.diff(ent, 2) <= 1e-6).all()
     # multiclass and the empty node
-    np.testing.assert_allclose(impurity(jnp.array([2.0, 1.0, 1.0]), "gini"), 1 - (0.25 + 2 * 0.0625))
+    np.testing.assert_allclose(
+        impurity(jnp.array([2.0, 1.0, 1.0]), "gini"), 1 - (0.25 + 2 * 0.0625)
+    )
     assert float(impurity(jnp.zeros(3), "entropy")) == 0.0
 
 
@@ -89,7 +96,11 @@ def _brute_force_splits(X, y, k, criterion):
             left = np.bincount(y[X[:, j] <= theta], minlength=k)
             right = np.bincount(y[X[:, j] > theta], minlength=k)
             splits.append(
-                (float(gain(left.astype(np.float64), right.astype(np.float64), criterion)), j, theta)
+                (
+                    float(gain(left.astype(np.float64), right.astype(np.float64), criterion)),
+                    j,
+                    theta,
+                )
             )
     return splits
 
@@ -97,7 +108,9 @@ def _brute_force_splits(X, y, k, criterion):
 @pytest.mark.parametrize("criterion", ["gini", "entropy", "train_error"])
 def test_threshold_sweep_equals_brute_force_at_every_node(criterion, x64):
     rng = np.random.default_rng(7)
-    X = rng.integers(0, 6, size=(60, 3)).astype(np.float64)  # duplicates: empty intervals are skipped
+    X = rng.integers(0, 6, size=(60, 3)).astype(
+        np.float64
+    )  # duplicates: empty intervals are skipped
     y = (X[:, 0] + X[:, 1] + rng.integers(0, 3, size=60)) % 3
     params = decision_tree(3, criterion=criterion).fit(KEY, X, y)
     paths = np.array([_path(params, x) for x in X])  # the nodes on each example's path
@@ -112,10 +125,14 @@ def test_threshold_sweep_equals_brute_force_at_every_node(criterion, x64):
         gains = {(j, theta): g for g, j, theta in splits}
         assert chosen in gains and gains[chosen] >= best - 1e-9, (node, chosen, best)
         optimal = [(j, theta) for g, j, theta in splits if g >= best - 1e-9]
-        if len(optimal) == 1:  # a unique best split (else a tie under rounding: any optimum is right)
+        if (
+            len(optimal) == 1
+        ):  # a unique best split (else a tie under rounding: any optimum is right)
             assert chosen == optimal[0]
         unique += len(optimal) == 1
-        np.testing.assert_array_equal(params.counts[node], np.bincount(y[reach].astype(int), minlength=3))
+        np.testing.assert_array_equal(
+            params.counts[node], np.bincount(y[reach].astype(int), minlength=3)
+        )
         checked += 1
     assert checked >= 3 and unique >= 2
 
@@ -154,7 +171,9 @@ def test_predictions_equal_scikit_learn_on_tie_free_data(criterion, depth=4):
     leaves = np.unique(np.asarray(apply(params, X))).size
     assert leaves == ref.get_n_leaves()
     # the mean decrease in impurity per feature, and each node's impurity
-    np.testing.assert_allclose(params.feature_importances, ref.feature_importances_, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(
+        params.feature_importances, ref.feature_importances_, rtol=1e-4, atol=1e-6
+    )
     nats = np.log(2) if criterion == "entropy" else 1.0  # scikit-learn's entropy is in bits
     np.testing.assert_allclose(params.impurity[0], ref.tree_.impurity[0] * nats, rtol=1e-5)
 
@@ -183,7 +202,8 @@ def test_quantile_bins():
     # continuous features: thresholds among at most 15 per feature, accuracy close to the exact tree's
     exact, coarse = exact_tree.fit(KEY, X, y), binned_tree.fit(KEY, X, y)
     per_feature = [
-        np.unique(np.asarray(coarse.threshold)[np.asarray(coarse.feature) == j]).size for j in range(5)
+        np.unique(np.asarray(coarse.threshold)[np.asarray(coarse.feature) == j]).size
+        for j in range(5)
     ]
     assert max(per_feature) <= 16
     acc = lambda p: np.mean(np.asarray(exact_tree.predict(p, X_test)) == y_test)  # noqa: E731
@@ -191,9 +211,17 @@ def test_quantile_bins():
 
 
 def test_depth_zero_and_pure_nodes_are_leaves():
-    X, y = np.array([[0.0, 0, 0], [1.0, 0, 0], [2.0, 0, 0], [3.0, 0, 0]], np.float32), np.array([1, 1, 0, 0])
+    X, y = (
+        np.array([[0.0, 0, 0], [1.0, 0, 0], [2.0, 0, 0], [3.0, 0, 0]], np.float32),
+        np.array([1, 1, 0, 0]),
+    )
     root = decision_tree(0).fit(KEY, X, y)
-    assert root.is_leaf.tolist() == [True] and decision_tree(0).predict(root, X).tolist() == [0, 0, 0, 0]
+    assert root.is_leaf.tolist() == [True] and decision_tree(0).predict(root, X).tolist() == [
+        0,
+        0,
+        0,
+        0,
+    ]
     params = decision_tree(2, criterion="entropy").fit(KEY, X, y)
     # the root splits at 1.5; both children are pure: leaves, and nothing below them is reachable
     assert params.is_leaf.tolist()[:3] == [False, True, True] and float(params.threshold[0]) == 1.5
@@ -211,9 +239,13 @@ def test_bad_input():
     tree = decision_tree(2)
     with pytest.raises(ValueError, match="`X` to be finite"):
         tree.fit(KEY, np.where(np.arange(40)[:, None] == 3, np.nan, X), y)
-    with pytest.raises(ValueError, match=r"expected `y` with labels in 0..2 \(num_classes=3\), found \{-1\}"):
+    with pytest.raises(
+        ValueError, match=r"expected `y` with labels in 0..2 \(num_classes=3\), found \{-1\}"
+    ):
         decision_tree(2, num_classes=3).fit(KEY, X, np.where(np.arange(40) == 0, -1, y))
-    with pytest.raises(ValueError, match=r"`y` with labels in 0..1 \(num_classes=2\), found \{0.5\}"):
+    with pytest.raises(
+        ValueError, match=r"`y` with labels in 0..1 \(num_classes=2\), found \{0.5\}"
+    ):
         tree.fit(KEY, X[:3], np.array([0.0, 0.5, 1.0]))
     with pytest.raises(ValueError, match="num_classes"):
         jax.jit(tree.fit)(KEY, X, y)
