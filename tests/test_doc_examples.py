@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from jaxlearn import _registry
+
 ROOT = Path(__file__).resolve().parent.parent
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 BLOCK = re.compile(r"^(?:<!-- (not run: [^>]*) -->\n)?```python\n(.*?)^```", re.S | re.M)
@@ -76,4 +78,7 @@ def test_block_runs_alone(document, line, source, not_run, tmp_path, monkeypatch
     monkeypatch.chdir(tmp_path)
     # Line numbers in a traceback are those of the document.
     code = compile("\n" * (line - 1) + source, str(document.relative_to(ROOT)), "exec")
+    # A block may register its own learner for io (as a user's module would): the registry is the
+    # library's again after it, so the other tests see only jaxlearn's entries.
+    monkeypatch.setattr(_registry, "_ENTRIES", dict(_registry._ENTRIES))
     exec(code, {"__name__": "__doc_example__"})
