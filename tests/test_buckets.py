@@ -117,6 +117,7 @@ ESTIMATORS = {
     "SGDClassifier": lambda: jsk.SGDClassifier(random_state=0),
     "SGDClassifier-early-stopping": lambda: jsk.SGDClassifier(early_stopping=True, random_state=0),
     "Perceptron": lambda: jsk.Perceptron(random_state=0),
+    "NearestCentroid": lambda: jsk.NearestCentroid(),
 }
 
 

@@ -799,7 +799,10 @@ class NearestCentroid(_KernelMixin, ClassifierMixin, JaxlearnEstimator):
                 f"{self.classes_[totals <= 0]!r}"
             )
         self._prepare(X)
-        centroids, A = _class_means(X, index, weights, np.empty(self.classes_.size))
+        n, size = X.shape[0], bucket(X.shape[0])  # rows of weight 0 up to the size bucket
+        rows = [pad_rows(a, size) for a in (X, index, weights)]
+        centroids, A = _class_means(*rows, np.empty(self.classes_.size))
+        A = np.asarray(A)[:n]
         if self.kernel == "linear":
             self.centroids_ = np.asarray(centroids)
         else:
@@ -813,7 +816,8 @@ class NearestCentroid(_KernelMixin, ClassifierMixin, JaxlearnEstimator):
     def _distances(self, X):
         X = self._check_X(X)
         if self.kernel == "linear":
-            return np.asarray(_squared_distances(self.centroids_, X))
+            n = X.shape[0]  # the queries padded to their size bucket
+            return np.asarray(_squared_distances(self.centroids_, pad_rows(X, bucket(n))))[:n]
         return np.asarray(
             _kernel_distances(
                 self._kernel(), self.support_, self.dual_coef_, self.centroid_norms_, X
