@@ -68,3 +68,28 @@ def test_anything_else_is_scikit_learns_own_search(estimator, grid, kwargs):
     np.testing.assert_allclose(
         ours.cv_results_["mean_test_score"], theirs.cv_results_["mean_test_score"]
     )
+
+
+def test_bad_input_is_refused_as_scikit_learn_refuses_it():
+    X, y = load_iris(return_X_y=True)
+    X = X.copy()
+    X[3, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        jsk.GridSearchCV(jsk.LogisticRegression(), {"C": [1.0]}, cv=3).fit(X, y)
+    with pytest.raises(ValueError, match="Unknown label type"):
+        jsk.GridSearchCV(jsk.LogisticRegression(), {"C": [1.0]}, cv=3).fit(X[:, 2:], y + 0.5)
+
+
+def test_folds_that_leave_rows_out_score_only_their_test_rows():
+    from sklearn.model_selection import ShuffleSplit
+
+    X, y = load_iris(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    cv = ShuffleSplit(3, train_size=0.5, test_size=0.2, random_state=0)
+    ours = jsk.GridSearchCV(jsk.LogisticRegression(), {"C": [0.1, 1.0]}, cv=cv).fit(X, y)
+    theirs = model_selection.GridSearchCV(jsk.LogisticRegression(), {"C": [0.1, 1.0]}, cv=cv)
+    theirs.fit(X, y)
+    assert ours.search_path_ == "one program"
+    np.testing.assert_allclose(
+        ours.cv_results_["mean_test_score"], theirs.cv_results_["mean_test_score"], atol=0.011
+    )

@@ -18,6 +18,8 @@ from sklearn.base import clone, is_classifier
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import ParameterGrid, check_cv
 from sklearn.pipeline import Pipeline
+from sklearn.utils import check_array, column_or_1d
+from sklearn.utils.multiclass import check_classification_targets
 
 __all__ = ["GridSearchCV"]
 
@@ -78,14 +80,16 @@ class GridSearchCV(model_selection.GridSearchCV):
 
     def _fit_one_program(self, X, y, steps, estimator, prefix):
         start = time.perf_counter()
-        X, y = np.asarray(X), np.asarray(y)
+        X = check_array(X)  # finite numbers, as the estimator's own fit requires
+        y = column_or_1d(y)
+        check_classification_targets(y)
         cv = check_cv(self.cv, y, classifier=is_classifier(self.estimator))
         folds = list(cv.split(X, y))
         candidates = list(ParameterGrid(self.param_grid))
         n, F, G = len(y), len(folds), len(candidates)
-        train = np.zeros((F, n), bool)
-        for f, (rows, _) in enumerate(folds):
-            train[f, rows] = True
+        train, test = np.zeros((F, n), bool), np.zeros((F, n), bool)
+        for f, (rows, held_out) in enumerate(folds):
+            train[f, rows], test[f, held_out] = True, True
         inputs = [self._transformed(steps, X, y, rows) for rows, _ in folds]
         grid = {
             key[len(prefix) :]: np.array([c[key] for c in candidates], float)
@@ -95,7 +99,7 @@ class GridSearchCV(model_selection.GridSearchCV):
             np.stack(inputs), y, train, grid
         )  # (G, F, n) class indices
         correct = classes[predicted] == y[None, None, :]
-        test_scores = _accuracy(correct, ~train)
+        test_scores = _accuracy(correct, test)
         fit_seconds = (time.perf_counter() - start) / (G * F)
         results = {
             "mean_fit_time": np.full(G, fit_seconds),
