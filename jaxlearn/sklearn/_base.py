@@ -26,7 +26,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from jaxlearn import core, kernels
-from jaxlearn._buckets import bucket, pad_rows
+from jaxlearn._buckets import on_bucket_rows
 from jaxlearn._checks import check_positive_int
 
 __all__ = [
@@ -177,9 +177,7 @@ def bucketed(method):
 
     @functools.wraps(method)
     def on_rows(self, X, *args, **kwargs):
-        X = self._check_X(X)
-        n = X.shape[0]
-        return method(self, pad_rows(X, bucket(n)), *args, **kwargs)[:n]
+        return on_bucket_rows(functools.partial(method, self), self._check_X(X), *args, **kwargs)
 
     return on_rows
 

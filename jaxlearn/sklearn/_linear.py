@@ -24,7 +24,7 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted
 
 from jaxlearn import core, linear, multiclass
-from jaxlearn._buckets import bucket, pad_rows
+from jaxlearn._buckets import bucket, on_bucket_rows, pad_rows
 from jaxlearn._shared import sign_label
 from jaxlearn.kernels import expansion, gram
 from jaxlearn.sklearn._base import (
@@ -679,17 +679,16 @@ class SVC(_KernelMixin, ClassifierMixin, JaxlearnEstimator):
         extra = ((0, max(8, 1 << (count - 1).bit_length()) - count), (0, 0))
         support = np.pad(self.support_vectors_.astype(X.dtype), extra)
         coef = np.pad(self.pair_dual_coef_.astype(X.dtype), extra)
-        n = X.shape[0]  # the queries padded to their size bucket
-        pairs, scores = _svc_decisions(
+        decisions = functools.partial(
+            _svc_decisions,
             self._kernel(),
             support,
             coef,
             intercept.astype(X.dtype),
-            pad_rows(X, bucket(n)),
             num_classes=self.classes_.size,
             ovr=ovr and not binary,
         )
-        return np.asarray(pairs)[:n], np.asarray(scores)[:n]
+        return on_bucket_rows(decisions, X)  # the queries padded to their size bucket
 
     def decision_function(self, X):
         """scikit-learn's: (n,) for two classes (positive means ``classes_[1]``); else (n, K) votes
@@ -816,8 +815,7 @@ class NearestCentroid(_KernelMixin, ClassifierMixin, JaxlearnEstimator):
     def _distances(self, X):
         X = self._check_X(X)
         if self.kernel == "linear":
-            n = X.shape[0]  # the queries padded to their size bucket
-            return np.asarray(_squared_distances(self.centroids_, pad_rows(X, bucket(n))))[:n]
+            return on_bucket_rows(lambda rows: _squared_distances(self.centroids_, rows), X)
         return np.asarray(
             _kernel_distances(
                 self._kernel(), self.support_, self.dual_coef_, self.centroid_norms_, X

@@ -19,7 +19,7 @@ from sklearn.base import ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 from jaxlearn import core, multiclass
-from jaxlearn._buckets import bucket, pad_rows
+from jaxlearn._buckets import on_bucket_rows
 from jaxlearn._checks import check_positive_int
 from jaxlearn.sklearn._base import JaxlearnEstimator, encode_classes
 from jaxlearn.sklearn._linear import LinearSVC
@@ -99,11 +99,11 @@ class MulticlassClassifier(ClassifierMixin, JaxlearnEstimator):
 
     def _evaluate(self, X):
         """``(class indices, extra)`` on the rows of ``X`` (validated here), numpy arrays."""
-        X = self._check_X(X)
-        n = X.shape[0]  # queries padded to their size bucket: one program for every size in it
-        padded = pad_rows(X, bucket(n))
-        index, extra = evaluate(self._fitted_learner(), self.params_, padded, self._extra)
-        return np.asarray(index)[:n], (None if extra is None else np.asarray(extra)[:n])
+        queries = self._check_X(X)  # first: the fitted check
+        learner = self._fitted_learner()  # the queries padded to their size bucket: one program
+        return on_bucket_rows(
+            lambda rows: evaluate(learner, self.params_, rows, self._extra), queries
+        )
 
     def predict(self, X) -> np.ndarray:
         """The predicted labels (values of ``classes_``) of the rows of ``X`` (n, d)."""

@@ -14,7 +14,7 @@ import numpy as np
 from sklearn.base import RegressorMixin
 
 from jaxlearn import core, neighbors
-from jaxlearn._buckets import bucket, pad_rows
+from jaxlearn._buckets import bucket, on_bucket_rows, pad_rows
 from jaxlearn.sklearn._base import JaxlearnEstimator, float_dtype, power_of_two_scale
 from jaxlearn.sklearn._multiclass import MulticlassClassifier, evaluate, fit_learner, scores
 
@@ -64,11 +64,9 @@ class _Neighbors:
                 f"n_samples_fit = {self.n_samples_fit_}"
             )
         scale = getattr(self, "x_scale_", 1.0)
-        n = X.shape[0]
-        queries = pad_rows(X * scale if scale != 1.0 else X, bucket(n))
-        index, sq = neighbors.neighbors(self.params_, queries, k)
-        index, sq = np.asarray(index)[:n], np.asarray(sq)[:n]
-        return (np.sqrt(np.maximum(np.asarray(sq), 0)) / scale, index) if return_distance else index
+        queries = X * scale if scale != 1.0 else X
+        index, sq = on_bucket_rows(lambda rows: neighbors.neighbors(self.params_, rows, k), queries)
+        return (np.sqrt(np.maximum(sq, 0)) / scale, index) if return_distance else index
 
 
 class KNeighborsClassifier(_Neighbors, MulticlassClassifier):
@@ -165,7 +163,5 @@ class KNeighborsRegressor(_Neighbors, RegressorMixin, JaxlearnEstimator):
         """The (weighted) mean target of the ``n_neighbors`` nearest training points of each row: (n,)."""
         X = self._check_X(X)
         X = X * self.x_scale_ if self.x_scale_ != 1.0 else X
-        n = X.shape[0]
-        return np.asarray(evaluate(self._batch_learner(), self.params_, pad_rows(X, bucket(n)))[0])[
-            :n
-        ]
+        learner = self._batch_learner()
+        return on_bucket_rows(lambda rows: evaluate(learner, self.params_, rows)[0], X)

@@ -211,6 +211,8 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
                 )
             start = start._replace(last_w=coef.astype(dtype), last_b=intercept.astype(dtype))
         start = start._replace(t=np.full(rows, t, dtype))
+        # rows left out (label 0, weight 0) up to the size bucket: one program for its every size
+        size = bucket(n)
         validation = None
         if held_out is not None:
             if not (weights[held_out] > 0).any():
@@ -218,11 +220,6 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
                     "The sample weights for validation set are all zero, consider using a different "
                     "random state."
                 )
-            validation = (held_out, weights)
-        size = bucket(
-            n
-        )  # rows left out (label 0, weight 0) up to the size bucket: one program per bucket
-        if validation is not None:
             validation = (pad_rows(held_out, size, False), pad_rows(weights, size))
         Y, W = (pad_rows(A.astype(dtype), size, axis=1) for A in (Y, W))
         params = fit_classes(
