@@ -1,4 +1,4 @@
-"""RidgeClassifier with more than two classes, as scikit-learn's: one ridge regression of each class's
+"""RidgeClassifier and Ridge as scikit-learn's: one ridge regression of each class's
 {-1, +1} indicator (one vmapped program), the largest fitted value is the class."""
 
 from __future__ import annotations
@@ -21,9 +21,8 @@ def test_multiclass_agrees_with_scikit_learn_on_standardised_data(load):
     assert scores.shape == (len(X), len(np.unique(y)))
     np.testing.assert_array_equal(ours.classes_, theirs.classes_)
     np.testing.assert_array_equal(ours.predict(X), ours.classes_[np.argmax(scores, axis=1)])
-    assert np.mean(ours.predict(X) == theirs.predict(X)) >= 0.99  # the intercept is penalised here
-    # centred features: the penalised intercept only shrinks each class's mean indicator by n/(n+alpha)
-    np.testing.assert_allclose(scores, theirs.decision_function(X), atol=0.02)
+    np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
+    np.testing.assert_allclose(scores, theirs.decision_function(X), atol=1e-4)
 
 
 def test_each_class_is_the_binary_ridge_of_its_indicator():
@@ -35,3 +34,50 @@ def test_each_class_is_the_binary_ridge_of_its_indicator():
         np.testing.assert_allclose(
             ours.decision_function(X)[:, k], one.decision_function(X), rtol=1e-4, atol=1e-4
         )
+
+
+@pytest.mark.parametrize("load", [datasets.load_wine, datasets.load_breast_cancer])
+def test_raw_features_and_weights_agree_with_scikit_learn_in_float64(load):
+    """Unscaled features, per-row and per-class weights: the same unpenalised-intercept problem."""
+    import jax
+
+    X, y = load(return_X_y=True)
+    weights = np.random.default_rng(0).uniform(0.2, 3.0, size=len(y))
+    options = dict(alpha=0.7, class_weight="balanced")
+    with jax.enable_x64(True):
+        ours = RidgeClassifier(**options).fit(X, y, sample_weight=weights)
+    theirs = Theirs(**options).fit(X, y, sample_weight=weights)
+    np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(ours.intercept_, theirs.intercept_, rtol=1e-6, atol=1e-9)
+    np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
+
+
+def test_ridge_regressor_with_weights_agrees_with_scikit_learn_in_float64():
+    import jax
+    from sklearn.linear_model import Ridge as TheirRidge
+
+    from jaxlearn.sklearn import Ridge
+
+    X, y = datasets.load_diabetes(return_X_y=True)
+    weights = np.random.default_rng(1).uniform(0.0, 2.0, size=len(y))
+    for fit_intercept in (True, False):
+        with jax.enable_x64(True):
+            ours = Ridge(alpha=0.3, fit_intercept=fit_intercept).fit(X, y, sample_weight=weights)
+            predictions = ours.predict(X)
+        theirs = TheirRidge(alpha=0.3, fit_intercept=fit_intercept).fit(X, y, sample_weight=weights)
+        np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-7)
+        np.testing.assert_allclose(ours.intercept_, theirs.intercept_, rtol=1e-7, atol=1e-9)
+        np.testing.assert_allclose(predictions, theirs.predict(X), rtol=1e-7, atol=1e-9)
+
+
+def test_zero_weights_are_left_out_and_an_all_zero_weighting_is_refused():
+    X, y = datasets.load_iris(return_X_y=True)
+    weights = np.where(np.arange(len(y)) % 3 == 0, 0.0, 1.0)
+    kept = weights > 0
+    ours = RidgeClassifier().fit(X, y, sample_weight=weights)
+    alone = RidgeClassifier().fit(X[kept], y[kept])
+    np.testing.assert_allclose(ours.coef_, alone.coef_, rtol=1e-4, atol=1e-5)
+    with pytest.raises(ValueError, match="non-zero"):  # scikit-learn's own check of sample_weight
+        RidgeClassifier().fit(X, y, sample_weight=np.zeros(len(y)))
+    with pytest.raises(ValueError, match="class_weight"):
+        RidgeClassifier(class_weight={0: 0.0, 1: 0.0, 2: 0.0}).fit(X, y)

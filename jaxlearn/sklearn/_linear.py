@@ -1,11 +1,10 @@
 """scikit-learn estimators over the batch linear and kernel learners of :mod:`jaxlearn.linear`.
 
-``fit_intercept=True`` appends a constant feature, jaxlearn's documented way to get an intercept
-(UML 15.1.1): its weight is the intercept and is regularised like the others (unlike scikit-learn's
-``Ridge``, whose intercept is not penalised). Step counts of the SGD solvers are ``max_iter`` epochs
-of the sample (``steps = max_iter * n_samples``); there is no stopping tolerance. :class:`SGDClassifier`
-and :class:`NearestCentroid` are scikit-learn's own (any number of classes; SGD's intercept is not
-penalised and it stops by ``tol``, :func:`jaxlearn.linear.epoch_sgd`).
+Each solves scikit-learn's problem: :class:`LinearSVC` by dual coordinate descent (LIBLINEAR's), its
+bias a constant feature ``intercept_scaling`` penalised as LIBLINEAR's; :class:`SVC` by libsvm's SMO;
+:class:`Ridge` and :class:`RidgeClassifier` in closed form on rows centred at their weighted means,
+so that their intercept is not penalised; :class:`SGDClassifier` by epochs of shuffled passes that stop
+by ``tol``. :class:`HardMarginSVC` and :class:`KernelRidge` are the book's problems (UML 15.1, 16.2).
 """
 
 from __future__ import annotations
@@ -84,18 +83,6 @@ def with_intercept(learner: core.BatchLearner, fit_intercept: bool) -> core.Batc
     return core.BatchLearner(
         Partial(_fit_augmented, learner), Partial(_predict_augmented, learner), decision
     )
-
-
-def _fit_of(learner, key, X, y):
-    return learner.fit(key, X, y)
-
-
-def _sign_of_prediction(learner, params, X):
-    return sign_label(learner.predict(params, X))
-
-
-def _prediction(learner, params, X):
-    return learner.predict(params, X)
 
 
 class SGDClassifier(EpochSGDClassifier):
@@ -838,19 +825,84 @@ class NearestCentroid(_KernelMixin, ClassifierMixin, JaxlearnEstimator):
         return linear.kernel_centroid(self._kernel())
 
 
-class RidgeClassifier(BatchBinaryClassifier):
+def _fit_ridge(ridge, fit_intercept, key, X, y, weights=None):
+    """``ridge`` fitted as scikit-learn's ``Ridge``: each row's squared error weighted by ``weights``
+    (rows scaled by their square roots) and, with an intercept, the rows centred at their weighted
+    means first, so that the intercept is not penalised; the intercept is appended to ``w``."""
+    X = jnp.asarray(X)
+    y = jnp.asarray(y, X.dtype)
+    weights = jnp.ones(X.shape[0], X.dtype) if weights is None else jnp.asarray(weights, X.dtype)
+    if fit_intercept:
+        x_mean, y_mean = weights @ X / jnp.sum(weights), weights @ y / jnp.sum(weights)
+        X, y = X - x_mean, y - y_mean
+    root = jnp.sqrt(weights)
+    params = ridge.fit(key, root[:, None] * X, root * y)
+    if not fit_intercept:
+        return params
+    return params._replace(w=jnp.append(params.w, y_mean - x_mean @ params.w))
+
+
+_fit_ridge_jit = jax.jit(_fit_ridge, static_argnums=1)
+
+
+def _ridge_scores(fit_intercept, params, X):
+    X = jnp.asarray(X)
+    if not fit_intercept:
+        return X @ params.w
+    return X @ params.w[:-1] + params.w[-1]
+
+
+def _ridge_sign(fit_intercept, params, X):
+    return sign_label(_ridge_scores(fit_intercept, params, X))
+
+
+class _RidgeMixin:
+    """The ridge fit the regressor and the classifier share: ``alpha``, ``fit_intercept`` (not
+    penalised), ``sample_weight``, and ``coef_`` / ``intercept_`` as scikit-learn's."""
+
+    _parameter_constraints = {"alpha": core.POSITIVE}
+
+    def _fit_weighted(self, X, Y, weights):
+        """One ridge regression per column of ``Y`` (n, t) with row weights ``weights``; sets ``params_``
+        (``w`` of shape (t, d [+ 1])), ``coef_`` and ``intercept_``."""
+        if not np.sum(weights) > 0:
+            raise ValueError(
+                "expected `sample_weight` and `class_weight` to give some row a positive weight, "
+                "got all weights 0"
+            )
+        fit = jax.vmap(_fit_ridge_jit, in_axes=(None, None, None, None, 1, None))
+        ridge, intercept = linear.ridge(self.alpha), bool(self.fit_intercept)
+        self.params_ = fit(ridge, intercept, self._key(), X, jnp.asarray(Y, X.dtype), weights)
+        w = np.asarray(self.params_.w)
+        self.coef_ = w[:, :-1] if intercept else w
+        self.intercept_ = w[:, -1] if intercept else np.zeros(w.shape[0], w.dtype)
+
+    def _batch_learner(self, X=None):
+        intercept = bool(self.fit_intercept)
+        return core.BatchLearner(
+            Partial(_fit_ridge, linear.ridge(self.alpha), intercept),
+            Partial(_ridge_sign, intercept),
+            Partial(_ridge_scores, intercept),
+        )
+
+
+class RidgeClassifier(_RidgeMixin, BatchBinaryClassifier):
     """Ridge regression on the labels mapped to {-1, +1} (:func:`jaxlearn.linear.ridge`); the sign of
     the fitted value is the class. With more than two classes, as scikit-learn's: one ridge
     regression per class of its indicator in {-1, +1} (one vmapped program), the largest fitted value
     is the class.
 
     Args:
-      alpha: :math:`\\lambda > 0` of :math:`\\sum_i(\\langle w, x_i\\rangle - y_i)^2 + \\lambda\\|w\\|^2`
-        (scikit-learn's ``alpha``).
-      fit_intercept: a constant feature (its weight, penalised, is the intercept).
+      alpha: :math:`\\lambda > 0` of
+        :math:`\\sum_i c_i(\\langle w, x_i\\rangle + b - y_i)^2 + \\lambda\\|w\\|^2`
+        (scikit-learn's ``alpha``; :math:`c_i` the row's ``sample_weight`` times its class's weight).
+      fit_intercept: fit the intercept :math:`b` (not penalised: the rows are centred at their
+        weighted means).
+      class_weight: ``None``, ``"balanced"`` or ``{label: weight}``, as scikit-learn's.
 
     Attributes:
-      params_: :class:`~jaxlearn.linear.RidgeParams`; classes_.
+      params_: :class:`~jaxlearn.linear.RidgeParams` (the intercept last in ``w``); coef_ (d,) for two
+      classes, else (K, d); intercept_ (1,) or (K,); classes_.
 
     Example:
       >>> import numpy as np
@@ -860,42 +912,33 @@ class RidgeClassifier(BatchBinaryClassifier):
       [1, 1, 0, 0]
     """
 
-    _parameter_constraints = {"alpha": core.POSITIVE}
-
-    def __init__(self, alpha=1.0, *, fit_intercept=True):
+    def __init__(self, alpha=1.0, *, fit_intercept=True, class_weight=None):
         self.alpha = alpha
         self.fit_intercept = fit_intercept
+        self.class_weight = class_weight
 
-    def _batch_learner(self, X=None):
-        ridge = linear.ridge(self.alpha)  # labels: the sign of the fitted value, which is the score
-        learner = core.BatchLearner(
-            Partial(_fit_of, ridge),
-            Partial(_sign_of_prediction, ridge),
-            Partial(_prediction, ridge),
-        )
-        return with_intercept(learner, bool(self.fit_intercept))
-
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit on ``X`` of shape (n, d) and labels ``y`` (any values; one regression per class past two).
 
         Returns:
           self.
         """
-        X_valid, y_valid = self._validate(X, y, reset=True)
-        index = encode_classes(self, y_valid)
+        X, y = self._validate(X, y, reset=True)
+        index = encode_classes(self, y)
+        weights = row_weights(
+            self.class_weight, self.classes_, index, sample_weights(sample_weight, X)
+        )
         if self.classes_.size == 2:
-            return super().fit(X, y)
-        indicators = 2.0 * (index[:, None] == np.arange(self.classes_.size)) - 1.0
-        learner = self._batch_learner(X_valid)
-        fit = jax.vmap(learner.fit, in_axes=(None, None, 1))
-        self.params_ = fit(self._key(), X_valid, jnp.asarray(indicators, X_valid.dtype))
+            indicators = 2.0 * index[:, None] - 1.0
+        else:
+            indicators = 2.0 * (index[:, None] == np.arange(self.classes_.size)) - 1.0
+        self._fit_weighted(X, indicators, weights)
+        if self.classes_.size == 2:  # scikit-learn's shapes: coef_ (d,), intercept_ (1,)
+            self.coef_ = self.coef_[0]
         return self
 
     def _decision(self, X):
-        score = self._batch_learner().decision_function
-        if self.classes_.size == 2:
-            return score(self.params_, X)
-        return jax.vmap(score, in_axes=(0, None), out_axes=1)(self.params_, X)
+        return X @ self.coef_.T + self.intercept_
 
     def predict(self, X) -> np.ndarray:
         """The predicted labels (values of ``classes_``) of the rows of ``X``."""
@@ -910,16 +953,19 @@ class RidgeClassifier(BatchBinaryClassifier):
         return tags
 
 
-class Ridge(BatchRegressor):
-    """Ridge regression in closed form (:func:`jaxlearn.linear.ridge`).
+class Ridge(_RidgeMixin, BatchRegressor):
+    """Ridge regression in closed form (:func:`jaxlearn.linear.ridge`), as scikit-learn's ``Ridge``.
 
     Args:
-      alpha: :math:`\\lambda > 0` of :math:`\\sum_i(\\langle w, x_i\\rangle - y_i)^2 + \\lambda\\|w\\|^2`
-        (scikit-learn's ``alpha``).
-      fit_intercept: a constant feature (its weight, penalised, is the intercept).
+      alpha: :math:`\\lambda > 0` of
+        :math:`\\sum_i c_i(\\langle w, x_i\\rangle + b - y_i)^2 + \\lambda\\|w\\|^2`
+        (scikit-learn's ``alpha``; :math:`c_i` the row's ``sample_weight``).
+      fit_intercept: fit the intercept :math:`b` (not penalised: the rows are centred at their
+        weighted means).
 
     Attributes:
-      params_: :class:`~jaxlearn.linear.RidgeParams` (the intercept last in ``w`` when ``fit_intercept``).
+      params_: :class:`~jaxlearn.linear.RidgeParams` (``w`` of shape (1, d [+ 1]), the intercept last
+      when ``fit_intercept``); coef_ (d,); intercept_ (a float).
 
     Example:
       >>> import numpy as np
@@ -928,14 +974,24 @@ class Ridge(BatchRegressor):
       [6.0]
     """
 
-    _parameter_constraints = {"alpha": core.POSITIVE}
-
     def __init__(self, alpha=1.0, *, fit_intercept=True):
         self.alpha = alpha
         self.fit_intercept = fit_intercept
 
-    def _batch_learner(self, X=None):
-        return with_intercept(linear.ridge(self.alpha), bool(self.fit_intercept))
+    def fit(self, X, y, sample_weight=None):
+        """Fit on ``X`` of shape (n, d) and real targets ``y`` of shape (n,).
+
+        Returns:
+          self.
+        """
+        X, y = self._validate(X, y, reset=True, y_numeric=True)
+        self._fit_weighted(X, np.asarray(y)[:, None], sample_weights(sample_weight, X))
+        self.coef_, self.intercept_ = self.coef_[0], float(self.intercept_[0])
+        return self
+
+    def predict(self, X) -> np.ndarray:
+        """The fitted values :math:`\\langle w, x\\rangle + b` of the rows of ``X`` (shape (n,))."""
+        return self._check_X(X) @ self.coef_ + self.intercept_
 
 
 class KernelRidge(_KernelMixin, BatchRegressor):

@@ -15,7 +15,7 @@ import functools
 import jax
 import jax.numpy as jnp
 import numpy as np
-from sklearn.base import ClassifierMixin, clone
+from sklearn.base import ClassifierMixin, RegressorMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 from jaxlearn import core, multiclass
@@ -128,7 +128,13 @@ class _Reduction(ScoringClassifier):
 
     def _binary(self):
         estimator = LinearSVC() if self.estimator is None else self.estimator
-        if not (isinstance(estimator, JaxlearnEstimator) and hasattr(estimator, "_batch_learner")):
+        binary = (
+            isinstance(estimator, JaxlearnEstimator)
+            and hasattr(estimator, "_batch_learner")
+            # a multiclass learner needs the class count; a regressor has no classes
+            and not isinstance(estimator, (MulticlassClassifier, RegressorMixin))
+        )
+        if not binary:
             raise TypeError(
                 "expected `estimator` a jaxlearn binary batch estimator (e.g. jaxlearn.sklearn.LinearSVC()), "
                 f"got {type(estimator).__name__}"
