@@ -7,6 +7,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+import sklearn.linear_model
 from sklearn.datasets import load_breast_cancer, load_iris
 from sklearn.preprocessing import StandardScaler
 
@@ -118,6 +119,7 @@ ESTIMATORS = {
     "SGDClassifier-early-stopping": lambda: jsk.SGDClassifier(early_stopping=True, random_state=0),
     "Perceptron": lambda: jsk.Perceptron(random_state=0),
     "NearestCentroid": lambda: jsk.NearestCentroid(),
+    "RidgeClassifier": lambda: jsk.RidgeClassifier(),
 }
 
 
@@ -148,6 +150,17 @@ def test_a_padded_estimator_fits_as_its_rows_alone():
     )
     np.testing.assert_array_equal(alone.coef_, padded.coef_)
     np.testing.assert_array_equal(alone.intercept_, padded.intercept_)
+
+
+def test_a_padded_ridge_is_its_rows_alone_and_compiles_nothing_for_a_new_size():
+    X, y = load_iris(return_X_y=True)
+    jsk.Ridge().fit(X[:100], y[:100])  # bucket 112
+    with count_compilations() as compiled:
+        ridge = jsk.Ridge().fit(X[:107], y[:107])
+    assert compiled[0] == 0
+    theirs = sklearn.linear_model.Ridge().fit(X[:107], y[:107])
+    np.testing.assert_allclose(ridge.coef_, theirs.coef_, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(ridge.intercept_, theirs.intercept_, rtol=1e-4, atol=1e-5)
 
 
 def test_predictions_do_not_depend_on_the_bucket():

@@ -863,8 +863,9 @@ class _RidgeMixin:
     _parameter_constraints = {"alpha": core.POSITIVE}
 
     def _fit_weighted(self, X, Y, weights):
-        """One ridge regression per column of ``Y`` (n, t) with row weights ``weights``; sets ``params_``
-        (``w`` of shape (t, d [+ 1])), ``coef_`` and ``intercept_``."""
+        """One ridge regression per column of ``Y`` (n, t) with row weights ``weights``, on the rows
+        padded to their size bucket (weight 0: they take no part); sets ``params_`` (``w`` of shape
+        (t, d [+ 1])), ``coef_`` and ``intercept_``."""
         if not np.sum(weights) > 0:
             raise ValueError(
                 "expected `sample_weight` and `class_weight` to give some row a positive weight, "
@@ -872,7 +873,9 @@ class _RidgeMixin:
             )
         fit = jax.vmap(_fit_ridge_jit, in_axes=(None, None, None, None, 1, None))
         ridge, intercept = linear.ridge(self.alpha), bool(self.fit_intercept)
-        self.params_ = fit(ridge, intercept, self._key(), X, jnp.asarray(Y, X.dtype), weights)
+        size = bucket(X.shape[0])  # rows of weight 0 up to the size bucket: one program per bucket
+        X, Y, weights = (pad_rows(a, size) for a in (X, np.asarray(Y, X.dtype), weights))
+        self.params_ = fit(ridge, intercept, self._key(), X, Y, weights)
         w = np.asarray(self.params_.w)
         self.coef_ = w[:, :-1] if intercept else w
         self.intercept_ = w[:, -1] if intercept else np.zeros(w.shape[0], w.dtype)
