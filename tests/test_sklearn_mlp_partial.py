@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from sklearn.exceptions import ConvergenceWarning
 
 from jaxlearn.sklearn import MLPClassifier
 
@@ -15,9 +16,18 @@ def _blobs(seed=0, m=120):
 
 def test_loss_curve_one_entry_an_epoch_and_decreasing():
     X, y = _blobs()
+    # n_iter_no_change=max_iter: the stopping rule cannot end the run (scikit-learn's way to play
+    # every epoch); max_iter then does, with scikit-learn's ConvergenceWarning
     mlp = MLPClassifier(
-        (8,), max_iter=30, batch_size=40, learning_rate_init=0.05, random_state=0
-    ).fit(X, y)
+        (8,),
+        max_iter=30,
+        batch_size=40,
+        learning_rate_init=0.05,
+        random_state=0,
+        n_iter_no_change=30,
+    )
+    with pytest.warns(ConvergenceWarning, match="Maximum iterations"):
+        mlp.fit(X, y)
     assert len(mlp.loss_curve_) == mlp.n_iter_ == 30
     assert all(isinstance(v, float) for v in mlp.loss_curve_)
     assert mlp.loss_curve_[-1] < 0.5 * mlp.loss_curve_[0]

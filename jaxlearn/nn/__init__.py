@@ -8,7 +8,11 @@ from jaxlearn.nn._boolean import disjunction_neuron
 from jaxlearn.nn._classifier import MLPParams
 from jaxlearn.nn._classifier import mlp_classifier
 from jaxlearn.nn._epoch import mlp_epoch
+from jaxlearn.nn._fit import MLPFit
+from jaxlearn.nn._fit import mlp_fit
+from jaxlearn.nn._fit import scaled_adam
 from jaxlearn.nn._mlp import cross_entropy
+from jaxlearn.nn._mlp import glorot_init
 from jaxlearn.nn._mlp import identity
 from jaxlearn.nn._mlp import mlp_apply
 from jaxlearn.nn._mlp import mlp_init
@@ -22,6 +26,7 @@ from jaxlearn.nn._train import TrainHistory
 from jaxlearn.nn._train import train
 
 __all__ = [
+    "MLPFit",
     "MLPParams",
     "TrainHistory",
     "backprop",
@@ -30,12 +35,15 @@ __all__ = [
     "conjunction_neuron",
     "cross_entropy",
     "disjunction_neuron",
+    "glorot_init",
     "identity",
     "mlp_apply",
     "mlp_classifier",
     "mlp_epoch",
+    "mlp_fit",
     "mlp_init",
     "relu",
+    "scaled_adam",
     "sigmoid",
     "sign",
     "softmax",

@@ -105,28 +105,33 @@ def _optimizer(name, eta, weight_decay):
 
 @functools.partial(jax.jit, static_argnames=("optimizer", "batch_size", "activation"))
 def _epoch(key, layers, opt_state, X, y, eta, weight_decay, *, optimizer, batch_size, activation):
-    m = X.shape[0]
-    steps = -(-m // batch_size)
-    slots = jnp.arange(steps * batch_size, dtype=jnp.int32)
-    order = jax.random.permutation(key, m)[jnp.minimum(slots, m - 1)].reshape(steps, batch_size)
-    weights = (
-        (slots < m).astype(X.dtype).reshape(steps, batch_size)
-    )  # the last batch's padding: weight 0
-    opt = _optimizer(optimizer, eta, weight_decay)
-
     def batch_loss(p, rows, w):
         log_p = jax.nn.log_softmax(mlp_apply(p, X[rows], activation=activation))
         return -jnp.sum(w * picked_entries(log_p, y[rows])) / jnp.sum(w)
 
+    opt = _optimizer(optimizer, eta, weight_decay)
+    return one_pass(key, layers, opt_state, batch_loss, opt, m=X.shape[0], batch_size=batch_size)
+
+
+def one_pass(key, layers, opt_state, batch_loss, opt, *, m, batch_size, shuffle=True):
+    """One pass over ``m`` rows in batches of ``batch_size`` (a random permutation when ``shuffle``, the
+    last batch shorter): one ``opt`` step on ``batch_loss(params, rows, mask)`` per batch, in one
+    ``lax.scan``. ``mask`` is 1 on the batch's rows, 0 on the last batch's padding. Returns
+    ``(layers, opt_state, loss)``, ``loss`` the batch losses weighted by their rows, over ``m``."""
+    steps = -(-m // batch_size)
+    slots = jnp.arange(steps * batch_size, dtype=jnp.int32)
+    perm = jax.random.permutation(key, m) if shuffle else jnp.arange(m, dtype=jnp.int32)
+    order = perm[jnp.minimum(slots, m - 1)].reshape(steps, batch_size)
+    dtype = layers[0][0].dtype
+    masks = (slots < m).astype(dtype).reshape(steps, batch_size)  # the last batch's padding: 0
+
     def step(carry, batch):
         p, state = carry
         loss, grads = jax.value_and_grad(batch_loss)(p, *batch)
-        with jax.numpy_dtype_promotion(
-            "standard"
-        ):  # optax's internals are not strict-promotion clean
+        with jax.numpy_dtype_promotion("standard"):  # optax's internals are not strict-clean
             updates, state = opt.update(grads, state, p)
             p = optax.apply_updates(p, updates)
         return (p, state), loss * jnp.sum(batch[1])
 
-    (layers, opt_state), sums = jax.lax.scan(step, (layers, opt_state), (order, weights))
+    (layers, opt_state), sums = jax.lax.scan(step, (layers, opt_state), (order, masks))
     return layers, opt_state, jnp.sum(sums) / m

@@ -157,6 +157,50 @@ def mlp_init(
     return params
 
 
+def glorot_init(
+    key: Array, layer_sizes: Sequence[int], *, factor: ArrayLike = 6.0, dtype=None
+) -> Params:
+    r"""Glorot-uniform weights and biases, scikit-learn's ``MLPClassifier`` start (UML section 20.6).
+
+    .. math:: W_t \sim \mathcal U(-r_t, r_t)^{k_{t+1}\times k_t}, \quad
+        b_t \sim \mathcal U(-r_t, r_t)^{k_{t+1}}, \qquad r_t = \sqrt{\frac{c}{k_t + k_{t+1}}},
+
+    with :math:`c = 6` (Glorot and Bengio's bound for tanh and relu) or :math:`c = 2` (scikit-learn's
+    for the logistic sigmoid). Unlike :func:`mlp_init`'s, the biases are random too.
+
+    Args:
+      key: a PRNG key.
+      layer_sizes: :math:`(k_0, \dots, k_T)`, input width first, output width last (at least two ints >= 1).
+      factor: :math:`c > 0` (traced).
+      dtype: a float dtype (default: JAX's default float).
+
+    Returns:
+      ``[(W_0, b_0), ..., (W_{T-1}, b_{T-1})]``, ``W_t`` of shape ``(k_{t+1}, k_t)``.
+
+    Examples:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlearn import nn
+      >>> (W, b), = nn.glorot_init(jax.random.PRNGKey(0), [4, 2])
+      >>> bool(jnp.abs(W).max() <= 1.0 and jnp.abs(b).max() <= 1.0)  # r = sqrt(6 / 6)
+      True
+
+    References:
+      UML section 20.6 ("SGD for Neural Networks": initialise at random, close to 0);
+      Glorot and Bengio (2010), "Understanding the difficulty of training deep feedforward networks".
+    """
+    shapes = [(W.shape, b.shape) for W, b in jax.eval_shape(lambda: mlp_init(key, layer_sizes))]
+    POSITIVE.check("factor", factor)
+    dtype = check_dtype("dtype", dtype)
+    params = []
+    for (w_shape, b_shape), layer_key in zip(shapes, jax.random.split(key, len(shapes))):
+        bound = jnp.sqrt(jnp.asarray(factor, dtype) / (w_shape[0] + w_shape[1]))
+        w_key, b_key = jax.random.split(layer_key)
+        W = jax.random.uniform(w_key, w_shape, dtype, -1.0, 1.0) * bound
+        b = jax.random.uniform(b_key, b_shape, dtype, -1.0, 1.0) * bound
+        params.append((W, b))
+    return params
+
+
 def layer_sizes(params: Params) -> tuple[int, ...]:
     """:math:`(k_0, \\dots, k_T)` of a network's params."""
     return (params[0][0].shape[1],) + tuple(W.shape[0] for W, _ in params)

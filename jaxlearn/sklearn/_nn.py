@@ -1,51 +1,72 @@
-"""scikit-learn estimator for the multilayer perceptron: ``MLPClassifier`` (``jaxlearn.nn.mlp_classifier``).
+"""scikit-learn estimator for the multilayer perceptron: ``MLPClassifier`` (``jaxlearn.nn.mlp_fit``).
 
-The network is trained by minibatch SGD (Adam by default) on the softmax cross-entropy with weight
-decay, the whole run one compiled ``lax.scan``; jaxlearn keeps the iterate of smallest cross-entropy on
-a held-out ``validation_fraction`` of the sample (0: on the training sample), where scikit-learn keeps
-the last one.
+scikit-learn's training, as one compiled ``lax.while_loop`` over epochs: Glorot-uniform start, shuffled
+minibatch epochs of Adam (or SGD with momentum) on the weighted cross-entropy plus the L2 penalty,
+stopped once the epoch loss (with ``early_stopping``: the held-out accuracy) has not improved by
+``tol`` for more than ``n_iter_no_change`` epochs; the last iterate is kept (with ``early_stopping``:
+the best held-out one).
 """
 
 from __future__ import annotations
 
-import math
 import numbers
+import warnings
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import train_test_split
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from jaxlearn import core, nn
 from jaxlearn._checks import check_positive_int, warn_if_diverged
+from jaxlearn.sklearn._base import encode_classes, sample_weights
 from jaxlearn.sklearn._multiclass import ScoringClassifier
 
 __all__ = ["MLPClassifier"]
 
 #: scikit-learn's activation names.
 ACTIVATIONS = {"relu": nn.relu, "tanh": nn.tanh, "logistic": nn.sigmoid, "identity": nn.identity}
+#: The solvers jaxlearn runs (scikit-learn's "lbfgs" is not one).
+SOLVERS = ("adam", "sgd")
+#: [0, 1): Adam's decay rates.
+DECAY = core.Interval(0.0, 1.0, lo_closed=True)
 
 
 class MLPClassifier(ScoringClassifier):
-    r"""A multilayer perceptron classifier (``jaxlearn.nn.mlp_classifier``, UML 20.6 with a softmax output).
+    r"""A multilayer perceptron classifier, trained as scikit-learn's (``jaxlearn.nn.mlp_fit``; UML 20.6).
 
-    .. math:: \min_w \frac1m \sum_i -\log \mathrm{softmax}(h_w(x_i))_{y_i} + \frac\alpha2\|w\|^2
+    .. math:: \min_w \frac{\sum_i s_i\,(-\log \mathrm{softmax}(h_w(x_i))_{y_i})
+        + \frac\alpha2 \sum_t\|W_t\|^2}{\sum_i s_i}
 
-    ``predict_proba`` is the softmax of the logits, ``decision_function`` the logits ((n,) for two
-    classes: :math:`h_1 - h_0`). ``loss_curve_`` is the mean minibatch cross-entropy of each epoch
-    (without the weight-decay term), ``n_iter_`` its length, ``best_loss_`` its minimum;
-    :meth:`partial_fit` plays one more epoch (``nn.mlp_epoch``).
+    (per batch; two classes: one logistic output, as scikit-learn's). The weights and biases start
+    Glorot-uniform (``nn.glorot_init``); each epoch is a shuffled pass in batches of ``batch_size``;
+    training stops when the epoch loss has not improved by ``tol`` for more than ``n_iter_no_change``
+    epochs (``early_stopping``: the accuracy on a ``validation_fraction`` held out, and the
+    best iterate is restored), else after ``max_iter`` epochs with a ``ConvergenceWarning``.
+    ``loss_curve_`` holds each epoch's loss (penalty included), ``n_iter_`` its length, ``best_loss_``
+    its minimum (``None`` with ``early_stopping``, whose scores are ``validation_scores_`` and
+    ``best_validation_score_``). ``predict_proba`` is the softmax of the logits, ``decision_function``
+    the logits ((n,) for two classes). :meth:`partial_fit` plays one more epoch (``nn.mlp_epoch``).
 
     Args:
       hidden_layer_sizes: the hidden layer widths, e.g. ``(100,)`` or ``(64, 64)``.
       activation: ``"relu"``, ``"tanh"``, ``"logistic"`` or ``"identity"`` (of the hidden layers).
-      solver: ``"adam"`` or ``"sgd"`` (constant step size, the book's).
-      alpha: the weight decay :math:`\alpha \ge 0`.
+      solver: ``"adam"`` or ``"sgd"`` (constant step size; scikit-learn's ``"lbfgs"`` is refused).
+      alpha: the L2 penalty :math:`\alpha \ge 0` on the weight matrices.
       batch_size: examples per step; ``"auto"``: ``min(200, n_samples)``.
       learning_rate_init: the step size (> 0).
-      max_iter: the epochs: ``max_iter * ceil(n_samples / batch_size)`` steps in all.
-      validation_fraction: in [0, 1), the share held out to select the iterate (0: the training set).
-      random_state: seeds the initialisation, the split and the minibatches.
+      max_iter: the most epochs.
+      shuffle: a new permutation of the rows each epoch.
+      random_state: seeds the initialisation, the split and the permutations.
+      tol, n_iter_no_change: the stopping rule's tolerance and patience (epochs).
+      momentum, nesterovs_momentum: SGD's momentum in [0, 1] and whether it is Nesterov's.
+      early_stopping: hold out ``validation_fraction`` of the rows (stratified for two classes, as
+        scikit-learn) and stop on their accuracy.
+      validation_fraction: in [0, 1), the share held out (only with ``early_stopping``).
+      beta_1, beta_2, epsilon: Adam's decay rates in [0, 1) and its :math:`\epsilon > 0`.
 
     Example:
       >>> import numpy as np
@@ -60,7 +81,13 @@ class MLPClassifier(ScoringClassifier):
         "alpha": core.NON_NEGATIVE,
         "learning_rate_init": core.POSITIVE,
         "max_iter": core.POSITIVE_INT,
+        "tol": core.NON_NEGATIVE,
+        "n_iter_no_change": core.POSITIVE_INT,
+        "momentum": core.UNIT,
         "validation_fraction": core.Interval(0.0, 1.0, lo_closed=True),
+        "beta_1": DECAY,
+        "beta_2": DECAY,
+        "epsilon": core.POSITIVE,
     }
 
     def __init__(
@@ -73,8 +100,17 @@ class MLPClassifier(ScoringClassifier):
         batch_size="auto",
         learning_rate_init=1e-3,
         max_iter: int = 200,
-        validation_fraction=0.1,
+        shuffle: bool = True,
         random_state=None,
+        tol=1e-4,
+        momentum=0.9,
+        nesterovs_momentum: bool = True,
+        early_stopping: bool = False,
+        validation_fraction=0.1,
+        beta_1=0.9,
+        beta_2=0.999,
+        epsilon=1e-8,
+        n_iter_no_change: int = 10,
     ):
         self.hidden_layer_sizes = hidden_layer_sizes
         self.activation = activation
@@ -83,8 +119,17 @@ class MLPClassifier(ScoringClassifier):
         self.batch_size = batch_size
         self.learning_rate_init = learning_rate_init
         self.max_iter = max_iter
-        self.validation_fraction = validation_fraction
+        self.shuffle = shuffle
         self.random_state = random_state
+        self.tol = tol
+        self.momentum = momentum
+        self.nesterovs_momentum = nesterovs_momentum
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.beta_1 = beta_1
+        self.beta_2 = beta_2
+        self.epsilon = epsilon
+        self.n_iter_no_change = n_iter_no_change
 
     def _batch(self, n_samples: int) -> int:
         if isinstance(self.batch_size, str) and self.batch_size == "auto":
@@ -95,41 +140,127 @@ class MLPClassifier(ScoringClassifier):
             )
         return min(check_positive_int("batch_size", self.batch_size), n_samples)
 
-    def _batch_learner(self, X, n_classes):
-        if self.activation not in ACTIVATIONS:
+    def _activation(self):
+        if not isinstance(self.activation, str) or self.activation not in ACTIVATIONS:
             raise ValueError(
                 f"expected `activation` one of {tuple(ACTIVATIONS)}, got {self.activation!r}"
             )
-        if X is None:  # after fit: only the network's shape and activation matter to predict
-            steps, batch, epoch = 1, 1, 1
-        else:
-            batch = self._batch(X.shape[0])
-            epochs = check_positive_int("max_iter", self.max_iter)
-            epoch = math.ceil(X.shape[0] / batch)  # steps an epoch: one loss_curve_ entry each
-            steps = epochs * epoch
+        return ACTIVATIONS[self.activation]
+
+    def _check_solver(self) -> None:
+        if not isinstance(self.solver, str) or self.solver not in SOLVERS:
+            raise ValueError(
+                f"expected `solver` one of {SOLVERS}, got {self.solver!r} (scikit-learn's 'lbfgs' "
+                "is not supported)"
+            )
+
+    def _sizes(self, n_features: int, n_classes: int) -> list:
+        hidden = np.atleast_1d(self.hidden_layer_sizes).tolist()
+        return [int(n_features), *(int(h) for h in hidden), int(n_classes)]
+
+    def _start(self, key, n_features: int, n_outputs: int, dtype):
+        """scikit-learn's Glorot-uniform start (factor 2 for the logistic activation, else 6)."""
+        factor = 2.0 if self.activation == "logistic" else 6.0
+        return nn.glorot_init(key, self._sizes(n_features, n_outputs), factor=factor, dtype=dtype)
+
+    def _batch_learner(self, X, n_classes):
+        """The learner whose ``predict``/``decision_function`` read ``params_`` (after fit)."""
         return nn.mlp_classifier(
             self.hidden_layer_sizes,
-            steps=steps,
+            steps=1,
             num_classes=n_classes,
-            eta=self.learning_rate_init,
-            optimizer=self.solver,
-            batch_size=batch,
-            weight_decay=self.alpha,
-            activation=ACTIVATIONS[self.activation],
-            validation_fraction=self.validation_fraction,
-            eval_every=epoch,
+            activation=self._activation(),
+            validation_fraction=0.0,
         )
 
-    def fit(self, X, y):
-        """Train on ``X`` (n, d) and labels ``y`` (two or more values); warns if training diverged.
+    def fit(self, X, y, sample_weight=None):
+        """Train on ``X`` (n, d) and labels ``y`` (two or more values), rows weighted by
+        ``sample_weight`` (default all 1); warns if training diverged, or (``ConvergenceWarning``) if
+        ``max_iter`` epochs ended it.
 
         Returns:
           self.
         """
-        super().fit(X, y)
-        self._record(np.asarray(self.params_.loss_curve).tolist())
+        X, y = self._validate(X, y, reset=True)
+        index = encode_classes(self, y)
+        activation = self._activation()
+        self._check_solver()
+        weights = None if sample_weight is None else sample_weights(sample_weight, X)
+        n_classes = self.classes_.size
+        init_key, fit_key = jax.random.split(self._key())
+        layers = self._start(init_key, X.shape[1], 1 if n_classes == 2 else n_classes, X.dtype)
+        validation = None
+        if self.early_stopping:
+            train, held = train_test_split(
+                np.arange(X.shape[0]),
+                test_size=self.validation_fraction,
+                random_state=check_random_state(self.random_state),
+                # scikit-learn stratifies two classes only (one output): the same split for a seed
+                stratify=index if n_classes == 2 else None,
+            )
+            if held.size < 2:
+                raise ValueError(
+                    "The validation set is too small: increase `validation_fraction` or the sample"
+                )
+            validation = (X[held], index[held]) + (() if weights is None else (weights[held],))
+            X, index = X[train], index[train]
+            weights = None if weights is None else weights[train]
+        result = nn.mlp_fit(
+            fit_key,
+            layers,
+            X,
+            index,
+            sample_weight=weights,
+            validation=validation,
+            eta=self.learning_rate_init,
+            alpha=self.alpha,
+            optimizer=self.solver,
+            batch_size=self._batch(X.shape[0]),
+            activation=activation,
+            max_epochs=self.max_iter,
+            tol=self.tol,
+            n_iter_no_change=self.n_iter_no_change,
+            shuffle=self.shuffle,
+            beta_1=self.beta_1,
+            beta_2=self.beta_2,
+            epsilon=self.epsilon,
+            momentum=self.momentum,
+            nesterov=self.nesterovs_momentum,
+        )
+        n = int(result.n_epochs)
+        curve = np.asarray(result.loss_curve)[:n]
+        layers = result.layers
+        if n_classes == 2:  # one logit z is the logits (0, z)
+            (W, b) = layers[-1]
+            layers = [
+                *layers[:-1],
+                (jnp.concatenate([jnp.zeros_like(W), W]), jnp.concatenate([jnp.zeros_like(b), b])),
+            ]
+        scores = None if validation is None else np.asarray(result.validation_scores)[:n]
+        kept = n if scores is None else int(np.argmax(scores)) + 1
+        self.params_ = nn.MLPParams(
+            layers,
+            jnp.asarray(kept, jnp.int32),
+            result.diverged,
+            jnp.asarray(curve),
+            None if scores is None else jnp.asarray(scores),
+        )
+        self._record(curve)
         self._partial_state = None
+        if self.early_stopping:
+            self.best_loss_ = None
+            self.validation_scores_ = [float(v) for v in scores]
+            self.best_validation_score_ = float(np.max(scores))
+        else:
+            self.validation_scores_ = self.best_validation_score_ = None
         warn_if_diverged(self.params_, "MLPClassifier training")
+        if n == self.max_iter and not bool(result.converged) and not bool(result.diverged):
+            warnings.warn(
+                f"Stochastic Optimizer: Maximum iterations ({self.max_iter}) reached and the "
+                "optimization hasn't converged yet.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
         return self
 
     def _record(self, losses) -> None:
@@ -144,11 +275,16 @@ class MLPClassifier(ScoringClassifier):
         """One epoch over ``(X, y)`` in shuffled minibatches, from the network fitted so far (scikit-learn's
         ``partial_fit``): ``classes`` (every label ``y`` may take) is required on the first call. Each call
         appends its epoch's mean cross-entropy to ``loss_curve_``; the optimiser state carries over
-        between calls (a call after :meth:`fit` starts a fresh one from the fitted network).
+        between calls (a call after :meth:`fit` starts a fresh one from the fitted network). The first
+        call starts Glorot-uniform with one output per class. Unlike :meth:`fit`, an epoch here is
+        :func:`jaxlearn.nn.mlp_epoch`'s: weight decay ``alpha`` on every parameter, plain SGD for
+        ``"sgd"`` (no momentum), optax's Adam; ``early_stopping=True`` is refused, as scikit-learn does.
 
         Returns:
           self.
         """
+        if self.early_stopping:
+            raise ValueError("partial_fit does not support early_stopping=True")
         first = not hasattr(self, "classes_")
         if first and classes is None:
             raise ValueError(
@@ -175,23 +311,13 @@ class MLPClassifier(ScoringClassifier):
             raise ValueError(
                 f"expected `y` in `classes` {self.classes_.tolist()}, found {y[unknown][0]!r}"
             )
-        if self.activation not in ACTIVATIONS:
-            raise ValueError(
-                f"expected `activation` one of {tuple(ACTIVATIONS)}, got {self.activation!r}"
-            )
+        activation = self._activation()
+        self._check_solver()
         key = self._key()
         if first:
             init_key, key = jax.random.split(key)
-            sizes = (
-                X.shape[1],
-                *np.atleast_1d(self.hidden_layer_sizes).tolist(),
-                self.classes_.size,
-            )
-            layers, state, losses = (
-                nn.mlp_init(init_key, [int(s) for s in sizes], dtype=X.dtype),
-                None,
-                [],
-            )
+            layers = self._start(init_key, X.shape[1], self.classes_.size, X.dtype)
+            state, losses = None, []
         else:
             check_is_fitted(self)
             layers, state, losses = (
@@ -210,10 +336,11 @@ class MLPClassifier(ScoringClassifier):
             weight_decay=self.alpha,
             optimizer=self.solver,
             batch_size=self._batch(X.shape[0]),
-            activation=ACTIVATIONS[self.activation],
+            activation=activation,
         )
         self._partial_state = state
         self._record([*losses, float(loss)])
+        self.validation_scores_ = self.best_validation_score_ = None
         steps = jnp.asarray(self.n_iter_, jnp.int32)
         self.params_ = nn.MLPParams(
             layers, steps, ~jnp.isfinite(loss), jnp.asarray(self.loss_curve_)
