@@ -86,6 +86,10 @@ BAD = {
     "power_t": [-1.0, math.nan],
     "n_iter_no_change": [0, 1.5],
     "intercept_scaling": [0.0, -1.0, math.nan],
+    "beta_1": [-0.1, 1.0, math.nan],
+    "beta_2": [-0.1, 1.0, math.nan],
+    "epsilon": [0.0, -1.0, math.nan],
+    "momentum": [-0.1, 1.5, math.nan],
 }
 #: Parameters that are not numeric hyperparameters.
 NOT_NUMERIC = {"random_state", "hidden_layer_sizes", "estimator", "class_weight", "penalty"}
@@ -101,6 +105,7 @@ VALID = {("SGDClassifier", "tol", 0.0), ("Perceptron", "tol", 0.0), ("Perceptron
 VALID |= {
     ("LogisticRegression", "tol", 0.0)
 }  # tol >= 0 as scikit-learn: 0 runs max_iter iterations
+VALID |= {("MLPClassifier", "tol", 0.0)}  # as scikit-learn's: tol >= 0
 VALID |= {("SVC", "max_iter", -1)}  # as scikit-learn's: no limit (libsvm's own cap)
 WITH = {("SGDClassifier", "eta0"): {"learning_rate": "constant"}}
 

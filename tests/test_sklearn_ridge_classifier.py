@@ -81,3 +81,22 @@ def test_zero_weights_are_left_out_and_an_all_zero_weighting_is_refused():
         RidgeClassifier().fit(X, y, sample_weight=np.zeros(len(y)))
     with pytest.raises(ValueError, match="class_weight"):
         RidgeClassifier(class_weight={0: 0.0, 1: 0.0, 2: 0.0}).fit(X, y)
+
+
+def test_ridge_fits_several_targets_at_once_and_names_the_solvers_it_offers():
+    import jax
+    from sklearn.linear_model import Ridge as TheirRidge
+
+    from jaxlearn.sklearn import Ridge
+
+    X = np.random.default_rng(2).normal(size=(40, 5))
+    Y = X @ np.random.default_rng(3).normal(size=(5, 3)) + 1.0
+    with jax.enable_x64(True):
+        ours = Ridge(alpha=0.5, solver="svd").fit(X, Y)
+        predictions = ours.predict(X)
+    theirs = TheirRidge(alpha=0.5, solver="svd").fit(X, Y)
+    assert ours.coef_.shape == (3, 5) and ours.intercept_.shape == (3,)
+    np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-9)
+    np.testing.assert_allclose(predictions, theirs.predict(X), rtol=1e-9)
+    with pytest.raises(ValueError, match="solver.*'sag'"):
+        Ridge(solver="sag").fit(X, Y[:, 0])

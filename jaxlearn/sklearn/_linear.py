@@ -20,7 +20,7 @@ from jax.tree_util import Partial
 from sklearn.base import ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.class_weight import compute_class_weight
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from jaxlearn import core, linear, multiclass
 from jaxlearn._buckets import bucket, on_bucket_rows, pad_rows
@@ -861,6 +861,16 @@ class _RidgeMixin:
     penalised), ``sample_weight``, and ``coef_`` / ``intercept_`` as scikit-learn's."""
 
     _parameter_constraints = {"alpha": core.POSITIVE}
+    #: scikit-learn's direct solvers: each gives the closed form (solved here by Cholesky).
+    _SOLVERS = ("auto", "cholesky", "svd")
+
+    def _check_params(self):
+        if self.solver not in self._SOLVERS:
+            raise InvalidParameterError(
+                f"{type(self).__name__}: expected `solver` one of {self._SOLVERS} (the closed form), "
+                f"got {self.solver!r}: scikit-learn's iterative solvers are not offered"
+            )
+        super()._check_params()
 
     def _fit_weighted(self, X, Y, weights):
         """One ridge regression per column of ``Y`` (n, t) with row weights ``weights``, on the rows
@@ -902,6 +912,7 @@ class RidgeClassifier(_RidgeMixin, BatchBinaryClassifier):
       fit_intercept: fit the intercept :math:`b` (not penalised: the rows are centred at their
         weighted means).
       class_weight: ``None``, ``"balanced"`` or ``{label: weight}``, as scikit-learn's.
+      solver: ``"auto"``, ``"cholesky"`` or ``"svd"`` (all the closed form), as :class:`Ridge`.
 
     Attributes:
       params_: :class:`~jaxlearn.linear.RidgeParams` (the intercept last in ``w``); coef_ (d,) for two
@@ -915,10 +926,11 @@ class RidgeClassifier(_RidgeMixin, BatchBinaryClassifier):
       [1, 1, 0, 0]
     """
 
-    def __init__(self, alpha=1.0, *, fit_intercept=True, class_weight=None):
+    def __init__(self, alpha=1.0, *, fit_intercept=True, class_weight=None, solver="auto"):
         self.alpha = alpha
         self.fit_intercept = fit_intercept
         self.class_weight = class_weight
+        self.solver = solver
 
     def fit(self, X, y, sample_weight=None):
         """Fit on ``X`` of shape (n, d) and labels ``y`` (any values; one regression per class past two).
@@ -965,10 +977,13 @@ class Ridge(_RidgeMixin, BatchRegressor):
         (scikit-learn's ``alpha``; :math:`c_i` the row's ``sample_weight``).
       fit_intercept: fit the intercept :math:`b` (not penalised: the rows are centred at their
         weighted means).
+      solver: ``"auto"``, ``"cholesky"`` or ``"svd"``: scikit-learn's direct solvers, which all give
+        the closed form (solved here by Cholesky); its iterative ones are not offered.
 
     Attributes:
-      params_: :class:`~jaxlearn.linear.RidgeParams` (``w`` of shape (1, d [+ 1]), the intercept last
-      when ``fit_intercept``); coef_ (d,); intercept_ (a float).
+      params_: :class:`~jaxlearn.linear.RidgeParams` (``w`` of shape (t, d [+ 1]), one row per target,
+      the intercept last when ``fit_intercept``); coef_ (d,) or (t, d) for ``y`` of shape (n, t);
+      intercept_ (a float or (t,)).
 
     Example:
       >>> import numpy as np
@@ -977,24 +992,35 @@ class Ridge(_RidgeMixin, BatchRegressor):
       [6.0]
     """
 
-    def __init__(self, alpha=1.0, *, fit_intercept=True):
+    def __init__(self, alpha=1.0, *, fit_intercept=True, solver="auto"):
         self.alpha = alpha
         self.fit_intercept = fit_intercept
+        self.solver = solver
 
     def fit(self, X, y, sample_weight=None):
-        """Fit on ``X`` of shape (n, d) and real targets ``y`` of shape (n,).
+        """Fit on ``X`` of shape (n, d) and real targets ``y`` of shape (n,) or (n, t).
 
         Returns:
           self.
         """
-        X, y = self._validate(X, y, reset=True, y_numeric=True)
-        self._fit_weighted(X, np.asarray(y)[:, None], sample_weights(sample_weight, X))
-        self.coef_, self.intercept_ = self.coef_[0], float(self.intercept_[0])
+        self._check_params()
+        X, y = validate_data(
+            self, X, y, dtype=float_dtype(), y_numeric=True, multi_output=True, reset=True
+        )
+        y = np.asarray(y, X.dtype)
+        self._fit_weighted(X, y.reshape(len(y), -1), sample_weights(sample_weight, X))
+        if y.ndim == 1:
+            self.coef_, self.intercept_ = self.coef_[0], float(self.intercept_[0])
         return self
 
     def predict(self, X) -> np.ndarray:
-        """The fitted values :math:`\\langle w, x\\rangle + b` of the rows of ``X`` (shape (n,))."""
-        return self._check_X(X) @ self.coef_ + self.intercept_
+        """The fitted values :math:`\\langle w, x\\rangle + b` of the rows of ``X``: (n,) or (n, t)."""
+        return self._check_X(X) @ self.coef_.T + self.intercept_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags
 
 
 class KernelRidge(_KernelMixin, BatchRegressor):
