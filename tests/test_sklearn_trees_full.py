@@ -59,3 +59,24 @@ def test_library_trees_single_class_and_traced_unlimited_depth():
         assert learner.predict(learner.fit(key, X, y), X).tolist() == [0] * 6
     with pytest.raises(ValueError, match="max_depth"):
         jax.jit(lambda X, y: trees.decision_tree(None, num_classes=2).fit(key, X, y))(X, y)
+
+
+def test_random_state_orders_the_features_that_break_ties():
+    """Two copies of one informative feature tie at every split: the seed decides which one the tree
+    uses, and the tree is the tree grown on the permuted columns, named back in the input's order."""
+    rng = np.random.default_rng(0)
+    signal = rng.normal(size=60)
+    X = np.column_stack([signal, signal, rng.normal(size=60)])
+    y = (signal > 0.3).astype(int)
+    assert DecisionTreeClassifier().fit(X, y).feature_importances_[0] == 1.0  # None: X's own order
+    used = set()
+    for seed in range(6):
+        tree = DecisionTreeClassifier(random_state=seed).fit(X, y)
+        importances = tree.feature_importances_
+        used.add(int(np.argmax(importances)))
+        order = np.random.RandomState(seed).permutation(3)
+        plain = DecisionTreeClassifier().fit(X[:, order], y)
+        np.testing.assert_array_equal(importances[order], plain.feature_importances_)
+        np.testing.assert_array_equal(tree.predict(X), plain.predict(X[:, order]))
+        np.testing.assert_array_equal(tree.apply(X), plain.apply(X[:, order]))
+    assert used == {0, 1}

@@ -15,6 +15,7 @@ import numbers
 import jax
 import jax.numpy as jnp
 import numpy as np
+from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
@@ -89,10 +90,12 @@ class _TreeEstimator(MulticlassClassifier):
         check_classification_targets(y)
         self.classes_, index = np.unique(y, return_inverse=True)
         learner = self._batch_learner(X, self.classes_.size)
-        self.params_ = learner.fit(
-            self._fit_key(), X, index.astype(np.int32)
-        )  # eager: max_depth=None reads X
+        self.params_ = self._grow(learner, X, index.astype(np.int32))
         return self
+
+    def _grow(self, learner, X, index):
+        """The learner's params on the validated sample (eager: ``max_depth=None`` reads ``X``)."""
+        return learner.fit(self._fit_key(), X, index)
 
     @property
     def feature_importances_(self) -> np.ndarray:
@@ -110,10 +113,11 @@ class _TreeEstimator(MulticlassClassifier):
 class DecisionTreeClassifier(_TreeEstimator):
     r"""A decision tree (``jaxlearn.trees.decision_tree``: ID3 with mid-point threshold splits, UML 18.2).
 
-    Each node splits on the feature and threshold of largest impurity decrease (ties: the lowest
-    feature, then the lowest threshold; scikit-learn draws a random feature order, so the two agree
-    wherever no two splits tie). ``predict_proba`` is the class frequencies of the training examples
-    in the leaf; ``feature_importances_`` the normalised mean decrease in impurity, as scikit-learn.
+    Each node splits on the feature and threshold of largest impurity decrease. Ties go to the first
+    feature in an order drawn from ``random_state`` (``None``: the features' own order), then to the
+    lowest threshold; scikit-learn draws a new order at every node, so the two agree wherever no two
+    splits tie. ``predict_proba`` is the class frequencies of the training examples in the leaf;
+    ``feature_importances_`` the normalised mean decrease in impurity, as scikit-learn.
 
     Args:
       criterion: ``"gini"``, ``"entropy"`` (or ``"log_loss"``) or ``"train_error"`` (the book's).
@@ -122,6 +126,8 @@ class DecisionTreeClassifier(_TreeEstimator):
         fraction of ``n_samples`` in (0, 1].
       min_samples_leaf: the fewest training examples a leaf may hold (>= 1).
       max_bins: ``None`` (exact thresholds) or quantile bins per feature (>= 2) for large samples.
+      random_state: draws the order of the features that breaks ties between equally good splits
+        (``None``, an int or a ``RandomState``; ``None``: the features' own order).
 
     Example:
       >>> import numpy as np
@@ -140,15 +146,31 @@ class DecisionTreeClassifier(_TreeEstimator):
         min_samples_split=2,
         min_samples_leaf: int = 1,
         max_bins=None,
+        random_state=None,
     ):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
         self.max_bins = max_bins
+        self.random_state = random_state
 
     def _fit_key(self):
-        return None  # deterministic
+        return None  # the tree draws nothing: its tie order is a permutation of the columns
+
+    def _grow(self, learner, X, index):
+        """The tree grown on the columns of ``X`` in the order drawn from ``random_state`` (ties go to
+        the first), its features named back in ``X``'s own order."""
+        if self.random_state is None:
+            return super()._grow(learner, X, index)
+        order = check_random_state(self.random_state).permutation(X.shape[1])
+        params = super()._grow(learner, X[:, order], index)
+        importances = np.empty_like(np.asarray(params.feature_importances))
+        importances[order] = np.asarray(params.feature_importances)
+        return params._replace(
+            feature=jnp.where(params.is_leaf, 0, jnp.asarray(order, jnp.int32)[params.feature]),
+            feature_importances=jnp.asarray(importances),
+        )
 
     def _batch_learner(self, X, n_classes):
         return trees.decision_tree(
