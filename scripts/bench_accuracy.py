@@ -120,6 +120,10 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--points", type=float, default=1.0, help="the allowed shortfall, in points"
     )
+    parser.add_argument("--data", nargs="*", help="data set names (default: all)")
+    parser.add_argument(
+        "--features", choices=("raw", "scaled"), help="only raw or only standardised features"
+    )
     args = parser.parse_args(argv)
 
     rows, short = [], 0
@@ -134,9 +138,13 @@ def main(argv=None) -> int:
         scoring = "r2" if regressor else "accuracy"
         seeds = list(range(args.seeds)) if randomized else [None]
         for data_name, load in sets.items():
+            if args.data and data_name not in args.data:
+                continue
             X, y = load(return_X_y=True)
             X = X.astype(np.float32)
             for scaled in (False, True):
+                if args.features and args.features != ("scaled" if scaled else "raw"):
+                    continue
                 start = time.perf_counter()
                 try:
                     mine, mine_spread = _score(ours, X, y, scaled, seeds, scoring)
