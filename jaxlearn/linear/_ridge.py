@@ -11,16 +11,25 @@ from typing import NamedTuple, Optional
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.scipy.linalg import cho_factor, cho_solve
 from jax.typing import ArrayLike
 
 from jaxlearn._checks import check_positive_int, check_sample
+from jaxlearn._lbfgs import check_sample_weight
 from jaxlearn._shared import as_float, float_dtype
 from jaxlearn.core import POSITIVE, POSITIVE_INT, BatchLearner, learner_factory, loadable
 from jaxlearn.kernels import Kernel, as_tree, check_kernel, expansion, gram
 from jaxlearn.linear._common import as_support_dtype, check_instances, kernel_example
+from jaxlearn.linear._logistic import weights_of
 
 _check_regression_sample = functools.partial(check_sample, labels=None)
+
+
+def _check_weighted_regression_sample(X, y, sample_weight=None):
+    _check_regression_sample(X, y)
+    check_sample_weight(sample_weight, np.shape(X)[0])
+
 
 Array = jax.Array
 
@@ -132,7 +141,11 @@ def kernel_ridge(
         \alpha^* = (G + 2\lambda m I)^{-1} y, \qquad h(x) = \sum_i \alpha^*_i K(x_i, x),
 
     by the representer theorem (UML (16.8)-(16.9)); :math:`G + 2\lambda m I` is solved by Cholesky. The Gram
-    matrix has :math:`m^2` entries; ``batch_size`` bounds the kernel's intermediates.
+    matrix has :math:`m^2` entries; ``batch_size`` bounds the kernel's intermediates. With example
+    weights :math:`s_i` (``fit(key, X, y, sample_weight)``) the loss is the weighted average
+    :math:`\frac{1}{2S}\sum_i s_i(\cdot)^2`, :math:`S = \sum_i s_i`, and
+    :math:`\alpha^* = D(DGD + 2\lambda S I)^{-1}Dy` with :math:`D = \mathrm{diag}(\sqrt{s})`: a row of
+    weight 0 takes no part.
 
     Args:
       kernel: ``k(x, z) -> scalar`` (:mod:`jaxlearn.kernels`); its numeric parameters are traced.
@@ -157,27 +170,31 @@ def kernel_ridge(
     if batch_size is not None:
         batch_size = check_positive_int("batch_size", batch_size)
 
-    def fit(key, X, y):
+    def fit(key, X, y, sample_weight=None):
         check_kernel(kernel, kernel_example(X))
-        return _kernel_ridge_fit(
-            kernel, *as_float(X, y), lam, batch_size
-        )  # promoted before the kernel
+        X, y = as_float(X, y)  # promoted before the kernel
+        weights = weights_of(sample_weight, X.shape[0], float_dtype(X))
+        return _kernel_ridge_fit(kernel, X, y, weights, lam, batch_size)
 
     def predict(params, X):
         return _kernel_scores(
             kernel, params.support, params.alpha, as_support_dtype(params, X), batch_size
         )
 
-    return BatchLearner(fit, predict, check=_check_regression_sample)
+    return BatchLearner(fit, predict, check=_check_weighted_regression_sample)
 
 
-@functools.partial(jax.jit, static_argnums=(4,))
-def _kernel_ridge_fit(kernel, X, y, lam, batch_size):
+@functools.partial(jax.jit, static_argnums=(5,))
+def _kernel_ridge_fit(kernel, X, y, weights, lam, batch_size):
     dtype = float_dtype(X)
-    m = X.shape[0]
     G = gram(kernel, X, batch_size=batch_size).astype(dtype)
-    ridge_term = 2 * jnp.asarray(lam).astype(dtype) * m
-    alpha = _solve_pd(G + ridge_term * jnp.eye(m, dtype=dtype), y)
+    root = jnp.sqrt(weights)
+    ridge_term = 2 * jnp.asarray(lam).astype(dtype) * jnp.sum(weights)
+    G = root[:, None] * G * root[None, :]
+    # a row of weight 0 is a row and column of zeros: 1 on its diagonal keeps the system regular
+    # whatever the ridge term, and leaves the other rows' solution as it is
+    diagonal = ridge_term + (weights == 0).astype(dtype)
+    alpha = root * _solve_pd(G + jnp.diag(diagonal), root * y)
     return KernelRidgeParams(support=X, alpha=alpha)
 
 

@@ -1027,11 +1027,13 @@ class KernelRidge(_KernelMixin, BatchRegressor):
     """Kernel ridge regression in closed form (:func:`jaxlearn.linear.kernel_ridge`).
 
     scikit-learn's ``alpha`` (:math:`\\alpha^* = (K + \\alpha I)^{-1} y`) is UML's
-    :math:`\\lambda = \\alpha/(2m)`; kernels and their defaults as scikit-learn's ``KernelRidge``
-    (``gamma=None``: :math:`1/d`).
+    :math:`\\lambda = \\alpha/(2m)` (:math:`\\alpha / (2 \\sum_i s_i)` with ``sample_weight``
+    :math:`s`); kernels and their defaults as scikit-learn's ``KernelRidge`` (``gamma=None``:
+    :math:`1/d`). The rows are padded to their size bucket with weight 0 (they take no part).
 
     Attributes:
-      params_: :class:`~jaxlearn.linear.KernelRidgeParams`; gamma_; n_samples_fit_.
+      params_: :class:`~jaxlearn.linear.KernelRidgeParams` (the padding rows have coefficient 0);
+      gamma_; n_samples_fit_.
 
     Example:
       >>> import numpy as np
@@ -1061,5 +1063,25 @@ class KernelRidge(_KernelMixin, BatchRegressor):
 
     def _batch_learner(self, X=None):
         core.POSITIVE.check("alpha", self.alpha)
-        lam = float(self.alpha) * self.x_scale_**2 / (2 * self.n_samples_fit_)
+        total = getattr(self, "weight_total_", self.n_samples_fit_)
+        lam = float(self.alpha) * self.x_scale_**2 / (2 * total)
         return linear.kernel_ridge(self._kernel(), lam)
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit on ``X`` of shape (n, d) and real targets ``y`` of shape (n,).
+
+        Returns:
+          self.
+        """
+        X, y = self._validate(X, y, reset=True, y_numeric=True)
+        weights = sample_weights(sample_weight, X)
+        self.weight_total_ = float(np.sum(weights))
+        self._prepare(X)
+        size = bucket(X.shape[0])
+        self.params_ = self._batch_learner(X).fit(
+            self._key(),
+            pad_rows(self._scaled(X), size),
+            pad_rows(np.asarray(y, X.dtype), size),
+            pad_rows(weights, size),
+        )
+        return self

@@ -1,5 +1,6 @@
-"""RidgeClassifier and Ridge as scikit-learn's: one ridge regression of each class's
-{-1, +1} indicator (one vmapped program), the largest fitted value is the class."""
+"""Ridge, RidgeClassifier and KernelRidge as scikit-learn's: the intercept not penalised, example and
+class weights, several targets; RidgeClassifier is one ridge regression of each class's {-1, +1}
+indicator (one vmapped program), the largest fitted value is the class."""
 
 from __future__ import annotations
 
@@ -100,3 +101,40 @@ def test_ridge_fits_several_targets_at_once_and_names_the_solvers_it_offers():
     np.testing.assert_allclose(predictions, theirs.predict(X), rtol=1e-9)
     with pytest.raises(ValueError, match="solver.*'sag'"):
         Ridge(solver="sag").fit(X, Y[:, 0])
+
+
+@pytest.mark.parametrize("kernel", [{"kernel": "rbf", "gamma": 0.3}, {"kernel": "linear"}])
+def test_kernel_ridge_with_weights_agrees_with_scikit_learn_in_float64(kernel):
+    import jax
+    from sklearn.kernel_ridge import KernelRidge as TheirKernelRidge
+
+    from jaxlearn.sklearn import KernelRidge
+
+    X, y = datasets.load_diabetes(return_X_y=True)
+    X, y = X[:150], y[:150]
+    weights = np.random.default_rng(4).uniform(0.0, 2.0, size=len(y))
+    with jax.enable_x64(True):
+        ours = KernelRidge(alpha=0.7, **kernel).fit(X, y, sample_weight=weights)
+        predictions = ours.predict(X)
+    theirs = TheirKernelRidge(alpha=0.7, **kernel).fit(X, y, sample_weight=weights)
+    np.testing.assert_allclose(predictions, theirs.predict(X), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(ours.params_.alpha[: len(y)], theirs.dual_coef_, rtol=1e-8)
+    assert not np.any(ours.params_.alpha[len(y) :])  # the padding rows: coefficient 0
+
+
+def test_kernel_ridge_pads_to_its_bucket_and_leaves_out_weight_zero():
+    from jaxlearn.sklearn import KernelRidge
+    from tests.harness import count_compilations
+
+    X, y = datasets.load_diabetes(return_X_y=True)
+    X, y = X.astype(np.float32), y.astype(np.float32)
+    KernelRidge(kernel="rbf").fit(X[:100], y[:100]).predict(X[:100])  # bucket 112
+    with count_compilations() as compiled:
+        ours = KernelRidge(kernel="rbf").fit(X[:107], y[:107])
+        ours.predict(X[:107])
+    assert compiled[0] == 0
+    kept = KernelRidge(kernel="rbf").fit(
+        X[:107], y[:107], sample_weight=np.r_[np.ones(100), np.zeros(7)]
+    )
+    alone = KernelRidge(kernel="rbf").fit(X[:100], y[:100])
+    np.testing.assert_allclose(kept.predict(X[100:120]), alone.predict(X[100:120]), rtol=1e-4)
