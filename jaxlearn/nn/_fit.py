@@ -14,6 +14,7 @@ from jax.typing import ArrayLike
 
 from jaxlearn import core
 from jaxlearn._checks import check_multiclass_sample, check_width
+from jaxlearn._lbfgs import check_sample_weight
 from jaxlearn.nn._epoch import one_pass
 from jaxlearn.nn._mlp import Activation, Params, mlp_apply, relu
 from jaxlearn.nn._train import picked_entries
@@ -139,9 +140,8 @@ def mlp_fit(
     check_width("X", X, layers[0][0].shape[1])
     dtype = layers[0][0].dtype
     m = X.shape[0]
+    check_sample_weight(sample_weight, m)
     weights = jnp.ones(m, dtype) if sample_weight is None else jnp.asarray(sample_weight, dtype)
-    if weights.shape != (m,):
-        raise ValueError(f"expected `sample_weight` of shape ({m},), got {weights.shape}")
     if validation is not None:
         if not isinstance(validation, tuple) or len(validation) not in (2, 3):
             raise TypeError("expected `validation` a tuple (X_val, y_val) or (X_val, y_val, w_val)")
@@ -182,7 +182,27 @@ def scaled_adam(eta, beta_1, beta_2, epsilon) -> optax.GradientTransformation:
     r"""Adam as scikit-learn writes it: the bias corrections fold into the step size,
     :math:`\eta_t = \eta\sqrt{1 - \beta_2^t}/(1 - \beta_1^t)`, and the update is
     :math:`-\eta_t\, m_t/(\sqrt{v_t} + \epsilon)` (``optax.adam`` adds :math:`\epsilon` to the corrected
-    :math:`\sqrt{\hat v_t}` instead)."""
+    :math:`\sqrt{\hat v_t}` instead).
+
+    Args:
+      eta: the step size (> 0); beta_1, beta_2: the moment decays, in [0, 1); epsilon: > 0 (traced;
+        checked when concrete).
+
+    Examples:
+      >>> import jax.numpy as jnp
+      >>> from jaxlearn import nn
+      >>> opt = nn.scaled_adam(0.1, 0.9, 0.999, 1e-8)
+      >>> updates, _ = opt.update(jnp.array([2.0]), opt.init(jnp.zeros(1)))
+      >>> round(float(updates[0]), 4)  # the first step is -eta sign(g)
+      -0.1
+
+    References:
+      Kingma and Ba (2015), section 2 (the step-size form of the bias correction); UML section 20.6.
+    """
+    core.POSITIVE.check("eta", eta)
+    DECAY.check("beta_1", beta_1)
+    DECAY.check("beta_2", beta_2)
+    core.POSITIVE.check("epsilon", epsilon)
 
     def init(params):
         zeros = jax.tree.map(jnp.zeros_like, params)
@@ -193,7 +213,7 @@ def scaled_adam(eta, beta_1, beta_2, epsilon) -> optax.GradientTransformation:
         count = state.count + 1
         mu = jax.tree.map(lambda m, g: beta_1 * m + (1 - beta_1) * g, state.mu, grads)
         nu = jax.tree.map(lambda v, g: beta_2 * v + (1 - beta_2) * g * g, state.nu, grads)
-        t = count.astype(eta.dtype)
+        t = count.astype(jax.tree.leaves(grads)[0].dtype)
         rate = eta * jnp.sqrt(1 - beta_2**t) / (1 - beta_1**t)
         updates = jax.tree.map(lambda m, v: -rate * m / (jnp.sqrt(v) + epsilon), mu, nu)
         return updates, ScaledAdamState(count, mu, nu)

@@ -214,6 +214,37 @@ ROWS += [
     Bad(nn.mlp_epoch, "y of another length", _epoch(y=np.array([0, 1])), ("X", "y")),
 ]
 
+
+def _fit(X=None, y=None, **kwargs):
+    X = np.ones((6, 3), np.float32) if X is None else X
+    y = np.array([0, 1] * 3) if y is None else y
+    return lambda: nn.mlp_fit(_KEY, _net(3, 4, 2), X, y, max_epochs=3, **kwargs)
+
+
+ROWS += [
+    Bad(nn.mlp_fit, "eta 0", _fit(eta=0.0), "eta"),
+    Bad(nn.mlp_fit, "alpha -1", _fit(alpha=-1.0), "alpha"),
+    Bad(nn.mlp_fit, "tol -1", _fit(tol=-1.0), "tol"),
+    Bad(nn.mlp_fit, "beta_1 1", _fit(beta_1=1.0), "beta_1"),
+    Bad(nn.mlp_fit, "batch_size 0", _fit(batch_size=0), "batch_size"),
+    Bad(nn.mlp_fit, "an unknown optimizer", _fit(optimizer="lbfgs"), "optimizer"),
+    Bad(nn.mlp_fit, "NaN in X", _fit(X=np.full((6, 3), np.nan, np.float32)), "X"),
+    Bad(nn.mlp_fit, "X of another width", _fit(X=np.ones((6, 5), np.float32)), "X"),
+    Bad(nn.mlp_fit, "a label beyond the output layer", _fit(y=np.array([0, 1, 2] * 2)), "y"),
+    Bad(nn.mlp_fit, "a negative weight", _fit(sample_weight=-np.ones(6)), "sample_weight"),
+    Bad(nn.mlp_fit, "weights of another length", _fit(sample_weight=np.ones(3)), "sample_weight"),
+    Holds(
+        nn.mlp_fit,
+        "every weight 0 but one: a finite fit",
+        _fit(sample_weight=np.r_[1.0, np.zeros(5)]),
+        lambda fit: _assert(bool(np.isfinite(np.asarray(fit.loss_curve[0])))),
+    ),
+    Bad(nn.glorot_init, "one size", lambda: nn.glorot_init(_KEY, [4]), "layer_sizes"),
+    Bad(nn.glorot_init, "factor 0", lambda: nn.glorot_init(_KEY, [3, 2], factor=0.0), "factor"),
+    Bad(nn.scaled_adam, "epsilon 0", lambda: nn.scaled_adam(0.1, 0.9, 0.999, 0.0), "epsilon"),
+    Bad(nn.scaled_adam, "beta_2 1", lambda: nn.scaled_adam(0.1, 0.9, 1.0, 1e-8), "beta_2"),
+]
+
 ROWS += [
     Bad(nn.mlp_init, "one size", lambda: nn.mlp_init(_KEY, [4]), "layer_sizes"),
     Bad(nn.mlp_init, "a zero width", lambda: nn.mlp_init(_KEY, [4, 0, 3]), "layer_sizes"),
