@@ -63,6 +63,22 @@ EXPECTED_FAILURES: dict[str, dict[str, str]] = {
             "same iterates (probabilities differ by ~1e-6, the check asks 1e-7)"
         ),
     },
+    "DecisionTreeClassifier": {
+        "check_class_weight_classifiers": (
+            "the check sets `min_weight_fraction_leaf=0.01` on scikit-learn's trees, which jaxlearn's "
+            "do not take; without it scikit-learn's own DecisionTreeClassifier(max_depth=4) predicts "
+            "class 0 on 72% of the test rows, the check asks 87%"
+        ),
+    },
+    "RandomForestClassifier": {
+        "check_class_weight_classifiers": (
+            "no `min_weight_fraction_leaf` (see DecisionTreeClassifier), and a hard vote of depth-3 "
+            "trees: class 0 on 82% of the 3-class test rows, the check asks 87%"
+        ),
+        "check_sample_weight_equivalence_on_dense_data": (  # scikit-learn marks its own forest so
+            "the bootstrap draws rows uniformly: a weight 2 is not a repeated row"
+        ),
+    },
     "MLPClassifier": {  # one full batch an epoch here: the same iterates up to float32 rounding
         "check_sample_weight_equivalence_on_dense_data": (
             "float32 sums in another order: probabilities differ by ~1e-6, the check asks 1e-7; in "

@@ -1,10 +1,17 @@
-"""scikit-learn estimators for the tree learners: ``DecisionTreeClassifier`` and ``RandomForestClassifier``.
+r"""scikit-learn estimators for the tree learners: ``DecisionTreeClassifier`` and ``RandomForestClassifier``.
 
 jaxlearn grows a tree as a complete binary tree of static depth (``2**(D+1) - 1`` nodes, level by level
 in one compiled program); ``max_depth=None`` reads the depth off the data, growing deeper until no leaf
 can split, as scikit-learn's unlimited trees (``jaxlearn.trees._depth``: up to 24 levels and a memory
-budget for the node arrays of all trees). A sample of a single class fits a single leaf. Neither learner
-takes example weights, so ``fit`` has no ``sample_weight``.
+budget for the node arrays of all trees). A sample of a single class fits a single leaf.
+
+Weights as scikit-learn's: row :math:`i` of class :math:`c` weighs :math:`w_i = s_i\,\kappa_c`
+(``sample_weight`` times ``class_weight``; ``"balanced"``: :math:`\kappa_c = n / (K n_c)` on the whole
+sample), and every class count of the growth is a sum of these weights: the impurities, gains, leaf
+frequencies (``predict_proba``) and ``feature_importances_``. ``min_samples_leaf`` and
+``min_samples_split`` count the rows of positive weight; a row of weight 0 takes no part. A forest's
+tree weighs row :math:`i` by :math:`w_i` times its bootstrap multiplicity (``"balanced_subsample"``:
+:math:`\kappa_c` recomputed on each tree's bootstrap sample).
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from jaxlearn import core, trees
-from jaxlearn.sklearn._base import InvalidParameterError
+from jaxlearn.sklearn._base import InvalidParameterError, row_weights, sample_weights
 from jaxlearn.sklearn._multiclass import MulticlassClassifier
 
 __all__ = ["DecisionTreeClassifier", "RandomForestClassifier"]
@@ -80,22 +87,62 @@ class _TreeEstimator(MulticlassClassifier):
             f"got {value!r}"
         )
 
-    def fit(self, X, y):
+    #: the ``class_weight`` presets this estimator takes.
+    _CLASS_WEIGHTS = ("balanced",)
+
+    def fit(self, X, y, sample_weight=None):
         """Fit on ``X`` (n, d) and labels ``y`` (n,) of one or more values; one value fits one leaf.
+
+        Args:
+          sample_weight: (n,) weights >= 0, or ``None`` (all 1); multiplied by ``class_weight``.
 
         Returns:
           self.
         """
         X, y = self._validate(X, y, reset=True)
         check_classification_targets(y)
+        self._check_class_weight()
         self.classes_, index = np.unique(y, return_inverse=True)
+        weights = self._row_weights(X, index, sample_weight)
         learner = self._batch_learner(X, self.classes_.size)
-        self.params_ = self._grow(learner, X, index.astype(np.int32))
+        self.params_ = self._grow(learner, X, index.astype(np.int32), weights)
         return self
 
-    def _grow(self, learner, X, index):
+    def _check_class_weight(self):
+        value = self.class_weight
+        if value is None or isinstance(value, dict):
+            return
+        if isinstance(value, str) and value in self._CLASS_WEIGHTS:
+            return
+        raise InvalidParameterError(
+            f"{type(self).__name__}: expected `class_weight` None, a dict {{label: weight}} or one of "
+            f"{self._CLASS_WEIGHTS}, got {value!r}"
+        )
+
+    def _row_weights(self, X, index, sample_weight):
+        """The rows' weights: ``sample_weight`` times their class's weight, or ``None`` when both are
+        ``None`` (every row weighs 1: the growth counts examples)."""
+        class_weight = self._row_class_weight()
+        if sample_weight is None and class_weight is None:
+            return None
+        weights = None if sample_weight is None else sample_weights(sample_weight, X)
+        if weights is not None and (weights < 0).any():
+            raise ValueError(f"expected `sample_weight` >= 0, found {weights.min():g}")
+        weights = row_weights(class_weight, self.classes_, index, weights)
+        if not np.sum(weights) > 0:
+            raise ValueError(
+                "expected `sample_weight` and `class_weight` to give some row a positive weight, "
+                "got all weights 0"
+            )
+        return weights
+
+    def _row_class_weight(self):
+        """The ``class_weight`` that multiplies each row's ``sample_weight`` before the fit."""
+        return self.class_weight
+
+    def _grow(self, learner, X, index, weights=None):
         """The learner's params on the validated sample (eager: ``max_depth=None`` reads ``X``)."""
-        return learner.fit(self._fit_key(), X, index)
+        return learner.fit(self._fit_key(), X, index, sample_weight=weights)
 
     @property
     def feature_importances_(self) -> np.ndarray:
@@ -117,7 +164,9 @@ class DecisionTreeClassifier(_TreeEstimator):
     feature in an order drawn from ``random_state`` (``None``: the features' own order), then to the
     lowest threshold; scikit-learn draws a new order at every node, so the two agree wherever no two
     splits tie. ``predict_proba`` is the class frequencies of the training examples in the leaf;
-    ``feature_importances_`` the normalised mean decrease in impurity, as scikit-learn.
+    ``feature_importances_`` the normalised mean decrease in impurity, as scikit-learn. With weights
+    (``sample_weight`` times ``class_weight``) the class frequencies, impurities and gains are
+    weighted, as scikit-learn's; ``min_samples_*`` count the rows of positive weight.
 
     Args:
       criterion: ``"gini"``, ``"entropy"`` (or ``"log_loss"``) or ``"train_error"`` (the book's).
@@ -128,6 +177,8 @@ class DecisionTreeClassifier(_TreeEstimator):
       max_bins: ``None`` (exact thresholds) or quantile bins per feature (>= 2) for large samples.
       random_state: draws the order of the features that breaks ties between equally good splits
         (``None``, an int or a ``RandomState``; ``None``: the features' own order).
+      class_weight: ``None`` (all 1), ``{label: weight}`` (missing labels 1) or ``"balanced"``
+        (:math:`n / (K n_c)`): multiplies the weight of each row of class :math:`c`.
 
     Example:
       >>> import numpy as np
@@ -147,6 +198,7 @@ class DecisionTreeClassifier(_TreeEstimator):
         min_samples_leaf: int = 1,
         max_bins=None,
         random_state=None,
+        class_weight=None,
     ):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -154,17 +206,18 @@ class DecisionTreeClassifier(_TreeEstimator):
         self.min_samples_leaf = min_samples_leaf
         self.max_bins = max_bins
         self.random_state = random_state
+        self.class_weight = class_weight
 
     def _fit_key(self):
         return None  # the tree draws nothing: its tie order is a permutation of the columns
 
-    def _grow(self, learner, X, index):
+    def _grow(self, learner, X, index, weights=None):
         """The tree grown on the columns of ``X`` in the order drawn from ``random_state`` (ties go to
         the first), its features named back in ``X``'s own order."""
         if self.random_state is None:
-            return super()._grow(learner, X, index)
+            return super()._grow(learner, X, index, weights)
         order = check_random_state(self.random_state).permutation(X.shape[1])
-        params = super()._grow(learner, X[:, order], index)
+        params = super()._grow(learner, X[:, order], index, weights)
         importances = np.empty_like(np.asarray(params.feature_importances))
         importances[order] = np.asarray(params.feature_importances)
         return params._replace(
@@ -203,7 +256,8 @@ class RandomForestClassifier(_TreeEstimator):
     Tree :math:`t` is grown on a bootstrap sample with a random subset of ``max_features`` features per
     node; the forest predicts the majority vote of its trees (ties: the first class), and
     ``predict_proba`` is the share of the trees voting for each class, so its argmax is ``predict``
-    (scikit-learn averages the trees' leaf frequencies instead).
+    (scikit-learn averages the trees' leaf frequencies instead). Tree :math:`t` weighs row :math:`i`
+    by its bootstrap multiplicity times ``sample_weight`` times its class's weight, as scikit-learn's.
 
     Args:
       n_estimators: the number of trees (>= 1).
@@ -219,6 +273,10 @@ class RandomForestClassifier(_TreeEstimator):
       max_bins: quantile bins per feature (histogram growth; the histograms of a level take
         ``n_estimators * nodes * features drawn * max_bins * classes`` counts), or ``None``: exact.
       random_state: seeds the bootstrap samples and feature draws (``None``, an int, a ``RandomState``).
+      class_weight: ``None``, ``{label: weight}``, ``"balanced"`` (:math:`n / (K n_c)` on the whole
+        sample) or ``"balanced_subsample"`` (the same on each tree's bootstrap sample: :math:`n` the
+        draws, :math:`n_c` those of class :math:`c`, :math:`K` the classes drawn; without bootstrap,
+        ``"balanced"``).
 
     Example:
       >>> import numpy as np
@@ -243,6 +301,7 @@ class RandomForestClassifier(_TreeEstimator):
         bootstrap: bool = True,
         max_bins=64,
         random_state=None,
+        class_weight=None,
     ):
         self.n_estimators = n_estimators
         self.criterion = criterion
@@ -253,6 +312,18 @@ class RandomForestClassifier(_TreeEstimator):
         self.bootstrap = bootstrap
         self.max_bins = max_bins
         self.random_state = random_state
+        self.class_weight = class_weight
+
+    _CLASS_WEIGHTS = ("balanced", "balanced_subsample")
+
+    def _subsample(self) -> bool:
+        """``class_weight="balanced_subsample"`` with bootstrap: balanced per tree, in the forest."""
+        return self.class_weight == "balanced_subsample" and bool(self.bootstrap)
+
+    def _row_class_weight(self):
+        if self.class_weight == "balanced_subsample":  # per tree; without bootstrap, on the sample
+            return None if self._subsample() else "balanced"
+        return self.class_weight
 
     def _batch_learner(self, X, n_classes):
         return trees.random_forest(
@@ -265,6 +336,7 @@ class RandomForestClassifier(_TreeEstimator):
             min_samples_split=self._min_split(X),
             max_bins=self.max_bins,
             num_classes=max(n_classes, 2),
+            balanced_subsample=self._subsample(),
         )
 
     _extra = staticmethod(_vote_shares)

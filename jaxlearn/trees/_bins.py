@@ -30,18 +30,21 @@ Array = jax.Array
 MAX_EXACT_BINS = 256
 
 
-def fit_bins(X, max_bins: Optional[int]) -> Optional[tuple[np.ndarray, np.ndarray]]:
+def fit_bins(X, max_bins: Optional[int], weights=None) -> Optional[tuple[np.ndarray, np.ndarray]]:
     """``(bins, edges)`` of the concrete sample ``X`` (m, d) with only the bins in use, or ``None``.
 
     ``bins`` (m, d) int32 in ``0..B-1`` and ``edges`` (B, d), :math:`B` the most bins any feature
-    uses (the unused tail of a column repeats its last edge). ``None``: ``X`` is traced, or exact
-    thresholds (``max_bins=None``) on a feature of more than :data:`MAX_EXACT_BINS` distinct values.
+    uses (the unused tail of a column repeats its last edge). ``None``: ``X`` (or ``weights``) is
+    traced, or exact thresholds (``max_bins=None``) on a feature of more than :data:`MAX_EXACT_BINS`
+    distinct values. ``weights`` (m,): the quantiles are those of the rows of positive weight (a row
+    of weight 0 takes no part; it still gets a bin).
     """
-    if isinstance(X, jax.core.Tracer):
+    if isinstance(X, jax.core.Tracer) or isinstance(weights, jax.core.Tracer):
         return None
     if max_bins is None:
         return _distinct_bins(np.asarray(X))
-    bins, e = quantile_bins(np.asarray(X), max_bins)
+    rows = None if weights is None else np.asarray(weights) > 0
+    bins, e = quantile_bins(np.asarray(X), max_bins, rows)
     rank = np.concatenate([np.zeros((1, e.shape[1]), np.int32), np.cumsum(e[1:] > e[:-1], axis=0)])
     used = int(rank[-1].max()) + 1
     compact = np.repeat(e[-1:], used, axis=0)  # the tail of a column: its last edge
@@ -50,15 +53,17 @@ def fit_bins(X, max_bins: Optional[int]) -> Optional[tuple[np.ndarray, np.ndarra
     return renumbered, compact
 
 
-def quantile_bins(X: np.ndarray, max_bins: int) -> tuple[np.ndarray, np.ndarray]:
+def quantile_bins(X: np.ndarray, max_bins: int, rows=None) -> tuple[np.ndarray, np.ndarray]:
     """:func:`~jaxlearn.trees._features.bin_features` of a concrete sample, in NumPy: the same bins and
-    edges (the same float quantile positions, "higher" method), without compiling a sort."""
-    m = X.shape[0]
+    edges (the same float quantile positions, "higher" method), without compiling a sort. ``rows``
+    (m,) bool: the quantiles are those of these rows (``None``: all)."""
+    sample = X if rows is None else X[rows]
+    m = sample.shape[0]
     qs = _quantile_levels(max_bins, X.dtype.name)
     position = np.ceil(qs * np.asarray(m - 1, qs.dtype)).astype(
         np.int64
     )  # as jnp.quantile, "higher"
-    edges = np.sort(X, axis=0)[np.clip(position, 0, m - 1)]
+    edges = np.sort(sample, axis=0)[np.clip(position, 0, m - 1)]
     bins = np.stack([np.searchsorted(e, c, side="left") for e, c in zip(edges.T, X.T)], axis=1)
     return np.clip(bins, 0, max_bins - 1).astype(np.int32), edges
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Optional
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -17,6 +18,7 @@ from jaxlearn._checks import (
     check_width,
     num_classes_of,
 )
+from jaxlearn._lbfgs import check_sample_weight
 from jaxlearn._shared import float_dtype
 from jaxlearn.core import POSITIVE_INT, Interval
 from jaxlearn.trees._params import DecisionTreeParams, num_features
@@ -34,15 +36,35 @@ TREE_RANGES = {
 
 
 def tree_sample_check(num_classes: Optional[int]):
-    """The ``check(X, y)`` of a tree learner: ``X`` (m, d) and ``y`` (m,), finite; with ``num_classes``
-    given, labels in ``0..num_classes-1`` (else :func:`classes_of` checks them in ``fit``)."""
+    """The ``check(X, y, sample_weight=None)`` of a tree learner: ``X`` (m, d) and ``y`` (m,), finite;
+    with ``num_classes`` given, labels in ``0..num_classes-1`` (else :func:`classes_of` checks them in
+    ``fit``); ``sample_weight`` ``None`` or (m,), finite, >= 0 and not all 0."""
 
-    def check(X, y):
+    def check(X, y, sample_weight=None):
         check_sample(X, y, labels=None)
         if num_classes is not None:
             check_class_labels("y", y, num_classes)
+        check_sample_weight(sample_weight, np.shape(X)[0])
 
     return check
+
+
+def as_weights(sample_weight, X):
+    """``sample_weight`` as real weights in ``X``'s float dtype (NumPy stays NumPy), or ``None``."""
+    if sample_weight is None:
+        return None
+    if isinstance(X, np.ndarray) and not isinstance(sample_weight, jax.Array):
+        return np.asarray(sample_weight).astype(X.dtype)
+    return jnp.asarray(sample_weight).astype(X.dtype)
+
+
+def smallest_weight(sample_weight) -> float:
+    """The smallest positive entry of concrete ``sample_weight`` (1 for ``None``): a node of ``n``
+    examples weighs at least ``n`` times it."""
+    if sample_weight is None:
+        return 1.0
+    values = np.asarray(sample_weight, dtype=np.float64)
+    return float(values[values > 0].min())
 
 
 def classes_of(y, num_classes: Optional[int]) -> int:

@@ -96,12 +96,17 @@ def gain(left_counts: ArrayLike, right_counts: ArrayLike, criterion: str = "gini
     return impurity(left + right, criterion) - children
 
 
-def split_score(left, right, criterion):
+def split_score(left, right, criterion, counts: bool = True):
     r"""A score of a split that orders splits of one node as their gain does (larger is better):
-    :math:`-(n_L C(L) + n_R C(R))` up to a constant, written without divisions where possible."""
+    :math:`-(n_L C(L) + n_R C(R))` up to a constant, written without divisions where possible.
+    ``counts``: the class counts are integers (an empty side sums to 0, any other to at least 1);
+    else real weighted counts."""
     n_left, n_right = jnp.sum(left, -1), jnp.sum(right, -1)
     if criterion == "gini":  # n C_gini = n - sum_c n_c^2 / n
-        safe_l, safe_r = jnp.maximum(n_left, 1), jnp.maximum(n_right, 1)
+        if counts:
+            safe_l, safe_r = jnp.maximum(n_left, 1), jnp.maximum(n_right, 1)
+        else:
+            safe_l, safe_r = jnp.where(n_left > 0, n_left, 1), jnp.where(n_right > 0, n_right, 1)
         return jnp.sum(left * left, -1) / safe_l + jnp.sum(right * right, -1) / safe_r
     if criterion == "entropy":  # n C_entropy = n ln n - sum_c n_c ln n_c
         xlogx = jax.scipy.special.xlogy
@@ -115,6 +120,13 @@ def split_score(left, right, criterion):
 
 
 def valid_split_score(left, right, valid, criterion, dtype):
-    """:func:`split_score` of integer class counts in ``dtype``, ``-inf`` where not ``valid``."""
-    score = split_score(left.astype(dtype), right.astype(dtype), criterion)
+    """:func:`split_score` of class counts (integer multiplicities, or real weighted counts) in
+    ``dtype``, ``-inf`` where not ``valid``.
+
+    ``right`` is a node's totals less ``left``: with real weights a count that should be 0 may come
+    out a rounding error below it, which is clipped to 0 (integer counts are exact)."""
+    counts = jnp.issubdtype(left.dtype, jnp.integer) and jnp.issubdtype(right.dtype, jnp.integer)
+    if not counts:
+        right = jnp.maximum(right, 0)
+    score = split_score(left.astype(dtype), right.astype(dtype), criterion, counts)
     return jnp.where(valid, score, -jnp.inf)

@@ -18,7 +18,7 @@ from typing import Callable
 import numpy as np
 
 from jaxlearn._checks import is_concrete
-from jaxlearn.trees._common import DEPTH
+from jaxlearn.trees._common import DEPTH, smallest_weight
 
 #: Levels added each time the last level of the trees still holds a node that could split.
 DEPTH_STEP = 3
@@ -28,8 +28,9 @@ DEPTH_STEP = 3
 NODE_BYTES = 2**30
 
 _TRACED = (
-    "expected concrete `X` and `y` for max_depth=None (the depth is read off the data, growing until the "
-    "leaves are pure); give an int `max_depth` to fit under jax.jit or jax.vmap"
+    "expected concrete `X`, `y` and `sample_weight` for max_depth=None (the depth is read off the "
+    "data, growing until the leaves are pure); give an int `max_depth` to fit under jax.jit or "
+    "jax.vmap"
 )
 
 
@@ -42,18 +43,32 @@ def depth_cap(m: int, d: int, num_trees: int, num_classes: int) -> int:
     return cap
 
 
-def unfinished(params, min_split: int) -> bool:
-    """Whether a node of the last level (of any tree) is impure and holds at least ``min_split`` examples."""
+def unfinished(params, min_split: int, least: float = 1.0) -> bool:
+    """Whether a node of the last level (of any tree) is impure and may hold ``min_split`` examples: its
+    weighted count is at least ``min_split * least``, ``least`` the smallest weight of an example
+    (1 for multiplicities; with real weights a node may so be taken for unfinished, never the
+    reverse, and grow a few levels more than it needs)."""
     counts = np.asarray(
         getattr(params, "trees", params).counts
     )  # (..., 2^(D+1) - 1, k); a forest's trees
     bottom = counts[..., (counts.shape[-2] - 1) // 2 :, :]  # the last level: nodes 2^D - 1 ..
     impure = np.sum(bottom > 0, axis=-1) > 1
-    return bool(np.any(impure & (np.sum(bottom, axis=-1) >= min_split)))
+    if least == 1.0:
+        return bool(np.any(impure & (np.sum(bottom, axis=-1) >= min_split)))
+    floor = min_split * least * (1 - 1e-3)  # weighted sums are rounded: a margin, never too deep
+    return bool(np.any(impure & (np.sum(bottom, axis=-1) >= floor)))
 
 
 def grow_fully(
-    fit_at: Callable[[int], object], X, y, *, num_trees: int, num_classes: int, min_split: int
+    fit_at: Callable[[int], object],
+    X,
+    y,
+    *,
+    num_trees: int,
+    num_classes: int,
+    min_split: int,
+    sample_weight=None,
+    scale: float = 1.0,
 ):
     r"""``fit_at(D)`` for the depth :math:`D` of :func:`unfinished`'s search (see the module notes).
 
@@ -63,14 +78,17 @@ def grow_fully(
       num_trees, num_classes: for the node budget.
       min_split: the fewest examples a node must hold to split (``max(min_samples_split,
         2 * min_samples_leaf)``).
+      sample_weight: the real example weights (concrete) or ``None`` (all 1); an example of a tree
+        weighs at least ``scale`` times the smallest positive one (a multiplicity is >= 1).
     """
-    if not is_concrete(X, y):
+    if not is_concrete(X, y, sample_weight):
         raise ValueError(_TRACED)
+    least = scale * smallest_weight(sample_weight)
     m, d = (int(n) for n in np.shape(X))
     cap = depth_cap(m, d, num_trees, num_classes)
     depth = min(math.ceil(math.log2(max(m, 1))) + 2, cap)
     while True:
         params = fit_at(depth)
-        if depth >= cap or not unfinished(params, min_split):
+        if depth >= cap or not unfinished(params, min_split, least):
             return params
         depth = min(depth + DEPTH_STEP, cap)

@@ -13,6 +13,7 @@ from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 from jax.typing import ArrayLike
 
+from jaxlearn._buckets import pad_rows
 from jaxlearn._checks import is_concrete
 from jaxlearn._progress import scan
 from jaxlearn._sharding import check_mesh, check_progress
@@ -23,6 +24,7 @@ from jaxlearn.trees._common import (
     TREE_RANGES,
     as_int,
     as_tree_sample,
+    as_weights,
     check_query,
     check_tree,
     classes_of,
@@ -69,6 +71,7 @@ def random_forest(
     min_samples_split: int = 2,
     max_bins: Optional[int] = 256,
     num_classes: Optional[int] = None,
+    balanced_subsample: bool = False,
     progress: bool = False,
     mesh: Optional[Mesh] = None,
 ) -> BatchLearner:
@@ -79,6 +82,10 @@ def random_forest(
 
     .. math:: h(x) = \arg\max_c\ \big|\{t : h_{\theta_t}(x) = c\}\big| \quad \text{(ties: smallest } c).
 
+    With ``sample_weight`` :math:`s`, example :math:`i` weighs :math:`s_i b_{t,i}` in tree :math:`t`,
+    :math:`b_{t,i}` its bootstrap multiplicity (1 without bootstrap), as scikit-learn weighs its
+    forest; the bootstrap draws themselves are uniform.
+
     Args:
       num_trees, max_depth: the number of trees (>= 1) and the depth of every tree, in [0, 24]
         (structural), or ``None``: grown until no leaf of any tree can split, the depth read off
@@ -88,6 +95,11 @@ def random_forest(
       criterion, min_samples_leaf, min_samples_split, num_classes: as for
         :func:`~jaxlearn.trees.decision_tree`.
       max_bins: quantile bins per feature (histogram growth), or ``None`` for exact thresholds.
+      balanced_subsample: weigh example :math:`i` of class :math:`c` in tree :math:`t` also by
+        :math:`n / (K_t\, n_{t,c})`, :math:`n_{t,c}` the draws of class :math:`c` in its bootstrap
+        sample of :math:`n` draws and :math:`K_t` the classes drawn (scikit-learn's
+        ``class_weight="balanced_subsample"``; without bootstrap: class weights balanced on
+        :math:`S`).
       progress: a tqdm bar during ``fit``; the trees are then grown in about ten vmapped groups, one
         after the other (the same trees; needs the ``progress`` extra).
       mesh: a ``jax.sharding.Mesh`` (``jaxlearn.parallel.mesh()``) to grow the trees on several
@@ -99,8 +111,9 @@ def random_forest(
         no ``progress`` bar on several devices).
 
     Returns:
-      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y) -> RandomForestParams``,
-      ``predict(params, X)`` the int32 majority vote, for ``X`` of the training width.
+      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y, sample_weight=None) ->
+      RandomForestParams`` (``sample_weight`` (m,) >= 0, ``None``: all 1), ``predict(params, X)``
+      the int32 majority vote, for ``X`` of the training width.
 
     Examples:
       >>> import jax, jax.numpy as jnp
@@ -124,40 +137,45 @@ def random_forest(
     min_samples_split = as_int(min_samples_split)
     check_criterion(criterion)
     feature_count(max_features, 1)  # validates the option
-    if not isinstance(bootstrap, (bool, np.bool_)):
-        raise TypeError(
-            f"expected `bootstrap` a bool, got {bootstrap!r} of type {type(bootstrap).__name__}"
-        )
+    for name, flag in (("bootstrap", bootstrap), ("balanced_subsample", balanced_subsample)):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise TypeError(f"expected `{name}` a bool, got {flag!r} of type {type(flag).__name__}")
     check_mesh(mesh)
     check_progress(progress, 1 if mesh is None else mesh.size)
 
-    def fit(key, X, y):
+    def fit(key, X, y, sample_weight=None):
         k = classes_of(y, num_classes)
         if max_depth is None:
             min_split = max(min_samples_split, 2 * min_samples_leaf)
             return grow_fully(
-                lambda depth: fit_at(key, X, y, k, depth),
+                lambda depth: fit_at(key, X, y, sample_weight, k, depth),
                 X,
                 y,
                 num_trees=num_trees,
                 num_classes=k,
                 min_split=min_split,
+                sample_weight=sample_weight,
+                scale=1 / k if balanced_subsample else 1.0,  # a class weight is >= 1 / K_t
             )
-        return fit_at(key, X, y, k, max_depth)
+        return fit_at(key, X, y, sample_weight, k, max_depth)
 
-    def fit_at(key, X, y, k, max_depth):
+    def fit_at(key, X, y, sample_weight, k, max_depth):
         X, y = as_tree_sample(X, y)
+        weights = as_weights(sample_weight, X)
         size = feature_count(max_features, X.shape[1])
         # exact thresholds, feature subsets and min_samples_leaf > 1: the sweep draws among the features
         # with a split leaving min_samples_leaf a side, which histograms of the drawn features cannot tell
         sweep = max_bins is None and size < X.shape[1] and min_samples_leaf > 1
-        binned = None if sweep else fit_bins(X, max_bins)
+        binned = None if sweep else fit_bins(X, max_bins, weights)
         count = np.asarray(X.shape[0], np.int32)
-        if binned is not None and is_concrete(y):  # padded to size buckets: one program per bucket
+        # padded to size buckets: one program per bucket
+        if binned is not None and is_concrete(y, weights):
             *binned, y, count = pad_sample(*binned, y)
             X = np.zeros((y.shape[0], X.shape[1]), X.dtype)  # only its shape is read on this path
+            weights = None if weights is None else pad_rows(weights, y.shape[0])
         # on the device now: under x64 a NumPy float64 argument would be read as float32 in the threads
         args = jax.device_put((key, X, y, None if binned is None else tuple(binned), count))
+        weights = jax.device_put(weights)
         subset = None if size >= X.shape[1] else size
         options = dict(
             max_depth=max_depth,
@@ -168,13 +186,15 @@ def random_forest(
             min_samples_split=min_samples_split,
             max_features=subset,
             bootstrap=bool(bootstrap),
+            balanced_subsample=bool(balanced_subsample),
             progress=bool(progress),
             mesh=mesh,
         )
-        parts = cpu_parts(num_trees) if mesh is None and not progress and is_concrete(*args) else 1
+        concrete = is_concrete(*args, weights)
+        parts = cpu_parts(num_trees) if mesh is None and not progress and concrete else 1
         if parts == 1:
-            return _fit(*args, 0, num_trees=num_trees, parts=1, **options)
-        return _grow_in_threads(args, num_trees, parts, options)
+            return _fit(*args, 0, weights, num_trees=num_trees, parts=1, **options)
+        return _grow_in_threads((*args, weights), num_trees, parts, options)
 
     return BatchLearner(fit, forest_predict, check=tree_sample_check(num_classes))
 
@@ -190,6 +210,7 @@ def random_forest(
         "min_samples_split",
         "max_features",
         "bootstrap",
+        "balanced_subsample",
         "max_bins",
         "progress",
         "mesh",
@@ -202,6 +223,7 @@ def _fit(
     binned,
     num_rows,
     part,
+    sample_weight=None,
     *,
     num_trees,
     parts,
@@ -213,10 +235,13 @@ def _fit(
     bootstrap,
     min_samples_split=2,
     max_bins,
+    balanced_subsample=False,
     progress=False,
     mesh=None,
 ):
     m, d = X.shape
+    if sample_weight is not None:
+        sample_weight = sample_weight.astype(X.dtype)
     if binned is None and max_bins is not None:
         binned = bin_features(X, max_bins)  # traced data: all max_bins bins
     if binned is None:
@@ -245,6 +270,18 @@ def _fit(
             weights = weights.reshape(n, m)
         else:
             weights = real
+        multiplicities = weights
+        if sample_weight is not None:  # scikit-learn's weight: the sample's times the multiplicity
+            weights = sample_weight[None] * weights.astype(sample_weight.dtype)
+        if balanced_subsample:  # times n / (K_t n_{t,c}), from each tree's draws of each class
+            drawn = jax.vmap(lambda b: jax.ops.segment_sum(b, y, num_segments=num_classes))(
+                multiplicities
+            )  # (n, k)
+            present = jnp.sum(drawn > 0, axis=1, keepdims=True).astype(X.dtype)
+            total = jnp.asarray(num_rows).astype(X.dtype)
+            share = total / (present * jnp.where(drawn > 0, drawn, 1).astype(X.dtype))
+            per_row = jnp.take_along_axis(share, jnp.broadcast_to(y, (n, m)), axis=1)
+            weights = weights.astype(X.dtype) * per_row
         static = dict(
             max_depth=max_depth,
             num_classes=num_classes,
@@ -307,9 +344,11 @@ def _grow_in_threads(args, num_trees: int, parts: int, options: dict) -> RandomF
     """:func:`_fit`'s trees grown as ``parts`` slices, one thread each (the same trees: each slice draws
     from its own trees' keys). The program is traced and compiled here, under the caller's JAX settings
     (``enable_x64`` and the like hold per thread); the threads only run it."""
+    *args, weights = args
     slices = [np.int32(part) for part in range(parts)]
-    program = _fit.compile(*args, slices[0], num_trees=num_trees, parts=parts, **options)
-    return join_slices(run_in_threads(program, [(*args, part) for part in slices]), num_trees)
+    program = _fit.compile(*args, slices[0], weights, num_trees=num_trees, parts=parts, **options)
+    runs = [(*args, part, weights) for part in slices]
+    return join_slices(run_in_threads(program, runs), num_trees)
 
 
 def forest_predict(params: RandomForestParams, X: ArrayLike) -> Array:

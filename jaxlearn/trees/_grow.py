@@ -55,8 +55,9 @@ class LevelSplits(NamedTuple):
 
 
 def class_counts(y, weights, num_classes):
-    """(m, k) int32: each example's one-hot label times its multiplicity."""
-    return jax.nn.one_hot(y, num_classes, dtype=jnp.int32) * weights[:, None]
+    """(m, k) in the dtype of ``weights``: each example's one-hot label times its weight (an int32
+    multiplicity, or a real weight)."""
+    return jax.nn.one_hot(y, num_classes, dtype=weights.dtype) * weights[:, None]
 
 
 def best_of_rows(best, chosen=None):
@@ -101,9 +102,11 @@ def grow_levels(
     Args:
       search: ``search(level, w, node, totals, sizes, state) -> LevelSplits`` for the ``w`` nodes
         of ``level``: ``node`` (m,) the examples' local ids in the level (``>= w``: dropped),
-        ``totals`` (w, k) int32 the nodes' weighted class counts, ``sizes`` (w,) their examples.
+        ``totals`` (w, k) the nodes' weighted class counts, ``sizes`` (w,) int32 their examples (of
+        positive weight).
       state: the search's state at the root (passed on by :attr:`LevelSplits.advance`).
-      onehot: (m, k) int32 the weighted one-hot labels (:func:`class_counts`).
+      onehot: (m, k) the weighted one-hot labels (:func:`class_counts`: int32 multiplicities or
+        real weights).
       alive: (m,) bool, the examples of positive weight (the others take no part).
       dtype: the float dtype of the params.
       criterion, num_features: the impurity of the nodes, and the width :math:`d` of the sample

@@ -142,7 +142,9 @@ def grow_together(
         the internal node :math:`i` in heap order), or ``None`` when ``max_features`` is ``None``.
       bins: (m, d) int32 bin indices in ``0..B-1``, shared by the trees; edges: (B, d) their upper
         edges (floats, non-decreasing in each column; a bin's edge is the value it stands for).
-      y: (m,) int32 labels; weights: (T, m) int32 multiplicities (weight 0: the example takes no part).
+      y: (m,) int32 labels; weights: (T, m) int32 multiplicities, or real weights >= 0 (class counts
+        and gains then weighted sums in the edges' dtype; ``min_samples_leaf`` and
+        ``min_samples_split`` count examples); weight 0: the example takes no part.
       max_features: ``None`` (all features at every node) or the size of the random subset of
         features, drawn per node among the features that are not constant in it.
       min_samples_split: the fewest examples (of positive weight) a node must hold to split.
@@ -156,9 +158,14 @@ def grow_together(
     k = num_classes
     dtype = edges.dtype
     width = 2**max_depth  # local node id `width`: the example was dropped (its node is a leaf)
+    exact = jnp.issubdtype(weights.dtype, jnp.integer)  # multiplicities: counted in int32
+    count_dtype = jnp.int32 if exact else dtype
+    weights = weights.astype(count_dtype)
     alive = weights > 0
     r = d if max_features is None else max_features
-    with_sizes = min_samples_leaf > 1  # a last channel counting the examples (for min_samples_leaf)
+    # a last channel counting the examples, for min_samples_leaf (and for real weights, whose sums
+    # do not count the examples a side)
+    with_sizes = min_samples_leaf > 1 or not exact
     c = k + 1 if with_sizes else k
     tree = jnp.arange(num_trees, dtype=jnp.int32)[:, None]  # (T, 1)
     narrow = bins.astype(jnp.uint8 if num_bins <= 256 else jnp.int32)  # for the per-node bin ranges
@@ -168,7 +175,7 @@ def grow_together(
         jnp.zeros((num_trees, num_nodes), jnp.int32),
         jnp.zeros((num_trees, num_nodes), dtype),
         jnp.ones((num_trees, num_nodes), bool),
-        jnp.zeros((num_trees, num_nodes, k), jnp.int32),
+        jnp.zeros((num_trees, num_nodes, k), count_dtype),
     )
     if (
         uniforms is not None
@@ -209,15 +216,17 @@ def grow_together(
         index, value = slot + y[None, :, None], jnp.broadcast_to(weights[:, :, None], slot.shape)
         if with_sizes:
             index = jnp.concatenate([index, slot + k], axis=2)
-            ones = jnp.broadcast_to(alive[:, :, None], slot.shape).astype(jnp.int32)
+            ones = jnp.broadcast_to(alive[:, :, None], slot.shape).astype(count_dtype)
             value = jnp.concatenate([value, ones], axis=2)
-        hist = jnp.zeros(num_trees * w * r * num_bins * c, jnp.int32)
-        hist = hist.at[index.reshape(-1)].add(value.reshape(-1).astype(jnp.int32), mode="drop")
+        hist = jnp.zeros(num_trees * w * r * num_bins * c, count_dtype)
+        hist = hist.at[index.reshape(-1)].add(value.reshape(-1).astype(count_dtype), mode="drop")
         left = _over_bins(hist.reshape(num_trees, w, r, num_bins, c))
         node_totals = totals
         if with_sizes or min_samples_split > 2:  # (an impure node holds 2 examples or more)
             sizes = jax.ops.segment_sum(
-                alive.reshape(-1).astype(jnp.int32), segment.reshape(-1), num_segments=num_trees * w
+                alive.reshape(-1).astype(count_dtype),
+                segment.reshape(-1),
+                num_segments=num_trees * w,
             ).reshape(num_trees, w, 1)
         if with_sizes:
             node_totals = jnp.concatenate([totals, sizes], axis=2)
@@ -315,9 +324,10 @@ def _first_true(mask):
 
 
 def _class_totals(segment, y, weights, num_segments, k):
-    """(num_segments * k,) int32: the weighted class counts of the segments (larger ids dropped)."""
+    """(num_segments * k,) in the dtype of ``weights``: the weighted class counts of the segments
+    (larger ids dropped)."""
     index = segment * k + y[None, :]
-    total = jnp.zeros(num_segments * k, jnp.int32)
+    total = jnp.zeros(num_segments * k, weights.dtype)
     return total.at[index.reshape(-1)].add(weights.reshape(-1), mode="drop")
 
 

@@ -31,7 +31,7 @@ class DecisionTreeParams(NamedTuple):
       threshold: (N,) the split threshold :math:`\theta`: :math:`x_j \le \theta` goes to the left
         child :math:`2i + 1`, :math:`x_j > \theta` to the right child :math:`2i + 2` (0 at leaves).
       is_leaf: (N,) bool; prediction stops at the first leaf on the path.
-      counts: (N, k) the (bootstrap-weighted) training class counts reaching each node; a leaf
+      counts: (N, k) the (weighted) training class counts reaching each node; a leaf
         predicts their argmax (the smallest class on a tie). All zero at unreachable nodes.
       impurity: (N,) the impurity :math:`C(t)` of each node's counts, in the tree's criterion.
       feature_importances: (d,) the mean decrease in impurity of each feature (scikit-learn's

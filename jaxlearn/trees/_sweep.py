@@ -40,8 +40,11 @@ def grow(
     Args:
       key: draws the per-node feature subsets when ``max_features`` is set (else unused).
       X: (m, d) floats; y: (m,) int32 labels in ``0..k-1``.
-      weights: (m,) int32 multiplicities (1 for a plain fit, bootstrap counts in a forest); examples
-        of weight 0 take no part (they do not even define thresholds, as in scikit-learn).
+      weights: (m,) int32 multiplicities (1 for a plain fit, bootstrap counts in a forest) or real
+        weights >= 0 (then the class counts, impurities and gains are weighted sums in ``X``'s
+        dtype; ``min_samples_leaf`` and ``min_samples_split`` still count examples, as
+        scikit-learn's); examples of weight 0 take no part (they do not even define thresholds, as
+        in scikit-learn).
       order: :func:`~jaxlearn.trees._features.presort` of ``X``.
       max_features: ``None`` (all features at every node) or the size of the uniformly random
         subset of features (without replacement) a node may split on, drawn per node.
@@ -49,6 +52,8 @@ def grow(
     m, d = X.shape
     width = 2**max_depth  # the search works on the widest level's nodes (a fori_loop over levels)
     dtype = X.dtype
+    if not jnp.issubdtype(weights.dtype, jnp.integer):
+        weights = weights.astype(dtype)
     alive = weights > 0
     positions = jnp.arange(m, dtype=jnp.int32)
 

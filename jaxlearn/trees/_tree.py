@@ -35,6 +35,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
+from jaxlearn._buckets import pad_rows
 from jaxlearn._checks import is_concrete
 from jaxlearn.core import BatchLearner, learner_factory
 from jaxlearn.trees._bins import fit_bins, pad_sample
@@ -42,6 +43,7 @@ from jaxlearn.trees._common import (
     TREE_RANGES,
     as_int,
     as_tree_sample,
+    as_weights,
     check_query,
     classes_of,
     tree_sample_check,
@@ -85,9 +87,17 @@ def decision_tree(
       min_samples_split: the fewest training examples a node must hold to split (>= 2).
       num_classes: :math:`k \ge 2`, labels ``0..k-1`` (structural), or ``None``: ``max(y) + 1`` (>= 2).
 
+    With ``sample_weight`` :math:`s_i \ge 0` every count above is a weighted count
+    (:math:`P_S` the weighted shares, :math:`C` the impurity of the weighted class frequencies),
+    as scikit-learn weighs a tree; ``min_samples_leaf`` and ``min_samples_split`` still count the
+    examples (of positive weight), and an example of weight 0 takes no part. Integer weights grow
+    the tree of the sample with each example repeated that many times (where the example counts do
+    not bind).
+
     Returns:
-      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y) -> DecisionTreeParams`` (``key``
-      unused), ``predict(params, X)`` the int32 labels, for ``X`` of the training width :math:`d`
+      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y, sample_weight=None) ->
+      DecisionTreeParams`` (``key`` unused; ``sample_weight`` (m,) >= 0, ``None``: all 1),
+      ``predict(params, X)`` the int32 labels, for ``X`` of the training width :math:`d`
       (``params.feature_importances`` has length :math:`d`). See also :func:`predict_proba`.
 
     Examples:
@@ -96,6 +106,9 @@ def decision_tree(
       >>> params = decision_tree(2).fit(jax.random.PRNGKey(0), X, y)
       >>> float(params.threshold[0]), int(params.feature[0]), decision_tree(2).predict(params, X).tolist()
       (1.5, 0, [0, 0, 1, 1])
+      >>> weighted = decision_tree(0).fit(None, X, y, sample_weight=jnp.array([1.0, 1.0, 2.0, 4.0]))
+      >>> predict_proba(weighted, X[:1]).tolist()  # one leaf: the weighted class frequencies
+      [[0.25, 0.75]]
 
     References:
       UML sections 18.2 (ID3), 18.2.1 (gain measures), 18.2.3 (threshold splits).
@@ -108,40 +121,46 @@ def decision_tree(
     min_samples_split = as_int(min_samples_split)
     check_criterion(criterion)
 
-    def fit(key, X, y):
+    def fit(key, X, y, sample_weight=None):
         k = classes_of(y, num_classes)
         if max_depth is None:
             min_split = max(min_samples_split, 2 * min_samples_leaf)
             return grow_fully(
-                lambda depth: fit_at(key, X, y, k, depth),
+                lambda depth: fit_at(key, X, y, sample_weight, k, depth),
                 X,
                 y,
                 num_trees=1,
                 num_classes=k,
                 min_split=min_split,
+                sample_weight=sample_weight,
             )
-        return fit_at(key, X, y, k, max_depth)
+        return fit_at(key, X, y, sample_weight, k, max_depth)
 
-    def fit_at(key, X, y, k, max_depth):
+    def fit_at(key, X, y, sample_weight, k, max_depth):
         X, y = as_tree_sample(X, y)
-        binned = fit_bins(X, max_bins)
+        weights = as_weights(sample_weight, X)
+        binned = fit_bins(X, max_bins, weights)
         if binned is not None:  # few bins in use, or few distinct values: histograms, the same tree
             bins, edges = binned
             count = np.int32(bins.shape[0])
-            if is_concrete(y):  # padded to size buckets: one program for every size in a bucket
+            # padded to size buckets: one program for every size in a bucket
+            if is_concrete(y, weights):
                 bins, edges, y, count = pad_sample(bins, edges, y)
+                weights = None if weights is None else pad_rows(weights, y.shape[0])
             return _fit_binned(
                 bins,
                 edges,
                 y,
                 count,
+                weights,
                 max_depth=max_depth,
                 num_classes=k,
                 criterion=criterion,
                 min_samples_leaf=min_samples_leaf,
                 min_samples_split=min_samples_split,
             )
-        weights = jnp.ones(X.shape[0], jnp.int32)
+        if weights is None:
+            weights = jnp.ones(X.shape[0], jnp.int32)
         return _fit(
             key,
             X,
@@ -254,6 +273,7 @@ def _fit_binned(
     edges,
     y,
     count,
+    weights=None,
     *,
     max_depth,
     num_classes,
@@ -261,15 +281,14 @@ def _fit_binned(
     min_samples_leaf,
     min_samples_split=2,
 ):
-    weights = (jnp.arange(bins.shape[0], dtype=jnp.int32) < count).astype(jnp.int32)[
-        None
-    ]  # the padding weighs 0
+    if weights is None:  # the padding weighs 0
+        weights = (jnp.arange(bins.shape[0], dtype=jnp.int32) < count).astype(jnp.int32)
     params = grow_histograms(
         None,
         bins,
         edges,
         y,
-        weights,
+        weights[None],
         max_depth=max_depth,
         num_classes=num_classes,
         criterion=criterion,
