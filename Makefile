@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test bench lint docs clean
+.PHONY: install demo test test-all bench lint docs clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -21,9 +21,14 @@ demo: install
 	$(PY) -m jaxlearn demo
 
 # tests/parallel runs on four CPU devices (XLA_FLAGS), apart: the rest of the suite keeps one device.
+# `make test` leaves out the tests marked slow; `make test-all` runs every test.
+MARKS ?= not slow
 test: install
-	$(PY) -m pytest -n auto -q --ignore=tests/parallel
-	XLA_FLAGS=--xla_force_host_platform_device_count=4 $(PY) -m pytest -n 2 -q tests/parallel
+	$(PY) -m pytest -n auto -q --ignore=tests/parallel -m "$(MARKS)"
+	XLA_FLAGS=--xla_force_host_platform_device_count=4 $(PY) -m pytest -n 2 -q tests/parallel -m "$(MARKS)"
+
+test-all:
+	$(MAKE) test MARKS=
 
 bench: install
 	$(PY) -m pip install --quiet -e ".[bench]"

@@ -21,3 +21,14 @@ def x64():
     """Enable float64 for exact identities."""
     with jax.enable_x64(True):
         yield
+
+
+@pytest.fixture
+def optimised():
+    """Compile the test's programs with XLA's optimisations on. The suite compiles with most of them
+    off (the root ``conftest.py``), which suits its thousands of small programs; a test whose time
+    goes into running one long loop (an SMO solver on badly scaled data) runs it optimised."""
+    before = jax.config.read("jax_disable_most_optimizations")
+    jax.config.update("jax_disable_most_optimizations", False)
+    yield
+    jax.config.update("jax_disable_most_optimizations", before)

@@ -45,18 +45,28 @@ def _accuracies(make, X, y):
 # digits: its first 360 rows (all ten classes), so that the 25 fits of each estimator take a few
 # seconds; the whole of it is in the benchmark table, with SGDClassifier on raw digits (about 400 epochs
 # a fit: half a second).
-CV_CASES = [(estimator, name) for estimator in ("SGDClassifier", "Perceptron") for name in LOADERS]
 ROWS = {"digits": 360}
-SLOW = {("SGDClassifier", "digits", False)}
+CV_CASES = [
+    pytest.param(
+        estimator,
+        name,
+        scaled,
+        id=f"{estimator}-{name}-{'standardised' if scaled else 'raw'}",
+        # SGDClassifier on raw digits: about 400 epochs a fit (make test-all runs it)
+        marks=[pytest.mark.slow]
+        if (estimator, name, scaled) == ("SGDClassifier", "digits", False)
+        else [],
+    )
+    for estimator in ("SGDClassifier", "Perceptron")
+    for name in LOADERS
+    for scaled in (True, False)
+]
 
 
-@pytest.mark.parametrize("scaled", [True, False], ids=["standardised", "raw"])
-@pytest.mark.parametrize("estimator,dataset", CV_CASES)
-def test_cv_accuracy_agrees_with_sklearn(estimator, dataset, scaled):
-    if (estimator, dataset, scaled) in SLOW:
-        pytest.skip(
-            "half a second a fit: in the benchmark table (the same check on the whole of digits)"
-        )
+@pytest.mark.parametrize("estimator,dataset,scaled", CV_CASES)
+def test_cv_accuracy_agrees_with_sklearn(estimator, dataset, scaled, request):
+    if dataset == "digits":  # 25 fits of many epochs each: their time is in running, not compiling
+        request.getfixturevalue("optimised")
     X, y = _data(dataset, rows=ROWS.get(dataset))
     ours, theirs = getattr(jsk, estimator), getattr(sk_linear, estimator)
 

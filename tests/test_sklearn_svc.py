@@ -49,7 +49,9 @@ def _assert_same_decisions(ours, theirs, X, atol):
     ],
     ids=lambda v: str(v) if not isinstance(v, dict) else ",".join(f"{k}={v[k]}" for k in v),
 )
-def test_predictions_as_scikit_learns_at_the_defaults(name, n, params):
+def test_predictions_as_scikit_learns_at_the_defaults(name, n, params, request):
+    if params.get("kernel") == "linear":  # raw wine: kernel entries near 1e6, millions of SMO steps
+        request.getfixturevalue("optimised")
     Xtr, Xte, ytr, yte = _split(name, n)
     ours = SVC(**params).fit(Xtr, ytr)
     theirs = SkSVC(**params).fit(Xtr, ytr)
