@@ -93,3 +93,37 @@ def test_folds_that_leave_rows_out_score_only_their_test_rows():
     np.testing.assert_allclose(
         ours.cv_results_["mean_test_score"], theirs.cv_results_["mean_test_score"], atol=0.011
     )
+
+
+@pytest.mark.parametrize("scaled", [False, True])
+def test_cross_validate_is_scikit_learns_in_one_program(scaled, monkeypatch):
+    X, y = load_breast_cancer(return_X_y=True)
+    estimator = jsk.LogisticRegression(C=0.5, max_iter=5000)
+    if scaled:
+        estimator = make_pipeline(StandardScaler(), estimator)
+    cv = StratifiedKFold(4, shuffle=True, random_state=0)
+    theirs = model_selection.cross_validate(estimator, X, y, cv=cv, return_train_score=True)
+    swept = []
+    original = jsk.LogisticRegression._sweep
+    monkeypatch.setattr(
+        jsk.LogisticRegression,
+        "_sweep",
+        lambda self, *a: swept.append(a[3]) or original(self, *a),
+    )
+    ours = jsk.cross_validate(estimator, X, y, cv=cv, return_train_score=True)
+    assert len(swept) == 1 and swept[0]["C"].tolist() == [0.5]  # the four folds in one program
+    assert sorted(ours) == sorted(theirs)
+    np.testing.assert_allclose(ours["test_score"], theirs["test_score"], atol=0.011)
+    np.testing.assert_allclose(ours["train_score"], theirs["train_score"], atol=0.011)
+    np.testing.assert_array_equal(jsk.cross_val_score(estimator, X, y, cv=cv), ours["test_score"])
+
+
+def test_cross_validate_of_anything_else_is_scikit_learns_own():
+    X, y = load_iris(return_X_y=True)
+    for estimator, kwargs in [
+        (jsk.KNeighborsClassifier(), {}),
+        (jsk.LogisticRegression(), {"scoring": "f1_macro"}),
+    ]:
+        ours = jsk.cross_validate(estimator, X, y, cv=3, **kwargs)
+        theirs = model_selection.cross_validate(estimator, X, y, cv=3, **kwargs)
+        np.testing.assert_array_equal(ours["test_score"], theirs["test_score"])

@@ -33,7 +33,7 @@ def _bool_params(name):
 
 
 #: The estimators (GridSearchCV is scikit-learn's search, its parameters checked by scikit-learn).
-ESTIMATORS = sorted(set(jsk.__all__) - {"GridSearchCV"})
+ESTIMATORS = sorted(set(jsk.__all__) - {"GridSearchCV", "cross_validate", "cross_val_score"})
 BOOLS = [(name, p) for name in ESTIMATORS for p in _bool_params(name)]
 
 

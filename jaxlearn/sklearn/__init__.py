@@ -38,7 +38,7 @@ from jaxlearn.sklearn._online import OnlineGradientDescentClassifier
 from jaxlearn.sklearn._online import Perceptron
 from jaxlearn.sklearn._online_more import KernelPerceptron
 from jaxlearn.sklearn._online_more import Winnow
-from jaxlearn.sklearn._search import GridSearchCV
+from jaxlearn.sklearn._search import GridSearchCV, cross_val_score, cross_validate
 from jaxlearn.sklearn._trees import DecisionTreeClassifier
 from jaxlearn.sklearn._trees import RandomForestClassifier
 
@@ -67,4 +67,6 @@ __all__ = [
     "SGDClassifier",
     "SVC",
     "Winnow",
+    "cross_val_score",
+    "cross_validate",
 ]

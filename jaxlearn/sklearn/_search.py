@@ -1,4 +1,5 @@
-"""scikit-learn's ``GridSearchCV``, with the grid and the folds of a jaxlearn estimator as one program.
+"""scikit-learn's ``GridSearchCV``, ``cross_validate`` and ``cross_val_score``, with the grid and the
+folds of a jaxlearn estimator as one program.
 
 Where the estimator (or the last step of a ``Pipeline``) can sweep every searched parameter
 (``C`` of :class:`LogisticRegression`), every candidate on every fold is fitted in one ``jax.vmap``:
@@ -21,7 +22,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils import check_array, column_or_1d
 from sklearn.utils.multiclass import check_classification_targets
 
-__all__ = ["GridSearchCV"]
+__all__ = ["GridSearchCV", "cross_val_score", "cross_validate"]
 
 
 class GridSearchCV(model_selection.GridSearchCV):
@@ -80,26 +81,13 @@ class GridSearchCV(model_selection.GridSearchCV):
 
     def _fit_one_program(self, X, y, steps, estimator, prefix):
         start = time.perf_counter()
-        X = check_array(X)  # finite numbers, as the estimator's own fit requires
-        y = column_or_1d(y)
-        check_classification_targets(y)
-        cv = check_cv(self.cv, y, classifier=is_classifier(self.estimator))
-        folds = list(cv.split(X, y))
+        X, y = _checked(X, y)
         candidates = list(ParameterGrid(self.param_grid))
-        n, F, G = len(y), len(folds), len(candidates)
-        train, test = np.zeros((F, n), bool), np.zeros((F, n), bool)
-        for f, (rows, held_out) in enumerate(folds):
-            train[f, rows], test[f, held_out] = True, True
-        inputs = [self._transformed(steps, X, y, rows) for rows, _ in folds]
-        grid = {
-            key[len(prefix) :]: np.array([c[key] for c in candidates], float)
-            for key in candidates[0]
-        }
-        predicted, classes = estimator._sweep(
-            np.stack(inputs), y, train, grid
-        )  # (G, F, n) class indices
-        correct = classes[predicted] == y[None, None, :]
-        test_scores = _accuracy(correct, test)
+        G = len(candidates)
+        test_scores, train_scores = _fold_scores(
+            X, y, self.cv, is_classifier(self.estimator), steps, estimator, prefix, candidates
+        )
+        F = test_scores.shape[1]
         fit_seconds = (time.perf_counter() - start) / (G * F)
         results = {
             "mean_fit_time": np.full(G, fit_seconds),
@@ -117,7 +105,7 @@ class GridSearchCV(model_selection.GridSearchCV):
             -np.round(results["mean_test_score"], 12), "min"
         ).astype(np.int32)
         if self.return_train_score:
-            _add_scores(results, "train", _accuracy(correct, train))
+            _add_scores(results, "train", train_scores)
         self.cv_results_ = results
         self.n_splits_ = F
         self.multimetric_ = False
@@ -132,14 +120,100 @@ class GridSearchCV(model_selection.GridSearchCV):
             if hasattr(self.best_estimator_, "feature_names_in_"):
                 self.feature_names_in_ = self.best_estimator_.feature_names_in_
 
-    @staticmethod
-    def _transformed(steps, X, y, rows):
-        """``X`` through the pipeline's preprocessing steps, fitted on a fold's training rows."""
-        for _, step in steps:
-            if step is None or step == "passthrough":
-                continue
-            X = clone(step).fit(X[rows], y[rows]).transform(X)
-        return np.asarray(X)
+
+def cross_validate(
+    estimator, X, y=None, *, cv=None, scoring=None, return_train_score=False, **options
+):
+    """scikit-learn's :func:`~sklearn.model_selection.cross_validate` (same arguments, same result),
+    which fits all the folds of a jaxlearn estimator as one vmapped program where
+    :class:`GridSearchCV` would (its one-candidate grid): ``scoring`` ``None`` or ``"accuracy"`` and
+    no other options. Otherwise it is scikit-learn's own loop.
+
+    Example:
+      >>> from sklearn.datasets import load_iris
+      >>> from jaxlearn.sklearn import LogisticRegression, cross_validate
+      >>> X, y = load_iris(return_X_y=True)
+      >>> sorted(cross_validate(LogisticRegression(max_iter=500), X, y, cv=3))
+      ['fit_time', 'score_time', 'test_score']
+    """
+    plan = None
+    if not options and scoring in (None, "accuracy") and y is not None:
+        plan = GridSearchCV(estimator, {}, cv=cv)._sweep_plan(X, y)
+    if plan is None or not getattr(plan[1], "_sweepable", frozenset)():
+        return model_selection.cross_validate(
+            estimator,
+            X,
+            y,
+            cv=cv,
+            scoring=scoring,
+            return_train_score=return_train_score,
+            **options,
+        )
+    steps, final, prefix = plan
+    start = time.perf_counter()
+    X, y = _checked(X, y)
+    name = sorted(final._sweepable())[0]
+    candidate = {prefix + name: final.get_params()[name]}
+    test, train = _fold_scores(
+        X, y, cv, is_classifier(estimator), steps, final, prefix, [candidate]
+    )
+    F = test.shape[1]
+    result = {
+        "fit_time": np.full(F, (time.perf_counter() - start) / F),
+        "score_time": np.zeros(F),
+        "test_score": test[0],
+    }
+    if return_train_score:
+        result["train_score"] = train[0]
+    return result
+
+
+def cross_val_score(estimator, X, y=None, *, cv=None, scoring=None, **options):
+    """scikit-learn's :func:`~sklearn.model_selection.cross_val_score`: the ``test_score`` of
+    :func:`cross_validate` (one program for a jaxlearn estimator where it applies).
+
+    Example:
+      >>> from sklearn.datasets import load_iris
+      >>> from jaxlearn.sklearn import LogisticRegression, cross_val_score
+      >>> X, y = load_iris(return_X_y=True)
+      >>> cross_val_score(LogisticRegression(max_iter=500), X, y, cv=3).shape
+      (3,)
+    """
+    return cross_validate(estimator, X, y, cv=cv, scoring=scoring, **options)["test_score"]
+
+
+def _checked(X, y):
+    """``X`` finite numbers and ``y`` class labels, as the estimator's own fit requires."""
+    X = check_array(X)
+    y = column_or_1d(y)
+    check_classification_targets(y)
+    return X, y
+
+
+def _fold_scores(X, y, cv, classifier, steps, estimator, prefix, candidates):
+    """The accuracy of every candidate on every fold's test and training rows, each (G, F), from one
+    vmapped fit of all of them (``estimator._sweep``)."""
+    folds = list(check_cv(cv, y, classifier=classifier).split(X, y))
+    n, F = len(y), len(folds)
+    train, test = np.zeros((F, n), bool), np.zeros((F, n), bool)
+    for f, (rows, held_out) in enumerate(folds):
+        train[f, rows], test[f, held_out] = True, True
+    inputs = [_transformed(steps, X, y, rows) for rows, _ in folds]
+    grid = {
+        key[len(prefix) :]: np.array([c[key] for c in candidates], float) for key in candidates[0]
+    }
+    predicted, classes = estimator._sweep(np.stack(inputs), y, train, grid)  # (G, F, n)
+    correct = classes[predicted] == y[None, None, :]
+    return _accuracy(correct, test), _accuracy(correct, train)
+
+
+def _transformed(steps, X, y, rows):
+    """``X`` through the pipeline's preprocessing steps, fitted on a fold's training rows."""
+    for _, step in steps:
+        if step is None or step == "passthrough":
+            continue
+        X = clone(step).fit(X[rows], y[rows]).transform(X)
+    return np.asarray(X)
 
 
 def _accuracy(correct, rows):
