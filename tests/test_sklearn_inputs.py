@@ -90,9 +90,25 @@ BAD = {
     "beta_2": [-0.1, 1.0, math.nan],
     "epsilon": [0.0, -1.0, math.nan],
     "momentum": [-0.1, 1.5, math.nan],
+    # scikit-learn's parameters that change nothing here, checked as scikit-learn checks them
+    "n_jobs": [1.5, "x"],
+    "verbose": [-1, 1.5],
+    "cache_size": [0.0, -1.0, math.nan],
+    "leaf_size": [0, 1.5],
+    "max_fun": [0, 1.5],
+    # scikit-learn's parameters of which only the default is supported: these are out of
+    # scikit-learn's range too
+    "ccp_alpha": [-1.0, math.nan],
+    "min_impurity_decrease": [-1.0, math.nan],
+    "min_weight_fraction_leaf": [-0.1, 0.6, math.nan],
+    "max_leaf_nodes": [1, 1.5],
+    "max_samples": [0, -1.0, math.nan],
+    "shrink_threshold": [0.0, -1.0, math.nan],
+    "p": [0, -1.0, math.nan],
 }
-#: Parameters that are not numeric hyperparameters.
+#: Parameters that are not numeric hyperparameters (dicts and arrays default to None).
 NOT_NUMERIC = {"random_state", "hidden_layer_sizes", "estimator", "class_weight", "penalty"}
+NOT_NUMERIC |= {"kernel_params", "metric_params", "monotonic_cst"}
 KERNEL = {
     "KernelPerceptron": "poly",
     "KernelRidge": "poly",
@@ -107,6 +123,8 @@ VALID |= {
 }  # tol >= 0 as scikit-learn: 0 runs max_iter iterations
 VALID |= {("MLPClassifier", "tol", 0.0)}  # as scikit-learn's: tol >= 0
 VALID |= {("SVC", "max_iter", -1)}  # as scikit-learn's: no limit (libsvm's own cap)
+VALID |= {("SGDClassifier", "epsilon", 0.0)}  # as scikit-learn's: epsilon >= 0 (no effect here)
+VALID |= {("Ridge", "tol", 0.0), ("RidgeClassifier", "tol", 0.0)}  # as scikit-learn's: tol >= 0
 WITH = {("SGDClassifier", "eta0"): {"learning_rate": "constant"}}
 
 

@@ -14,6 +14,7 @@ import functools
 import inspect
 import math
 import numbers
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -38,6 +39,8 @@ __all__ = [
     "bucketed",
     "InvalidParameterError",
     "JaxlearnEstimator",
+    "N_JOBS",
+    "OnlyDefault",
     "class_weights",
     "encode_classes",
     "float_dtype",
@@ -57,6 +60,35 @@ MULTICLASS_HINT = (
 #: Any finite number (``coef0``, ``binarize``).
 FINITE = core.Interval(-math.inf)
 
+#: scikit-learn's ``n_jobs``: any int (or ``None``, declared with it); jaxlearn vectorises instead.
+N_JOBS = (core.Interval(-math.inf, integer=True), None)
+
+
+class OnlyDefault(NamedTuple):
+    """A scikit-learn parameter of which jaxlearn supports only ``supported`` (scikit-learn's default
+    first, then values that mean the same); ``why``: what jaxlearn does instead."""
+
+    supported: tuple
+    why: str
+
+
+def _is_one_of(value, supported) -> bool:
+    """``value`` is one of ``supported``, compared as scikit-learn's values are (no array is)."""
+    for option in supported:
+        if value is option:
+            return True
+        if isinstance(option, bool) or isinstance(value, (bool, np.bool_)):
+            if isinstance(option, bool) and isinstance(value, (bool, np.bool_)):
+                if bool(value) == option:
+                    return True
+        elif isinstance(option, str):
+            if isinstance(value, str) and value == option:
+                return True
+        elif isinstance(option, numbers.Real) and isinstance(value, numbers.Real):
+            if value == option:
+                return True
+    return False
+
 
 class InvalidParameterError(ValueError, TypeError):
     """A hyperparameter out of its range or of the wrong type (a ``ValueError`` and a ``TypeError``, as
@@ -67,28 +99,50 @@ def check_params(estimator) -> None:
     """Check the estimator's hyperparameters, naming its own parameter (never the learner's argument).
 
     A parameter whose default in ``__init__`` is a bool must be a bool (``numpy.bool_`` too): ``"no"``
-    is not read as True. Each entry ``name: constraint`` of the ``_parameter_constraints`` of the
-    classes of the estimator is a :class:`~jaxlearn.core.Interval`, or a tuple of them with ``None``
-    where ``None`` is allowed.
+    is not read as True; one of ``_bool_or_int`` (``verbose``, SGD's ``average``) may also be an int
+    >= 0. Each entry ``name: constraint`` of the ``_parameter_constraints`` and ``_no_effect`` of the
+    classes of the estimator is a :class:`~jaxlearn.core.Interval`, a tuple of them with ``None``
+    where ``None`` is allowed, a frozenset of the strings allowed, or ``None`` (no check beyond the
+    bool rule). Each entry ``name: OnlyDefault(supported, why)`` of ``_only_default`` refuses any
+    value but those supported, naming scikit-learn's parameter and what jaxlearn does instead.
     """
     name_of = type(estimator).__name__
     values = estimator.get_params(deep=False)
-    bool_or_int = getattr(
-        estimator, "_bool_or_int", ()
-    )  # scikit-learn's ``average``: False, True or a step
+    bool_or_int = getattr(estimator, "_bool_or_int", ())
     for name, param in inspect.signature(type(estimator).__init__).parameters.items():
         value = values.get(name)
-        if name in bool_or_int and isinstance(value, numbers.Integral) and value >= 0:
-            continue
+        if name in bool_or_int:
+            if isinstance(value, (bool, np.bool_)) or (
+                isinstance(value, numbers.Integral) and value >= 0
+            ):
+                continue
+            raise InvalidParameterError(
+                f"{name_of}: expected `{name}` a bool or an int >= 0, got {value!r}"
+            )
         if isinstance(param.default, bool) and not isinstance(value, (bool, np.bool_)):
             raise InvalidParameterError(
                 f"{name_of}: expected `{name}` a bool (True or False), got {value!r}"
             )
-    constraints = {}
+    constraints, only_default = {}, {}
     for cls in reversed(type(estimator).__mro__):
         constraints.update(vars(cls).get("_parameter_constraints", {}))
+        constraints.update(vars(cls).get("_no_effect", {}))
+        only_default.update(vars(cls).get("_only_default", {}))
+    for name, (supported, why) in only_default.items():
+        if name in values and not _is_one_of(values[name], supported):
+            alternatives = " or ".join(repr(option) for option in supported)
+            raise InvalidParameterError(
+                f"{name_of}: `{name}`={values[name]!r} is not supported ({why}); "
+                f"use {name}={alternatives}"
+            )
     for name, constraint in constraints.items():
-        if name not in values:
+        if name not in values or constraint is None:
+            continue
+        if isinstance(constraint, frozenset):
+            if not (isinstance(values[name], str) and values[name] in constraint):
+                raise InvalidParameterError(
+                    f"{name_of}: expected `{name}` one of {sorted(constraint)}, got {values[name]!r}"
+                )
             continue
         value, options = (
             values[name],
@@ -196,6 +250,13 @@ class JaxlearnEstimator(BaseEstimator):
 
     #: ``name: Interval`` (or a tuple of them, with ``None`` where allowed): see :func:`check_params`.
     _parameter_constraints: dict = {}
+    #: scikit-learn's parameters that change nothing here, ``name: constraint`` (as
+    #: ``_parameter_constraints``, or a frozenset of strings, or ``None``): accepted and checked.
+    _no_effect: dict = {}
+    #: scikit-learn's parameters of which only the default is supported, ``name: OnlyDefault``.
+    _only_default: dict = {}
+    #: parameters that are a bool or an int >= 0 (scikit-learn's ``verbose``).
+    _bool_or_int: tuple = ("verbose",)
 
     def _check_params(self) -> None:
         """Refuse hyperparameters out of range, naming this estimator's parameter (:func:`check_params`)."""

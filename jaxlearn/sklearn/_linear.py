@@ -28,10 +28,12 @@ from jaxlearn._shared import sign_label
 from jaxlearn.kernels import expansion, gram
 from jaxlearn.sklearn._base import (
     FINITE,
+    N_JOBS,
     BatchBinaryClassifier,
     BatchRegressor,
     InvalidParameterError,
     JaxlearnEstimator,
+    OnlyDefault,
     bucketed,
     encode_classes,
     float_dtype,
@@ -109,6 +111,8 @@ class SGDClassifier(EpochSGDClassifier):
       class_weight: ``None``, ``{label: weight}`` or ``"balanced"`` (:math:`n/(K n_k)`).
       average: ``False``, ``True`` or a step from which ``coef_`` is the mean of the iterates (ASGD).
       warm_start: ``fit`` starts from the last fit's ``coef_`` and ``intercept_``.
+      epsilon, n_jobs, verbose: accepted for scikit-learn's API, with no effect: ``epsilon`` is read
+        only by the huber losses (not offered), jaxlearn vectorises instead and prints nothing.
 
     Attributes:
       coef_, intercept_: (1, d) and (1,) for two classes, else (K, d) and (K,); n_iter_; t_; classes_;
@@ -132,6 +136,7 @@ class SGDClassifier(EpochSGDClassifier):
         "validation_fraction": core.OPEN_UNIT,
         "n_iter_no_change": core.POSITIVE_INT,
     }
+    _no_effect = {"epsilon": core.NON_NEGATIVE, "n_jobs": N_JOBS, "verbose": None}
 
     def __init__(
         self,
@@ -154,6 +159,9 @@ class SGDClassifier(EpochSGDClassifier):
         class_weight=None,
         warm_start=False,
         average=False,
+        epsilon=0.1,
+        n_jobs=None,
+        verbose=0,
     ):
         self.loss = loss
         self.penalty = penalty
@@ -173,6 +181,9 @@ class SGDClassifier(EpochSGDClassifier):
         self.class_weight = class_weight
         self.warm_start = warm_start
         self.average = average
+        self.epsilon = epsilon
+        self.n_jobs = n_jobs
+        self.verbose = verbose
 
     def _options(self):
         return dict(
@@ -236,6 +247,7 @@ class LinearSVC(ClassifierMixin, JaxlearnEstimator):
         or ``{label: weight}``.
       random_state: the order of the coordinates in each epoch.
       max_iter: the most epochs; a fit that stops there gives a ``ConvergenceWarning``.
+      verbose: accepted for scikit-learn's API; jaxlearn prints nothing.
 
     Attributes:
       coef_, intercept_: (1, d) and (1,) for two classes, else (K, d) and (K,) (zeros without
@@ -257,6 +269,7 @@ class LinearSVC(ClassifierMixin, JaxlearnEstimator):
         "max_iter": core.POSITIVE_INT,
         "intercept_scaling": core.POSITIVE,
     }
+    _no_effect = {"verbose": None}
 
     def __init__(
         self,
@@ -270,6 +283,7 @@ class LinearSVC(ClassifierMixin, JaxlearnEstimator):
         fit_intercept=True,
         intercept_scaling=1,
         class_weight=None,
+        verbose=0,
         random_state=None,
         max_iter=1000,
     ):
@@ -282,6 +296,7 @@ class LinearSVC(ClassifierMixin, JaxlearnEstimator):
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
         self.class_weight = class_weight
+        self.verbose = verbose
         self.random_state = random_state
         self.max_iter = max_iter
 
@@ -519,6 +534,9 @@ class SVC(_KernelMixin, ClassifierMixin, JaxlearnEstimator):
       break_ties: with ``"ovr"`` and more than two classes, ``predict`` is the argmax of
         ``decision_function`` (votes, then confidences) instead of the votes alone.
       random_state: unused (the solver is deterministic); kept for scikit-learn's signature.
+      shrinking, cache_size, verbose: accepted for scikit-learn's API, with no effect (libsvm's
+        shrinking heuristic and kernel cache do not change the solution; jaxlearn prints nothing).
+      probability: ``"deprecated"`` or ``False`` only (no Platt scaling: no ``predict_proba``).
 
     Attributes:
       support_, support_vectors_, n_support_: the support vectors' rows (by class, then by row), the
@@ -540,6 +558,12 @@ class SVC(_KernelMixin, ClassifierMixin, JaxlearnEstimator):
     """
 
     _parameter_constraints = {"C": core.POSITIVE, "tol": core.POSITIVE}
+    _no_effect = {"shrinking": None, "cache_size": core.POSITIVE, "verbose": None}
+    _only_default = {
+        "probability": OnlyDefault(
+            ("deprecated", False), "no Platt scaling: SVC has no predict_proba here"
+        )
+    }
 
     def __init__(
         self,
@@ -549,8 +573,12 @@ class SVC(_KernelMixin, ClassifierMixin, JaxlearnEstimator):
         degree=3,
         gamma="scale",
         coef0=0.0,
+        shrinking=True,
+        probability="deprecated",
         tol=1e-3,
+        cache_size=200,
         class_weight=None,
+        verbose=False,
         max_iter=-1,
         decision_function_shape="ovr",
         break_ties=False,
@@ -561,8 +589,12 @@ class SVC(_KernelMixin, ClassifierMixin, JaxlearnEstimator):
         self.degree = degree
         self.gamma = gamma
         self.coef0 = coef0
+        self.shrinking = shrinking
+        self.probability = probability
         self.tol = tol
+        self.cache_size = cache_size
         self.class_weight = class_weight
+        self.verbose = verbose
         self.max_iter = max_iter
         self.decision_function_shape = decision_function_shape
         self.break_ties = break_ties
@@ -745,6 +777,8 @@ class NearestCentroid(_KernelMixin, ClassifierMixin, JaxlearnEstimator):
 
     Args:
       kernel, gamma, degree, coef0: the kernel (``"linear"`` by default: the Euclidean centroids).
+      metric, priors, shrink_threshold: scikit-learn's defaults only (``"euclidean"``, ``"uniform"``,
+        ``None``): the nearest unshrunk centroid, with no class priors.
 
     Attributes:
       centroids_: (K, d) with the linear kernel; support_, dual_coef_ (n, K), centroid_norms_ (K,) with
@@ -758,11 +792,32 @@ class NearestCentroid(_KernelMixin, ClassifierMixin, JaxlearnEstimator):
       ['-', '+', 'o']
     """
 
-    def __init__(self, kernel="linear", *, gamma="scale", degree=3, coef0=0.0):
+    _only_default = {
+        "metric": OnlyDefault(
+            ("euclidean",), "the distance is Euclidean in the kernel's feature space; see `kernel`"
+        ),
+        "priors": OnlyDefault(("uniform",), "the rule is the nearest centroid, with no priors"),
+        "shrink_threshold": OnlyDefault((None,), "the centroids are not shrunk"),
+    }
+
+    def __init__(
+        self,
+        kernel="linear",
+        *,
+        gamma="scale",
+        degree=3,
+        coef0=0.0,
+        metric="euclidean",
+        shrink_threshold=None,
+        priors="uniform",
+    ):
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
         self.coef0 = coef0
+        self.metric = metric
+        self.shrink_threshold = shrink_threshold
+        self.priors = priors
 
     def fit(self, X, y, sample_weight=None):
         r"""The class centroids of ``X`` (n, d) with labels ``y`` (two or more values).
@@ -861,6 +916,14 @@ class _RidgeMixin:
     penalised), ``sample_weight``, and ``coef_`` / ``intercept_`` as scikit-learn's."""
 
     _parameter_constraints = {"alpha": core.POSITIVE}
+    #: read only by scikit-learn's iterative solvers (or its copy of X); the closed form ignores them
+    _no_effect = {
+        "copy_X": None,
+        "max_iter": (core.POSITIVE_INT, None),
+        "tol": core.NON_NEGATIVE,
+        "random_state": None,
+    }
+    _only_default = {"positive": OnlyDefault((False,), "the closed form is unconstrained")}
     #: scikit-learn's direct solvers: each gives the closed form (solved here by Cholesky).
     _SOLVERS = ("auto", "cholesky", "svd")
 
@@ -913,6 +976,9 @@ class RidgeClassifier(_RidgeMixin, BatchBinaryClassifier):
         weighted means).
       class_weight: ``None``, ``"balanced"`` or ``{label: weight}``, as scikit-learn's.
       solver: ``"auto"``, ``"cholesky"`` or ``"svd"`` (all the closed form), as :class:`Ridge`.
+      copy_X, max_iter, tol, random_state: accepted for scikit-learn's API, with no effect (only
+        scikit-learn's iterative solvers read them; this is the closed form); ``positive``: ``False``
+        only.
 
     Attributes:
       params_: :class:`~jaxlearn.linear.RidgeParams` (the intercept last in ``w``); coef_ (d,) for two
@@ -926,11 +992,28 @@ class RidgeClassifier(_RidgeMixin, BatchBinaryClassifier):
       [1, 1, 0, 0]
     """
 
-    def __init__(self, alpha=1.0, *, fit_intercept=True, class_weight=None, solver="auto"):
+    def __init__(
+        self,
+        alpha=1.0,
+        *,
+        fit_intercept=True,
+        copy_X=True,
+        max_iter=None,
+        tol=1e-4,
+        class_weight=None,
+        solver="auto",
+        positive=False,
+        random_state=None,
+    ):
         self.alpha = alpha
         self.fit_intercept = fit_intercept
+        self.copy_X = copy_X
+        self.max_iter = max_iter
+        self.tol = tol
         self.class_weight = class_weight
         self.solver = solver
+        self.positive = positive
+        self.random_state = random_state
 
     def fit(self, X, y, sample_weight=None):
         """Fit on ``X`` of shape (n, d) and labels ``y`` (any values; one regression per class past two).
@@ -979,6 +1062,9 @@ class Ridge(_RidgeMixin, BatchRegressor):
         weighted means).
       solver: ``"auto"``, ``"cholesky"`` or ``"svd"``: scikit-learn's direct solvers, which all give
         the closed form (solved here by Cholesky); its iterative ones are not offered.
+      copy_X, max_iter, tol, random_state: accepted for scikit-learn's API, with no effect (only
+        scikit-learn's iterative solvers read them; this is the closed form); ``positive``: ``False``
+        only.
 
     Attributes:
       params_: :class:`~jaxlearn.linear.RidgeParams` (``w`` of shape (t, d [+ 1]), one row per target,
@@ -992,10 +1078,26 @@ class Ridge(_RidgeMixin, BatchRegressor):
       [6.0]
     """
 
-    def __init__(self, alpha=1.0, *, fit_intercept=True, solver="auto"):
+    def __init__(
+        self,
+        alpha=1.0,
+        *,
+        fit_intercept=True,
+        copy_X=True,
+        max_iter=None,
+        tol=1e-4,
+        solver="auto",
+        positive=False,
+        random_state=None,
+    ):
         self.alpha = alpha
         self.fit_intercept = fit_intercept
+        self.copy_X = copy_X
+        self.max_iter = max_iter
+        self.tol = tol
         self.solver = solver
+        self.positive = positive
+        self.random_state = random_state
 
     def fit(self, X, y, sample_weight=None):
         """Fit on ``X`` of shape (n, d) and real targets ``y`` of shape (n,) or (n, t).
@@ -1030,6 +1132,8 @@ class KernelRidge(_KernelMixin, BatchRegressor):
     :math:`\\lambda = \\alpha/(2m)` (:math:`\\alpha / (2 \\sum_i s_i)` with ``sample_weight``
     :math:`s`); kernels and their defaults as scikit-learn's ``KernelRidge`` (``gamma=None``:
     :math:`1/d`). The rows are padded to their size bucket with weight 0 (they take no part).
+    ``kernel_params`` is ``None`` only (the kernel is named by ``kernel``, ``gamma``, ``degree`` and
+    ``coef0``).
 
     Attributes:
       params_: :class:`~jaxlearn.linear.KernelRidgeParams` (the padding rows have coefficient 0);
@@ -1043,13 +1147,21 @@ class KernelRidge(_KernelMixin, BatchRegressor):
     """
 
     _parameter_constraints = {"alpha": core.POSITIVE}
+    _only_default = {
+        "kernel_params": OnlyDefault(
+            (None,), "the kernel is named by `kernel`, `gamma`, `degree` and `coef0`"
+        )
+    }
 
-    def __init__(self, alpha=1.0, *, kernel="linear", gamma=None, degree=3, coef0=1.0):
+    def __init__(
+        self, alpha=1.0, *, kernel="linear", gamma=None, degree=3, coef0=1.0, kernel_params=None
+    ):
         self.alpha = alpha
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
         self.coef0 = coef0
+        self.kernel_params = kernel_params
 
     def _prepare(self, X):
         self.n_samples_fit_ = int(X.shape[0])

@@ -17,8 +17,10 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 from jaxlearn import core, linear, multiclass
 from jaxlearn._buckets import bucket, pad_rows
 from jaxlearn.sklearn._base import (
+    N_JOBS,
     InvalidParameterError,
     JaxlearnEstimator,
+    OnlyDefault,
     bucketed,
     encode_classes,
     float_dtype,
@@ -74,6 +76,10 @@ class LogisticRegression(ClassifierMixin, JaxlearnEstimator):
       random_state: unused (the solver is deterministic); kept for scikit-learn's signature.
       solver: ``"lbfgs"`` (the only one).
       max_iter: the most L-BFGS iterations.
+      intercept_scaling, n_jobs, verbose: accepted for scikit-learn's API, with no effect (only
+        liblinear reads ``intercept_scaling``; jaxlearn vectorises instead and prints nothing).
+      dual, l1_ratio, warm_start: scikit-learn's defaults only (``False``, ``0.0``, ``False``): the
+        primal L2 problem, solved from zero.
 
     Attributes:
       params_: the jaxlearn params (:class:`jaxlearn.linear.LogisticRegressionParams` or
@@ -94,27 +100,45 @@ class LogisticRegression(ClassifierMixin, JaxlearnEstimator):
         "tol": core.NON_NEGATIVE,
         "max_iter": core.POSITIVE_INT,
     }
+    _no_effect = {"intercept_scaling": core.POSITIVE, "n_jobs": N_JOBS, "verbose": None}
+    _only_default = {
+        "dual": OnlyDefault((False,), "the primal is solved by L-BFGS"),
+        "l1_ratio": OnlyDefault((0.0, None), "the penalty is L2 only"),
+        "warm_start": OnlyDefault((False,), "every fit starts from zero"),
+    }
 
     def __init__(
         self,
         penalty="l2",
         *,
         C=1.0,
+        l1_ratio=0.0,
+        dual=False,
         tol=1e-4,
         fit_intercept=True,
+        intercept_scaling=1,
         class_weight=None,
         random_state=None,
         solver="lbfgs",
         max_iter=100,
+        verbose=0,
+        warm_start=False,
+        n_jobs=None,
     ):
         self.penalty = penalty
         self.C = C
+        self.l1_ratio = l1_ratio
+        self.dual = dual
         self.tol = tol
         self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
         self.class_weight = class_weight
         self.random_state = random_state
         self.solver = solver
         self.max_iter = max_iter
+        self.verbose = verbose
+        self.warm_start = warm_start
+        self.n_jobs = n_jobs
 
     def _check_params(self) -> None:
         super()._check_params()

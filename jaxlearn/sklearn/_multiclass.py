@@ -21,7 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 from jaxlearn import core, multiclass
 from jaxlearn._buckets import on_bucket_rows
 from jaxlearn._checks import check_positive_int
-from jaxlearn.sklearn._base import JaxlearnEstimator, encode_classes
+from jaxlearn.sklearn._base import N_JOBS, JaxlearnEstimator, encode_classes
 from jaxlearn.sklearn._linear import LinearSVC
 
 __all__ = [
@@ -186,6 +186,7 @@ class OneVsRestClassifier(_Reduction):
         ``SGDClassifier(...)``, ``Perceptron()``, ...); ``None``: ``jaxlearn.sklearn.LinearSVC()``. It is
         cloned, never fitted itself.
       random_state: the key of the K fits (split one per problem); ``None``: the binary estimator's.
+      n_jobs, verbose: accepted for scikit-learn's API; jaxlearn vectorises instead and prints nothing.
 
     Example:
       >>> import numpy as np
@@ -196,8 +197,12 @@ class OneVsRestClassifier(_Reduction):
       ['a', 'b', 'c']
     """
 
-    def __init__(self, estimator=None, *, random_state=None):
+    _no_effect = {"n_jobs": N_JOBS, "verbose": None}
+
+    def __init__(self, estimator=None, *, n_jobs=None, verbose=0, random_state=None):
         self.estimator = estimator
+        self.n_jobs = n_jobs
+        self.verbose = verbose
         self.random_state = random_state
 
     def _reduce(self, binary, n_classes):
@@ -243,6 +248,7 @@ class OneVsOneClassifier(_Reduction):
         ``"cycle"`` (the pair's examples repeated to fill the sample: for ``HardMarginSVC`` and batch
         Perceptrons).
       random_state: the key of the fits (split one per pair); ``None``: the binary estimator's.
+      n_jobs: accepted for scikit-learn's API; jaxlearn vectorises instead.
 
     Example:
       >>> import numpy as np
@@ -252,8 +258,11 @@ class OneVsOneClassifier(_Reduction):
       [0, 1, 2]
     """
 
-    def __init__(self, estimator=None, *, subsample: str = "mask", random_state=None):
+    _no_effect = {"n_jobs": N_JOBS}
+
+    def __init__(self, estimator=None, *, n_jobs=None, subsample: str = "mask", random_state=None):
         self.estimator = estimator
+        self.n_jobs = n_jobs
         self.subsample = subsample
         self.random_state = random_state
 

@@ -15,7 +15,13 @@ from sklearn.base import RegressorMixin
 
 from jaxlearn import core, neighbors
 from jaxlearn._buckets import bucket, on_bucket_rows, pad_rows
-from jaxlearn.sklearn._base import JaxlearnEstimator, float_dtype, power_of_two_scale
+from jaxlearn.sklearn._base import (
+    N_JOBS,
+    JaxlearnEstimator,
+    OnlyDefault,
+    float_dtype,
+    power_of_two_scale,
+)
 from jaxlearn.sklearn._multiclass import MulticlassClassifier, evaluate, fit_learner, scores
 
 __all__ = ["KNeighborsClassifier", "KNeighborsRegressor"]
@@ -25,6 +31,17 @@ class _Neighbors:
     """What both rules share: ``n_neighbors`` and ``kneighbors``."""
 
     _parameter_constraints = {"n_neighbors": core.POSITIVE_INT, "query_chunk": core.POSITIVE_INT}
+    #: the neighbours are exact whatever the search (here: brute force, vectorised)
+    _no_effect = {
+        "algorithm": frozenset({"auto", "ball_tree", "kd_tree", "brute"}),
+        "leaf_size": core.POSITIVE_INT,
+        "n_jobs": N_JOBS,
+    }
+    _only_default = {
+        "metric": OnlyDefault(("minkowski", "euclidean"), "the distance is Euclidean"),
+        "p": OnlyDefault((2,), "the distance is Euclidean: Minkowski's p=2"),
+        "metric_params": OnlyDefault((None,), "the distance is Euclidean"),
+    }
 
     def _check_fit_sample(self, X):
         if isinstance(self.n_neighbors, int) and self.n_neighbors > X.shape[0]:
@@ -80,6 +97,10 @@ class KNeighborsClassifier(_Neighbors, MulticlassClassifier):
       weights: ``"uniform"``, ``"distance"`` (inverse distance; a query on training points takes
         their labels) or ``"as_printed"`` (UML 19.1's formula as printed); see ``jaxlearn.neighbors.knn``.
       query_chunk: queries processed at once (memory ``query_chunk * n_samples`` distances).
+      algorithm, leaf_size, n_jobs: accepted for scikit-learn's API, with no effect (the neighbours
+        are exact whatever the search; jaxlearn's is brute force, vectorised).
+      metric, p, metric_params: scikit-learn's defaults only (the Euclidean distance: ``"minkowski"``
+        with ``p=2``, or ``"euclidean"``).
 
     Example:
       >>> import numpy as np
@@ -90,9 +111,27 @@ class KNeighborsClassifier(_Neighbors, MulticlassClassifier):
       (['a', 'b'], [[2.0, 1.0]])
     """
 
-    def __init__(self, n_neighbors: int = 5, *, weights: str = "uniform", query_chunk: int = 256):
+    def __init__(
+        self,
+        n_neighbors: int = 5,
+        *,
+        weights: str = "uniform",
+        algorithm: str = "auto",
+        leaf_size: int = 30,
+        p=2,
+        metric="minkowski",
+        metric_params=None,
+        n_jobs=None,
+        query_chunk: int = 256,
+    ):
         self.n_neighbors = n_neighbors
         self.weights = weights
+        self.algorithm = algorithm
+        self.leaf_size = leaf_size
+        self.p = p
+        self.metric = metric
+        self.metric_params = metric_params
+        self.n_jobs = n_jobs
         self.query_chunk = query_chunk
 
     def _fit_key(self):
@@ -124,6 +163,10 @@ class KNeighborsRegressor(_Neighbors, RegressorMixin, JaxlearnEstimator):
       weights: ``"uniform"`` (the mean), ``"distance"`` or ``"as_printed"`` (weighted means; see
         ``jaxlearn.neighbors.knn_regressor``).
       query_chunk: queries processed at once.
+      algorithm, leaf_size, n_jobs: accepted for scikit-learn's API, with no effect (the neighbours
+        are exact whatever the search; jaxlearn's is brute force, vectorised).
+      metric, p, metric_params: scikit-learn's defaults only (the Euclidean distance: ``"minkowski"``
+        with ``p=2``, or ``"euclidean"``).
 
     Example:
       >>> import numpy as np
@@ -133,9 +176,27 @@ class KNeighborsRegressor(_Neighbors, RegressorMixin, JaxlearnEstimator):
       [0.5]
     """
 
-    def __init__(self, n_neighbors: int = 5, *, weights: str = "uniform", query_chunk: int = 256):
+    def __init__(
+        self,
+        n_neighbors: int = 5,
+        *,
+        weights: str = "uniform",
+        algorithm: str = "auto",
+        leaf_size: int = 30,
+        p=2,
+        metric="minkowski",
+        metric_params=None,
+        n_jobs=None,
+        query_chunk: int = 256,
+    ):
         self.n_neighbors = n_neighbors
         self.weights = weights
+        self.algorithm = algorithm
+        self.leaf_size = leaf_size
+        self.p = p
+        self.metric = metric
+        self.metric_params = metric_params
+        self.n_jobs = n_jobs
         self.query_chunk = query_chunk
 
     def _batch_learner(self):

@@ -22,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from jaxlearn import core, nn
 from jaxlearn._checks import check_positive_int, warn_if_diverged
-from jaxlearn.sklearn._base import encode_classes, sample_weights
+from jaxlearn.sklearn._base import OnlyDefault, encode_classes, sample_weights
 from jaxlearn.sklearn._multiclass import ScoringClassifier
 
 __all__ = ["MLPClassifier"]
@@ -67,6 +67,10 @@ class MLPClassifier(ScoringClassifier):
         scikit-learn) and stop on their accuracy.
       validation_fraction: in [0, 1), the share held out (only with ``early_stopping``).
       beta_1, beta_2, epsilon: Adam's decay rates in [0, 1) and its :math:`\epsilon > 0`.
+      power_t, max_fun, verbose: accepted for scikit-learn's API, with no effect (``power_t`` is read
+        only by ``learning_rate="invscaling"``, ``max_fun`` only by ``"lbfgs"``; jaxlearn prints
+        nothing).
+      learning_rate, warm_start: scikit-learn's defaults only (``"constant"``, ``False``).
 
     Example:
       >>> import numpy as np
@@ -89,6 +93,11 @@ class MLPClassifier(ScoringClassifier):
         "beta_2": DECAY,
         "epsilon": core.POSITIVE,
     }
+    _no_effect = {"power_t": core.NON_NEGATIVE, "max_fun": core.POSITIVE_INT, "verbose": None}
+    _only_default = {
+        "learning_rate": OnlyDefault(("constant",), "SGD's step size is `learning_rate_init`"),
+        "warm_start": OnlyDefault((False,), "every fit starts from a new initialisation"),
+    }
 
     def __init__(
         self,
@@ -98,11 +107,15 @@ class MLPClassifier(ScoringClassifier):
         solver: str = "adam",
         alpha=1e-4,
         batch_size="auto",
+        learning_rate="constant",
         learning_rate_init=1e-3,
+        power_t=0.5,
         max_iter: int = 200,
         shuffle: bool = True,
         random_state=None,
         tol=1e-4,
+        verbose=False,
+        warm_start=False,
         momentum=0.9,
         nesterovs_momentum: bool = True,
         early_stopping: bool = False,
@@ -111,17 +124,22 @@ class MLPClassifier(ScoringClassifier):
         beta_2=0.999,
         epsilon=1e-8,
         n_iter_no_change: int = 10,
+        max_fun=15000,
     ):
         self.hidden_layer_sizes = hidden_layer_sizes
         self.activation = activation
         self.solver = solver
         self.alpha = alpha
         self.batch_size = batch_size
+        self.learning_rate = learning_rate
         self.learning_rate_init = learning_rate_init
+        self.power_t = power_t
         self.max_iter = max_iter
         self.shuffle = shuffle
         self.random_state = random_state
         self.tol = tol
+        self.verbose = verbose
+        self.warm_start = warm_start
         self.momentum = momentum
         self.nesterovs_momentum = nesterovs_momentum
         self.early_stopping = early_stopping
@@ -130,6 +148,7 @@ class MLPClassifier(ScoringClassifier):
         self.beta_2 = beta_2
         self.epsilon = epsilon
         self.n_iter_no_change = n_iter_no_change
+        self.max_fun = max_fun
 
     def _batch(self, n_samples: int) -> int:
         if isinstance(self.batch_size, str) and self.batch_size == "auto":

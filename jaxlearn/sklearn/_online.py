@@ -26,6 +26,7 @@ from jaxlearn import core, losses, online
 from jaxlearn._checks import check_positive_int
 from jaxlearn._shared import sign_label
 from jaxlearn.sklearn._base import (
+    N_JOBS,
     BinaryClassifier,
     BinaryLabels,
     InvalidParameterError,
@@ -272,6 +273,7 @@ class Perceptron(EpochSGDClassifier):
         sample instead of the training objective, as scikit-learn's.
       normalize: scale each example to unit length (Balcan's version), in ``fit`` and ``predict``.
       warm_start: ``fit`` starts from the last fit's ``coef_`` and ``intercept_``.
+      n_jobs, verbose: accepted for scikit-learn's API; jaxlearn vectorises instead and prints nothing.
 
     Attributes:
       coef_, intercept_: (1, d), (1,) for two classes, else (K, d), (K,); n_iter_; t_; classes_; params_.
@@ -293,6 +295,7 @@ class Perceptron(EpochSGDClassifier):
         "n_iter_no_change": core.POSITIVE_INT,
         "validation_fraction": core.OPEN_UNIT,
     }
+    _no_effect = {"n_jobs": N_JOBS, "verbose": None}
 
     def __init__(
         self,
@@ -304,7 +307,9 @@ class Perceptron(EpochSGDClassifier):
         max_iter=1000,
         tol=1e-3,
         shuffle=True,
+        verbose=0,
         eta0=1.0,
+        n_jobs=None,
         random_state=0,
         early_stopping=False,
         validation_fraction=0.1,
@@ -320,7 +325,9 @@ class Perceptron(EpochSGDClassifier):
         self.max_iter = max_iter
         self.tol = tol
         self.shuffle = shuffle
+        self.verbose = verbose
         self.eta0 = eta0
+        self.n_jobs = n_jobs
         self.random_state = random_state
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction

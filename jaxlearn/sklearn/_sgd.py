@@ -63,7 +63,7 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
     :class:`~jaxlearn.linear.EpochSGDParams` of each problem, stacked: ``partial_fit`` goes on from them).
     """
 
-    _bool_or_int = ("average",)
+    _bool_or_int = ("average", "verbose")
 
     def _options(self) -> dict:  # pragma: no cover - abstract
         raise NotImplementedError

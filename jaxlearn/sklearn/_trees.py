@@ -27,7 +27,13 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from jaxlearn import core, trees
-from jaxlearn.sklearn._base import InvalidParameterError, row_weights, sample_weights
+from jaxlearn.sklearn._base import (
+    N_JOBS,
+    InvalidParameterError,
+    OnlyDefault,
+    row_weights,
+    sample_weights,
+)
 from jaxlearn.sklearn._multiclass import MulticlassClassifier
 
 __all__ = ["DecisionTreeClassifier", "RandomForestClassifier"]
@@ -64,6 +70,16 @@ class _TreeEstimator(MulticlassClassifier):
         "max_depth": (TREE_RANGES["max_depth"], None),
         "min_samples_leaf": TREE_RANGES["min_samples_leaf"],
         "max_bins": (TREE_RANGES["max_bins"], None),
+    }
+    #: scikit-learn's growth limits and pruning that jaxlearn's growers do not have
+    _only_default = {
+        "min_weight_fraction_leaf": OnlyDefault(
+            (0.0,), "a leaf's size is limited by `min_samples_leaf` only"
+        ),
+        "max_leaf_nodes": OnlyDefault((None,), "the tree grows level by level, by `max_depth`"),
+        "min_impurity_decrease": OnlyDefault((0.0,), "every split of positive gain is taken"),
+        "ccp_alpha": OnlyDefault((0.0,), "the tree is not pruned"),
+        "monotonic_cst": OnlyDefault((None,), "the splits are unconstrained"),
     }
 
     def _criterion(self):
@@ -179,6 +195,11 @@ class DecisionTreeClassifier(_TreeEstimator):
         (``None``, an int or a ``RandomState``; ``None``: the features' own order).
       class_weight: ``None`` (all 1), ``{label: weight}`` (missing labels 1) or ``"balanced"``
         (:math:`n / (K n_c)`): multiplies the weight of each row of class :math:`c`.
+      splitter, max_features: scikit-learn's defaults only (``"best"``, ``None``): the best split
+        over every feature at every node.
+      min_weight_fraction_leaf, max_leaf_nodes, min_impurity_decrease, ccp_alpha, monotonic_cst:
+        scikit-learn's defaults only (``0.0``, ``None``, ``0.0``, ``0.0``, ``None``): no other limit on
+        the growth, no pruning, no constraint.
 
     Example:
       >>> import numpy as np
@@ -189,24 +210,45 @@ class DecisionTreeClassifier(_TreeEstimator):
       (['no', 'yes'], [1.0, 0.0])
     """
 
+    _only_default = {
+        "splitter": OnlyDefault(("best",), "jaxlearn grows the best split at every node"),
+        "max_features": OnlyDefault(
+            (None, 1.0), "every node's split is the best over all the features"
+        ),
+    }
+
     def __init__(
         self,
         *,
         criterion: str = "gini",
+        splitter: str = "best",
         max_depth=None,
         min_samples_split=2,
         min_samples_leaf: int = 1,
+        min_weight_fraction_leaf=0.0,
+        max_features=None,
+        max_leaf_nodes=None,
+        min_impurity_decrease=0.0,
         max_bins=None,
         random_state=None,
         class_weight=None,
+        ccp_alpha=0.0,
+        monotonic_cst=None,
     ):
         self.criterion = criterion
+        self.splitter = splitter
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_impurity_decrease = min_impurity_decrease
         self.max_bins = max_bins
         self.random_state = random_state
         self.class_weight = class_weight
+        self.ccp_alpha = ccp_alpha
+        self.monotonic_cst = monotonic_cst
 
     def _fit_key(self):
         return None  # the tree draws nothing: its tie order is a permutation of the columns
@@ -277,6 +319,13 @@ class RandomForestClassifier(_TreeEstimator):
         sample) or ``"balanced_subsample"`` (the same on each tree's bootstrap sample: :math:`n` the
         draws, :math:`n_c` those of class :math:`c`, :math:`K` the classes drawn; without bootstrap,
         ``"balanced"``).
+      n_jobs, verbose: accepted for scikit-learn's API; jaxlearn grows all trees as one program and
+        prints nothing.
+      oob_score, warm_start, max_samples: scikit-learn's defaults only (``False``, ``False``,
+        ``None``): no out-of-bag score, a new forest each fit, bootstrap samples of ``n_samples``.
+      min_weight_fraction_leaf, max_leaf_nodes, min_impurity_decrease, ccp_alpha, monotonic_cst:
+        scikit-learn's defaults only (``0.0``, ``None``, ``0.0``, ``0.0``, ``None``): no other limit on
+        the growth, no pruning, no constraint.
 
     Example:
       >>> import numpy as np
@@ -288,6 +337,12 @@ class RandomForestClassifier(_TreeEstimator):
     """
 
     _parameter_constraints = {"n_estimators": core.POSITIVE_INT}
+    _no_effect = {"n_jobs": N_JOBS, "verbose": None}
+    _only_default = {
+        "oob_score": OnlyDefault((False,), "no out-of-bag score is computed"),
+        "warm_start": OnlyDefault((False,), "every fit grows a new forest"),
+        "max_samples": OnlyDefault((None, 1.0), "each bootstrap sample draws `n_samples` rows"),
+    }
 
     def __init__(
         self,
@@ -297,22 +352,42 @@ class RandomForestClassifier(_TreeEstimator):
         max_depth=None,
         min_samples_split=2,
         min_samples_leaf: int = 1,
+        min_weight_fraction_leaf=0.0,
         max_features="sqrt",
+        max_leaf_nodes=None,
+        min_impurity_decrease=0.0,
         bootstrap: bool = True,
+        oob_score=False,
+        n_jobs=None,
         max_bins=64,
         random_state=None,
+        verbose=0,
+        warm_start=False,
         class_weight=None,
+        ccp_alpha=0.0,
+        max_samples=None,
+        monotonic_cst=None,
     ):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
         self.max_features = max_features
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_impurity_decrease = min_impurity_decrease
         self.bootstrap = bootstrap
+        self.oob_score = oob_score
+        self.n_jobs = n_jobs
         self.max_bins = max_bins
         self.random_state = random_state
+        self.verbose = verbose
+        self.warm_start = warm_start
         self.class_weight = class_weight
+        self.ccp_alpha = ccp_alpha
+        self.max_samples = max_samples
+        self.monotonic_cst = monotonic_cst
 
     _CLASS_WEIGHTS = ("balanced", "balanced_subsample")
 
