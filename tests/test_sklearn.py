@@ -214,8 +214,9 @@ def test_batch_estimators_are_the_learners():
 
     kr = jsk.KernelRidge(alpha=0.3, kernel="rbf", gamma=0.5).fit(X, ys)
     kl = linear.kernel_ridge(kernels.gaussian(1.0), 0.3 / (2 * m))  # sigma = 1 / (2 gamma)
+    # the estimator solves its rows padded to their size bucket (weight 0): float32 rounding apart
     np.testing.assert_allclose(
-        kr.predict(X), kl.predict(kl.fit(None, X32, ys), X32), rtol=1e-5, atol=1e-6
+        kr.predict(X), kl.predict(kl.fit(None, X32, ys), X32), rtol=1e-5, atol=2e-5
     )
 
 
