@@ -3,6 +3,8 @@ to reach the bucket (label 0, weight 0) change nothing."""
 
 from __future__ import annotations
 
+import warnings
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -235,4 +237,37 @@ def test_svc_compiles_nothing_for_a_new_size_in_the_bucket():
         model = jsk.SVC(C=3.0).fit(X[:420], y[:420])
         model.decision_function(X[390:])
         model.predict(X[395:])
+    assert compiled[0] == 0
+
+
+def test_mlp_padding_changes_no_bit_and_a_new_size_compiles_nothing():
+    """Trailing rows of weight 0 join no batch: the MLP fit of a padded sample is the fit of its
+    rows, bit for bit; MLPClassifier pads to the size bucket, so a new size in it compiles nothing."""
+    from sklearn.datasets import load_digits
+
+    from jaxlearn import nn
+
+    X, y = load_digits(return_X_y=True)
+    X = (X / 16).astype(np.float32)
+    key, layers = jax.random.PRNGKey(0), nn.glorot_init(jax.random.PRNGKey(1), [64, 16, 10])
+    alone = nn.mlp_fit(key, layers, X[:410], y[:410], batch_size=100, max_epochs=6)
+    padded = nn.mlp_fit(
+        key,
+        layers,
+        np.r_[X[:410], np.zeros((38, 64), np.float32)],
+        np.r_[y[:410], np.zeros(38, int)],
+        sample_weight=np.r_[np.ones(410), np.zeros(38)],
+        batch_size=100,
+        max_epochs=6,
+    )
+    for a, b in zip(jax.tree.leaves(alone), jax.tree.leaves(padded)):
+        np.testing.assert_array_equal(a, b)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        first = jsk.MLPClassifier(hidden_layer_sizes=(16,), max_iter=3, random_state=0)
+        first.fit(X[:400], y[:400]).predict(X[:400])  # sizes 400 and 410: bucket 448
+    with count_compilations() as compiled, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # max_iter=3: a ConvergenceWarning
+        model = jsk.MLPClassifier(hidden_layer_sizes=(16,), max_iter=3, random_state=0)
+        model.fit(X[:410], y[:410]).predict(X[:410])
     assert compiled[0] == 0

@@ -12,6 +12,7 @@ import optax
 from jax.typing import ArrayLike
 
 from jaxlearn import core
+from jaxlearn._buckets import shuffled
 from jaxlearn._checks import check_multiclass_sample, check_width
 from jaxlearn.nn._mlp import Activation, Params, mlp_apply, relu
 from jaxlearn.nn._train import picked_entries
@@ -113,25 +114,37 @@ def _epoch(key, layers, opt_state, X, y, eta, weight_decay, *, optimizer, batch_
     return one_pass(key, layers, opt_state, batch_loss, opt, m=X.shape[0], batch_size=batch_size)
 
 
-def one_pass(key, layers, opt_state, batch_loss, opt, *, m, batch_size, shuffle=True):
-    """One pass over ``m`` rows in batches of ``batch_size`` (a random permutation when ``shuffle``, the
-    last batch shorter): one ``opt`` step on ``batch_loss(params, rows, mask)`` per batch, in one
-    ``lax.scan``. ``mask`` is 1 on the batch's rows, 0 on the last batch's padding. Returns
-    ``(layers, opt_state, loss)``, ``loss`` the batch losses weighted by their rows, over ``m``."""
+def one_pass(key, layers, opt_state, batch_loss, opt, *, m, batch_size, shuffle=True, rows=None):
+    """One pass over the first ``rows`` (traced; default ``m``) of ``m`` rows in batches of
+    ``batch_size`` (a random order when ``shuffle``, the last batch shorter): one ``opt`` step on
+    ``batch_loss(params, rows, mask)`` per batch, in one ``lax.scan``. ``mask`` is 1 on the batch's
+    rows, 0 on the padding. The rows past ``rows`` (a size bucket's padding) join no batch, and the
+    batches they fill are passed over, so the pass is the pass over the first ``rows`` alone: the
+    order is drawn row by row (``_buckets.shuffled``), which keeps the first rows' order whatever
+    rows follow. Returns ``(layers, opt_state, loss)``, ``loss`` the batch losses weighted by their
+    rows, over ``rows``."""
     steps = -(-m // batch_size)
     slots = jnp.arange(steps * batch_size, dtype=jnp.int32)
-    perm = jax.random.permutation(key, m) if shuffle else jnp.arange(m, dtype=jnp.int32)
-    order = perm[jnp.minimum(slots, m - 1)].reshape(steps, batch_size)
+    n = jnp.asarray(m if rows is None else rows, jnp.int32)
+    order = shuffled(key, m).astype(jnp.int32) if shuffle else jnp.arange(m, dtype=jnp.int32)
+    if rows is not None:  # the rows that take part first, in their own order
+        order = order[jnp.argsort(order >= n, stable=True)]
+    order = order[jnp.minimum(slots, m - 1)].reshape(steps, batch_size)
     dtype = layers[0][0].dtype
-    masks = (slots < m).astype(dtype).reshape(steps, batch_size)  # the last batch's padding: 0
+    masks = (slots < n).astype(dtype).reshape(steps, batch_size)  # the padding: 0
 
     def step(carry, batch):
         p, state = carry
         loss, grads = jax.value_and_grad(batch_loss)(p, *batch)
         with jax.numpy_dtype_promotion("standard"):  # optax's internals are not strict-clean
-            updates, state = opt.update(grads, state, p)
-            p = optax.apply_updates(p, updates)
-        return (p, state), loss * jnp.sum(batch[1])
+            updates, new_state = opt.update(grads, state, p)
+            new_p = optax.apply_updates(p, updates)
+        if rows is not None:  # a batch of padding only: no step
+            real = jnp.any(batch[1] > 0)
+            new_p, new_state = jax.tree.map(
+                lambda a, b: jnp.where(real, a, b), (new_p, new_state), (p, state)
+            )
+        return (new_p, new_state), loss * jnp.sum(batch[1])
 
     (layers, opt_state), sums = jax.lax.scan(step, (layers, opt_state), (order, masks))
-    return layers, opt_state, jnp.sum(sums) / m
+    return layers, opt_state, jnp.sum(sums) / n.astype(sums.dtype)

@@ -96,7 +96,8 @@ def mlp_fit(
       layers: the starting network (``glorot_init``, scikit-learn's; ``k`` outputs for labels
         ``0..k-1``, or one for labels in {0, 1}).
       X, y: ``(m, d)`` inputs and ``(m,)`` int labels.
-      sample_weight: ``(m,)`` weights :math:`s_i \ge 0` (default all 1); padding rows weigh 0.
+      sample_weight: ``(m,)`` weights :math:`s_i \ge 0` (default all 1). The trailing rows of weight 0
+        join no batch, so that a sample padded with them (to a size bucket) is fitted as the sample.
       validation: ``(X_val, y_val)`` or ``(X_val, y_val, w_val)``: stop on their (weighted) accuracy
         and return the best iterate (scikit-learn's ``early_stopping``).
       eta, alpha: the step size > 0 and :math:`\alpha \ge 0` (traced).
@@ -264,6 +265,10 @@ def _fit(
     else:
         opt = optax.sgd(eta, momentum=numbers["momentum"], nesterov=nesterov)
 
+    # the trailing rows of weight 0 (a size bucket's padding) join no batch
+    position = jnp.arange(1, X.shape[0] + 1, dtype=jnp.int32)
+    n_rows = jnp.max(jnp.where(weights > 0, position, 0))
+
     def batch_loss(p, rows, mask):
         w = weights[rows] * mask
         log_p = jax.nn.log_softmax(_logits(p, X[rows], activation))
@@ -294,6 +299,7 @@ def _fit(
             m=X.shape[0],
             batch_size=batch_size,
             shuffle=shuffle,
+            rows=n_rows,
         )
         finite = jnp.isfinite(loss) & _finite(new_p)
         p, state = jax.tree.map(

@@ -21,6 +21,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from jaxlearn import core, nn
+from jaxlearn._buckets import bucket, pad_rows
 from jaxlearn._checks import check_positive_int, warn_if_diverged
 from jaxlearn.sklearn._base import OnlyDefault, encode_classes, sample_weights
 from jaxlearn.sklearn._multiclass import ScoringClassifier
@@ -221,20 +222,27 @@ class MLPClassifier(ScoringClassifier):
                 raise ValueError(
                     "The validation set is too small: increase `validation_fraction` or the sample"
                 )
-            validation = (X[held], index[held]) + (() if weights is None else (weights[held],))
+            held_weights = np.ones(held.size, X.dtype) if weights is None else weights[held]
+            validation = tuple(
+                pad_rows(a, bucket(held.size)) for a in (X[held], index[held], held_weights)
+            )
             X, index = X[train], index[train]
             weights = None if weights is None else weights[train]
+        # the rows padded to their size bucket with weight 0 (they join no batch): a new training
+        # size in the bucket runs the same compiled program
+        n, size = X.shape[0], bucket(X.shape[0])
+        weights = np.ones(n, X.dtype) if weights is None else weights
         result = nn.mlp_fit(
             fit_key,
             layers,
-            X,
-            index,
-            sample_weight=weights,
+            pad_rows(X, size),
+            pad_rows(index, size),
+            sample_weight=pad_rows(weights, size),
             validation=validation,
             eta=self.learning_rate_init,
             alpha=self.alpha,
             optimizer=self.solver,
-            batch_size=self._batch(X.shape[0]),
+            batch_size=self._batch(n),
             activation=activation,
             max_epochs=self.max_iter,
             tol=self.tol,
