@@ -952,7 +952,6 @@ class _RidgeMixin:
         w = np.asarray(self.params_.w)
         self.coef_ = w[:, :-1] if intercept else w
         self.intercept_ = w[:, -1] if intercept else np.zeros(w.shape[0], w.dtype)
-        self.n_iter_ = None  # as scikit-learn's direct solvers: the closed form has no iterations
 
     def _batch_learner(self, X=None):
         intercept = bool(self.fit_intercept)
