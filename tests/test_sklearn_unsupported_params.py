@@ -7,35 +7,22 @@ change nothing in jaxlearn (``_no_effect``: ``n_jobs``, ``verbose``, ...) are ac
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import re
 
 import numpy as np
 import pytest
-import sklearn.ensemble
-import sklearn.kernel_ridge
-import sklearn.linear_model
-import sklearn.multiclass
-import sklearn.neighbors
-import sklearn.neural_network
 import sklearn.svm
-import sklearn.tree
 
 import jaxlearn.sklearn as jsk
 from jaxlearn.sklearn._base import check_params
+from tests._sklearn_upstream import SWAPS
 
-MODULES = (
-    sklearn.linear_model,
-    sklearn.svm,
-    sklearn.neighbors,
-    sklearn.tree,
-    sklearn.ensemble,
-    sklearn.neural_network,
-    sklearn.kernel_ridge,
-    sklearn.multiclass,
-)
+#: scikit-learn's modules that hold the namesakes of jaxlearn's estimators.
+MODULES = tuple(importlib.import_module(module) for module in SWAPS)
 #: ``(name, ours, theirs)`` for every estimator of ``jaxlearn.sklearn`` scikit-learn also has (matched by
-#: name, as ``scripts/bench_accuracy.py``).
+#: name in those modules, so that a new estimator is covered as it is exported).
 PAIRS = [
     (name, getattr(jsk, name), theirs)
     for name in jsk.__all__
