@@ -48,36 +48,15 @@ class GridSearchCV(model_selection.GridSearchCV):
 
     def fit(self, X, y=None, **params):
         """Run the search (see the class docstring for which path); returns ``self``."""
-        plan = None if params else self._sweep_plan(X, y)
+        plan = None
+        if not params and self.scoring in (None, "accuracy") and isinstance(self.refit, bool):
+            plan = _sweep_plan(self.estimator, self.param_grid, y)
         if plan is None:
             self.search_path_ = "scikit-learn"
             return super().fit(X, y, **params)
         self._fit_one_program(X, y, *plan)
         self.search_path_ = "one program"
         return self
-
-    def _sweep_plan(self, X, y):
-        """``(preprocessing steps, final estimator, step prefix)`` when the one-program path applies."""
-        if self.scoring not in (None, "accuracy") or not isinstance(self.refit, bool):
-            return None
-        if y is None:
-            return None
-        estimator, steps, prefix = self.estimator, [], ""
-        if isinstance(estimator, Pipeline):
-            *steps, (name, estimator) = estimator.steps
-            prefix = f"{name}__"
-        sweepable = getattr(estimator, "_sweepable", lambda: frozenset())()
-        grids = self.param_grid if isinstance(self.param_grid, list) else [self.param_grid]
-        for grid in grids:
-            for key, values in grid.items():
-                if not key.startswith(prefix) or key[len(prefix) :] not in sweepable:
-                    return None
-                if not all(
-                    isinstance(v, (int, float, np.number)) and not isinstance(v, bool)
-                    for v in values
-                ):
-                    return None
-        return steps, estimator, prefix
 
     def _fit_one_program(self, X, y, steps, estimator, prefix):
         start = time.perf_counter()
@@ -137,8 +116,8 @@ def cross_validate(
       ['fit_time', 'score_time', 'test_score']
     """
     plan = None
-    if not options and scoring in (None, "accuracy") and y is not None:
-        plan = GridSearchCV(estimator, {}, cv=cv)._sweep_plan(X, y)
+    if not options and scoring in (None, "accuracy"):
+        plan = _sweep_plan(estimator, {}, y)
     if plan is None or not getattr(plan[1], "_sweepable", frozenset)():
         return model_selection.cross_validate(
             estimator,
@@ -180,6 +159,27 @@ def cross_val_score(estimator, X, y=None, *, cv=None, scoring=None, **options):
       (3,)
     """
     return cross_validate(estimator, X, y, cv=cv, scoring=scoring, **options)["test_score"]
+
+
+def _sweep_plan(estimator, param_grid, y):
+    """``(preprocessing steps, final estimator, step prefix)`` when every parameter of ``param_grid`` is
+    one the final estimator (or a ``Pipeline``'s last step) can sweep in one program, else ``None``."""
+    if y is None:
+        return None
+    steps, prefix = [], ""
+    if isinstance(estimator, Pipeline):
+        *steps, (name, estimator) = estimator.steps
+        prefix = f"{name}__"
+    sweepable = getattr(estimator, "_sweepable", lambda: frozenset())()
+    for grid in param_grid if isinstance(param_grid, list) else [param_grid]:
+        for key, values in grid.items():
+            if not key.startswith(prefix) or key[len(prefix) :] not in sweepable:
+                return None
+            if not all(
+                isinstance(v, (int, float, np.number)) and not isinstance(v, bool) for v in values
+            ):
+                return None
+    return steps, estimator, prefix
 
 
 def _checked(X, y):
