@@ -26,6 +26,8 @@ DEPTH_STEP = 3
 #: threshold, a feature, a leaf flag, and ``d`` uniforms that draw a forest's feature subsets); the depth
 #: of ``max_depth=None`` stops where they would not fit.
 NODE_BYTES = 2**30
+#: The most bytes of node arrays the first depth tried may take (:func:`grow_fully`'s ``slack``).
+FIRST_NODE_BYTES = 2**26
 
 _TRACED = (
     "expected concrete `X`, `y` and `sample_weight` for max_depth=None (the depth is read off the "
@@ -34,11 +36,11 @@ _TRACED = (
 )
 
 
-def depth_cap(m: int, d: int, num_trees: int, num_classes: int) -> int:
-    """The deepest ``max_depth=None`` grows: ``m - 1`` levels, at most 24, within :data:`NODE_BYTES`."""
+def depth_cap(m: int, d: int, num_trees: int, num_classes: int, budget: int = NODE_BYTES) -> int:
+    """The deepest ``max_depth=None`` grows: ``m - 1`` levels, at most 24, within ``budget`` bytes."""
     node = 4 * (num_classes + d) + 13
     cap = min(max(m - 1, 0), int(DEPTH.hi))
-    while cap > 0 and num_trees * (2 ** (cap + 1) - 1) * node > NODE_BYTES:
+    while cap > 0 and num_trees * (2 ** (cap + 1) - 1) * node > budget:
         cap -= 1
     return cap
 
@@ -69,6 +71,7 @@ def grow_fully(
     min_split: int,
     sample_weight=None,
     scale: float = 1.0,
+    slack: int = 2,
 ):
     r"""``fit_at(D)`` for the depth :math:`D` of :func:`unfinished`'s search (see the module notes).
 
@@ -80,15 +83,35 @@ def grow_fully(
         2 * min_samples_leaf)``).
       sample_weight: the real example weights (concrete) or ``None`` (all 1); an example of a tree
         weighs at least ``scale`` times the smallest positive one (a multiplicity is >= 1).
+      slack: the first depth tried is :math:`\lceil \log_2 m \rceil` + ``slack`` (within
+        :data:`FIRST_NODE_BYTES`): each depth tried is a new program to compile, so a growth whose
+        cost does not grow with the depth (the sorted sweep) starts deeper.
+
+    A single tree (``num_trees=1``) is returned cut to its deepest occupied level: the nodes below
+    it are empty leaves.
     """
     if not is_concrete(X, y, sample_weight):
         raise ValueError(_TRACED)
     least = scale * smallest_weight(sample_weight)
     m, d = (int(n) for n in np.shape(X))
     cap = depth_cap(m, d, num_trees, num_classes)
-    depth = min(math.ceil(math.log2(max(m, 1))) + 2, cap)
+    first = depth_cap(m, d, num_trees, num_classes, FIRST_NODE_BYTES)
+    depth = min(math.ceil(math.log2(max(m, 1))) + slack, max(first, 1), cap)
     while True:
         params = fit_at(depth)
         if depth >= cap or not unfinished(params, min_split, least):
-            return params
+            return trimmed(params) if num_trees == 1 else params
         depth = min(depth + DEPTH_STEP, cap)
+
+
+def trimmed(params):
+    """A tree's params cut to its deepest level holding training examples (a prefix of the heap)."""
+    occupied = np.flatnonzero(np.asarray(params.counts).sum(axis=-1) > 0)
+    depth = int(np.floor(np.log2(occupied.max() + 1))) if occupied.size else 0
+    size = 2 ** (depth + 1) - 1
+    return params._replace(
+        **{
+            f: getattr(params, f)[:size]
+            for f in ("feature", "threshold", "is_leaf", "counts", "impurity")
+        }
+    )

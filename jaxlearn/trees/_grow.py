@@ -4,7 +4,7 @@ A tree of static depth :math:`D` is grown level by level: at each level the spli
 every node of the level at once, its best split (feature, and the two neighbouring values the
 threshold goes between); this module then does what does not depend on how splits are found:
 
-* the class counts and sizes of the nodes (from the examples' local node ids, one segment sum);
+* the class counts and sizes of the level's occupied nodes (one segment sum over the examples);
 * the threshold, the mid-point between the two values (rounded down to the lower one when the
   mid-point rounds up to the upper one, so the split is always between them);
 * the decision: a node splits when it is impure, holds at least ``min_samples_split`` examples and
@@ -92,18 +92,24 @@ def grow_levels(
     *,
     max_depth,
     dtype,
-    unroll,
     criterion,
     num_features,
     min_samples_split=2,
 ):
     r"""Grow a tree of depth ``max_depth`` level by level with the split search ``search``.
 
+    The levels are one ``lax.while_loop``, which stops once every node of a level is a leaf. A level
+    of a deep tree has far fewer nodes holding examples than its :math:`2^l` places (at most one per
+    example), so the search works on the level's *occupied* nodes only, numbered in increasing order
+    as *slots*: ``w`` slots, the smaller of the widest level's :math:`2^D` nodes and the :math:`m`
+    examples. A level then costs the search on :math:`m` examples, whatever the depth.
+
     Args:
-      search: ``search(level, w, node, totals, sizes, state) -> LevelSplits`` for the ``w`` nodes
-        of ``level``: ``node`` (m,) the examples' local ids in the level (``>= w``: dropped),
-        ``totals`` (w, k) the nodes' weighted class counts, ``sizes`` (w,) int32 their examples (of
-        positive weight).
+      search: ``search(level, w, slot, totals, sizes, state, nodes) -> LevelSplits`` for the
+        occupied nodes of ``level``: ``slot`` (m,) the examples' slots (``w``: dropped), ``totals``
+        (w, k) the slots' weighted class counts, ``sizes`` (w,) int32 their examples (of positive
+        weight), ``nodes`` (w,) each slot's node (its local id in the level; ``2^D`` for a slot
+        no node occupies). Slots keep the order of the nodes.
       state: the search's state at the root (passed on by :attr:`LevelSplits.advance`).
       onehot: (m, k) the weighted one-hot labels (:func:`class_counts`: int32 multiplicities or
         real weights).
@@ -112,10 +118,6 @@ def grow_levels(
       criterion, num_features: the impurity of the nodes, and the width :math:`d` of the sample
         (the length of the feature importances).
       min_samples_split: the fewest examples (of positive weight) a node must hold to split.
-      unroll: ``True``: a Python loop over the levels, level :math:`l` working on arrays of its
-        :math:`2^l` nodes (cheap shallow levels; ``level`` and ``w`` static). ``False``: one
-        ``lax.fori_loop`` (one compiled level; ``level`` traced, ``w`` the widest level's
-        :math:`2^D` nodes throughout).
 
     Returns:
       The :class:`DecisionTreeParams` (class counts, impurities and importances in ``dtype``).
@@ -123,7 +125,8 @@ def grow_levels(
     depth = max_depth
     width = 2**depth  # nodes of the widest level; local node id `width` marks dropped examples
     num_nodes = 2 ** (depth + 1) - 1
-    k = onehot.shape[1]
+    m, k = onehot.shape
+    slots = min(width, m)
     node = jnp.where(alive, 0, width).astype(jnp.int32)
     params = DecisionTreeParams(
         jnp.zeros(num_nodes, jnp.int32),
@@ -134,29 +137,36 @@ def grow_levels(
         jnp.zeros(num_features, dtype),
     )
 
-    def write(params, level, w, values):
-        if unroll:  # static level, w == 2**level: the level's nodes are one slice of the heap
-            heap, mode = slice(2**level - 1, 2 ** (level + 1) - 1), None
-        else:  # local ids 0..w-1 of `level` -> heap ids (out of range: dropped)
-            local = jnp.arange(w, dtype=jnp.int32)
-            first = jnp.left_shift(jnp.int32(1), jnp.asarray(level, jnp.int32))
-            heap, mode = jnp.where(local < first, first - 1 + local, num_nodes), "drop"
-        old = params._asdict()
-        return params._replace(**{f: old[f].at[heap].set(v, mode=mode) for f, v in values.items()})
+    def occupied(node):
+        """The examples' slots and each slot's node (both ``width``-free when no level is wider)."""
+        if slots == width:
+            return node, jnp.arange(width, dtype=jnp.int32)
+        held = jnp.zeros(width + 1, jnp.int32).at[node].set(1)[:width]
+        rank = jnp.cumsum(held) - 1
+        slot = jnp.where(node < width, rank[jnp.minimum(node, width - 1)], slots)
+        where = jnp.where(held > 0, rank, slots)
+        nodes = (
+            jnp.full(slots, width, jnp.int32)
+            .at[where]
+            .set(jnp.arange(width, dtype=jnp.int32), mode="drop")
+        )
+        return slot.astype(jnp.int32), nodes
 
-    def level_step(level, w, node, state, params):
-        totals = jax.ops.segment_sum(onehot, node, num_segments=w)  # (w, k)
-        sizes = jax.ops.segment_sum(alive.astype(jnp.int32), node, num_segments=w)
-        found = search(level, w, node, totals, sizes, state)
+    def level_step(carry):
+        level, node, state, params = carry
+        slot, nodes = occupied(node)
+        totals = jax.ops.segment_sum(onehot, slot, num_segments=slots)  # (w, k)
+        sizes = jax.ops.segment_sum(alive.astype(jnp.int32), slot, num_segments=slots)
+        found = search(level, slots, slot, totals, sizes, state, nodes)
         thr = midpoint(found.lo, found.hi)
         split = (
             (jnp.sum(totals > 0, axis=-1) > 1)
             & jnp.isfinite(found.score)
             & (sizes >= min_samples_split)
         )
-        node_c = jnp.minimum(node, w - 1)
-        goes_on = (node < w) & split[node_c]
-        right = found.goes_right(thr, node_c)
+        slot_c = jnp.minimum(slot, slots - 1)
+        goes_on = (slot < slots) & split[slot_c]
+        right = found.goes_right(thr, slot_c)
         child = jnp.where(goes_on, 2 * node + right.astype(jnp.int32), width)
         values = {
             "feature": jnp.where(split, found.feature, 0),
@@ -164,16 +174,20 @@ def grow_levels(
             "is_leaf": ~split,
             "counts": totals.astype(dtype),
         }
-        return child, found.advance(goes_on, right, split), write(params, level, w, values)
-
-    if unroll:
-        for level in range(depth):
-            node, state, params = level_step(level, 2**level, node, state, params)
-    else:
-        carry = (node, state, params)
-        node, state, params = jax.lax.fori_loop(
-            0, depth, lambda level, carry: level_step(level, width, *carry), carry
+        first = jnp.left_shift(jnp.int32(1), jnp.asarray(level, jnp.int32))
+        heap = jnp.where(nodes < first, first - 1 + nodes, num_nodes)  # out of range: dropped
+        old = params._asdict()
+        params = params._replace(
+            **{f: old[f].at[heap].set(v, mode="drop") for f, v in values.items()}
         )
+        return level + 1, child, found.advance(goes_on, right, split), params
+
+    def growing(carry):  # a level below the last, and an example still in a node that may split
+        level, node = carry[:2]
+        return (level < depth) & jnp.any(node < width)
+
+    carry = (jnp.int32(0), node, state, params)
+    _, node, state, params = jax.lax.while_loop(growing, level_step, carry)
     leaves = jax.ops.segment_sum(onehot, node, num_segments=width).astype(dtype)
     counts = params.counts.at[width - 1 :].set(leaves)
     node_impurity = impurity(counts, criterion).astype(dtype)

@@ -50,7 +50,7 @@ def grow(
         subset of features (without replacement) a node may split on, drawn per node.
     """
     m, d = X.shape
-    width = 2**max_depth  # the search works on the widest level's nodes (a fori_loop over levels)
+    width = 2**max_depth  # the widest level's nodes (the feature subsets are drawn over them)
     dtype = X.dtype
     if not jnp.issubdtype(weights.dtype, jnp.integer):
         weights = weights.astype(dtype)
@@ -65,27 +65,27 @@ def grow(
     onehot = class_counts(y, weights, num_classes)  # (m, k) weighted
     Xt = X.T  # (d, m)
 
-    def segment_max(values, segments):
-        return jax.vmap(lambda v: jax.ops.segment_max(v, segments, num_segments=width + 1))(values)
+    def search(level, w, node, totals, sizes, order, nodes):
+        def segment_max(values, segments):
+            return jax.vmap(lambda v: jax.ops.segment_max(v, segments, num_segments=w + 1))(values)
 
-    def search(level, w, node, totals, sizes, order):
         level = jnp.asarray(level, jnp.int32)
         starts = _exclusive_cumsum(sizes)
         # Every row of `order` is grouped by node with the same segments: position p belongs to one node.
-        nodes = node[order[0]]  # (m,)
-        in_tree = nodes < width
-        nodes_c = jnp.minimum(nodes, width - 1)
+        slots = node[order[0]]  # (m,)
+        in_tree = slots < w
+        nodes_c = jnp.minimum(slots, w - 1)
         n_left = positions - starts[nodes_c] + 1
         n_right = sizes[nodes_c] - n_left
         fits = in_tree & (n_left >= min_samples_leaf) & (n_right >= min_samples_leaf)
-        segments = jnp.where(in_tree, nodes, width)
+        segments = jnp.where(in_tree, slots, w)
         xs = jnp.take_along_axis(Xt, order, axis=1)  # (d, m) sorted values
         if max_features is None:
             rows, chosen = order, None
         else:  # per node, a random subset of the features it can split on: only their rows are scored
             candidates = segment_max(fits & (_next(xs) > xs), segments)
             chosen = _feature_subsets(
-                jax.random.fold_in(key, level), candidates[:, :width], max_features
+                jax.random.fold_in(key, level), candidates[:, :w], max_features, nodes, width
             )
             row_feature = chosen[nodes_c].T  # (max_features, m): the feature each row scores at p
             rows = jnp.take_along_axis(order, row_feature, axis=0)
@@ -105,10 +105,10 @@ def grow(
         at_best = valid & (
             score == jnp.take_along_axis(best, jnp.broadcast_to(segments, score.shape), axis=1)
         )
-        first = jax.vmap(lambda p: jax.ops.segment_min(p, segments, num_segments=width + 1))(
+        first = jax.vmap(lambda p: jax.ops.segment_min(p, segments, num_segments=w + 1))(
             jnp.where(at_best, positions, m)
         )
-        best, first = best[:, :width], first[:, :width]  # (r, width)
+        best, first = best[:, :w], first[:, :w]  # (r, w)
         node_score, best_row, best_feature = best_of_rows(best.T, chosen)
         best_pos = jnp.clip(jnp.take_along_axis(first, best_row[None], axis=0)[0], 0, m - 2)
 
@@ -124,8 +124,8 @@ def grow(
             )  # parents' segments after dropping leaves' examples
             n_left_node = jax.ops.segment_sum(
                 (goes_on & ~right).astype(jnp.int32),
-                jnp.minimum(node, width - 1),
-                num_segments=width,
+                jnp.minimum(node, w - 1),
+                num_segments=w,
             )
             on = goes_on[order]
             to_right = right[order] & on
@@ -155,7 +155,6 @@ def grow(
         alive,
         max_depth=max_depth,
         dtype=dtype,
-        unroll=False,
         criterion=criterion,
         num_features=d,
         min_samples_split=min_samples_split,
@@ -184,12 +183,17 @@ def _next(xs):
     return jnp.concatenate([xs[:, 1:], jnp.full((xs.shape[0], 1), jnp.inf, xs.dtype)], axis=1)
 
 
-def _feature_subsets(key, candidates, size):
-    """(width, size) int32: per node ``size`` distinct features drawn uniformly without replacement
-    among its ``candidates`` ((d, width) bool: the features with a valid split there), in increasing
+def _feature_subsets(key, candidates, size, nodes, width):
+    """(w, size) int32: per slot ``size`` distinct features drawn uniformly without replacement
+    among its ``candidates`` ((d, w) bool: the features with a valid split there), in increasing
     order; a node with fewer candidates gets them all (plus features it cannot split on). Like
-    scikit-learn, features that are constant in the node do not count towards ``size``."""
-    return draw_subsets(jax.random.uniform(key, candidates.shape).T, candidates.T, size)
+    scikit-learn, features that are constant in the node do not count towards ``size``. The uniforms
+    are drawn for the level's ``width`` nodes and read at the slots' ``nodes``, so a node draws the
+    same subset however the level's nodes are packed into slots."""
+    u = jax.random.uniform(key, (candidates.shape[0], width))
+    if nodes.shape[0] < width:
+        u = u[:, jnp.minimum(nodes, width - 1)]
+    return draw_subsets(u.T, candidates.T, size)
 
 
 def level_uniforms(key, d: int, max_depth: int):

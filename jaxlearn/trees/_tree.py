@@ -35,7 +35,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn._buckets import pad_rows
+from jaxlearn._buckets import bucket, pad_rows
 from jaxlearn._checks import is_concrete
 from jaxlearn.core import BatchLearner, learner_factory
 from jaxlearn.trees._bins import fit_bins, pad_sample
@@ -133,6 +133,7 @@ def decision_tree(
                 num_classes=k,
                 min_split=min_split,
                 sample_weight=sample_weight,
+                slack=5,  # grown by the sorted sweep, whose levels cost the same at any depth
             )
         return fit_at(key, X, y, sample_weight, k, max_depth)
 
@@ -140,7 +141,8 @@ def decision_tree(
         X, y = as_tree_sample(X, y)
         weights = as_weights(sample_weight, X)
         binned = fit_bins(X, max_bins, weights)
-        if binned is not None:  # few bins in use, or few distinct values: histograms, the same tree
+        if binned is not None and _histograms_cheaper(binned[1].shape[0], X.shape[0], k, max_depth):
+            # few bins in use, or few distinct values, and a shallow tree: histograms, the same tree
             bins, edges = binned
             count = np.int32(bins.shape[0])
             # padded to size buckets: one program for every size in a bucket
@@ -160,7 +162,12 @@ def decision_tree(
                 min_samples_split=min_samples_split,
             )
         if weights is None:
-            weights = jnp.ones(X.shape[0], jnp.int32)
+            weights = (
+                np.ones(X.shape[0], np.int32) if is_concrete(X) else jnp.ones(X.shape[0], jnp.int32)
+            )
+        if is_concrete(X, y, weights):  # padded to size buckets: rows of weight 0 take no part
+            size = bucket(X.shape[0])
+            X, y, weights = (pad_rows(a, size) for a in (X, y, weights))
         return _fit(
             key,
             X,
@@ -176,6 +183,14 @@ def decision_tree(
         )
 
     return BatchLearner(fit, predict, check=tree_sample_check(num_classes))
+
+
+def _histograms_cheaper(num_bins: int, m: int, k: int, max_depth: int) -> bool:
+    """Whether the histograms of a tree of depth ``max_depth`` cost less than the sorted sweep: a level
+    of :math:`w` nodes costs the histograms about :math:`w B (k + 1)` cells a feature, the sweep about
+    :math:`m (k + 4)` counts a feature, whatever its width (measured on the digits: histograms to
+    depth 10, the sweep from depth 11)."""
+    return 2**max_depth * num_bins * (k + 1) <= max_depth * m * (k + 4)
 
 
 def apply(params: DecisionTreeParams, X: ArrayLike) -> Array:
