@@ -99,17 +99,18 @@ def grow_levels(
     r"""Grow a tree of depth ``max_depth`` level by level with the split search ``search``.
 
     The levels are one ``lax.while_loop``, which stops once every node of a level is a leaf. A level
-    of a deep tree has far fewer nodes holding examples than its :math:`2^l` places (at most one per
-    example), so the search works on the level's *occupied* nodes only, numbered in increasing order
-    as *slots*: ``w`` slots, the smaller of the widest level's :math:`2^D` nodes and the :math:`m`
-    examples. A level then costs the search on :math:`m` examples, whatever the depth.
+    of a deep tree has far fewer nodes holding examples than its :math:`2^l` places, so the search
+    works on the children of the previous level's splits only, in order, as *slots*: ``w`` slots,
+    the smaller of the widest level's :math:`2^D` nodes and the :math:`m` examples (a node splits
+    only when it holds two examples or more). A level then costs the search on :math:`m` examples,
+    whatever the depth.
 
     Args:
       search: ``search(level, w, slot, totals, sizes, state, nodes) -> LevelSplits`` for the
         occupied nodes of ``level``: ``slot`` (m,) the examples' slots (``w``: dropped), ``totals``
         (w, k) the slots' weighted class counts, ``sizes`` (w,) int32 their examples (of positive
-        weight), ``nodes`` (w,) each slot's node (its local id in the level; ``2^D`` for a slot
-        no node occupies). Slots keep the order of the nodes.
+        weight), ``nodes`` (w,) each slot's node (its local id in the level; ``2^D`` for an
+        unused slot). Slots keep the order of the nodes.
       state: the search's state at the root (passed on by :attr:`LevelSplits.advance`).
       onehot: (m, k) the weighted one-hot labels (:func:`class_counts`: int32 multiplicities or
         real weights).
@@ -123,11 +124,10 @@ def grow_levels(
       The :class:`DecisionTreeParams` (class counts, impurities and importances in ``dtype``).
     """
     depth = max_depth
-    width = 2**depth  # nodes of the widest level; local node id `width` marks dropped examples
+    width = 2**depth  # nodes of the widest level
     num_nodes = 2 ** (depth + 1) - 1
     m, k = onehot.shape
-    slots = min(width, m)
-    node = jnp.where(alive, 0, width).astype(jnp.int32)
+    slots = min(width, m)  # a level's occupied nodes: at most 2^l, and at most one per example
     params = DecisionTreeParams(
         jnp.zeros(num_nodes, jnp.int32),
         jnp.zeros(num_nodes, dtype),
@@ -137,24 +137,16 @@ def grow_levels(
         jnp.zeros(num_features, dtype),
     )
 
-    def occupied(node):
-        """The examples' slots and each slot's node (both ``width``-free when no level is wider)."""
-        if slots == width:
-            return node, jnp.arange(width, dtype=jnp.int32)
-        held = jnp.zeros(width + 1, jnp.int32).at[node].set(1)[:width]
-        rank = jnp.cumsum(held) - 1
-        slot = jnp.where(node < width, rank[jnp.minimum(node, width - 1)], slots)
-        where = jnp.where(held > 0, rank, slots)
-        nodes = (
-            jnp.full(slots, width, jnp.int32)
-            .at[where]
-            .set(jnp.arange(width, dtype=jnp.int32), mode="drop")
+    def write(params, level, nodes, values):
+        first = jnp.left_shift(jnp.int32(1), jnp.asarray(level, jnp.int32))
+        heap = jnp.where(nodes < first, first - 1 + nodes, num_nodes)  # out of range: dropped
+        old = params._asdict()
+        return params._replace(
+            **{f: old[f].at[heap].set(v, mode="drop") for f, v in values.items()}
         )
-        return slot.astype(jnp.int32), nodes
 
     def level_step(carry):
-        level, node, state, params = carry
-        slot, nodes = occupied(node)
+        level, slot, nodes, state, params = carry
         totals = jax.ops.segment_sum(onehot, slot, num_segments=slots)  # (w, k)
         sizes = jax.ops.segment_sum(alive.astype(jnp.int32), slot, num_segments=slots)
         found = search(level, slots, slot, totals, sizes, state, nodes)
@@ -166,30 +158,33 @@ def grow_levels(
         )
         slot_c = jnp.minimum(slot, slots - 1)
         goes_on = (slot < slots) & split[slot_c]
-        right = found.goes_right(thr, slot_c)
-        child = jnp.where(goes_on, 2 * node + right.astype(jnp.int32), width)
+        right = found.goes_right(thr, slot_c).astype(jnp.int32)
+        # the children of the i-th splitting slot take the slots 2i and 2i + 1 of the next level
+        rank = jnp.cumsum(split.astype(jnp.int32)) - 1
+        child = jnp.where(goes_on, 2 * rank[slot_c] + right, slots)
+        to = jnp.where(split, 2 * rank, slots)
+        children = jnp.full(slots, width, jnp.int32).at[to].set(2 * nodes, mode="drop")
+        children = children.at[to + 1].set(2 * nodes + 1, mode="drop")
         values = {
             "feature": jnp.where(split, found.feature, 0),
             "threshold": jnp.where(split, thr, 0).astype(dtype),
             "is_leaf": ~split,
             "counts": totals.astype(dtype),
         }
-        first = jnp.left_shift(jnp.int32(1), jnp.asarray(level, jnp.int32))
-        heap = jnp.where(nodes < first, first - 1 + nodes, num_nodes)  # out of range: dropped
-        old = params._asdict()
-        params = params._replace(
-            **{f: old[f].at[heap].set(v, mode="drop") for f, v in values.items()}
-        )
-        return level + 1, child, found.advance(goes_on, right, split), params
+        params = write(params, level, nodes, values)
+        return level + 1, child, children, found.advance(goes_on, right > 0, split), params
 
     def growing(carry):  # a level below the last, and an example still in a node that may split
-        level, node = carry[:2]
-        return (level < depth) & jnp.any(node < width)
+        level, slot = carry[:2]
+        return (level < depth) & jnp.any(slot < slots)
 
-    carry = (jnp.int32(0), node, state, params)
-    _, node, state, params = jax.lax.while_loop(growing, level_step, carry)
-    leaves = jax.ops.segment_sum(onehot, node, num_segments=width).astype(dtype)
-    counts = params.counts.at[width - 1 :].set(leaves)
+    slot = jnp.where(alive, 0, slots).astype(jnp.int32)  # the root takes slot 0
+    nodes = jnp.full(slots, width, jnp.int32).at[0].set(0)
+    carry = (jnp.int32(0), slot, nodes, state, params)
+    _, slot, nodes, state, params = jax.lax.while_loop(growing, level_step, carry)
+    leaves = jax.ops.segment_sum(onehot, slot, num_segments=slots).astype(dtype)
+    params = write(params, depth, nodes, {"counts": leaves})  # the last level, if reached
+    counts = params.counts
     node_impurity = impurity(counts, criterion).astype(dtype)
     reachable = jnp.ones(num_nodes, bool)  # nodes below a leaf are leaves with no counts
     weights = importances(

@@ -50,7 +50,6 @@ def grow(
         subset of features (without replacement) a node may split on, drawn per node.
     """
     m, d = X.shape
-    width = 2**max_depth  # the widest level's nodes (the feature subsets are drawn over them)
     dtype = X.dtype
     if not jnp.issubdtype(weights.dtype, jnp.integer):
         weights = weights.astype(dtype)
@@ -85,7 +84,7 @@ def grow(
         else:  # per node, a random subset of the features it can split on: only their rows are scored
             candidates = segment_max(fits & (_next(xs) > xs), segments)
             chosen = _feature_subsets(
-                jax.random.fold_in(key, level), candidates[:, :w], max_features, nodes, width
+                jax.random.fold_in(key, level), candidates[:, :w], max_features, nodes
             )
             row_feature = chosen[nodes_c].T  # (max_features, m): the feature each row scores at p
             rows = jnp.take_along_axis(order, row_feature, axis=0)
@@ -183,25 +182,26 @@ def _next(xs):
     return jnp.concatenate([xs[:, 1:], jnp.full((xs.shape[0], 1), jnp.inf, xs.dtype)], axis=1)
 
 
-def _feature_subsets(key, candidates, size, nodes, width):
+def _feature_subsets(key, candidates, size, nodes):
     """(w, size) int32: per slot ``size`` distinct features drawn uniformly without replacement
     among its ``candidates`` ((d, w) bool: the features with a valid split there), in increasing
     order; a node with fewer candidates gets them all (plus features it cannot split on). Like
-    scikit-learn, features that are constant in the node do not count towards ``size``. The uniforms
-    are drawn for the level's ``width`` nodes and read at the slots' ``nodes``, so a node draws the
-    same subset however the level's nodes are packed into slots."""
-    u = jax.random.uniform(key, (candidates.shape[0], width))
-    if nodes.shape[0] < width:
-        u = u[:, jnp.minimum(nodes, width - 1)]
-    return draw_subsets(u.T, candidates.T, size)
+    scikit-learn, features that are constant in the node do not count towards ``size``. A node's
+    uniforms are drawn from its own key (:func:`node_uniforms`), whichever slot it takes."""
+    return draw_subsets(node_uniforms(key, nodes, candidates.shape[0]), candidates.T, size)
+
+
+def node_uniforms(level_key, nodes, d: int):
+    """(n, d): the uniforms of the nodes ``nodes`` (n,) (local ids in their level) that draw their
+    feature subsets, each from ``level_key`` folded with the node's local id."""
+    return jax.vmap(lambda j: jax.random.uniform(jax.random.fold_in(level_key, j), (d,)))(nodes)
 
 
 def level_uniforms(key, d: int, max_depth: int):
     """(2^D - 1, d): the uniforms :func:`grow` draws its feature subsets from, in heap order (row
     :math:`i`: the internal node :math:`i`), so that a histogram growth draws the same subsets."""
-    width = 2**max_depth
-    draw = lambda level: jax.random.uniform(jax.random.fold_in(key, level), (d, width)).T[
-        : 2**level
-    ]  # noqa: E731
-    rows = [draw(level) for level in range(max_depth)]
+    rows = [
+        node_uniforms(jax.random.fold_in(key, level), jnp.arange(2**level, dtype=jnp.int32), d)
+        for level in range(max_depth)
+    ]
     return jnp.concatenate(rows, axis=0) if rows else jnp.zeros((0, d))
