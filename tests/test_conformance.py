@@ -402,6 +402,18 @@ BATCH = [
         params_type=linear.SVMPrimalParams,
         min_accuracy=0.7,
     ),
+    BatchCase(  # steps: the most Newton iterations
+        "svm_primal_newton",
+        linear.svm_primal_newton,
+        lambda C: linear.svm_primal_newton(C, max_iter=STEPS, fit_intercept=True),
+        (1.0, 0.1, 10.0),
+        _noisy5,
+        small=lambda C: linear.svm_primal_newton(C, max_iter=SMALL, fit_intercept=True),
+        rtol=1e-4,
+        atol=1e-5,
+        params_type=linear.SVMPrimalParams,
+        min_accuracy=0.7,
+    ),
     _sgd_row(  # steps: the most sweeps (the 3-sweep version stops before converging: still equal)
         "hard_svm",
         linear.hard_svm,

@@ -213,7 +213,7 @@ def _key(seed: int):
 def _matches_cases():
     """(estimator, its jaxlearn learner built by hand, key) on m = 20 examples of 3 classes."""
     m, k = 20, 3
-    svm = linear.svm_primal_lbfgs(1.0, max_iter=5, fit_intercept=True)  # LinearSVC's for m > d
+    svm = linear.svm_primal_newton(1.0, max_iter=5, fit_intercept=True)  # LinearSVC's for m > d
     return [
         (
             OneVsRestClassifier(LinearSVC(max_iter=5), random_state=0),

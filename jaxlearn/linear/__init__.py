@@ -22,6 +22,7 @@ from jaxlearn.linear._perceptron import augmented_perceptron
 from jaxlearn.linear._primal import SVMPrimalParams
 from jaxlearn.linear._primal import svm_primal_lbfgs
 from jaxlearn.linear._perceptron import batch_perceptron
+from jaxlearn.linear._primal_newton import svm_primal_newton
 from jaxlearn.linear._ridge import KernelRidgeParams
 from jaxlearn.linear._ridge import RidgeParams
 from jaxlearn.linear._ridge import kernel_ridge
@@ -73,4 +74,5 @@ __all__ = [
     "soft_svm",
     "svm_dual_cd",
     "svm_primal_lbfgs",
+    "svm_primal_newton",
 ]

@@ -37,7 +37,7 @@ class SVMPrimalParams(NamedTuple):
         the constant feature; 0 unless ``fit_intercept``).
       grad_norm: :math:`\|\nabla F(w)\|_2` at the output.
       converged: ``grad_norm`` fell to the tolerance within ``max_iter`` iterations.
-      n_iter: the L-BFGS iterations (int32).
+      n_iter: the solver's iterations (int32).
     """
 
     w: Array

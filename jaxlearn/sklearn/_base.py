@@ -95,6 +95,12 @@ class InvalidParameterError(ValueError, TypeError):
     scikit-learn's own ``InvalidParameterError``)."""
 
 
+@functools.cache
+def _init_defaults(cls) -> tuple:
+    """``(name, default)`` of each parameter of ``cls.__init__`` (read once per class)."""
+    return tuple((n, p.default) for n, p in inspect.signature(cls.__init__).parameters.items())
+
+
 def check_params(estimator) -> None:
     """Check the estimator's hyperparameters, naming its own parameter (never the learner's argument).
 
@@ -109,7 +115,7 @@ def check_params(estimator) -> None:
     name_of = type(estimator).__name__
     values = estimator.get_params(deep=False)
     bool_or_int = getattr(estimator, "_bool_or_int", ())
-    for name, param in inspect.signature(type(estimator).__init__).parameters.items():
+    for name, default in _init_defaults(type(estimator)):
         value = values.get(name)
         if name in bool_or_int:
             if isinstance(value, (bool, np.bool_)) or (
@@ -119,7 +125,7 @@ def check_params(estimator) -> None:
             raise InvalidParameterError(
                 f"{name_of}: expected `{name}` a bool or an int >= 0, got {value!r}"
             )
-        if isinstance(param.default, bool) and not isinstance(value, (bool, np.bool_)):
+        if isinstance(default, bool) and not isinstance(value, (bool, np.bool_)):
             raise InvalidParameterError(
                 f"{name_of}: expected `{name}` a bool (True or False), got {value!r}"
             )
@@ -197,6 +203,8 @@ def encode_classes(estimator, y) -> np.ndarray:
 def class_weights(class_weight, classes, y) -> np.ndarray:
     r"""The weight of each class (shape (K,)): ``None`` all ones, a dict ``{label: weight}`` (missing labels
     1), or ``"balanced"``: :math:`n / (K\,n_k)`, as scikit-learn's ``compute_class_weight``."""
+    if class_weight is None:
+        return np.ones(len(classes), float_dtype())
     return compute_class_weight(class_weight, classes=classes, y=y).astype(float_dtype())
 
 
@@ -242,6 +250,11 @@ def stacked(learner, name: str, values) -> core.BatchLearner:
     return jax.tree.map(lambda *leaves: jnp.stack([jnp.asarray(a) for a in leaves]), *each)
 
 
+@functools.cache
+def _param_names(cls) -> tuple:
+    return tuple(BaseEstimator._get_param_names.__func__(cls))
+
+
 class JaxlearnEstimator(BaseEstimator):
     """Base of every jaxlearn estimator: validation, random keys, and the tags jaxlearn shares.
 
@@ -261,6 +274,11 @@ class JaxlearnEstimator(BaseEstimator):
     def _check_params(self) -> None:
         """Refuse hyperparameters out of range, naming this estimator's parameter (:func:`check_params`)."""
         check_params(self)
+
+    @classmethod
+    def _get_param_names(cls):
+        """scikit-learn's parameter names of ``__init__``, sorted (read once per class)."""
+        return list(_param_names(cls))
 
     def _validate(self, X, y, *, reset: bool, y_numeric: bool = False):
         """``validate_data(X, y)`` with jaxlearn's float dtype (after :func:`check_params` when ``reset``);

@@ -87,6 +87,11 @@ def with_intercept(learner: core.BatchLearner, fit_intercept: bool) -> core.Batc
     )
 
 
+#: From this many features ``LinearSVC`` solves its primal by L-BFGS, whose iterations cost
+#: :math:`O(m d)`, rather than by Newton's method (:math:`O(m d^2 + d^3)`, in far fewer iterations).
+NEWTON_FEATURES = 1024
+
+
 class SGDClassifier(EpochSGDClassifier):
     r"""Linear classifiers by SGD, scikit-learn's defaults and meaning (:func:`jaxlearn.linear.epoch_sgd`).
 
@@ -234,8 +239,9 @@ class LinearSVC(ClassifierMixin, JaxlearnEstimator):
       penalty: ``"l2"`` only.
       loss: ``"squared_hinge"`` (liblinear ``-s 1``) or ``"hinge"`` (``-s 3``, UML's Soft-SVM).
       dual: ``True`` (:func:`jaxlearn.linear.svm_dual_cd`), ``False`` (the squared hinge's primal by
-        L-BFGS, :func:`jaxlearn.linear.svm_primal_lbfgs`, where liblinear uses a trust-region Newton
-        method: the same minimiser) or ``"auto"`` (scikit-learn's rule: the primal when
+        Newton's method, :func:`jaxlearn.linear.svm_primal_newton`, or by L-BFGS from
+        :data:`NEWTON_FEATURES` features, where liblinear uses a trust-region Newton method: the same
+        minimiser) or ``"auto"`` (scikit-learn's rule: the primal when
         ``n_samples >= n_features`` and the loss is the squared hinge); ``False`` with
         ``loss="hinge"`` is refused, as scikit-learn refuses it. ``"crammer_singer"`` is always dual.
       tol: the stopping tolerance (projected-gradient spread; the largest violation for
@@ -341,14 +347,17 @@ class LinearSVC(ClassifierMixin, JaxlearnEstimator):
 
     def _batch_learner(self, X=None) -> core.BatchLearner:
         """The binary learner (labels {-1, +1}), also for jaxlearn's reductions (``OneVsRestClassifier``):
-        :func:`jaxlearn.linear.svm_dual_cd`, or :func:`jaxlearn.linear.svm_primal_lbfgs` where scikit-learn
-        solves the primal (the same minimiser)."""
+        :func:`jaxlearn.linear.svm_dual_cd`, or where scikit-learn solves the primal the same minimiser
+        by :func:`jaxlearn.linear.svm_primal_newton` (:func:`jaxlearn.linear.svm_primal_lbfgs` from
+        :data:`NEWTON_FEATURES` features)."""
         self._check_params()
         if X is not None:
             self.dual_ = self._solves_dual(X)
         if getattr(self, "dual_", True):
             return linear.svm_dual_cd(float(self.C), loss=self.loss, **self._options())
-        return linear.svm_primal_lbfgs(float(self.C), **self._options())
+        if X is not None and X.shape[1] >= NEWTON_FEATURES:
+            return linear.svm_primal_lbfgs(float(self.C), **self._options())
+        return linear.svm_primal_newton(float(self.C), **self._options())
 
     def fit(self, X, y, sample_weight=None):
         """Fit on ``X`` (n, d) and labels ``y`` (two or more values).
@@ -364,9 +373,11 @@ class LinearSVC(ClassifierMixin, JaxlearnEstimator):
         index = encode_classes(self, y)
         weights = sample_weights(sample_weight, X)
         # "balanced" counts the classes by their weights, as liblinear's wrapper does
-        per_class = compute_class_weight(
-            self.class_weight, classes=self.classes_, y=y, sample_weight=weights
-        )
+        per_class = np.ones(self.classes_.size)
+        if self.class_weight is not None:
+            per_class = compute_class_weight(
+                self.class_weight, classes=self.classes_, y=y, sample_weight=weights
+            )
         per_class = per_class.astype(float_dtype())
         num_classes, dtype, key = self.classes_.size, float_dtype(), self._key()
         size = bucket(X.shape[0])  # rows of weight 0 up to the size bucket: one program per bucket
@@ -377,7 +388,9 @@ class LinearSVC(ClassifierMixin, JaxlearnEstimator):
             self.dual_ = True
             rows = pad_rows((weights * per_class[index]).astype(dtype), size)
             params = _fit_weighted(learner, key, pad_rows(X, size), pad_rows(index, size), rows)
-            coef, intercept = np.asarray(params.w), np.asarray(params.b)
+            coef, intercept, n_iter, converged = jax.device_get(
+                (params.w, params.b, params.n_iter, params.converged)
+            )
             if num_classes == 2:  # scikit-learn's binary layout: classes_[1] against classes_[0]
                 coef, intercept = coef[1:] - coef[:1], intercept[1:] - intercept[:1]
         else:
@@ -386,11 +399,13 @@ class LinearSVC(ClassifierMixin, JaxlearnEstimator):
                 for A in one_vs_rest(index, num_classes, weights, per_class)
             )
             params = _fit_problems(self._batch_learner(X), key, pad_rows(X, size), Y, W)
-            coef, intercept = np.asarray(params.w), np.asarray(params.b)
+            coef, intercept, n_iter, converged = jax.device_get(  # one transfer
+                (params.w, params.b, params.n_iter, params.converged)
+            )
         self.params_ = params
         self.coef_, self.intercept_ = coef, intercept
-        self.n_iter_ = int(np.max(np.asarray(params.n_iter)))
-        if not np.all(np.asarray(params.converged)):
+        self.n_iter_ = int(np.max(n_iter))
+        if not np.all(converged):
             warnings.warn(
                 "Liblinear failed to converge, increase the number of iterations.",
                 ConvergenceWarning,
