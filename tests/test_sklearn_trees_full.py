@@ -57,8 +57,13 @@ def test_library_trees_single_class_and_traced_unlimited_depth():
     key = jax.random.PRNGKey(0)
     for learner in (trees.decision_tree(None), trees.random_forest(3, None)):
         assert learner.predict(learner.fit(key, X, y), X).tolist() == [0] * 6
-    with pytest.raises(ValueError, match="max_depth"):
-        jax.jit(lambda X, y: trees.decision_tree(None, num_classes=2).fit(key, X, y))(X, y)
+    # unlimited depth under jit: the sample's size bounds the depth, so the program is traceable
+    X, y = _one_hot(np.arange(2, 12))
+    learner = trees.decision_tree(None, num_classes=10)
+    traced = jax.jit(lambda X, y: learner.fit(key, X, y))(X, y)
+    eager = learner.fit(key, X, y)
+    np.testing.assert_array_equal(learner.predict(traced, X), y)
+    np.testing.assert_array_equal(trees.apply(traced, X), trees.apply(eager, X))
 
 
 def test_random_state_orders_the_features_that_break_ties():

@@ -1,9 +1,8 @@
 r"""scikit-learn estimators for the tree learners: ``DecisionTreeClassifier`` and ``RandomForestClassifier``.
 
-jaxlearn grows a tree as a complete binary tree of static depth (``2**(D+1) - 1`` nodes, level by level
-in one compiled program); ``max_depth=None`` reads the depth off the data, growing deeper until no leaf
-can split, as scikit-learn's unlimited trees (``jaxlearn.trees._depth``: up to 24 levels and a memory
-budget for the node arrays of all trees). A sample of a single class fits a single leaf.
+jaxlearn grows a tree level by level in one compiled program, its nodes numbered breadth-first (at
+most ``2 * n_samples - 1`` of them); ``max_depth=None`` grows until no leaf can split, as scikit-learn's
+unlimited trees. A sample of a single class fits a single leaf.
 
 Weights as scikit-learn's: row :math:`i` of class :math:`c` weighs :math:`w_i = s_i\,\kappa_c`
 (``sample_weight`` times ``class_weight``; ``"balanced"``: :math:`\kappa_c = n / (K n_c)` on the whole
@@ -280,16 +279,20 @@ class DecisionTreeClassifier(_TreeEstimator):
     _extra = staticmethod(_leaf_frequencies)
 
     def apply(self, X) -> np.ndarray:
-        """The index of the leaf (in the heap layout of ``params_``) each row of ``X`` reaches."""
+        """The index of the leaf (in the breadth-first numbering of ``params_``) each row of ``X`` reaches."""
         X = self._check_X(X)
         return np.asarray(trees.apply(self.params_, X))
 
     def get_depth(self) -> int:
         """The depth of the grown tree (of its deepest reachable leaf)."""
         check_is_fitted(self)
-        counts = np.asarray(self.params_.counts).sum(axis=1)
-        deepest = int(np.flatnonzero(counts > 0).max())
-        return int(np.floor(np.log2(deepest + 1)))
+        is_leaf, children = jax.device_get((self.params_.is_leaf, self.params_.children))
+        level, depth = np.zeros(1, np.int64), 0
+        while True:  # down the tree a level at a time
+            internal = level[~is_leaf[level]]
+            if internal.size == 0:
+                return depth
+            level, depth = np.concatenate([children[internal], children[internal] + 1]), depth + 1
 
 
 class RandomForestClassifier(_TreeEstimator):
@@ -305,8 +308,7 @@ class RandomForestClassifier(_TreeEstimator):
       n_estimators: the number of trees (>= 1).
       criterion: ``"gini"``, ``"entropy"`` (or ``"log_loss"``) or ``"train_error"``.
       max_depth: the depth of every tree, in [0, 24]; ``None``: grown until every leaf of every tree is pure
-        or too small to split (all trees grow at once, level by level: time and memory grow with the
-        ``2**depth`` nodes of the last level).
+        or too small to split.
       min_samples_split: the fewest training examples a node must hold to split: an int >= 2, or a
         fraction of ``n_samples`` in (0, 1].
       min_samples_leaf: the fewest training examples a leaf may hold (>= 1).

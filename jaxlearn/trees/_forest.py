@@ -13,7 +13,7 @@ from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 from jax.typing import ArrayLike
 
-from jaxlearn._buckets import pad_rows
+from jaxlearn._buckets import bucket, pad_rows
 from jaxlearn._checks import is_concrete
 from jaxlearn._progress import scan
 from jaxlearn._sharding import check_mesh, check_progress
@@ -32,11 +32,11 @@ from jaxlearn.trees._common import (
     tree_sample_check,
 )
 from jaxlearn.trees._criteria import check_criterion
-from jaxlearn.trees._depth import grow_fully
-from jaxlearn.trees._features import bin_features, presort
+from jaxlearn.trees._features import bin_features, presort, quantize
+from jaxlearn.trees._grow import heap_uniforms
 from jaxlearn.trees._histogram import FOREST_DEEP_LEVELS, grow_histograms, tree_jit
 from jaxlearn.trees._params import DecisionTreeParams
-from jaxlearn.trees._sweep import grow, level_uniforms
+from jaxlearn.trees._sweep import grow
 from jaxlearn.trees._tree import leaf_class
 
 Array = jax.Array
@@ -87,9 +87,9 @@ def random_forest(
     forest; the bootstrap draws themselves are uniform.
 
     Args:
-      num_trees, max_depth: the number of trees (>= 1) and the depth of every tree, in [0, 24]
-        (structural), or ``None``: grown until no leaf of any tree can split, the depth read off
-        concrete data (:mod:`jaxlearn.trees._depth`).
+      num_trees, max_depth: the number of trees (>= 1) and the most levels of every tree, in
+        [0, 24] (structural), or ``None``: every tree grown until no leaf can split (by the sorted
+        sweep, on the quantised values when ``max_bins`` is set).
       max_features: per-node subset size: ``"sqrt"``, ``"log2"``, an int, a fraction of :math:`d`, ``None``.
       bootstrap: grow each tree on a bootstrap sample (else on :math:`S`).
       criterion, min_samples_leaf, min_samples_split, num_classes: as for
@@ -144,35 +144,29 @@ def random_forest(
     check_progress(progress, 1 if mesh is None else mesh.size)
 
     def fit(key, X, y, sample_weight=None):
-        k = classes_of(y, num_classes)
-        if max_depth is None:
-            min_split = max(min_samples_split, 2 * min_samples_leaf)
-            return grow_fully(
-                lambda depth: fit_at(key, X, y, sample_weight, k, depth),
-                X,
-                y,
-                num_trees=num_trees,
-                num_classes=k,
-                min_split=min_split,
-                sample_weight=sample_weight,
-                scale=1 / k if balanced_subsample else 1.0,  # a class weight is >= 1 / K_t
-            )
-        return fit_at(key, X, y, sample_weight, k, max_depth)
+        return fit_at(key, X, y, sample_weight, classes_of(y, num_classes), max_depth)
 
     def fit_at(key, X, y, sample_weight, k, max_depth):
         X, y = as_tree_sample(X, y)
         weights = as_weights(sample_weight, X)
         size = feature_count(max_features, X.shape[1])
-        # exact thresholds, feature subsets and min_samples_leaf > 1: the sweep draws among the features
-        # with a split leaving min_samples_leaf a side, which histograms of the drawn features cannot tell
-        sweep = max_bins is None and size < X.shape[1] and min_samples_leaf > 1
+        # the sorted sweep for trees of any depth, and for exact thresholds with feature subsets and
+        # min_samples_leaf > 1: it draws among the features with a split leaving min_samples_leaf a
+        # side, which histograms of the drawn features cannot tell
+        sweep = max_depth is None or (
+            max_bins is None and size < X.shape[1] and min_samples_leaf > 1
+        )
         binned = None if sweep else fit_bins(X, max_bins, weights)
         count = np.asarray(X.shape[0], np.int32)
-        # padded to size buckets: one program per bucket
+        # padded to size buckets: one program per bucket (the rows past `count` take no part)
         if binned is not None and is_concrete(y, weights):
             *binned, y, count = pad_sample(*binned, y)
             X = np.zeros((y.shape[0], X.shape[1]), X.dtype)  # only its shape is read on this path
             weights = None if weights is None else pad_rows(weights, y.shape[0])
+        elif is_concrete(X, y, weights):
+            size_rows = bucket(X.shape[0])
+            X, y = pad_rows(np.asarray(X), size_rows), pad_rows(np.asarray(y), size_rows)
+            weights = None if weights is None else pad_rows(weights, size_rows)
         # on the device now: under x64 a NumPy float64 argument would be read as float32 in the threads
         args = jax.device_put((key, X, y, None if binned is None else tuple(binned), count))
         weights = jax.device_put(weights)
@@ -242,7 +236,11 @@ def _fit(
     m, d = X.shape
     if sample_weight is not None:
         sample_weight = sample_weight.astype(X.dtype)
-    if binned is None and max_bins is not None:
+    if max_depth is None:  # as deep as the data allow: the sorted sweep, on quantised values
+        max_depth, binned = max(m - 1, 0), None
+        if max_bins is not None:
+            X = quantize(X, max_bins)
+    elif binned is None and max_bins is not None:
         binned = bin_features(X, max_bins)  # traced data: all max_bins bins
     if binned is None:
         order = presort(X)  # exact thresholds on traced or many-valued data: the sorted sweep
@@ -292,14 +290,8 @@ def _fit(
         )
         if binned is not None:
             uniforms = None
-            if max_features is not None and max_bins is None:  # the sorted sweep's draws
-                uniforms = jax.vmap(lambda k: level_uniforms(k, d, max_depth))(grow_keys)
-            elif (
-                max_features is not None
-            ):  # per tree one draw for all nodes (row i: internal node i)
-                uniforms = jax.vmap(lambda k: jax.random.uniform(k, (2**max_depth - 1, d)))(
-                    grow_keys
-                )
+            if max_features is not None:  # the sorted sweep's draws, in heap order
+                uniforms = jax.vmap(lambda k: heap_uniforms(k, d, max_depth))(grow_keys)
             return grow_histograms(
                 uniforms, *binned, y, weights, **static, deep_levels=FOREST_DEEP_LEVELS
             )

@@ -28,8 +28,8 @@ import jax.numpy as jnp
 
 from jaxlearn._threads import top_level
 from jaxlearn.trees._criteria import impurity, valid_split_score
-from jaxlearn.trees._grow import draw_subsets, midpoint
-from jaxlearn.trees._params import DecisionTreeParams, importances
+from jaxlearn.trees._grow import draw_subsets, from_heap, midpoint
+from jaxlearn.trees._params import DecisionTreeParams, heap_children, importances
 
 Array = jax.Array
 
@@ -294,9 +294,15 @@ def grow_together(
     counts = counts.at[:, width - 1 :].set(leaves).astype(dtype)
     node_impurity = impurity(counts, criterion).astype(dtype)
     reachable = jnp.ones(feature.shape[1], bool)  # nodes below a leaf are leaves with no counts
-    weights_of = jax.vmap(lambda f, leaf, n, imp: importances(f, leaf, n, imp, reachable, d))
+    children = heap_children(feature.shape[1])
+    weights_of = jax.vmap(
+        lambda f, leaf, n, imp: importances(f, leaf, children, n, imp, reachable, d)
+    )
     gains = weights_of(feature, is_leaf, counts, node_impurity).astype(dtype)
-    return DecisionTreeParams(feature, threshold, is_leaf, counts, node_impurity, gains)
+    heap = DecisionTreeParams(
+        feature, threshold, is_leaf, counts, node_impurity, gains, jnp.zeros_like(feature)
+    )
+    return jax.vmap(lambda tree: from_heap(tree, max_depth, m))(heap)
 
 
 def _over_bins(hist):

@@ -16,8 +16,8 @@ the code is a prefix-free bit string; the book's count is that of the :math:`(d 
 
 Trees are :class:`~jaxlearn.trees.DecisionTreeParams` of two classes whose reachable splits separate
 0 from 1 (a threshold in [0, 1), as :func:`~jaxlearn.trees.decision_tree` fits on 0/1 features).
-Encoding walks the heap-layout tree with a stack in one ``lax.scan``; decoding replays the stack and
-scatters the nodes back into a complete tree of static depth.
+Encoding walks the tree with a stack in one ``lax.scan``; decoding replays the stack and scatters
+the nodes into a complete tree of static depth in heap layout (children :math:`2i+1, 2i+2`).
 """
 
 from __future__ import annotations
@@ -32,8 +32,7 @@ from jax.typing import ArrayLike
 
 from jaxlearn._checks import at_least, check_ndim, is_concrete
 from jaxlearn.trees._common import DEPTH, check_tree
-from jaxlearn.trees._params import DecisionTreeParams, num_features, tree_depth
-from jaxlearn.trees._prune import _reachable
+from jaxlearn.trees._params import DecisionTreeParams, heap_children, num_features, reachable
 
 Array = jax.Array
 #: The number of features d of the description language: an integer >= 1.
@@ -47,7 +46,7 @@ def mdl_code(params: DecisionTreeParams) -> Array:
       params: a fitted tree of two classes (:func:`~jaxlearn.trees.decision_tree` on 0/1 features).
 
     Returns:
-      int32 symbols of shape :math:`(2^{D+1},)` for a tree of static depth :math:`D`: the :math:`n`
+      int32 symbols of shape :math:`(N + 1,)` for a tree of :math:`N` node places: the :math:`n`
       reachable nodes in preorder (feature :math:`i` for :math:`1[x_i = 1]`, :math:`d + y` for a leaf
       :math:`y`), then the end symbol :math:`d + 2`, repeated to the end of the array. The code is the
       prefix through the first end symbol: :math:`n + 1` blocks.
@@ -166,33 +165,30 @@ def _check_binary_tree(params) -> None:
 
 @jax.jit
 def _reachable_internal(params):
-    """The reachable internal nodes above the bottom level (the bottom level's nodes are leaves)."""
-    first_bottom = 2 ** tree_depth(params) - 1
-    above_bottom = jnp.arange(params.is_leaf.shape[-1]) < first_bottom
-    return _reachable(params.is_leaf) & ~params.is_leaf & above_bottom
+    """The reachable internal nodes."""
+    return reachable(params.is_leaf, params.children) & ~params.is_leaf
 
 
 @jax.jit
 def _encode(params):
     size_n = params.feature.shape[-1]
-    depth = tree_depth(params)
     d = num_features(params)
-    first_bottom = 2**depth - 1
     labels = jnp.argmax(params.counts, axis=-1).astype(jnp.int32)  # the leaf's prediction (ties: 0)
 
     def step(carry, _):
         stack, size = carry
         has = size > 0
         node = stack[jnp.maximum(size - 1, 0)]
-        leaf = params.is_leaf[node] | (node >= first_bottom)
+        leaf = params.is_leaf[node]
         symbol = jnp.where(has, jnp.where(leaf, d + labels[node], params.feature[node]), d + 2)
         push = has & ~leaf
         top = size - has.astype(jnp.int32)  # pop, then push the right child under the left one
-        stack = stack.at[top].set(jnp.where(push, 2 * node + 2, stack[top]))
-        stack = stack.at[top + 1].set(jnp.where(push, 2 * node + 1, stack[top + 1]), mode="drop")
+        left = params.children[node]
+        stack = stack.at[top].set(jnp.where(push, left + 1, stack[top]), mode="drop")
+        stack = stack.at[top + 1].set(jnp.where(push, left, stack[top + 1]), mode="drop")
         return (stack, top + 2 * push.astype(jnp.int32)), symbol.astype(jnp.int32)
 
-    stack = jnp.zeros(depth + 2, jnp.int32)
+    stack = jnp.zeros(size_n + 2, jnp.int32)
     _, code = jax.lax.scan(step, (stack, jnp.ones([], jnp.int32)), None, length=size_n + 1)
     return code
 
@@ -284,4 +280,5 @@ def _scatter(nodes, symbols, d, max_depth):
         counts=counts,
         impurity=jnp.zeros(size_n, dtype),
         feature_importances=jnp.zeros(d, dtype),
+        children=jnp.where(is_leaf, 0, heap_children(size_n)),
     )

@@ -1,7 +1,7 @@
 r"""Pruning a grown tree, bottom-up (UML section 18.2.2).
 
-Both rules walk the nodes from the leaves to the root (reverse heap order, so every node comes
-after its descendants) in one ``lax.fori_loop`` over the :math:`2^{D+1} - 1` nodes, each step
+Both rules walk the nodes from the leaves to the root (the breadth-first order reversed, so every
+node comes after its descendants) in one ``lax.fori_loop`` over the :math:`N` nodes, each step
 :math:`O(1)`: a node's subtree error and size are the sums of its children's, already final.
 """
 
@@ -18,7 +18,8 @@ from jax.typing import ArrayLike
 from jaxlearn._checks import check_class_labels, check_ndim
 from jaxlearn.core import OPEN_UNIT, POSITIVE
 from jaxlearn.trees._common import check_query, check_tree, labels_as_int
-from jaxlearn.trees._params import DecisionTreeParams, importances, num_features, tree_depth
+from jaxlearn.trees._params import DecisionTreeParams, importances, num_features
+from jaxlearn.trees._params import reachable as _reachable
 
 Array = jax.Array
 
@@ -125,17 +126,22 @@ def _node_counts(params, X, y):
     num_nodes, k = params.counts.shape
     onehot = jax.nn.one_hot(y, k, dtype=params.counts.dtype)
 
-    def step(_, carry):
-        node, counts = carry
+    def step(carry):
+        node, counts, steps = carry
         x = jnp.take_along_axis(X, params.feature[node][:, None], axis=1)[:, 0]
-        child = 2 * node + 1 + (x > params.threshold[node]).astype(jnp.int32)
-        active = ~params.is_leaf[node] & (node < num_nodes)
+        child = params.children[node] + (x > params.threshold[node]).astype(jnp.int32)
+        active = (node < num_nodes) & ~params.is_leaf[jnp.minimum(node, num_nodes - 1)]
         node = jnp.where(active, child, num_nodes)  # finished paths leave the tree
-        return node, counts + jax.ops.segment_sum(onehot, node, num_segments=num_nodes)
+        counts = counts + jax.ops.segment_sum(onehot, node, num_segments=num_nodes)
+        return node, counts, steps + 1
+
+    def going(carry):  # a path still in the tree (never longer than the tree's nodes)
+        node, _, steps = carry
+        return jnp.any(node < num_nodes) & (steps < num_nodes)
 
     node = jnp.zeros(X.shape[0], jnp.int32)
     counts0 = jax.ops.segment_sum(onehot, node, num_segments=num_nodes)
-    return jax.lax.fori_loop(0, tree_depth(params), step, (node, counts0))[1]
+    return jax.lax.while_loop(going, step, (node, counts0, jnp.zeros([], jnp.int32)))[1]
 
 
 @functools.partial(jax.jit, static_argnames=("bound",))
@@ -152,7 +158,7 @@ def _prune(params, leaf_errors, m, d, delta, *, bound):
         )  # a float64 bound
 
     num_nodes = params.is_leaf.shape[0]
-    reachable = _reachable(params.is_leaf)
+    reachable = _reachable(params.is_leaf, params.children)
     # the subtree errors/sizes of the grown tree, as the starting point of the walk
     errors = jnp.where(params.is_leaf & reachable, leaf_errors, 0)
     sizes = reachable.astype(jnp.int32)
@@ -161,7 +167,8 @@ def _prune(params, leaf_errors, m, d, delta, *, bound):
     def step(t, carry):
         sub_errors, sub_sizes, is_leaf, total_errors, total_nodes = carry
         j = num_nodes - 1 - t
-        left, right = jnp.minimum(2 * j + 1, num_nodes - 1), jnp.minimum(2 * j + 2, num_nodes - 1)
+        left = jnp.minimum(params.children[j], num_nodes - 1)
+        right = jnp.minimum(left + 1, num_nodes - 1)
         internal = ~is_leaf[j] & reachable[j]
         err = jnp.where(internal, sub_errors[left] + sub_errors[right], sub_errors[j])
         size = jnp.where(internal, 1 + sub_sizes[left] + sub_sizes[right], sub_sizes[j])
@@ -177,15 +184,17 @@ def _prune(params, leaf_errors, m, d, delta, *, bound):
 
     carry = (errors, sizes, params.is_leaf, total_errors, total_nodes)
     is_leaf = jax.lax.fori_loop(0, num_nodes, step, carry)[2]
-    reachable = _reachable(is_leaf)
+    reachable = _reachable(is_leaf, params.children)
     feature = jnp.where(is_leaf, 0, params.feature)
+    children = jnp.where(is_leaf, 0, params.children)
     counts = jnp.where(reachable[:, None], params.counts, 0).astype(params.counts.dtype)
     impurity = jnp.where(reachable, params.impurity, 0).astype(params.impurity.dtype)
     d = num_features(params)
-    weights = importances(feature, is_leaf, counts, impurity, reachable, d)
+    weights = importances(feature, is_leaf, children, counts, impurity, reachable, d)
     return params._replace(
         is_leaf=is_leaf,
         feature=feature,
+        children=children,
         threshold=jnp.where(is_leaf, 0, params.threshold).astype(params.threshold.dtype),
         counts=counts,
         impurity=impurity,
@@ -193,20 +202,7 @@ def _prune(params, leaf_errors, m, d, delta, *, bound):
     )
 
 
-def _reachable(is_leaf):
-    """Nodes whose every ancestor is internal (one pass per level, top-down)."""
-    is_leaf = jnp.asarray(is_leaf)
-    num_nodes = is_leaf.shape[0]
-    parent = jnp.maximum((jnp.arange(num_nodes) - 1) // 2, 0)
-    depth = int(num_nodes + 1).bit_length() - 2
-
-    def step(_, reach):
-        return reach.at[1:].set(reach[parent[1:]] & ~is_leaf[parent[1:]])
-
-    return jax.lax.fori_loop(0, depth, step, jnp.ones(num_nodes, bool))
-
-
 def num_nodes(params: DecisionTreeParams) -> Array:
     """The number of reachable nodes of a tree (internal nodes and leaves), :math:`n` in (18.1)."""
     check_tree(params)
-    return jnp.sum(_reachable(params.is_leaf), axis=-1, dtype=jnp.int32)
+    return jnp.sum(_reachable(params.is_leaf, params.children), axis=-1, dtype=jnp.int32)

@@ -16,7 +16,14 @@ import jax
 import jax.numpy as jnp
 
 from jaxlearn.trees._criteria import valid_split_score
-from jaxlearn.trees._grow import LevelSplits, best_of_rows, class_counts, draw_subsets, grow_levels
+from jaxlearn.trees._grow import (
+    LevelSplits,
+    best_of_rows,
+    class_counts,
+    draw_subsets,
+    grow_levels,
+    node_uniforms,
+)
 
 Array = jax.Array
 
@@ -64,11 +71,10 @@ def grow(
     onehot = class_counts(y, weights, num_classes)  # (m, k) weighted
     Xt = X.T  # (d, m)
 
-    def search(level, w, node, totals, sizes, order, nodes):
+    def search(level, w, node, totals, sizes, order, keys):
         def segment_max(values, segments):
             return jax.vmap(lambda v: jax.ops.segment_max(v, segments, num_segments=w + 1))(values)
 
-        level = jnp.asarray(level, jnp.int32)
         starts = _exclusive_cumsum(sizes)
         # Every row of `order` is grouped by node with the same segments: position p belongs to one node.
         slots = node[order[0]]  # (m,)
@@ -83,9 +89,9 @@ def grow(
             rows, chosen = order, None
         else:  # per node, a random subset of the features it can split on: only their rows are scored
             candidates = segment_max(fits & (_next(xs) > xs), segments)
-            chosen = _feature_subsets(
-                jax.random.fold_in(key, level), candidates[:, :w], max_features, nodes
-            )
+            chosen = draw_subsets(
+                node_uniforms(keys, d), candidates[:, :w].T, max_features
+            )  # per node among the features it can split on (as scikit-learn: constant ones do not count)
             row_feature = chosen[nodes_c].T  # (max_features, m): the feature each row scores at p
             rows = jnp.take_along_axis(order, row_feature, axis=0)
             xs = jnp.take_along_axis(xs, row_feature, axis=0)
@@ -157,6 +163,7 @@ def grow(
         criterion=criterion,
         num_features=d,
         min_samples_split=min_samples_split,
+        key=None if max_features is None else key,
     )
 
 
@@ -180,28 +187,3 @@ def _scatter_rows(order, dest):
 def _next(xs):
     """Each row shifted left by one, padded with +inf: the value at the next position."""
     return jnp.concatenate([xs[:, 1:], jnp.full((xs.shape[0], 1), jnp.inf, xs.dtype)], axis=1)
-
-
-def _feature_subsets(key, candidates, size, nodes):
-    """(w, size) int32: per slot ``size`` distinct features drawn uniformly without replacement
-    among its ``candidates`` ((d, w) bool: the features with a valid split there), in increasing
-    order; a node with fewer candidates gets them all (plus features it cannot split on). Like
-    scikit-learn, features that are constant in the node do not count towards ``size``. A node's
-    uniforms are drawn from its own key (:func:`node_uniforms`), whichever slot it takes."""
-    return draw_subsets(node_uniforms(key, nodes, candidates.shape[0]), candidates.T, size)
-
-
-def node_uniforms(level_key, nodes, d: int):
-    """(n, d): the uniforms of the nodes ``nodes`` (n,) (local ids in their level) that draw their
-    feature subsets, each from ``level_key`` folded with the node's local id."""
-    return jax.vmap(lambda j: jax.random.uniform(jax.random.fold_in(level_key, j), (d,)))(nodes)
-
-
-def level_uniforms(key, d: int, max_depth: int):
-    """(2^D - 1, d): the uniforms :func:`grow` draws its feature subsets from, in heap order (row
-    :math:`i`: the internal node :math:`i`), so that a histogram growth draws the same subsets."""
-    rows = [
-        node_uniforms(jax.random.fold_in(key, level), jnp.arange(2**level, dtype=jnp.int32), d)
-        for level in range(max_depth)
-    ]
-    return jnp.concatenate(rows, axis=0) if rows else jnp.zeros((0, d))

@@ -1,12 +1,12 @@
 r"""The decision tree learner: the factory, its ``fit`` and prediction (UML section 18.2).
 
-``fit`` is one jit-compiled program. When every feature takes few values (at most 256 distinct
-values, or ``max_bins`` quantile bins), the levels are grown by class histograms over one bin per
-value in use (:mod:`jaxlearn.trees._histogram`, bins from :mod:`jaxlearn.trees._bins`); otherwise
-each feature is sorted once and a ``lax.fori_loop`` over the :math:`D` levels finds the best split
-of every node of a level at once by the sorted sweep of UML section 18.2.3
-(:mod:`jaxlearn.trees._sweep`, growth in :mod:`jaxlearn.trees._grow`). Both find the same splits
-(tested); the params are described in :mod:`jaxlearn.trees._params`.
+``fit`` is one jit-compiled program. Each feature is sorted once and a ``lax.while_loop`` over the
+levels finds the best split of every node of a level at once by the sorted sweep of UML section
+18.2.3 (:mod:`jaxlearn.trees._sweep`, growth in :mod:`jaxlearn.trees._grow`), until every node is a
+leaf. A shallow tree (an int ``max_depth``) on features of few values (at most 256 distinct values,
+or ``max_bins`` quantile bins) is grown by class histograms over one bin per value in use instead
+(:mod:`jaxlearn.trees._histogram`, bins from :mod:`jaxlearn.trees._bins`), where they cost less.
+Both find the same splits (tested); the params are described in :mod:`jaxlearn.trees._params`.
 
 Notes on :func:`decision_tree`:
 
@@ -49,10 +49,9 @@ from jaxlearn.trees._common import (
     tree_sample_check,
 )
 from jaxlearn.trees._criteria import check_criterion
-from jaxlearn.trees._depth import grow_fully
 from jaxlearn.trees._features import presort, quantize
 from jaxlearn.trees._histogram import grow_histograms, tree_jit
-from jaxlearn.trees._params import DecisionTreeParams, tree_depth
+from jaxlearn.trees._params import DecisionTreeParams
 from jaxlearn.trees._sweep import grow
 
 Array = jax.Array
@@ -78,9 +77,9 @@ def decision_tree(
               - P_S[x_j > \theta]\, C(S_{x_j > \theta}).
 
     Args:
-      max_depth: the depth :math:`D \in [0, 24]` (structural: :math:`2^{D+1} - 1` nodes; 0 is one leaf),
-        or ``None``: grown until no leaf can split, the depth read off concrete data
-        (:mod:`jaxlearn.trees._depth`).
+      max_depth: the most levels :math:`D \in [0, 24]` (structural: at most
+        :math:`\min(2^{D+1}, 2m) - 1` nodes; 0 is one leaf), or ``None``: grown until no leaf can
+        split (at most :math:`2m - 1` nodes).
       criterion: the impurity :math:`C`: ``"gini"``, ``"entropy"`` or ``"train_error"``.
       max_bins: ``None`` (exact thresholds) or quantile bins per feature (>= 2) before growing.
       min_samples_leaf: the fewest training examples a child may receive.
@@ -122,26 +121,17 @@ def decision_tree(
     check_criterion(criterion)
 
     def fit(key, X, y, sample_weight=None):
-        k = classes_of(y, num_classes)
-        if max_depth is None:
-            min_split = max(min_samples_split, 2 * min_samples_leaf)
-            return grow_fully(
-                lambda depth: fit_at(key, X, y, sample_weight, k, depth),
-                X,
-                y,
-                num_trees=1,
-                num_classes=k,
-                min_split=min_split,
-                sample_weight=sample_weight,
-                slack=5,  # grown by the sorted sweep, whose levels cost the same at any depth
-            )
-        return fit_at(key, X, y, sample_weight, k, max_depth)
+        return fit_at(key, X, y, sample_weight, classes_of(y, num_classes), max_depth)
 
     def fit_at(key, X, y, sample_weight, k, max_depth):
         X, y = as_tree_sample(X, y)
         weights = as_weights(sample_weight, X)
         binned = fit_bins(X, max_bins, weights)
-        if binned is not None and _histograms_cheaper(binned[1].shape[0], X.shape[0], k, max_depth):
+        if (
+            binned is not None
+            and max_depth is not None
+            and _histograms_cheaper(binned[1].shape[0], X.shape[0], k, max_depth)
+        ):
             # few bins in use, or few distinct values, and a shallow tree: histograms, the same tree
             bins, edges = binned
             count = np.int32(bins.shape[0])
@@ -194,19 +184,26 @@ def _histograms_cheaper(num_bins: int, m: int, k: int, max_depth: int) -> bool:
 
 
 def apply(params: DecisionTreeParams, X: ArrayLike) -> Array:
-    """The index of the leaf each row of ``X`` (n, d) reaches (walks :math:`D` levels, stopping at leaves)."""
+    """The index of the leaf each row of ``X`` (n, d) reaches (from the root, down to a leaf)."""
     return _apply(params, check_query(params, X))
 
 
 @jax.jit
 def _apply(params, X):
-    def step(_, node):
+    num_nodes = params.is_leaf.shape[-1]
+
+    def step(carry):
+        node, steps = carry
         x = jnp.take_along_axis(X, params.feature[node][:, None], axis=1)[:, 0]
-        child = 2 * node + 1 + (x > params.threshold[node]).astype(jnp.int32)
-        return jnp.where(params.is_leaf[node], node, child)
+        child = params.children[node] + (x > params.threshold[node]).astype(jnp.int32)
+        return jnp.where(params.is_leaf[node], node, jnp.clip(child, 0, num_nodes - 1)), steps + 1
+
+    def going(carry):  # a row not at a leaf yet (a path is never longer than the tree's nodes)
+        node, steps = carry
+        return jnp.any(~params.is_leaf[node]) & (steps < num_nodes)
 
     node = jnp.zeros(X.shape[0], jnp.int32)
-    return jax.lax.fori_loop(0, tree_depth(params), step, node)
+    return jax.lax.while_loop(going, step, (node, jnp.zeros([], jnp.int32)))[0]
 
 
 def predict(params: DecisionTreeParams, X: ArrayLike) -> Array:
@@ -259,6 +256,8 @@ def _fit(
 ):
     if max_bins is not None:
         X = quantize(X, max_bins)
+    if max_depth is None:  # as deep as the data allow: a node splits only when it holds 2 examples
+        max_depth = max(X.shape[0] - 1, 0)
     return grow(
         key,
         X,

@@ -121,6 +121,7 @@ def test_vote_ties_go_to_the_smallest_class():
             jnp.asarray([counts], jnp.float32),
             jnp.zeros(1),
             jnp.zeros(1),  # one feature
+            jnp.zeros(1, jnp.int32),
         )
 
     trees = jax.tree_util.tree_map(

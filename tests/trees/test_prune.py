@@ -26,20 +26,22 @@ def _reference_reduced_error(params, X, y):
     """Bottom-up recursion over the nodes: cut a subtree when validation mistakes do not increase."""
     feature, threshold = np.asarray(params.feature), np.asarray(params.threshold)
     is_leaf, counts = np.asarray(params.is_leaf).copy(), np.asarray(params.counts)
+    children = np.asarray(params.children)
 
     def walk(node, rows):  # returns the subtree's validation mistakes after pruning below
         leaf_mistakes = np.sum(y[rows] != np.argmax(counts[node]))
         if is_leaf[node]:
             return leaf_mistakes
         go_right = X[rows, feature[node]] > threshold[node]
-        sub = walk(2 * node + 1, rows[~go_right]) + walk(2 * node + 2, rows[go_right])
+        left = children[node]
+        sub = walk(left, rows[~go_right]) + walk(left + 1, rows[go_right])
         if leaf_mistakes <= sub:
             is_leaf[node] = True
             return leaf_mistakes
         return sub
 
     walk(0, np.arange(len(y)))
-    return is_leaf & np.asarray(_reachable(is_leaf))
+    return is_leaf & np.asarray(_reachable(is_leaf, params.children))
 
 
 def test_reduced_error_pruning_equals_the_recursive_rule():
@@ -49,7 +51,8 @@ def test_reduced_error_pruning_equals_the_recursive_rule():
     pruned = prune(params, X_val, y_val)
     expected = _reference_reduced_error(params, X_val, y_val)
     np.testing.assert_array_equal(
-        np.asarray(pruned.is_leaf) & np.asarray(_reachable(pruned.is_leaf)), expected
+        np.asarray(pruned.is_leaf) & np.asarray(_reachable(pruned.is_leaf, pruned.children)),
+        expected,
     )
     assert int(num_nodes(pruned)) < int(num_nodes(params))
     mistakes = lambda p: np.sum(np.asarray(TREE.predict(p, X_val)) != y_val)  # noqa: E731
@@ -68,15 +71,16 @@ def _gini_importances(params):
     n = counts.sum(axis=1)
     weighted = n - (counts**2).sum(axis=1) / np.where(n > 0, n, 1)  # n C_gini
     total = np.zeros(params.feature_importances.shape[0])
-    internal = ~np.asarray(params.is_leaf) & np.asarray(_reachable(params.is_leaf))
+    internal = ~np.asarray(params.is_leaf) & np.asarray(_reachable(params.is_leaf, params.children))
     for j in np.flatnonzero(internal):
-        total[params.feature[j]] += weighted[j] - weighted[2 * j + 1] - weighted[2 * j + 2]
+        left = int(params.children[j])
+        total[params.feature[j]] += weighted[j] - weighted[left] - weighted[left + 1]
     return total / total.sum() if total.sum() > 0 else total
 
 
 def _f(params, d, delta=0.05):
     m = float(np.asarray(params.counts[0]).sum())
-    reach = np.asarray(_reachable(params.is_leaf))
+    reach = np.asarray(_reachable(params.is_leaf, params.children))
     leaves = reach & np.asarray(params.is_leaf)
     counts = np.asarray(params.counts)[leaves]
     errors = np.sum(counts.sum(axis=1) - counts.max(axis=1))
