@@ -295,7 +295,10 @@ def _fit(
             return grow_histograms(
                 uniforms, *binned, y, weights, **static, deep_levels=FOREST_DEEP_LEVELS
             )
-        return jax.vmap(lambda k, w: grow(k, X, y, w, order, **static))(grow_keys, weights)
+        one = lambda kw: grow(kw[0], X, y, kw[1], order, **static)  # noqa: E731
+        if jax.default_backend() == "cpu":  # one tree after the other: a batched sweep runs slower
+            return jax.lax.map(one, (grow_keys, weights))
+        return jax.vmap(one)((grow_keys, weights))
 
     grow_all = grow_trees if mesh is None else _split_over(grow_trees, mesh)
     if not progress:
