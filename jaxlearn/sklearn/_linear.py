@@ -34,7 +34,6 @@ from jaxlearn.sklearn._base import (
     InvalidParameterError,
     JaxlearnEstimator,
     OnlyDefault,
-    bucketed,
     encode_classes,
     float_dtype,
     make_kernel,
@@ -413,12 +412,11 @@ class LinearSVC(ClassifierMixin, JaxlearnEstimator):
             )
         return self
 
-    @bucketed
     def decision_function(self, X) -> np.ndarray:
         r"""The scores :math:`\langle w_k, x\rangle + b_k`: (n,) for two classes (positive means
         ``classes_[1]``), else (n, K)."""
         check_is_fitted(self)
-        scores = np.asarray(linear_scores(self.coef_, self.intercept_, self._check_X(X)))
+        scores = linear_scores(self.coef_, self.intercept_, self._check_X(X))
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
     def predict(self, X) -> np.ndarray:

@@ -24,7 +24,6 @@ from jaxlearn.linear import EpochSGDParams
 from jaxlearn.sklearn._base import (
     InvalidParameterError,
     JaxlearnEstimator,
-    bucketed,
     class_weights,
     encode_classes,
     float_dtype,
@@ -47,10 +46,10 @@ def fit_classes(learner, key, X, Y, W, start, validation=None):
     return jax.vmap(one)(jax.random.split(key, Y.shape[0]), Y, W, start)
 
 
-@jax.jit
-def linear_scores(coef, intercept, X):
-    """The scores ``X @ coef.T + intercept``: shape (n, K)."""
-    return X @ coef.T + intercept
+def linear_scores(coef, intercept, X) -> np.ndarray:
+    """The scores ``X @ coef.T + intercept``: shape (n, K), in NumPy, as scikit-learn's linear models
+    score (the fitted ``coef_`` is on the host: no program to dispatch)."""
+    return np.asarray(X) @ np.asarray(coef).T + np.asarray(intercept)
 
 
 class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
@@ -237,13 +236,12 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
         self.coef_ = np.asarray(params.w)
         self.intercept_ = np.asarray(params.b)
 
-    @bucketed
     def decision_function(self, X) -> np.ndarray:
         """The scores :math:`\\langle w_k, x\\rangle + b_k`: (n,) for two classes (positive means
         ``classes_[1]``), else (n, K)."""
         check_is_fitted(self)
         X = self._inputs(self._check_X(X))
-        scores = np.asarray(linear_scores(self.coef_, self.intercept_, X))
+        scores = linear_scores(self.coef_, self.intercept_, X)
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
     def _has_proba(self):
