@@ -378,7 +378,7 @@ class LinearSVC(ClassifierMixin, JaxlearnEstimator):
                 self.class_weight, classes=self.classes_, y=y, sample_weight=weights
             )
         per_class = per_class.astype(float_dtype())
-        num_classes, dtype, key = self.classes_.size, float_dtype(), self._key()
+        num_classes, dtype = self.classes_.size, float_dtype()
         size = bucket(X.shape[0])  # rows of weight 0 up to the size bucket: one program per bucket
         if self.multi_class == "crammer_singer":
             learner = multiclass.multiclass_svm_dual_cd(
@@ -386,6 +386,7 @@ class LinearSVC(ClassifierMixin, JaxlearnEstimator):
             )
             self.dual_ = True
             rows = pad_rows((weights * per_class[index]).astype(dtype), size)
+            key = self._key()
             params = _fit_weighted(learner, key, pad_rows(X, size), pad_rows(index, size), rows)
             coef, intercept, n_iter, converged = jax.device_get(
                 (params.w, params.b, params.n_iter, params.converged)
@@ -397,7 +398,9 @@ class LinearSVC(ClassifierMixin, JaxlearnEstimator):
                 pad_rows(A.astype(dtype), size, axis=1)
                 for A in one_vs_rest(index, num_classes, weights, per_class)
             )
-            params = _fit_problems(self._batch_learner(X), key, pad_rows(X, size), Y, W)
+            learner = self._batch_learner(X)
+            key = self._key() if self.dual_ else None  # the primal solvers draw nothing
+            params = _fit_problems(learner, key, pad_rows(X, size), Y, W)
             coef, intercept, n_iter, converged = jax.device_get(  # one transfer
                 (params.w, params.b, params.n_iter, params.converged)
             )
