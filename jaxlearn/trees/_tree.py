@@ -27,7 +27,6 @@ Notes on :func:`decision_tree`:
 
 from __future__ import annotations
 
-import functools
 from typing import Optional
 
 import jax
@@ -228,8 +227,7 @@ def _leaf_frequencies(params, X):
     return counts / jnp.sum(counts, axis=-1, keepdims=True)
 
 
-@functools.partial(
-    jax.jit,
+@tree_jit(
     static_argnames=(
         "max_depth",
         "num_classes",
