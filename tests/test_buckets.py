@@ -215,10 +215,12 @@ def test_padding_changes_no_bit_of_a_tree_or_a_forest():
     "make",
     [
         lambda: jsk.DecisionTreeClassifier(max_depth=4),
+        lambda: jsk.DecisionTreeClassifier(),  # unlimited depth: still one program per bucket
         lambda: jsk.RandomForestClassifier(n_estimators=4, max_depth=4, random_state=0),
+        lambda: jsk.RandomForestClassifier(n_estimators=4, random_state=0),
         lambda: jsk.KNeighborsClassifier(),
     ],
-    ids=["tree", "forest", "knn"],
+    ids=["tree", "tree-unlimited", "forest", "forest-unlimited", "knn"],
 )
 def test_trees_and_neighbours_compile_nothing_for_a_new_size_in_the_bucket(make):
     X, y = _digits(400)

@@ -26,6 +26,18 @@ def test_tree_of_unlimited_depth_fits_15_one_hot_classes_as_sklearn():
     np.testing.assert_array_equal(tree.predict(X), sk.predict(X))
 
 
+def test_tree_deeper_than_24_levels_as_sklearn():
+    """A chain of 31 one-hot classes needs 30 levels, past the 24 a complete tree could hold."""
+    X, y = _one_hot(np.arange(2, 33))
+    tree = DecisionTreeClassifier().fit(X, y)
+    sk = SkTree(random_state=0).fit(X, y)
+    assert tree.get_depth() == sk.get_depth() == 30
+    np.testing.assert_array_equal(tree.predict(X), sk.predict(X))
+    params = tree.params_
+    assert params.is_leaf.shape[0] <= 2 * 1024 - 1  # breadth-first: at most 2m - 1 nodes (m padded)
+    assert int(trees.num_nodes(params)) == sk.tree_.node_count == 61
+
+
 def test_min_samples_split_stops_as_sklearn():
     X, y = _one_hot(np.arange(2, 17))
     for split in (30, 0.25):

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from sklearn.tree import DecisionTreeClassifier
 
-from jaxlearn.trees import apply, decision_tree, gain, impurity
+from jaxlearn.trees import apply, decision_tree, gain, impurity, num_nodes, prune
 
 KEY = jax.random.PRNGKey(0)
 
@@ -249,3 +249,18 @@ def test_bad_input():
         tree.fit(KEY, X[:3], np.array([0.0, 0.5, 1.0]))
     with pytest.raises(ValueError, match="num_classes"):
         jax.jit(tree.fit)(KEY, X, y)
+
+
+def test_a_walk_ends_on_params_whose_children_loop():
+    """Params are data (a file may hold any): children that point back up cannot hang ``apply``,
+    ``predict``, ``prune`` or ``num_nodes``; a path is never longer than the tree's nodes."""
+    X = jnp.array([[0.0], [1.0], [2.0], [3.0]])
+    y = jnp.array([0, 1, 0, 1])
+    params = decision_tree(2).fit(KEY, X, y)
+    looped = params._replace(
+        is_leaf=jnp.zeros_like(params.is_leaf), children=jnp.zeros_like(params.children)
+    )
+    leaves = np.asarray(apply(looped, X))
+    assert leaves.shape == (4,) and np.all((leaves >= 0) & (leaves < params.is_leaf.shape[0]))
+    assert int(num_nodes(looped)) >= 1
+    prune(looped, X, y)
