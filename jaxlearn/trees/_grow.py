@@ -225,7 +225,7 @@ def grow_levels(
             "children": jnp.where(split, first + count + 2 * rank, 0),
         }
         params = write(params, first, count, values)
-        if keys is not None:  # the i-th split's children take slots 2i and 2i + 1
+        if keys is not None:  # the children's keys, in their slots
             to = jnp.repeat(jnp.where(split, 2 * rank, slots), 2) + jnp.tile(jnp.arange(2), slots)
             keys = keys.at[to].set(child_keys(keys), mode="drop")
         splits = jnp.sum(split, dtype=jnp.int32)
@@ -246,12 +246,7 @@ def grow_levels(
     _, first, count, slot, _, state, params = jax.lax.while_loop(growing, level_step, carry)
     leaves = jax.ops.segment_sum(onehot, slot, num_segments=slots).astype(dtype)
     params = write(params, first, count, {"counts": leaves})  # the last level, if reached
-    return finish(params, criterion, num_features, dtype)
-
-
-def finish(params, criterion, num_features, dtype):
-    """The impurities and feature importances of grown params (their class counts in ``dtype``)."""
-    counts = params.counts.astype(dtype)
+    counts = params.counts
     node_impurity = impurity(counts, criterion).astype(dtype)
     reach = reachable(params.is_leaf, params.children)
     weights = importances(

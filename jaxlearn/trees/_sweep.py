@@ -88,10 +88,9 @@ def grow(
         if max_features is None:
             rows, chosen = order, None
         else:  # per node, a random subset of the features it can split on: only their rows are scored
+            # (as in scikit-learn, features constant in the node do not count towards the subset)
             candidates = segment_max(fits & (_next(xs) > xs), segments)
-            chosen = draw_subsets(
-                node_uniforms(keys, d), candidates[:, :w].T, max_features
-            )  # per node among the features it can split on (as scikit-learn: constant ones do not count)
+            chosen = draw_subsets(node_uniforms(keys, d), candidates[:, :w].T, max_features)
             row_feature = chosen[nodes_c].T  # (max_features, m): the feature each row scores at p
             rows = jnp.take_along_axis(order, row_feature, axis=0)
             xs = jnp.take_along_axis(xs, row_feature, axis=0)
