@@ -101,6 +101,13 @@ def svm_primal_lbfgs(
       logistic regression" (LIBLINEAR's primal L2-loss SVM and its stopping rule); Nocedal & Wright
       (2006), Algorithm 7.5.
     """
+    return primal_learner(_fit, C, tol, max_iter, fit_intercept, intercept_scaling)
+
+
+def primal_learner(solve, C, tol, max_iter, fit_intercept, intercept_scaling) -> BatchLearner:
+    """The learner of a solver of the squared hinge's primal, ``solve(X, y, weight, C, tol,
+    intercept_scaling, *, max_iter, fit_intercept) -> SVMPrimalParams``: labels in {-1, +1} (0: an
+    example left out), per-example sample weights, the sign of the score."""
     max_iter = check_positive_int("max_iter", max_iter)
     if not isinstance(fit_intercept, (bool, np.bool_)):
         raise TypeError(f"expected `fit_intercept` a bool, got {fit_intercept!r}")
@@ -113,16 +120,8 @@ def svm_primal_lbfgs(
             if sample_weight is None
             else jnp.asarray(sample_weight).astype(X.dtype)
         )
-        return _fit(
-            X,
-            y,
-            weight,
-            C,
-            tol,
-            intercept_scaling,
-            max_iter=max_iter,
-            fit_intercept=bool(fit_intercept),
-        )
+        options = dict(max_iter=max_iter, fit_intercept=bool(fit_intercept))
+        return solve(X, y, weight, C, tol, intercept_scaling, **options)
 
     def predict(params, X):
         return sign_label(linear_score(params, X))

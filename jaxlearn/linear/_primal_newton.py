@@ -18,16 +18,11 @@ import functools
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn._checks import check_positive_int, check_sample
-from jaxlearn._lbfgs import check_sample_weight
-from jaxlearn._shared import as_float, sign_label
 from jaxlearn.core import POSITIVE, POSITIVE_INT, BatchLearner, learner_factory
-from jaxlearn.linear._common import linear_score
 from jaxlearn.linear._dual_cd import augment
-from jaxlearn.linear._primal import SVMPrimalParams
+from jaxlearn.linear._primal import SVMPrimalParams, primal_learner
 
 Array = jax.Array
 
@@ -93,37 +88,7 @@ def svm_primal_newton(
       solution of large scale linear SVMs"; Lin, Weng and Keerthi (2008), "Trust region Newton method
       for large-scale logistic regression" (LIBLINEAR's primal L2-loss SVM and its stopping rule).
     """
-    max_iter = check_positive_int("max_iter", max_iter)
-    if not isinstance(fit_intercept, (bool, np.bool_)):
-        raise TypeError(f"expected `fit_intercept` a bool, got {fit_intercept!r}")
-
-    def fit(key, X, y, sample_weight=None):
-        del key  # deterministic
-        X, y = as_float(X, y)
-        weight = (
-            jnp.ones_like(y)
-            if sample_weight is None
-            else jnp.asarray(sample_weight).astype(X.dtype)
-        )
-        return _fit(
-            X,
-            y,
-            weight,
-            C,
-            tol,
-            intercept_scaling,
-            max_iter=max_iter,
-            fit_intercept=bool(fit_intercept),
-        )
-
-    def predict(params, X):
-        return sign_label(linear_score(params, X))
-
-    def check(X, y, sample_weight=None):
-        check_sample(X, y)
-        check_sample_weight(sample_weight, np.shape(X)[0])
-
-    return BatchLearner(fit, predict, linear_score, check=check)
+    return primal_learner(_fit, C, tol, max_iter, fit_intercept, intercept_scaling)
 
 
 @functools.partial(jax.jit, static_argnames=("max_iter", "fit_intercept"))
