@@ -92,11 +92,27 @@ def test_estimator_integer_weights_are_repeated_rows():
     )
 
 
-def test_forest_ignores_rows_of_weight_zero():
-    # default forest: quantile bins of the rows of positive weight, bootstrap, sqrt(d) features
+@pytest.mark.parametrize("max_depth", [3, None], ids=["histograms", "unlimited"])
+def test_binned_tree_ignores_rows_of_weight_zero(max_depth):
+    # quantile bins of the rows of positive weight, whether histograms or the sweep grow the tree
     X, y, _, weights = _sample(m=200)
     X, weights = X.astype(np.float32), weights.astype(np.float32)
-    forest = RandomForestClassifier(n_estimators=8, max_depth=6, random_state=0)
+    tree = DecisionTreeClassifier(max_depth=max_depth, max_bins=16)
+    fitted = tree.fit(X, y, sample_weight=weights).params_
+    dead = weights == 0
+    X2 = X.copy()
+    X2[dead] = 100 * np.random.default_rng(3).normal(size=(dead.sum(), X.shape[1]))
+    again = tree.fit(X2, y, sample_weight=weights).params_
+    jax.tree.map(np.testing.assert_array_equal, fitted, again)
+
+
+@pytest.mark.parametrize("max_depth", [3, 6, None], ids=["histograms", "sweep", "unlimited"])
+def test_forest_ignores_rows_of_weight_zero(max_depth):
+    # default forest: quantile bins of the rows of positive weight, bootstrap, sqrt(d) features; the
+    # deeper forests are grown by the sweep, on values quantised to the same bins
+    X, y, _, weights = _sample(m=200)
+    X, weights = X.astype(np.float32), weights.astype(np.float32)
+    forest = RandomForestClassifier(n_estimators=8, max_depth=max_depth, random_state=0)
     fitted = forest.fit(X, y, sample_weight=weights).params_
     dead = weights == 0
     X2, y2 = X.copy(), y.copy()

@@ -92,6 +92,12 @@ def _distinct_bins(X: np.ndarray) -> Optional[tuple[np.ndarray, np.ndarray]]:
     return bins, edges
 
 
+def quantized(bins, edges) -> np.ndarray:
+    """The sample of :func:`fit_bins`'s ``(bins, edges)`` with each value replaced by its bin's upper
+    edge (what :func:`~jaxlearn.trees._features.quantize` gives, with these quantiles)."""
+    return np.take_along_axis(np.asarray(edges), np.asarray(bins), axis=0)
+
+
 def pad_sample(bins, edges, y) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """A binned sample padded to size buckets (:func:`jaxlearn._buckets.bucket`), so that every sample
     size and bin count in a bucket grows its trees with one compiled program: rows of bin 0 and label

@@ -19,7 +19,7 @@ from jaxlearn._progress import scan
 from jaxlearn._sharding import check_mesh, check_progress
 from jaxlearn._threads import cpu_parts, join_slices, run_in_threads
 from jaxlearn.core import POSITIVE_INT, BatchLearner, learner_factory, loadable
-from jaxlearn.trees._bins import fit_bins, pad_sample
+from jaxlearn.trees._bins import fit_bins, pad_sample, quantized
 from jaxlearn.trees._common import (
     TREE_RANGES,
     as_int,
@@ -34,7 +34,12 @@ from jaxlearn.trees._common import (
 from jaxlearn.trees._criteria import check_criterion
 from jaxlearn.trees._features import bin_features, presort, quantize
 from jaxlearn.trees._grow import heap_uniforms
-from jaxlearn.trees._histogram import FOREST_DEEP_LEVELS, grow_histograms, tree_jit
+from jaxlearn.trees._histogram import (
+    FOREST_DEEP_LEVELS,
+    grow_histograms,
+    histograms_cheaper,
+    tree_jit,
+)
 from jaxlearn.trees._params import DecisionTreeParams
 from jaxlearn.trees._sweep import grow
 from jaxlearn.trees._tree import leaf_class
@@ -156,7 +161,20 @@ def random_forest(
         sweep = max_depth is None or (
             max_bins is None and size < X.shape[1] and min_samples_leaf > 1
         )
-        binned = None if sweep else fit_bins(X, max_bins, weights)
+        binned = None if sweep and max_bins is None else fit_bins(X, max_bins, weights)
+        subset = None if size >= X.shape[1] else size
+        if binned is not None and (
+            sweep
+            or not histograms_cheaper(
+                max_depth, X.shape[0], X.shape[1], subset, binned[1].shape[0], k
+            )
+        ):  # deep trees: the sweep, which grows the same trees; on the values quantised here (the
+            # quantiles of the rows of positive weight, as the histograms')
+            if max_bins is not None:
+                X = quantized(*binned)
+            binned, sweep, quantise = None, True, False
+        else:
+            quantise = max_bins is not None
         count = np.asarray(X.shape[0], np.int32)
         # padded to size buckets: one program per bucket (the rows past `count` take no part)
         if binned is not None and is_concrete(y, weights):
@@ -170,9 +188,10 @@ def random_forest(
         # on the device now: under x64 a NumPy float64 argument would be read as float32 in the threads
         args = jax.device_put((key, X, y, None if binned is None else tuple(binned), count))
         weights = jax.device_put(weights)
-        subset = None if size >= X.shape[1] else size
         options = dict(
             max_depth=max_depth,
+            sweep=bool(sweep),
+            quantise=bool(quantise),
             num_classes=k,
             criterion=criterion,
             max_bins=max_bins,
@@ -198,6 +217,8 @@ def random_forest(
         "num_trees",
         "parts",
         "max_depth",
+        "sweep",
+        "quantise",
         "num_classes",
         "criterion",
         "min_samples_leaf",
@@ -222,6 +243,8 @@ def _fit(
     num_trees,
     parts,
     max_depth,
+    sweep=False,
+    quantise=True,
     num_classes,
     criterion,
     min_samples_leaf,
@@ -236,9 +259,11 @@ def _fit(
     m, d = X.shape
     if sample_weight is not None:
         sample_weight = sample_weight.astype(X.dtype)
-    if max_depth is None:  # as deep as the data allow: the sorted sweep, on quantised values
-        max_depth, binned = max(m - 1, 0), None
-        if max_bins is not None:
+    if max_depth is None:  # as deep as the data allow
+        max_depth, sweep = max(m - 1, 0), True
+    if sweep:  # the sorted sweep, on the quantised values (unless quantised before)
+        binned = None
+        if max_bins is not None and quantise:
             X = quantize(X, max_bins)
     elif binned is None and max_bins is not None:
         binned = bin_features(X, max_bins)  # traced data: all max_bins bins

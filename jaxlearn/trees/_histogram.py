@@ -87,6 +87,21 @@ def tree_jit(fn=None, **options):
     return call
 
 
+def histograms_cheaper(max_depth: int, m: int, d: int, r, num_bins: int, k: int) -> bool:
+    r"""Whether histograms grow trees of depth ``max_depth`` at less cost than the sorted sweep.
+
+    On ``m`` examples of ``d`` features, ``r`` of them scored per node (``None``: all), ``num_bins``
+    bins and ``k`` classes: the deepest level of :math:`2^{D-1}` nodes costs the histograms about
+    :math:`2^{D-1} r B (k + 1)` cells, and the levels together twice that; a level of the sweep costs
+    about :math:`m (d + r (k + 4))`, whatever its width (it partitions every feature's order and
+    scores the ``r`` drawn ones). Measured on the digits (:math:`B = 17`): a tree takes the
+    histograms to depth 10 and the sweep from 11, a forest of 8 features a node the histograms to
+    depth 11 and the sweep from 12, where it also compiles in less than half the time.
+    """
+    r = d if r is None else r
+    return 2**max_depth * r * num_bins * (k + 1) <= max_depth * m * (d + r * (k + 4))
+
+
 def grow_histograms(uniforms, bins, edges, y, weights, **options) -> DecisionTreeParams:
     """:func:`grow_together` on groups of trees, one group after the other when their histograms would
     outgrow the CPU's caches (every tree at once on an accelerator); the same trees."""

@@ -37,7 +37,7 @@ from jax.typing import ArrayLike
 from jaxlearn._buckets import bucket, pad_rows
 from jaxlearn._checks import is_concrete
 from jaxlearn.core import BatchLearner, learner_factory
-from jaxlearn.trees._bins import fit_bins, pad_sample
+from jaxlearn.trees._bins import fit_bins, pad_sample, quantized
 from jaxlearn.trees._common import (
     TREE_RANGES,
     as_int,
@@ -49,7 +49,7 @@ from jaxlearn.trees._common import (
 )
 from jaxlearn.trees._criteria import check_criterion
 from jaxlearn.trees._features import presort, quantize
-from jaxlearn.trees._histogram import grow_histograms, tree_jit
+from jaxlearn.trees._histogram import grow_histograms, histograms_cheaper, tree_jit
 from jaxlearn.trees._params import DecisionTreeParams
 from jaxlearn.trees._sweep import grow
 
@@ -129,7 +129,7 @@ def decision_tree(
         if (
             binned is not None
             and max_depth is not None
-            and _histograms_cheaper(binned[1].shape[0], X.shape[0], k, max_depth)
+            and histograms_cheaper(max_depth, X.shape[0], X.shape[1], None, binned[1].shape[0], k)
         ):
             # few bins in use, or few distinct values, and a shallow tree: histograms, the same tree
             bins, edges = binned
@@ -150,6 +150,8 @@ def decision_tree(
                 min_samples_leaf=min_samples_leaf,
                 min_samples_split=min_samples_split,
             )
+        if binned is not None and max_bins is not None:  # each value its bin's upper edge, the
+            X = quantized(*binned)  # quantiles of the rows of positive weight, as the histograms'
         if weights is None:
             weights = (
                 np.ones(X.shape[0], np.int32) if is_concrete(X) else jnp.ones(X.shape[0], jnp.int32)
@@ -167,19 +169,11 @@ def decision_tree(
             criterion=criterion,
             min_samples_leaf=min_samples_leaf,
             max_features=None,
-            max_bins=max_bins,
+            max_bins=None if binned is not None else max_bins,
             min_samples_split=min_samples_split,
         )
 
     return BatchLearner(fit, predict, check=tree_sample_check(num_classes))
-
-
-def _histograms_cheaper(num_bins: int, m: int, k: int, max_depth: int) -> bool:
-    """Whether the histograms of a tree of depth ``max_depth`` cost less than the sorted sweep: a level
-    of :math:`w` nodes costs the histograms about :math:`w B (k + 1)` cells a feature, the sweep about
-    :math:`m (k + 4)` counts a feature, whatever its width (measured on the digits: histograms to
-    depth 10, the sweep from depth 11)."""
-    return 2**max_depth * num_bins * (k + 1) <= max_depth * m * (k + 4)
 
 
 def apply(params: DecisionTreeParams, X: ArrayLike) -> Array:
