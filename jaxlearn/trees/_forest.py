@@ -163,6 +163,7 @@ def random_forest(
         )
         binned = None if sweep and max_bins is None else fit_bins(X, max_bins, weights)
         subset = None if size >= X.shape[1] else size
+        program_bins = max_bins  # the bins the program makes itself (of traced data)
         if binned is not None and (
             sweep
             or not histograms_cheaper(
@@ -171,10 +172,8 @@ def random_forest(
         ):  # deep trees: the sweep, which grows the same trees; on the values quantised here (the
             # quantiles of the rows of positive weight, as the histograms')
             if max_bins is not None:
-                X = quantized(*binned)
-            binned, sweep, quantise = None, True, False
-        else:
-            quantise = max_bins is not None
+                X, program_bins = quantized(*binned), None
+            binned, sweep = None, True
         count = np.asarray(X.shape[0], np.int32)
         # padded to size buckets: one program per bucket (the rows past `count` take no part)
         if binned is not None and is_concrete(y, weights):
@@ -191,10 +190,9 @@ def random_forest(
         options = dict(
             max_depth=max_depth,
             sweep=bool(sweep),
-            quantise=bool(quantise),
             num_classes=k,
             criterion=criterion,
-            max_bins=max_bins,
+            max_bins=program_bins,
             min_samples_leaf=min_samples_leaf,
             min_samples_split=min_samples_split,
             max_features=subset,
@@ -218,7 +216,6 @@ def random_forest(
         "parts",
         "max_depth",
         "sweep",
-        "quantise",
         "num_classes",
         "criterion",
         "min_samples_leaf",
@@ -244,7 +241,6 @@ def _fit(
     parts,
     max_depth,
     sweep=False,
-    quantise=True,
     num_classes,
     criterion,
     min_samples_leaf,
@@ -261,9 +257,11 @@ def _fit(
         sample_weight = sample_weight.astype(X.dtype)
     if max_depth is None:  # as deep as the data allow
         max_depth, sweep = max(m - 1, 0), True
-    if sweep:  # the sorted sweep, on the quantised values (unless quantised before)
+    if (
+        sweep
+    ):  # the sorted sweep, on the quantised values (max_bins=None: quantised before, or exact)
         binned = None
-        if max_bins is not None and quantise:
+        if max_bins is not None:
             X = quantize(X, max_bins)
     elif binned is None and max_bins is not None:
         binned = bin_features(X, max_bins)  # traced data: all max_bins bins

@@ -58,6 +58,13 @@ def heap_children(num_nodes: int) -> Array:
     return jnp.where(left < num_nodes, left, 0)
 
 
+def child(params: DecisionTreeParams, X, node) -> Array:
+    r"""(n,) the child each row of ``X`` goes to from its node ``node`` (n,): the left one where
+    :math:`x_j \le \theta` at that node, else the right one (meaningful at internal nodes)."""
+    x = jnp.take_along_axis(X, params.feature[node][:, None], axis=1)[:, 0]
+    return params.children[node] + (x > params.threshold[node]).astype(jnp.int32)
+
+
 def num_features(params: DecisionTreeParams) -> int:
     """The static training width :math:`d` of a tree's (or a forest's stacked trees') params."""
     return params.feature_importances.shape[-1]

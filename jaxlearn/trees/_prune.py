@@ -18,7 +18,7 @@ from jax.typing import ArrayLike
 from jaxlearn._checks import check_class_labels, check_ndim
 from jaxlearn.core import OPEN_UNIT, POSITIVE
 from jaxlearn.trees._common import check_query, check_tree, labels_as_int
-from jaxlearn.trees._params import DecisionTreeParams, importances, num_features
+from jaxlearn.trees._params import DecisionTreeParams, child, importances, num_features
 from jaxlearn.trees._params import reachable as _reachable
 
 Array = jax.Array
@@ -128,10 +128,11 @@ def _node_counts(params, X, y):
 
     def step(carry):
         node, counts, steps = carry
-        x = jnp.take_along_axis(X, params.feature[node][:, None], axis=1)[:, 0]
-        child = params.children[node] + (x > params.threshold[node]).astype(jnp.int32)
-        active = (node < num_nodes) & ~params.is_leaf[jnp.minimum(node, num_nodes - 1)]
-        node = jnp.where(active, child, num_nodes)  # finished paths leave the tree
+        inside = jnp.minimum(node, num_nodes - 1)
+        active = (node < num_nodes) & ~params.is_leaf[inside]
+        node = jnp.where(
+            active, child(params, X, inside), num_nodes
+        )  # finished paths leave the tree
         counts = counts + jax.ops.segment_sum(onehot, node, num_segments=num_nodes)
         return node, counts, steps + 1
 

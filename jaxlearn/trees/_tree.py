@@ -50,7 +50,7 @@ from jaxlearn.trees._common import (
 from jaxlearn.trees._criteria import check_criterion
 from jaxlearn.trees._features import presort, quantize
 from jaxlearn.trees._histogram import grow_histograms, histograms_cheaper, tree_jit
-from jaxlearn.trees._params import DecisionTreeParams
+from jaxlearn.trees._params import DecisionTreeParams, child
 from jaxlearn.trees._sweep import grow
 
 Array = jax.Array
@@ -187,9 +187,8 @@ def _apply(params, X):
 
     def step(carry):
         node, steps = carry
-        x = jnp.take_along_axis(X, params.feature[node][:, None], axis=1)[:, 0]
-        child = params.children[node] + (x > params.threshold[node]).astype(jnp.int32)
-        return jnp.where(params.is_leaf[node], node, jnp.clip(child, 0, num_nodes - 1)), steps + 1
+        down = jnp.clip(child(params, X, node), 0, num_nodes - 1)
+        return jnp.where(params.is_leaf[node], node, down), steps + 1
 
     def going(carry):  # a row not at a leaf yet (a path is never longer than the tree's nodes)
         node, steps = carry
