@@ -200,12 +200,14 @@ def encode_classes(estimator, y) -> np.ndarray:
     return inverse.astype(np.int32)
 
 
-def class_weights(class_weight, classes, y) -> np.ndarray:
+def class_weights(class_weight, classes, y, sample_weight=None) -> np.ndarray:
     r"""The weight of each class (shape (K,)): ``None`` all ones, a dict ``{label: weight}`` (missing labels
-    1), or ``"balanced"``: :math:`n / (K\,n_k)`, as scikit-learn's ``compute_class_weight``."""
+    1), or ``"balanced"``: :math:`n / (K\,n_k)`, as scikit-learn's ``compute_class_weight`` (the
+    classes counted by their ``sample_weight`` when given)."""
     if class_weight is None:
         return np.ones(len(classes), float_dtype())
-    return compute_class_weight(class_weight, classes=classes, y=y).astype(float_dtype())
+    weights = compute_class_weight(class_weight, classes=classes, y=y, sample_weight=sample_weight)
+    return weights.astype(float_dtype())
 
 
 def sample_weights(sample_weight, X) -> np.ndarray:

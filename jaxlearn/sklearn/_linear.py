@@ -19,7 +19,6 @@ import numpy as np
 from jax.tree_util import Partial
 from sklearn.base import ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from jaxlearn import core, linear, multiclass
@@ -34,6 +33,7 @@ from jaxlearn.sklearn._base import (
     InvalidParameterError,
     JaxlearnEstimator,
     OnlyDefault,
+    class_weights,
     encode_classes,
     float_dtype,
     make_kernel,
@@ -372,12 +372,7 @@ class LinearSVC(ClassifierMixin, JaxlearnEstimator):
         index = encode_classes(self, y)
         weights = sample_weights(sample_weight, X)
         # "balanced" counts the classes by their weights, as liblinear's wrapper does
-        per_class = np.ones(self.classes_.size)
-        if self.class_weight is not None:
-            per_class = compute_class_weight(
-                self.class_weight, classes=self.classes_, y=y, sample_weight=weights
-            )
-        per_class = per_class.astype(float_dtype())
+        per_class = class_weights(self.class_weight, self.classes_, y, sample_weight=weights)
         num_classes, dtype = self.classes_.size, float_dtype()
         size = bucket(X.shape[0])  # rows of weight 0 up to the size bucket: one program per bucket
         if self.multi_class == "crammer_singer":
