@@ -164,16 +164,14 @@ def random_forest(
         binned = None if sweep and max_bins is None else fit_bins(X, max_bins, weights)
         subset = None if size >= X.shape[1] else size
         program_bins = max_bins  # the bins the program makes itself (of traced data)
-        if binned is not None and (
-            sweep
-            or not histograms_cheaper(
-                max_depth, X.shape[0], X.shape[1], subset, binned[1].shape[0], k
-            )
-        ):  # deep trees: the sweep, which grows the same trees; on the values quantised here (the
-            # quantiles of the rows of positive weight, as the histograms')
-            if max_bins is not None:
+        if not sweep and (binned is not None or max_bins is not None):
+            # deep trees (or, under a trace, all `max_bins` bins): the sweep grows the same trees
+            num_bins = max_bins if binned is None else binned[1].shape[0]
+            sweep = not histograms_cheaper(max_depth, X.shape[0], X.shape[1], subset, num_bins, k)
+        if sweep and binned is not None:  # on the values quantised here (the quantiles of the
+            if max_bins is not None:  # rows of positive weight, as the histograms')
                 X, program_bins = quantized(*binned), None
-            binned, sweep = None, True
+            binned = None
         count = np.asarray(X.shape[0], np.int32)
         # padded to size buckets: one program per bucket (the rows past `count` take no part)
         if binned is not None and is_concrete(y, weights):

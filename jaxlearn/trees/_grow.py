@@ -100,13 +100,23 @@ def node_uniforms(keys, d: int):
 
 def heap_uniforms(key, d: int, max_depth: int):
     """(2^D - 1, d): :func:`node_uniforms` of the internal nodes of a complete tree of depth ``max_depth``
-    grown from the root's ``key``, in heap order (row :math:`i`: node :math:`i`)."""
-    keys = jnp.asarray(key)[None]
-    rows = []
-    for _ in range(max_depth):  # a static loop over the levels (2^l rows each)
-        rows.append(node_uniforms(keys, d))
-        keys = child_keys(keys)
-    return jnp.concatenate(rows, axis=0) if rows else jnp.zeros((0, d))
+    grown from the root's ``key``, in heap order (row :math:`i`: node :math:`i`, its children
+    :math:`2i + 1` and :math:`2i + 2`)."""
+    size = 2**max_depth - 1
+    if size == 0:
+        return jnp.zeros((0, d))
+    nodes = jnp.arange(1, size, dtype=jnp.int32)
+    parents, sides = (nodes - 1) // 2, (nodes - 1) % 2
+
+    def descend(_, keys):  # after l rounds the nodes of depth <= l hold their keys
+        folded = jax.vmap(jax.random.fold_in)(keys[parents], sides)
+        return keys.at[1:].set(folded)
+
+    root = jnp.asarray(key)
+    keys = jnp.broadcast_to(root, (size, *root.shape))
+    # one loop over the levels, so the program holds one key derivation, not one per level
+    keys = jax.lax.fori_loop(0, max_depth - 1, descend, keys)
+    return node_uniforms(keys, d)
 
 
 def from_heap(params, max_depth: int, m: int) -> DecisionTreeParams:
