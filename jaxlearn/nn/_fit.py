@@ -4,7 +4,6 @@ each epoch one pass of :func:`~jaxlearn.nn.mlp_epoch`'s body."""
 
 from __future__ import annotations
 
-import functools
 from typing import Any, NamedTuple, Optional
 
 import jax
@@ -14,6 +13,7 @@ from jax.typing import ArrayLike
 
 from jaxlearn import core
 from jaxlearn._checks import check_multiclass_sample, check_width
+from jaxlearn._cpu_jit import cpu_jit
 from jaxlearn._lbfgs import check_sample_weight
 from jaxlearn.nn._epoch import one_pass
 from jaxlearn.nn._mlp import Activation, Params, mlp_apply, relu
@@ -231,8 +231,7 @@ def _logits(layers, X, activation):
     return jnp.concatenate([jnp.zeros_like(z), z], axis=1) if z.shape[1] == 1 else z
 
 
-@functools.partial(
-    jax.jit,
+@cpu_jit(
     static_argnames=(
         "optimizer",
         "batch_size",

@@ -15,6 +15,7 @@ import numpy as np
 from jax.typing import ArrayLike
 
 from jaxlearn._checks import check_class_labels, check_finite
+from jaxlearn._cpu_jit import cpu_jit
 from jaxlearn.core import POSITIVE, loadable
 from jaxlearn.nn._inputs import (
     as_numbers,
@@ -147,12 +148,20 @@ def mlp_init(
         raise ValueError(f"expected `layer_sizes` {expected}, got {tuple(sizes)!r}")
     POSITIVE.check("scale", scale)
     dtype = check_dtype("dtype", dtype)
+    if scale is None:  # 1/sqrt(k_t), rounded once each (as JAX computes it outside a program)
+        stds = tuple(np.asarray(1 / np.sqrt(np.asarray(k, dtype)), dtype) for k in sizes[:-1])
+    else:
+        stds = (jnp.asarray(scale, dtype),) * (len(sizes) - 1)
+    return _normal_layers(key, stds, tuple(sizes), dtype)
+
+
+@cpu_jit(static_argnames=("sizes", "dtype"))
+def _normal_layers(key, stds, sizes, dtype):  # one program for every layer's draw
     params = []
-    for k_in, k_out, layer_key in zip(sizes[:-1], sizes[1:], jax.random.split(key, len(sizes) - 1)):
-        std = (
-            (1 / jnp.sqrt(jnp.asarray(k_in, dtype))) if scale is None else jnp.asarray(scale, dtype)
-        )
-        W = std * jax.random.normal(layer_key, (k_out, k_in), dtype)
+    keys = jax.random.split(key, len(sizes) - 1)
+    for k_in, k_out, layer_key, std in zip(sizes[:-1], sizes[1:], keys, stds):
+        draw = jax.random.normal(layer_key, (k_out, k_in), dtype)
+        W = std * jax.lax.optimization_barrier(draw)  # rounded as outside a program
         params.append((W, jnp.zeros(k_out, dtype)))
     return params
 
@@ -191,9 +200,14 @@ def glorot_init(
     shapes = [(W.shape, b.shape) for W, b in jax.eval_shape(lambda: mlp_init(key, layer_sizes))]
     POSITIVE.check("factor", factor)
     dtype = check_dtype("dtype", dtype)
+    return _glorot_layers(key, jnp.asarray(factor, dtype), tuple(shapes), dtype)
+
+
+@cpu_jit(static_argnames=("shapes", "dtype"))
+def _glorot_layers(key, factor, shapes, dtype):  # one program for every layer's draw
     params = []
     for (w_shape, b_shape), layer_key in zip(shapes, jax.random.split(key, len(shapes))):
-        bound = jnp.sqrt(jnp.asarray(factor, dtype) / (w_shape[0] + w_shape[1]))
+        bound = jnp.sqrt(factor / (w_shape[0] + w_shape[1]))
         w_key, b_key = jax.random.split(layer_key)
         W = jax.random.uniform(w_key, w_shape, dtype, -1.0, 1.0) * bound
         b = jax.random.uniform(b_key, b_shape, dtype, -1.0, 1.0) * bound

@@ -178,10 +178,19 @@ class MLPClassifier(ScoringClassifier):
         hidden = np.atleast_1d(self.hidden_layer_sizes).tolist()
         return [int(n_features), *(int(h) for h in hidden), int(n_classes)]
 
-    def _start(self, key, n_features: int, n_outputs: int, dtype):
-        """scikit-learn's Glorot-uniform start (factor 2 for the logistic activation, else 6)."""
+    def _start(self, rng, n_features: int, n_outputs: int, dtype):
+        """scikit-learn's Glorot-uniform start, drawn as scikit-learn draws it from the ``RandomState``
+        ``rng`` (each layer's weights, then its biases; factor 2 for the logistic activation, else 6):
+        the same ``random_state`` starts both at the same network."""
         factor = 2.0 if self.activation == "logistic" else 6.0
-        return nn.glorot_init(key, self._sizes(n_features, n_outputs), factor=factor, dtype=dtype)
+        sizes = self._sizes(n_features, n_outputs)
+        layers = []
+        for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):  # the layers, a handful
+            bound = np.sqrt(factor / (fan_in + fan_out))
+            W = rng.uniform(-bound, bound, (fan_in, fan_out)).astype(dtype, copy=False)
+            b = rng.uniform(-bound, bound, fan_out).astype(dtype, copy=False)
+            layers.append((jnp.asarray(W.T), jnp.asarray(b)))
+        return layers
 
     def _batch_learner(self, X, n_classes):
         """The learner whose ``predict``/``decision_function`` read ``params_`` (after fit)."""
@@ -207,14 +216,15 @@ class MLPClassifier(ScoringClassifier):
         self._check_solver()
         weights = None if sample_weight is None else sample_weights(sample_weight, X)
         n_classes = self.classes_.size
-        init_key, fit_key = jax.random.split(self._key())
-        layers = self._start(init_key, X.shape[1], 1 if n_classes == 2 else n_classes, X.dtype)
+        # scikit-learn's draws from one RandomState: the start, then the held-out rows
+        rng = check_random_state(self.random_state)
+        layers = self._start(rng, X.shape[1], 1 if n_classes == 2 else n_classes, X.dtype)
         validation = None
         if self.early_stopping:
             train, held = train_test_split(
                 np.arange(X.shape[0]),
                 test_size=self.validation_fraction,
-                random_state=check_random_state(self.random_state),
+                random_state=rng,
                 # scikit-learn stratifies two classes only (one output): the same split for a seed
                 stratify=index if n_classes == 2 else None,
             )
@@ -233,7 +243,7 @@ class MLPClassifier(ScoringClassifier):
         n, size = X.shape[0], bucket(X.shape[0])
         weights = np.ones(n, X.dtype) if weights is None else weights
         result = nn.mlp_fit(
-            fit_key,
+            jax.random.key(rng.randint(2**31 - 1)),  # the order of the epochs' batches
             layers,
             pad_rows(X, size),
             pad_rows(index, size),
@@ -340,10 +350,9 @@ class MLPClassifier(ScoringClassifier):
             )
         activation = self._activation()
         self._check_solver()
-        key = self._key()
+        rng = check_random_state(self.random_state)
         if first:
-            init_key, key = jax.random.split(key)
-            layers = self._start(init_key, X.shape[1], self.classes_.size, X.dtype)
+            layers = self._start(rng, X.shape[1], self.classes_.size, X.dtype)
             state, losses = None, []
         else:
             check_is_fitted(self)
@@ -352,9 +361,9 @@ class MLPClassifier(ScoringClassifier):
                 getattr(self, "_partial_state", None),
                 self.loss_curve_,
             )
-            key = jax.random.fold_in(key, len(losses))  # a new order each epoch
+        key = jax.random.fold_in(jax.random.key(rng.randint(2**31 - 1)), len(losses))
         layers, state, loss = nn.mlp_epoch(
-            key,
+            key,  # a new order each epoch
             layers,
             state,
             X,

@@ -15,6 +15,7 @@ from jax.typing import ArrayLike
 
 from jaxlearn._buckets import bucket, pad_rows
 from jaxlearn._checks import is_concrete
+from jaxlearn._cpu_jit import cpu_jit
 from jaxlearn._progress import scan
 from jaxlearn._sharding import check_mesh, check_progress
 from jaxlearn._threads import cpu_parts, join_slices, run_in_threads
@@ -38,7 +39,6 @@ from jaxlearn.trees._histogram import (
     FOREST_DEEP_LEVELS,
     grow_histograms,
     histograms_cheaper,
-    tree_jit,
 )
 from jaxlearn.trees._params import DecisionTreeParams
 from jaxlearn.trees._sweep import grow
@@ -208,7 +208,7 @@ def random_forest(
     return BatchLearner(fit, forest_predict, check=tree_sample_check(num_classes))
 
 
-@tree_jit(
+@cpu_jit(
     static_argnames=(
         "num_trees",
         "parts",

@@ -21,12 +21,9 @@ elsewhere.
 
 from __future__ import annotations
 
-import functools
-
 import jax
 import jax.numpy as jnp
 
-from jaxlearn._threads import top_level
 from jaxlearn.trees._criteria import impurity, valid_split_score
 from jaxlearn.trees._grow import draw_subsets, from_heap, midpoint
 from jaxlearn.trees._params import DecisionTreeParams, heap_children, importances
@@ -45,46 +42,6 @@ DEEP_LEVELS = 3
 FOREST_DEEP_LEVELS = 2
 #: Histograms of at most this many bins are summed over the bins by a chain of additions (:func:`_over_bins`).
 CHAIN_BINS = 32
-#: XLA's older CPU loop emitters compile the tree programs faster than its fusion emitters, and the
-#: programs run no slower. No YNNPACK fusions: they run the split scores' short reductions over
-#: classes slower.
-CPU_COMPILER_OPTIONS = {
-    "xla_cpu_use_fusion_emitters": False,
-    "xla_cpu_experimental_ynn_fusion_type": "",
-}
-
-
-def tree_jit(fn=None, **options):
-    """``jax.jit(fn, **options)``, compiled with :data:`CPU_COMPILER_OPTIONS` where JAX's default
-    backend is the CPU and the call is not inside another trace (where JAX refuses compiler options;
-    other backends never see them); usable as a decorator factory. ``.compile(*args, **kwargs)`` is
-    the compiled program of those arguments (``jax.stages.Compiled``: called on the dynamic ones)."""
-    if fn is None:
-        return functools.partial(tree_jit, **options)
-    plain = jax.jit(fn, **options)
-    cpu = jax.jit(fn, compiler_options=CPU_COMPILER_OPTIONS, **options)
-    usable = [
-        top_level() is not None
-    ]  # an optimisation only: any JAX lacking what it needs skips it
-
-    def on(use, *args, **kwargs):
-        if usable[0] and top_level() and jax.default_backend() == "cpu":
-            try:
-                return use(cpu, *args, **kwargs)
-            except (
-                RuntimeError
-            ):  # XlaRuntimeError: a jaxlib that does not know the option; plain jit
-                usable[0] = False
-        return use(plain, *args, **kwargs)
-
-    @functools.wraps(fn)
-    def call(*args, **kwargs):
-        return on(lambda jitted, *a, **k: jitted(*a, **k), *args, **kwargs)
-
-    call.compile = functools.partial(
-        on, lambda jitted, *a, **k: jitted.trace(*a, **k).lower().compile()
-    )
-    return call
 
 
 def histograms_cheaper(max_depth: int, m: int, d: int, r, num_bins: int, k: int) -> bool:

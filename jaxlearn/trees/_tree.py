@@ -36,6 +36,7 @@ from jax.typing import ArrayLike
 
 from jaxlearn._buckets import bucket, pad_rows
 from jaxlearn._checks import is_concrete
+from jaxlearn._cpu_jit import cpu_jit
 from jaxlearn.core import BatchLearner, learner_factory
 from jaxlearn.trees._bins import fit_bins, pad_sample, quantized
 from jaxlearn.trees._common import (
@@ -49,7 +50,7 @@ from jaxlearn.trees._common import (
 )
 from jaxlearn.trees._criteria import check_criterion
 from jaxlearn.trees._features import presort, quantize
-from jaxlearn.trees._histogram import grow_histograms, histograms_cheaper, tree_jit
+from jaxlearn.trees._histogram import grow_histograms, histograms_cheaper
 from jaxlearn.trees._params import DecisionTreeParams, child
 from jaxlearn.trees._sweep import grow
 
@@ -220,7 +221,7 @@ def _leaf_frequencies(params, X):
     return counts / jnp.sum(counts, axis=-1, keepdims=True)
 
 
-@tree_jit(
+@cpu_jit(
     static_argnames=(
         "max_depth",
         "num_classes",
@@ -264,7 +265,7 @@ def _fit(
     )
 
 
-@tree_jit(
+@cpu_jit(
     static_argnames=(
         "max_depth",
         "num_classes",
