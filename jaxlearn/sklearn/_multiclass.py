@@ -10,8 +10,6 @@ fit with inputs of the same shapes (and any new numeric hyperparameters) compile
 
 from __future__ import annotations
 
-import functools
-
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -21,6 +19,7 @@ from sklearn.utils.validation import check_is_fitted
 from jaxlearn import core, multiclass
 from jaxlearn._buckets import on_bucket_rows
 from jaxlearn._checks import check_positive_int
+from jaxlearn._cpu_jit import cpu_jit
 from jaxlearn.sklearn._base import N_JOBS, JaxlearnEstimator, encode_classes
 from jaxlearn.sklearn._linear import LinearSVC
 
@@ -38,7 +37,7 @@ def fit_learner(learner: core.BatchLearner, key, X, y):
     return learner.fit(key, X, y)
 
 
-@functools.partial(jax.jit, static_argnames=("extra",))
+@cpu_jit(static_argnames=("extra",))
 def evaluate(learner: core.BatchLearner, params, X, extra=None):
     """``(learner.predict(params, X), extra(learner, params, X))`` as one compiled program, so that
     ``predict`` and ``decision_function``/``predict_proba`` on the same shapes compile once."""
