@@ -15,7 +15,6 @@ used to re-export from them still resolve, with a ``DeprecationWarning``, for on
 
 from __future__ import annotations
 
-import functools
 import importlib
 import types
 import warnings
@@ -35,6 +34,7 @@ from jaxlearn._checks import (
     UNIT,
     Interval,
 )
+from jaxlearn._cpu_jit import cpu_jit
 from jaxlearn._learner import (
     BatchLearner,
     CheckFn,
@@ -345,7 +345,7 @@ def _stream_length(xs, ys) -> int:
 
 
 # The learner is a pytree argument: a new value of a numeric hyperparameter compiles nothing new.
-@functools.partial(jax.jit, static_argnums=(4, 5, 6))
+@cpu_jit(static_argnums=(4, 5, 6))
 def _run_scan(learner, state, xs, ys, trace_fn, progress, unroll):
     def step(s, xy):
         s, info = learner.update(s, *xy)
@@ -355,7 +355,7 @@ def _run_scan(learner, state, xs, ys, trace_fn, progress, unroll):
     return _progress.scan(step, state, xys, progress=progress, desc="jaxlearn.run", unroll=unroll)
 
 
-@functools.partial(jax.jit, static_argnums=(4, 5, 6))
+@cpu_jit(static_argnums=(4, 5, 6))
 def _run_blocked(learner, state, xs, ys, trace_fn, progress, block_size):
     n = jax.tree_util.tree_leaves((xs, ys))[0].shape[0]
     num_blocks, rest = divmod(n, block_size)
@@ -401,7 +401,7 @@ def predict_batch(learner: Learner, state: State, X: ArrayLike) -> Array:
     return _predict_batch(learner, state, X)
 
 
-@jax.jit  # one program (the learner a pytree argument), not one eager dispatch per primitive
+@cpu_jit  # one program (the learner a pytree argument), not one eager dispatch per primitive
 def _predict_batch(learner, state, X):
     return jax.vmap(learner.predict, in_axes=(None, 0))(state, X)
 

@@ -160,10 +160,14 @@ def disjunction(
         raise ValueError(f"expected 1 <= `k` <= d={d}, got {k}")
     _check_scalar("p", p, core.UNIT)
     p = 1 - 2 ** (-1 / k) if p is None else p
+    return _disjunction(key, jnp.asarray(p).astype(jnp.result_type(float)), n, d, k)
+
+
+@functools.partial(jax.jit, static_argnums=(2, 3, 4))
+def _disjunction(key, p, n, d, k):  # one program (exact: draws, comparisons and counts only)
     k_rel, k_x = jax.random.split(key)
     relevant = jax.random.permutation(k_rel, d)[:k]
-    X = jax.random.bernoulli(k_x, jnp.asarray(p).astype(jnp.result_type(float)), (n, d))
-    X = X.astype(jnp.result_type(float))
+    X = jax.random.bernoulli(k_x, p, (n, d)).astype(p.dtype)
     y = (X[:, relevant].sum(axis=1) > 0).astype(jnp.int32)
     return X, y, relevant
 
@@ -193,6 +197,11 @@ def expert_advice(
         if error_rates is None
         else error_rates.astype(jnp.result_type(float))
     )
+    return _expert_advice(key, rates, T, n)
+
+
+@functools.partial(jax.jit, static_argnums=(2, 3))
+def _expert_advice(key, rates, T, n):  # one program (exact: draws and comparisons only)
     k_y, k_flip = jax.random.split(key)
     y = jax.random.bernoulli(k_y, 0.5, (T,)).astype(jnp.int32)
     wrong = jax.random.bernoulli(k_flip, rates, (T, n)).astype(jnp.int32)
@@ -315,10 +324,14 @@ def _digit_images(split):
         keep = np.arange(labels.size) % 2 == (0 if split == "train" else 1)
         if split is None:
             keep[:] = True
-        images, labels = images[keep] / 16.0, labels[keep]
+        # every split padded to the shapes of all the images (rows no index points to), so that
+        # the splits share one compiled program
+        width = np.bincount(labels).max()
+        images = np.pad(images[keep] / 16.0, ((0, labels.size - keep.sum()), (0, 0)))
+        labels = labels[keep]
         members = [np.flatnonzero(labels == c) for c in range(10)]
         counts = np.array([len(m) for m in members], np.int32)
-        table = np.zeros((10, counts.max()), np.int32)
+        table = np.zeros((10, width), np.int32)
         for c, m in enumerate(members):
             table[c, : len(m)] = m
         _DIGITS_BY_CLASS[split] = (images, table, counts)

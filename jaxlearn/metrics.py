@@ -46,6 +46,11 @@ def accuracy(y_true: ArrayLike, y_pred: ArrayLike) -> Array:
     _non_empty("y_true", y_true)
     check_finite("y_true", y_true)
     check_finite("y_pred", y_pred)
+    return _accuracy(y_true, y_pred)
+
+
+@jax.jit  # one program, not one per operation
+def _accuracy(y_true, y_pred):
     y_true, y_pred = _as_floats(y_true, y_pred)
     return jnp.mean((y_true == y_pred).astype(y_true.dtype))
 
@@ -102,6 +107,11 @@ def regret(learner_losses: ArrayLike, comparator_losses: ArrayLike) -> Array:
         )
     check_finite("learner_losses", learner_losses)
     check_finite("comparator_losses", comparator_losses)
+    return _regret(learner_losses, comparator_losses)
+
+
+@jax.jit  # one program, not one per operation
+def _regret(learner_losses, comparator_losses):
     learner_losses, comparator_losses = _as_floats(learner_losses, comparator_losses)
     best = jnp.cumsum(comparator_losses, axis=0)
     if best.ndim == 2:

@@ -7,6 +7,7 @@ The rows live in :mod:`._online_rows` and :mod:`._batch_rows`, the figure in :mo
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Optional
 
 import jax
@@ -73,19 +74,24 @@ def demo(figure: Optional[str] = "jaxlearn_demo.png") -> None:
     start = time.perf_counter()
     curves = {"mistakes": [], "ogd": None, "experts": []}
     print(f"jaxlearn demo on {jax.devices()[0].platform.upper()} (jax {jax.__version__})\n")
-    online = [
-        *online_rows(jax.random.PRNGKey(0), curves),
-        *expert_rows(jax.random.PRNGKey(1), curves),
-    ]
-    print("## Online learners and experts (prequential)\n")
-    print(format_table(ONLINE_COLUMNS, online))
-    print("\n" + ONLINE_NOTE + "\n")
-    batch = [
-        *linear_rows(jax.random.PRNGKey(2)),
-        *multiclass_rows(jax.random.PRNGKey(3)),
-        *nn_rows(jax.random.PRNGKey(4)),
-        *tree_rows(jax.random.PRNGKey(5)),
-    ]
+    # most batch rows in a second thread, so that the compilations of the two threads overlap
+    with ThreadPoolExecutor(1) as pool:
+        batch = pool.submit(
+            lambda: [
+                *linear_rows(jax.random.PRNGKey(2)),
+                *multiclass_rows(jax.random.PRNGKey(3)),
+                *nn_rows(jax.random.PRNGKey(4)),
+            ]
+        )
+        online = [
+            *online_rows(jax.random.PRNGKey(0), curves),
+            *expert_rows(jax.random.PRNGKey(1), curves),
+        ]
+        print("## Online learners and experts (prequential)\n")
+        print(format_table(ONLINE_COLUMNS, online))
+        print("\n" + ONLINE_NOTE + "\n")
+        trees = list(tree_rows(jax.random.PRNGKey(5)))
+        batch = [*batch.result(), *trees]
     print("## Batch learners\n")
     print(format_table(BATCH_COLUMNS, batch))
     print("\n" + BATCH_NOTE + "\n")
