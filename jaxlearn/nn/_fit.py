@@ -8,11 +8,12 @@ from typing import Any, NamedTuple, Optional
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import optax
 from jax.typing import ArrayLike
 
 from jaxlearn import core
-from jaxlearn._checks import check_multiclass_sample, check_width
+from jaxlearn._checks import check_multiclass_sample, check_width, is_concrete
 from jaxlearn._cpu_jit import cpu_jit
 from jaxlearn._lbfgs import check_sample_weight
 from jaxlearn.nn._epoch import one_pass
@@ -151,9 +152,9 @@ def mlp_fit(
         wv = jnp.ones(Xv.shape[0], dtype) if len(validation) == 2 else validation[2]
         validation = (Xv, yv.astype(jnp.int32), jnp.asarray(wv, dtype))
     numbers = dict(eta=eta, alpha=alpha, tol=tol, beta_1=beta_1, beta_2=beta_2, epsilon=epsilon)
-    numbers = {name: jnp.asarray(v).astype(dtype) for name, v in numbers.items()}
-    numbers["momentum"] = jnp.asarray(momentum).astype(dtype)
-    numbers["patience"] = jnp.asarray(n_iter_no_change).astype(jnp.int32)
+    numbers = {name: _as_type(v, dtype) for name, v in numbers.items()}
+    numbers["momentum"] = _as_type(momentum, dtype)
+    numbers["patience"] = _as_type(n_iter_no_change, jnp.int32)
     return _fit(
         key,
         layers,
@@ -169,6 +170,13 @@ def mlp_fit(
         shuffle=bool(shuffle),
         nesterov=bool(nesterov),
     )
+
+
+def _as_type(value, dtype):
+    """``value`` as an array of ``dtype``: converted on the host when it is concrete."""
+    if is_concrete(value):
+        return np.asarray(value, dtype)
+    return jnp.asarray(value).astype(dtype)
 
 
 class ScaledAdamState(NamedTuple):

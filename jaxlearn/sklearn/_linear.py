@@ -23,6 +23,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from jaxlearn import core, linear, multiclass
 from jaxlearn._buckets import bucket, on_bucket_rows, pad_rows
+from jaxlearn._cpu_jit import cpu_jit
 from jaxlearn._shared import sign_label
 from jaxlearn.kernels import expansion, gram
 from jaxlearn.sklearn._base import (
@@ -207,14 +208,14 @@ class SGDClassifier(EpochSGDClassifier):
         )
 
 
-@jax.jit
+@cpu_jit
 def _fit_problems(learner, key, X, Y, W):
     """``learner.fit`` of each row of ``Y`` (labels {-1, +1}) with sample weights ``W``: one program,
     vmapped over the rows (the one-vs-rest problems)."""
     return jax.vmap(lambda y, w: learner.fit(key, X, y, sample_weight=w))(Y, W)
 
 
-@jax.jit
+@cpu_jit
 def _fit_weighted(learner, key, X, y, w):
     """``learner.fit(key, X, y, sample_weight=w)`` as one compiled program (the learner a pytree)."""
     return learner.fit(key, X, y, sample_weight=w)
@@ -495,7 +496,7 @@ def _one_vs_one(num_classes: int) -> core.BatchLearner:
     return multiclass.all_pairs(given, num_classes, subsample="mask")
 
 
-@jax.jit
+@cpu_jit
 def _fit_pairs(kernel, X, rows, labels, weights, C, tol, max_iter):
     """:func:`jaxlearn.linear.kernel_svm_dual_cd` on each pair's rows ``rows[p]`` (zero-weight
     padding to a common length), as one vmapped program over the pairs. The kernel is evaluated once
@@ -507,7 +508,7 @@ def _fit_pairs(kernel, X, rows, labels, weights, C, tol, max_iter):
     return jax.vmap(fit)(rows, labels, weights)
 
 
-@functools.partial(jax.jit, static_argnames=("num_classes", "ovr"))
+@cpu_jit(static_argnames=("num_classes", "ovr"))
 def _svc_decisions(kernel, support, coef, intercept, X, *, num_classes, ovr):
     """The pairs' decision values (n, pairs) (positive: the pair's first class), and scikit-learn's
     one-vs-rest shape of them (n, K): votes plus confidences squashed into (-1/3, 1/3)."""
@@ -752,7 +753,7 @@ class SVC(_KernelMixin, ClassifierMixin, JaxlearnEstimator):
         return -coef if self.classes_.size == 2 else coef
 
 
-@jax.jit
+@cpu_jit
 def _class_means(X, index, weights, num_classes_like):
     r"""The weighted mean of each class's rows, ``A.T @ X`` with :math:`A_{ik} = c_i [y_i = k] / \sum_{j:
     y_j = k} c_j` (one matrix product for every class), and ``A``."""
@@ -762,13 +763,13 @@ def _class_means(X, index, weights, num_classes_like):
     return A.T @ X, A
 
 
-@jax.jit
+@cpu_jit
 def _squared_distances(centroids, X):
     r""":math:`\|x - c_k\|^2` for each class (vmapped over the centroids): shape (n, K)."""
     return jax.vmap(lambda c: jnp.sum((X - c) ** 2, axis=1), out_axes=1)(centroids)
 
 
-@jax.jit
+@cpu_jit
 def _kernel_distances(kernel, support, A, norms, X):
     r""":math:`\|\psi(x) - c_k\|^2 - k(x, x) = \|c_k\|^2 - 2\langle c_k, \psi(x)\rangle`: shape (n, K)."""
     return norms - 2 * expansion(kernel, support, A, X)
@@ -908,7 +909,7 @@ def _fit_ridge(ridge, fit_intercept, key, X, y, weights=None):
     return params._replace(w=jnp.append(params.w, y_mean - x_mean @ params.w))
 
 
-_fit_ridge_jit = jax.jit(_fit_ridge, static_argnums=1)
+_fit_ridge_jit = cpu_jit(_fit_ridge, static_argnums=1)
 
 
 def _ridge_scores(fit_intercept, params, X):

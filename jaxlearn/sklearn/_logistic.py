@@ -38,7 +38,7 @@ def _fit(learner: core.BatchLearner, X, y, sample_weight):
     return learner.fit(None, X, y, sample_weight)
 
 
-@jax.jit
+@cpu_jit
 def _sweep_scores(learners, Xs, y, W):
     """The scores on every row of each fold's ``X`` of the fit of every learner (stacked leaves) on
     every fold's weights ``W`` (F, n): one program, (G, F, n) or (G, F, n, K)."""
@@ -52,7 +52,7 @@ def _sweep_scores(learners, Xs, y, W):
     return jax.vmap(candidate)(learners)
 
 
-@jax.jit
+@cpu_jit
 def _scores(learner: core.BatchLearner, params, X):
     return learner.decision_function(params, X)
 

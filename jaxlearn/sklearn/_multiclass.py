@@ -31,7 +31,7 @@ __all__ = [
 ]
 
 
-@jax.jit
+@cpu_jit
 def fit_learner(learner: core.BatchLearner, key, X, y):
     """``learner.fit(key, X, y)`` as one compiled program (the learner is a pytree argument)."""
     return learner.fit(key, X, y)

@@ -36,6 +36,12 @@ SOLVERS = ("adam", "sgd")
 DECAY = core.Interval(0.0, 1.0, lo_closed=True)
 
 
+def _key(rng) -> jax.Array:
+    """A JAX key from a seed drawn from the ``RandomState`` ``rng``: ``jax.random.key(seed)``, built
+    on the host (no program to compile)."""
+    return jax.random.wrap_key_data(np.array([0, rng.randint(2**31 - 1)], np.uint32))
+
+
 class MLPClassifier(ScoringClassifier):
     r"""A multilayer perceptron classifier, trained as scikit-learn's (``jaxlearn.nn.mlp_fit``; UML 20.6).
 
@@ -189,7 +195,7 @@ class MLPClassifier(ScoringClassifier):
             bound = np.sqrt(factor / (fan_in + fan_out))
             W = rng.uniform(-bound, bound, (fan_in, fan_out)).astype(dtype, copy=False)
             b = rng.uniform(-bound, bound, fan_out).astype(dtype, copy=False)
-            layers.append((jnp.asarray(W.T), jnp.asarray(b)))
+            layers.append((np.ascontiguousarray(W.T), b))
         return layers
 
     def _batch_learner(self, X, n_classes):
@@ -243,7 +249,7 @@ class MLPClassifier(ScoringClassifier):
         n, size = X.shape[0], bucket(X.shape[0])
         weights = np.ones(n, X.dtype) if weights is None else weights
         result = nn.mlp_fit(
-            jax.random.key(rng.randint(2**31 - 1)),  # the order of the epochs' batches
+            _key(rng),  # the order of the epochs' batches
             layers,
             pad_rows(X, size),
             pad_rows(index, size),
@@ -361,7 +367,7 @@ class MLPClassifier(ScoringClassifier):
                 getattr(self, "_partial_state", None),
                 self.loss_curve_,
             )
-        key = jax.random.fold_in(jax.random.key(rng.randint(2**31 - 1)), len(losses))
+        key = jax.random.fold_in(_key(rng), len(losses))
         layers, state, loss = nn.mlp_epoch(
             key,  # a new order each epoch
             layers,

@@ -24,6 +24,7 @@ from sklearn.utils import check_random_state
 
 from jaxlearn import core, losses, online
 from jaxlearn._checks import check_positive_int
+from jaxlearn._cpu_jit import cpu_jit
 from jaxlearn._shared import sign_label
 from jaxlearn.sklearn._base import (
     N_JOBS,
@@ -51,7 +52,7 @@ def _no_trace(info):  # run keeps no per-round record: fit needs the final state
 CHUNK_ROWS = 2**20
 
 
-@jax.jit
+@cpu_jit
 def _fixed_point(learner, state, X, y):
     """Whether no example changes ``state`` (the round counter ``step`` aside)."""
 
@@ -116,12 +117,12 @@ def play(learner, state, X, y, order=None):
     return state
 
 
-@jax.jit
+@cpu_jit
 def _linear_scores(state, X):
     return X @ state.w + state.b
 
 
-@functools.partial(jax.jit, static_argnames=("epochs", "shuffle", "zero_one"))
+@cpu_jit(static_argnames=("epochs", "shuffle", "zero_one"))
 def _batch_fit(learner, key, X, y, *, epochs: int, shuffle: bool, zero_one: bool):
     """The epochs as a traceable fit (for the multiclass reductions, which vmap it): the orders are
     drawn with ``jax.random`` from ``key``."""

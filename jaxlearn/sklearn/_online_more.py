@@ -3,20 +3,20 @@
 
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 from jax.tree_util import Partial
 
 from jaxlearn import core, kernels, online
 from jaxlearn._checks import check_labels
+from jaxlearn._cpu_jit import cpu_jit
 from jaxlearn.sklearn._base import FINITE, BinaryClassifier, make_kernel
 from jaxlearn.sklearn._online import OnlineClassifier, sign_of
 
 __all__ = ["KernelPerceptron", "Winnow"]
 
 
-@jax.jit
+@cpu_jit
 def _kernel_scores(kernel, state, X):
     return kernels.expansion(kernel, state.support, state.alpha, X)
 
@@ -178,7 +178,7 @@ class Winnow(OnlineClassifier):
         return None, None
 
 
-@jax.jit
+@cpu_jit
 def _predict_all(learner, state, X):
     return core.predict_batch(learner, state, X)
 

@@ -20,6 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from jaxlearn import core, linear
 from jaxlearn._buckets import bucket, pad_rows
+from jaxlearn._cpu_jit import cpu_jit
 from jaxlearn.linear import EpochSGDParams
 from jaxlearn.sklearn._base import (
     InvalidParameterError,
@@ -34,7 +35,7 @@ from jaxlearn.sklearn._base import (
 __all__ = ["EpochSGDClassifier"]
 
 
-@jax.jit
+@cpu_jit
 def fit_classes(learner, key, X, Y, W, start, validation=None):
     """``learner.fit`` of each row of ``Y`` (labels {-1, +1}) with weights ``W`` from ``start``, each
     with its own key split from ``key``: one program, vmapped over the rows (the classes).

@@ -15,7 +15,7 @@ from jax.typing import ArrayLike
 
 from jaxlearn._buckets import bucket, pad_rows
 from jaxlearn._checks import is_concrete
-from jaxlearn._cpu_jit import cpu_jit
+from jaxlearn._cpu_jit import NO_YNN_FUSIONS, cpu_jit
 from jaxlearn._progress import scan
 from jaxlearn._sharding import check_mesh, check_progress
 from jaxlearn._threads import cpu_parts, join_slices, run_in_threads
@@ -209,6 +209,7 @@ def random_forest(
 
 
 @cpu_jit(
+    extra_options=NO_YNN_FUSIONS,
     static_argnames=(
         "num_trees",
         "parts",

@@ -36,7 +36,7 @@ from jax.typing import ArrayLike
 
 from jaxlearn._buckets import bucket, pad_rows
 from jaxlearn._checks import is_concrete
-from jaxlearn._cpu_jit import cpu_jit
+from jaxlearn._cpu_jit import NO_YNN_FUSIONS, cpu_jit
 from jaxlearn.core import BatchLearner, learner_factory
 from jaxlearn.trees._bins import fit_bins, pad_sample, quantized
 from jaxlearn.trees._common import (
@@ -222,6 +222,7 @@ def _leaf_frequencies(params, X):
 
 
 @cpu_jit(
+    extra_options=NO_YNN_FUSIONS,
     static_argnames=(
         "max_depth",
         "num_classes",
@@ -266,13 +267,14 @@ def _fit(
 
 
 @cpu_jit(
+    extra_options=NO_YNN_FUSIONS,
     static_argnames=(
         "max_depth",
         "num_classes",
         "criterion",
         "min_samples_leaf",
         "min_samples_split",
-    )
+    ),
 )
 def _fit_binned(
     bins,
