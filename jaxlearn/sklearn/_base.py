@@ -257,6 +257,12 @@ def _param_names(cls) -> tuple:
     return tuple(BaseEstimator._get_param_names.__func__(cls))
 
 
+def key_from(rng) -> jax.Array:
+    """``jax.random.key(seed)`` for a seed drawn from the ``RandomState`` ``rng``, built on the host
+    (no program to compile)."""
+    return jax.random.wrap_key_data(np.array([0, rng.randint(2**31 - 1)], np.uint32))
+
+
 class JaxlearnEstimator(BaseEstimator):
     """Base of every jaxlearn estimator: validation, random keys, and the tags jaxlearn shares.
 
@@ -300,8 +306,7 @@ class JaxlearnEstimator(BaseEstimator):
 
     def _key(self) -> jax.Array:
         """A JAX key drawn from ``self.random_state`` (``None``, an int or a ``RandomState``)."""
-        seed = check_random_state(getattr(self, "random_state", None)).randint(2**31 - 1)
-        return jax.random.key(seed)
+        return key_from(check_random_state(getattr(self, "random_state", None)))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -58,7 +58,9 @@ class _Neighbors:
         size = bucket(n)
         X = np.concatenate([X, np.repeat(X[:1], size - n, axis=0)])
         params = fit_learner(learner, None, X, pad_rows(y, size))
-        return params._replace(sq_norms=jnp.where(jnp.arange(size) < n, params.sq_norms, jnp.inf))
+        sq_norms = np.asarray(params.sq_norms).copy()  # on the host: no program to compile
+        sq_norms[n:] = np.inf
+        return params._replace(sq_norms=jnp.asarray(sq_norms))
 
     def kneighbors(self, X=None, n_neighbors=None, return_distance: bool = True):
         """The nearest training points of each row of ``X`` (n, d), nearest first.

@@ -23,7 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 from jaxlearn import core, nn
 from jaxlearn._buckets import bucket, pad_rows
 from jaxlearn._checks import check_positive_int, warn_if_diverged
-from jaxlearn.sklearn._base import OnlyDefault, encode_classes, sample_weights
+from jaxlearn.sklearn._base import OnlyDefault, encode_classes, key_from, sample_weights
 from jaxlearn.sklearn._multiclass import ScoringClassifier
 
 __all__ = ["MLPClassifier"]
@@ -34,12 +34,6 @@ ACTIVATIONS = {"relu": nn.relu, "tanh": nn.tanh, "logistic": nn.sigmoid, "identi
 SOLVERS = ("adam", "sgd")
 #: [0, 1): Adam's decay rates.
 DECAY = core.Interval(0.0, 1.0, lo_closed=True)
-
-
-def _key(rng) -> jax.Array:
-    """A JAX key from a seed drawn from the ``RandomState`` ``rng``: ``jax.random.key(seed)``, built
-    on the host (no program to compile)."""
-    return jax.random.wrap_key_data(np.array([0, rng.randint(2**31 - 1)], np.uint32))
 
 
 class MLPClassifier(ScoringClassifier):
@@ -249,7 +243,7 @@ class MLPClassifier(ScoringClassifier):
         n, size = X.shape[0], bucket(X.shape[0])
         weights = np.ones(n, X.dtype) if weights is None else weights
         result = nn.mlp_fit(
-            _key(rng),  # the order of the epochs' batches
+            key_from(rng),  # the order of the epochs' batches
             layers,
             pad_rows(X, size),
             pad_rows(index, size),
@@ -367,7 +361,7 @@ class MLPClassifier(ScoringClassifier):
                 getattr(self, "_partial_state", None),
                 self.loss_curve_,
             )
-        key = jax.random.fold_in(_key(rng), len(losses))
+        key = jax.random.fold_in(key_from(rng), len(losses))
         layers, state, loss = nn.mlp_epoch(
             key,  # a new order each epoch
             layers,

@@ -261,8 +261,9 @@ class DecisionTreeClassifier(_TreeEstimator):
         params = super()._grow(learner, X[:, order], index, weights)
         importances = np.empty_like(np.asarray(params.feature_importances))
         importances[order] = np.asarray(params.feature_importances)
+        is_leaf, feature = jax.device_get((params.is_leaf, params.feature))  # named on the host
         return params._replace(
-            feature=jnp.where(params.is_leaf, 0, jnp.asarray(order, jnp.int32)[params.feature]),
+            feature=jnp.asarray(np.where(is_leaf, 0, order[feature]).astype(np.int32)),
             feature_importances=jnp.asarray(importances),
         )
 
