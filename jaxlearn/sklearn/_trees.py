@@ -26,6 +26,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from jaxlearn import core, trees
+from jaxlearn._buckets import on_bucket_rows
 from jaxlearn.sklearn._base import (
     N_JOBS,
     InvalidParameterError,
@@ -41,11 +42,6 @@ TREE_RANGES = trees.decision_tree.ranges  # the factory's own declared ranges
 
 #: scikit-learn's name for the entropy criterion.
 _CRITERIA = {"log_loss": "entropy"}
-
-
-def _leaf_frequencies(learner, params, X):
-    """The class frequencies in the leaf each row reaches (an ``extra`` of ``evaluate``)."""
-    return trees.predict_proba(params, X)
 
 
 def _vote_shares(learner, params, X):
@@ -277,7 +273,13 @@ class DecisionTreeClassifier(_TreeEstimator):
             num_classes=max(n_classes, 2),  # one class: a learner of two, whose second never occurs
         )
 
-    _extra = staticmethod(_leaf_frequencies)
+    def _evaluate(self, X):
+        """``(class indices, class frequencies)`` of the rows of ``X``, read off the counts of the leaf
+        each row reaches (one pass down the tree; the smallest class on a tie, as the learner's)."""
+        queries = self._check_X(X)  # first: the fitted check
+        leaves = on_bucket_rows(lambda rows: trees.apply(self.params_, rows), queries)
+        counts = np.asarray(self.params_.counts)[leaves]
+        return np.argmax(counts, axis=1), counts / counts.sum(axis=1, keepdims=True)
 
     def apply(self, X) -> np.ndarray:
         """The index of the leaf (in the breadth-first numbering of ``params_``) each row of ``X`` reaches."""

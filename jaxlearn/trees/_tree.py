@@ -182,7 +182,7 @@ def apply(params: DecisionTreeParams, X: ArrayLike) -> Array:
     return _apply(params, check_query(params, X))
 
 
-@jax.jit
+@cpu_jit(extra_options=NO_YNN_FUSIONS)
 def _apply(params, X):
     num_nodes = params.is_leaf.shape[-1]
 
