@@ -27,6 +27,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from jaxlearn import core, trees
 from jaxlearn._buckets import on_bucket_rows
+from jaxlearn._cpu_jit import cpu_jit
 from jaxlearn.sklearn._base import (
     N_JOBS,
     InvalidParameterError,
@@ -44,8 +45,10 @@ TREE_RANGES = trees.decision_tree.ranges  # the factory's own declared ranges
 _CRITERIA = {"log_loss": "entropy"}
 
 
-def _vote_shares(learner, params, X):
-    """The share of the trees voting for each class: (n, K); its argmax is the forest's majority vote."""
+@cpu_jit
+def _vote_shares(params, X):
+    """The share of the trees voting for each class: (n, K); its argmax is the forest's majority vote
+    (the smallest class on a tie), as ``trees.random_forest``'s predict."""
     k = params.trees.counts.shape[-1]
 
     def vote(
@@ -419,4 +422,8 @@ class RandomForestClassifier(_TreeEstimator):
             balanced_subsample=self._subsample(),
         )
 
-    _extra = staticmethod(_vote_shares)
+    def _evaluate(self, X):
+        """``(class indices, vote shares)`` of the rows of ``X``: one pass down every tree."""
+        queries = self._check_X(X)  # first: the fitted check
+        shares = on_bucket_rows(lambda rows: _vote_shares(self.params_, rows), queries)
+        return np.argmax(shares, axis=1), shares
