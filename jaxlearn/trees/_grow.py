@@ -105,12 +105,9 @@ def heap_uniforms(key, d: int, max_depth: int):
     size = 2**max_depth - 1
     if size == 0:
         return jnp.zeros((0, d))
-    nodes = jnp.arange(1, size, dtype=jnp.int32)
-    parents, sides = (nodes - 1) // 2, (nodes - 1) % 2
 
     def descend(_, keys):  # after l rounds the nodes of depth <= l hold their keys
-        folded = jax.vmap(jax.random.fold_in)(keys[parents], sides)
-        return keys.at[1:].set(folded)
+        return keys.at[1:].set(child_keys(keys)[: size - 1])  # node 2i + 1 + s: child s of node i
 
     root = jnp.asarray(key)
     keys = jnp.broadcast_to(root, (size, *root.shape))
