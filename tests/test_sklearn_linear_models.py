@@ -16,6 +16,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils.class_weight import compute_sample_weight
 
 import jaxlearn.sklearn as jsk
+from jaxlearn.linear._sgd_epochs import _fisher_yates
 from jaxlearn.sklearn import _sgd
 from tests.harness import count_compilations
 
@@ -78,14 +79,14 @@ def test_cv_accuracy_agrees_with_sklearn(estimator, dataset, scaled, request):
         )
 
     a, b = _accuracies(pipe(ours), X, y), _accuracies(pipe(theirs), X, y)
-    # Within 1 point, or within 3 standard errors of the difference of the two means over the seeds where
-    # that is wider: on raw data scikit-learn's own mean over 5 seeds moves by up to 6 points between
-    # groups of seeds (breast_cancer: 81.5 vs 87.8), so 1 point would fail scikit-learn against itself.
-    # One-sided: ours may be better (its own draws of the orders), never worse beyond that.
+    # The same seeds visit the rows in the same orders, but ours computes in float32 and scikit-learn's in
+    # float64: on raw data (scores near 1e7) the rounding can move a fit's stopping epoch, and one fold
+    # then lands elsewhere. Within 1 point, or within 3 standard errors of the difference of the two
+    # means where that is wider; standardised, within 1 point.
     spread = 3 * np.sqrt(a.var(ddof=1) / len(a) + b.var(ddof=1) / len(b))
-    assert b.mean() - a.mean() <= max(1.0, spread), (a.round(2), b.round(2))
-    if scaled:  # the seeds agree on standardised data: the mean is then within a point or two
-        assert b.mean() - a.mean() <= 2.0
+    assert abs(b.mean() - a.mean()) <= max(1.0, spread), (a.round(2), b.round(2))
+    if scaled:
+        assert abs(b.mean() - a.mean()) <= 1.0
 
 
 @pytest.mark.parametrize("scaled", [True, False], ids=["standardised", "raw"])
@@ -192,6 +193,59 @@ def test_partial_fit_over_chunks_is_one_epoch_of_fit(cls, dataset):
         chunked.partial_fit(X, y)
         theirs.partial_fit(X, y)
     assert chunked.score(X, y) >= theirs.score(X, y) - 0.05
+
+
+@pytest.mark.parametrize("n,seed", [(1, 7), (10, 0), (569, 12345), (1797, 2**31 - 2)])
+def test_shuffle_is_sklearns_sequential_dataset_shuffle(n, seed):
+    # scikit-learn's SGD shuffles its dataset's index in place each epoch with the same seed: the same
+    # permutation applied again; ours follows it over the real rows, the padding of a bucket last
+    from sklearn.utils._seq_dataset import ArrayDataset64
+
+    dataset = ArrayDataset64(np.zeros((n, 1)), np.zeros(n), np.ones(n), seed=1)
+    order = np.asarray(_fisher_yates(np.uint32(seed), np.int32(n), n + 3))
+    assert np.array_equal(order[n:], np.arange(n, n + 3))
+    expected = np.arange(n)
+    for _ in range(3):
+        dataset._shuffle_py(seed)
+        theirs = np.array([dataset._next_py()[-1] for _ in range(n)])
+        expected = expected[order[:n]]
+        assert np.array_equal(expected, theirs)
+
+
+@pytest.mark.parametrize("scaled", [False, True], ids=["raw", "standardised"])
+@pytest.mark.parametrize("dataset", ["breast_cancer", "iris", "wine"])
+@pytest.mark.parametrize("cls", [jsk.SGDClassifier, jsk.Perceptron], ids=lambda c: c.__name__)
+def test_same_random_state_same_fit_as_sklearn(cls, dataset, scaled, x64):
+    # the same random_state visits the rows in scikit-learn's order: the same epochs and coefficients
+    # (the Perceptron's steps are sums of rows: exact; the other losses to float64 rounding)
+    X, y = _data(dataset, scaled)
+    theirs_cls = getattr(sk_linear, cls.__name__)
+    for random_state in (0, 3):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            ours = cls(random_state=random_state).fit(X, y)
+            theirs = theirs_cls(random_state=random_state).fit(X, y)
+        assert ours.n_iter_ == theirs.n_iter_ and ours.t_ == theirs.t_
+        rtol = 0 if cls is jsk.Perceptron else 1e-10
+        np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=rtol, atol=0)
+        np.testing.assert_allclose(ours.intercept_, theirs.intercept_, rtol=rtol, atol=0)
+
+
+@pytest.mark.parametrize("dataset", ["breast_cancer", "iris"])
+def test_shuffled_partial_fit_and_random_state_objects_as_sklearn(dataset, x64):
+    # partial_fit shuffles each chunk as scikit-learn's; a RandomState object (or the global one) is
+    # drawn from in scikit-learn's order, so two such fits agree too
+    X, y = _data(dataset, scaled=True)
+    ours, theirs = jsk.SGDClassifier(random_state=4), sk_linear.SGDClassifier(random_state=4)
+    for start in range(0, len(y), 50):
+        chunk = slice(start, start + 50)
+        ours.partial_fit(X[chunk], y[chunk], classes=np.unique(y))
+        theirs.partial_fit(X[chunk], y[chunk], classes=np.unique(y))
+    np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-10)
+    ours = jsk.Perceptron(random_state=np.random.RandomState(9))
+    theirs = sk_linear.Perceptron(random_state=np.random.RandomState(9))
+    for _ in range(2):  # the second fit draws on from the same RandomState
+        np.testing.assert_array_equal(ours.fit(X, y).coef_, theirs.fit(X, y).coef_)
 
 
 def test_sgd_classifier_defaults_and_attributes_are_sklearns():

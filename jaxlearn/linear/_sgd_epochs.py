@@ -94,7 +94,7 @@ def init_params(num_features: int, dtype=jnp.float32) -> EpochSGDParams:
     return EpochSGDParams(w, b, w, b, w, b, one, zero, jnp.zeros((), bool))
 
 
-def _check(X, y, sample_weight=None, init=None, validation=None):
+def _check(X, y, sample_weight=None, init=None, validation=None, seed=None):
     check_sample(X, y, labels=(-1, 1))
 
 
@@ -162,10 +162,13 @@ def epoch_sgd(
 
     Returns:
       A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y, sample_weight=None, init=None,
-      validation=None) -> EpochSGDParams`` (labels in {-1, +1}; ``init``: the params to go on from, as
-      ``partial_fit``; ``validation``: ``(held_out, weights)``, a mask of rows kept out of the steps and
-      their weights: the stopping rule then watches the weighted accuracy on them, scikit-learn's
-      ``early_stopping``); ``predict`` is +1 iff :math:`\langle w, x\rangle + b > 0`.
+      validation=None, seed=None) -> EpochSGDParams`` (labels in {-1, +1}; ``init``: the params to go
+      on from, as ``partial_fit``; ``validation``: ``(held_out, weights)``, a mask of rows kept out of
+      the steps and their weights: the stopping rule then watches the weighted accuracy on them,
+      scikit-learn's ``early_stopping``; ``seed``: a 31-bit integer, to shuffle as scikit-learn's
+      ``SGDClassifier`` does for that seed, one Fisher-Yates permutation of the rows applied again each
+      epoch, instead of a fresh permutation per epoch drawn from ``key``); ``predict`` is +1 iff
+      :math:`\langle w, x\rangle + b > 0`.
 
     Examples:
       >>> import jax, jax.numpy as jnp, jaxlearn
@@ -202,7 +205,7 @@ def epoch_sgd(
         shuffle=bool(shuffle),
     )
 
-    def fit(key, X, y, sample_weight=None, init=None, validation=None):
+    def fit(key, X, y, sample_weight=None, init=None, validation=None, seed=None):
         X, y = as_float(X, y)
         weights = (
             jnp.ones_like(y)
@@ -210,12 +213,32 @@ def epoch_sgd(
             else jnp.asarray(sample_weight).astype(X.dtype)
         )
         start = init_params(X.shape[1], X.dtype) if init is None else init
-        return _fit(hyper, key, X, y, weights, start, validation, **structure)
+        if seed is not None:
+            seed = jnp.asarray(seed).astype(jnp.uint32)
+        return _fit(hyper, key, X, y, weights, start, validation, seed, **structure)
 
     def predict(params, X):
         return sign_label(linear_score(params, X))
 
     return BatchLearner(fit, predict, linear_score, _check)
+
+
+def _fisher_yates(seed, n, size: int):
+    """The order of scikit-learn's ``SequentialDataset.shuffle(seed)`` over the first ``n`` of ``size``
+    rows (the rest stay last): Fisher-Yates driven by Marsaglia's 32-bit xorshift (13, 17, 5), each
+    draw taken modulo 2^31, a zero seed read as 1."""
+
+    def swap(i, carry):
+        order, state = carry
+        state = jnp.where(state == 0, jnp.uint32(1), state)
+        state = state ^ (state << 13)
+        state = state ^ (state >> 17)
+        state = state ^ (state << 5)
+        j = i + ((state % jnp.uint32(2**31)) % (n - i).astype(jnp.uint32)).astype(i.dtype)
+        return order.at[i].set(order[j]).at[j].set(order[i]), state
+
+    order, _ = jax.lax.fori_loop(0, n - 1, swap, (jnp.arange(size), seed))
+    return order
 
 
 def _fit_body(
@@ -226,6 +249,7 @@ def _fit_body(
     weights,
     start,
     validation,
+    seed,
     *,
     loss,
     penalty,
@@ -296,13 +320,23 @@ def _fit_body(
         new, _ = step(carry, i)
         return jax.tree.map(lambda a, b: jnp.where(passed_over[i], b, a), new, carry), None
 
+    if shuffle and seed is not None:  # scikit-learn's: one permutation, applied again each epoch
+        permutation = _fisher_yates(seed, jnp.sum(present).astype(jnp.int32), n)
+
+    def next_order(epoch, order):
+        if not shuffle:
+            return order
+        if seed is None:
+            return shuffled(jax.random.fold_in(key, epoch), n)
+        return order[permutation]
+
     def keep_going(carry):
-        epoch, _, _, _, _, _, stop, _ = carry
+        epoch, _, _, _, _, _, stop, _, _ = carry
         return (epoch < max_iter) & ~stop
 
     def epoch_of(carry):
-        epoch, state, eta, u_q, best, stalled, _, _ = carry
-        order = shuffled(jax.random.fold_in(key, epoch), n) if shuffle else jnp.arange(n)
+        epoch, state, eta, u_q, best, stalled, _, _, order = carry
+        order = next_order(epoch, order)
         zero = jnp.zeros((), dtype)
         (*new, eta, u, q, total), _ = jax.lax.scan(train_step, (*state, eta, *u_q, zero), order)
         diverged = ~jnp.all(jnp.stack([jnp.isfinite(a).all() for a in new]))
@@ -328,7 +362,7 @@ def _fit_body(
         state = jax.tree.map(
             lambda a, b: jnp.where(diverged, b, a), tuple(new), state
         )  # keep the finite one
-        return epoch + 1, state, eta, (u, q), best, stalled, tired | diverged, diverged
+        return epoch + 1, state, eta, (u, q), best, stalled, tired | diverged, diverged, order
 
     state = (start.last_w, start.last_b, start.mean_w, start.mean_b, number(start.t))
     u_q = (jnp.zeros((), dtype), jnp.zeros_like(start.last_w))
@@ -337,8 +371,8 @@ def _fit_body(
         jnp.zeros((), jnp.int32),
         jnp.zeros((), bool),
     )
-    carry = (zero_int, state, eta0, u_q, inf, zero_int, false, false)
-    epochs, state, *_, diverged = jax.lax.while_loop(keep_going, epoch_of, carry)
+    carry = (zero_int, state, eta0, u_q, inf, zero_int, false, false, jnp.arange(n))
+    epochs, state, *_, diverged, _ = jax.lax.while_loop(keep_going, epoch_of, carry)
     last_w, last_b, mean_w, mean_b, t = state
     w, b = last_w, last_b
     if average is not None:

@@ -106,8 +106,9 @@ class SGDClassifier(EpochSGDClassifier):
         ``"perceptron"``.
       penalty, alpha, l1_ratio: :math:`\Omega` (``"l2"``: :math:`\frac12\|w\|^2`, ``"l1"``, ``"elasticnet"``,
         ``None``) and its weight; the intercept is not penalised.
-      fit_intercept, max_iter, tol, shuffle, random_state: as scikit-learn's (``tol=None``: ``max_iter``
-        epochs).
+      fit_intercept, max_iter, tol, shuffle: as scikit-learn's (``tol=None``: ``max_iter`` epochs).
+      random_state: the orders of the rows, drawn as scikit-learn draws them: the same value visits
+        the rows in the same order as scikit-learn's ``SGDClassifier`` (the same fit, up to rounding).
       learning_rate, eta0, power_t: ``"optimal"``, ``"constant"`` (:math:`\eta_0`), ``"invscaling"``
         (:math:`\eta_0/t^{p}`) or ``"adaptive"`` (:math:`\eta_0`, divided by 5 when the objective stalls).
       early_stopping, validation_fraction: stop on the accuracy of a held-out stratified fraction of the

@@ -269,7 +269,9 @@ class Perceptron(EpochSGDClassifier):
     Args:
       eta0: the step :math:`\eta_0 > 0`.
       penalty, alpha, l1_ratio: an optional penalty (``None``, ``"l2"``, ``"l1"``, ``"elasticnet"``).
-      fit_intercept, max_iter, tol, shuffle, random_state, n_iter_no_change, class_weight: as scikit-learn's.
+      fit_intercept, max_iter, tol, shuffle, n_iter_no_change, class_weight: as scikit-learn's.
+      random_state: the orders of the rows, drawn as scikit-learn draws them: the same value visits
+        the rows in the same order as scikit-learn's ``Perceptron``.
       early_stopping, validation_fraction: stop on the accuracy of a held-out stratified fraction of the
         sample instead of the training objective, as scikit-learn's.
       normalize: scale each example to unit length (Balcan's version), in ``fit`` and ``predict``.

@@ -15,6 +15,7 @@ import numpy as np
 from sklearn.base import ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedShuffleSplit
+from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
@@ -34,17 +35,44 @@ from jaxlearn.sklearn._base import (
 
 __all__ = ["EpochSGDClassifier"]
 
+MAX_INT = np.iinfo(np.int32).max  # scikit-learn's bound on its seeds
+
 
 @cpu_jit
-def fit_classes(learner, key, X, Y, W, start, validation=None):
+def fit_classes(learner, seeds, X, Y, W, start, validation=None):
     """``learner.fit`` of each row of ``Y`` (labels {-1, +1}) with weights ``W`` from ``start``, each
-    with its own key split from ``key``: one program, vmapped over the rows (the classes).
-    ``validation``: ``None``, or the held-out mask and weights (the same rows for every class)."""
+    shuffled by its own scikit-learn seed of ``seeds``: one program, vmapped over the rows (the
+    classes). ``validation``: ``None``, or the held-out mask and weights (the same rows for every
+    class)."""
 
-    def one(key, y, w, init):
-        return learner.fit(key, X, y, sample_weight=w, init=init, validation=validation)
+    def one(seed, y, w, init):
+        key = jax.random.key(0)  # unused: the orders come from the seed
+        return learner.fit(key, X, y, sample_weight=w, init=init, validation=validation, seed=seed)
 
-    return jax.vmap(one)(jax.random.split(key, Y.shape[0]), Y, W, start)
+    return jax.vmap(one)(seeds, Y, W, start)
+
+
+def shuffle_seeds(random_state, num_problems: int, held_out=lambda: None):
+    """scikit-learn's shuffle seeds of its ``num_problems`` binary fits, drawn from ``random_state``
+    in its order, with ``held_out()`` (the early-stopping split) called where scikit-learn draws it.
+
+    One problem draws its dataset's seed (for sampling, unused), the split, then the shuffle seed.
+    More draw the split, then one seed per problem, each seeding a ``RandomState`` that draws a
+    dataset seed and the shuffle seed. Returns ``(seeds, held_out())``: the same ``random_state``
+    visits the rows in scikit-learn's order.
+    """
+    if num_problems == 1:
+        rng = check_random_state(random_state)
+        rng.randint(1, MAX_INT)
+        split = held_out()
+        return np.array([rng.randint(MAX_INT)], np.uint32), split
+    split = held_out()
+    seeds = []
+    for seed in check_random_state(random_state).randint(MAX_INT, size=num_problems):
+        rng = np.random.RandomState(seed)
+        rng.randint(1, MAX_INT)
+        seeds.append(rng.randint(MAX_INT))
+    return np.array(seeds, np.uint32), split
 
 
 def linear_scores(coef, intercept, X) -> np.ndarray:
@@ -111,8 +139,11 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
         X, y = self._validate(X, y, reset=True)
         learner = self._learner()
         index = encode_classes(self, y)
+        seeds, held_out = shuffle_seeds(
+            self.random_state, self._num_problems(), lambda: self._held_out(y)
+        )
         self._run(
-            learner, X, index, sample_weight, max_iter=None, warm=warm, held_out=self._held_out(y)
+            learner, X, index, sample_weight, seeds, max_iter=None, warm=warm, held_out=held_out
         )
         if self.tol is not None and self.n_iter_ == self.max_iter:
             warnings.warn(
@@ -161,13 +192,9 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
             raise ValueError(
                 f"expected `y` with values in classes_ {self.classes_!r}, got {unseen!r}"
             )
-        self._run(
-            learner,
-            X,
-            np.searchsorted(self.classes_, y).astype(np.int32),
-            sample_weight,
-            max_iter=1,
-        )
+        seeds, _ = shuffle_seeds(self.random_state, self._num_problems())
+        index = np.searchsorted(self.classes_, y).astype(np.int32)
+        self._run(learner, X, index, sample_weight, seeds, max_iter=1)
         return self
 
     def _held_out(self, y):
@@ -189,7 +216,11 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
         mask[held_out] = True
         return mask
 
-    def _run(self, learner, X, index, sample_weight, max_iter, warm=None, held_out=None):
+    def _num_problems(self) -> int:
+        """One binary problem for two classes, else one per class (one-vs-all)."""
+        return 1 if self.classes_.size == 2 else self.classes_.size
+
+    def _run(self, learner, X, index, sample_weight, seeds, max_iter, warm=None, held_out=None):
         n, num_classes = X.shape[0], self.classes_.size
         weights = sample_weights(sample_weight, X)
         per_class = class_weights(self.class_weight, self.classes_, self.classes_[index])
@@ -223,7 +254,7 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
             validation = (pad_rows(held_out, size, False), pad_rows(weights, size))
         Y, W = (pad_rows(A.astype(dtype), size, axis=1) for A in (Y, W))
         params = fit_classes(
-            learner, self._key(), pad_rows(self._inputs(X), size), Y, W, start, validation
+            learner, seeds, pad_rows(self._inputs(X), size), Y, W, start, validation
         )
         epochs = np.asarray(params.num_epochs)
         if np.asarray(params.diverged).any():
