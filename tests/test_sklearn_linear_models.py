@@ -248,6 +248,53 @@ def test_shuffled_partial_fit_and_random_state_objects_as_sklearn(dataset, x64):
         np.testing.assert_array_equal(ours.fit(X, y).coef_, theirs.fit(X, y).coef_)
 
 
+@pytest.mark.parametrize(
+    "loss", ["squared_error", "huber", "epsilon_insensitive", "squared_epsilon_insensitive"]
+)
+def test_regression_losses_as_sklearn(loss, x64):
+    # scikit-learn's SGDClassifier also fits its regression losses to the labels -1 and +1; with its
+    # large "optimal" first steps these blow up to coefficients near 1e13, where rounding decides the
+    # fit, so the steps here are scikit-learn's other schedules
+    X, y = _data("iris", scaled=True)
+    for schedule in ("invscaling", "constant"):
+        options = dict(loss=loss, learning_rate=schedule, epsilon=0.3, random_state=1)
+        ours = jsk.SGDClassifier(**options).fit(X, y)
+        theirs = sk_linear.SGDClassifier(**options).fit(X, y)
+        assert ours.n_iter_ == theirs.n_iter_
+        np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("dataset", ["breast_cancer", "iris"])
+def test_coef_init_and_intercept_init_as_sklearn(dataset, x64):
+    X, y = _data(dataset, scaled=True)
+    K = 1 if dataset == "breast_cancer" else 3
+    coef, intercept = np.full((K, X.shape[1]), 0.1), np.ones(K)
+    ours = jsk.SGDClassifier(random_state=0).fit(X, y, coef_init=coef, intercept_init=intercept)
+    theirs = sk_linear.SGDClassifier(random_state=0).fit(  # (it writes into the arrays it is given)
+        X, y, coef_init=coef.copy(), intercept_init=intercept.copy()
+    )
+    assert ours.n_iter_ == theirs.n_iter_
+    np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-10)
+    np.testing.assert_allclose(ours.intercept_, theirs.intercept_, rtol=1e-10)
+    if K == 1:  # one problem: (d,) and a scalar as scikit-learn accepts them
+        again = jsk.SGDClassifier(random_state=0).fit(X, y, coef[0], intercept[0])
+        np.testing.assert_array_equal(again.coef_, ours.coef_)
+    with pytest.raises(ValueError, match=r"`coef_init` of shape \(%d, %d\)" % (K, X.shape[1])):
+        jsk.Perceptron().fit(X, y, coef_init=np.zeros((K + 1, X.shape[1])))
+    with pytest.raises(ValueError, match="`intercept_init` of shape"):
+        jsk.Perceptron().fit(X, y, intercept_init=np.zeros(K + 1))
+
+
+def test_l1_ratio_none_unless_elasticnet():
+    X, y = _data("iris", scaled=True)
+    for cls in (jsk.SGDClassifier, jsk.Perceptron):
+        default = cls(penalty="l1", random_state=0).fit(X, y)
+        unset = cls(penalty="l1", l1_ratio=None, random_state=0).fit(X, y)
+        np.testing.assert_array_equal(unset.coef_, default.coef_)
+        with pytest.raises(ValueError, match="l1_ratio must be set"):
+            cls(penalty="elasticnet", l1_ratio=None).fit(X, y)
+
+
 def test_sgd_classifier_defaults_and_attributes_are_sklearns():
     ours, theirs = jsk.SGDClassifier().get_params(), sk_linear.SGDClassifier().get_params()
     assert {k: ours[k] for k in ours} == {k: theirs[k] for k in ours}

@@ -30,33 +30,71 @@ from jaxlearn.linear._common import linear_score
 
 Array = jax.Array
 
-#: The losses on the margin ``p = <w, x> + b`` of a label ``y`` in {-1, +1}: ``(loss, dloss/dp)``.
-#: At a kink the derivative is the left one, as Bottou's and scikit-learn's code take it.
-LOSSES = ("hinge", "log_loss", "modified_huber", "squared_hinge", "perceptron")
+#: The losses of a score ``p = <w, x> + b`` for a label ``y`` in {-1, +1}: ``(loss, dloss/dp)``, each
+#: a function of ``(y, p, epsilon)``. At a kink the derivative is the left one, as Bottou's and
+#: scikit-learn's code take it. The last four are regression losses on ``y - p``, which scikit-learn's
+#: ``SGDClassifier`` also offers.
+LOSSES = (
+    "hinge",
+    "log_loss",
+    "modified_huber",
+    "squared_hinge",
+    "perceptron",
+    "squared_error",
+    "huber",
+    "epsilon_insensitive",
+    "squared_epsilon_insensitive",
+)
 SCHEDULES = ("optimal", "constant", "invscaling", "adaptive")
 PENALTIES = (None, "l2", "l1", "elasticnet")
 
 _MAX_DLOSS = 1e12  # the derivative is clipped to +-1e12, as scikit-learn does
 
 
-def _hinge(threshold, y, p):
+def _hinge(threshold, y, p, epsilon):
     z = y * p
     return jnp.where(z <= threshold, threshold - z, 0.0), jnp.where(z <= threshold, -y, 0.0)
 
 
-def _squared_hinge(y, p):
+def _squared_hinge(y, p, epsilon):
     z = 1.0 - y * p
     return jnp.where(z > 0, z * z, 0.0), jnp.where(z > 0, -2.0 * y * z, 0.0)
 
 
-def _log_loss(y, p):
+def _log_loss(y, p, epsilon):
     return jax.nn.softplus(-y * p), -y * jax.nn.sigmoid(-y * p)
 
 
-def _modified_huber(y, p):
+def _modified_huber(y, p, epsilon):
     z = y * p
     loss = jnp.where(z >= 1, 0.0, jnp.where(z >= -1, (1 - z) ** 2, -4 * z))
     return loss, jnp.where(z >= 1, 0.0, jnp.where(z >= -1, -2 * y * (1 - z), -4 * y))
+
+
+def _squared_error(y, p, epsilon):
+    return 0.5 * (p - y) ** 2, p - y
+
+
+def _huber(y, p, epsilon):
+    r = p - y
+    inside = jnp.abs(r) <= epsilon
+    loss = jnp.where(inside, 0.5 * r * r, epsilon * (jnp.abs(r) - 0.5 * epsilon))
+    return loss, jnp.where(inside, r, epsilon * jnp.sign(r))
+
+
+def _epsilon_insensitive(y, p, epsilon):
+    z = y - p
+    slope = jnp.where(z > epsilon, -1.0, jnp.where(-z > epsilon, 1.0, 0.0))
+    return jnp.maximum(jnp.abs(z) - epsilon, 0.0), slope
+
+
+def _squared_epsilon_insensitive(y, p, epsilon):
+    z = y - p
+    excess = jnp.maximum(jnp.abs(z) - epsilon, 0.0)
+    slope = jnp.where(
+        z > epsilon, -2 * (z - epsilon), jnp.where(z < -epsilon, 2 * (-z - epsilon), 0.0)
+    )
+    return excess * excess, slope
 
 
 _LOSS = {
@@ -65,6 +103,10 @@ _LOSS = {
     "squared_hinge": _squared_hinge,
     "log_loss": _log_loss,
     "modified_huber": _modified_huber,
+    "squared_error": _squared_error,
+    "huber": _huber,
+    "epsilon_insensitive": _epsilon_insensitive,
+    "squared_epsilon_insensitive": _squared_epsilon_insensitive,
 }
 
 
@@ -101,6 +143,7 @@ def _check(X, y, sample_weight=None, init=None, validation=None, seed=None):
 @learner_factory(
     "alpha",
     "l1_ratio",
+    "epsilon",
     "eta0",
     "power_t",
     "max_iter",
@@ -110,6 +153,7 @@ def _check(X, y, sample_weight=None, init=None, validation=None, seed=None):
     ranges={
         "alpha": NON_NEGATIVE,
         "l1_ratio": Interval(0.0, 1.0, True, True),
+        "epsilon": NON_NEGATIVE,
         "eta0": NON_NEGATIVE,
         "power_t": NON_NEGATIVE,
         "max_iter": POSITIVE_INT,
@@ -124,6 +168,7 @@ def epoch_sgd(
     alpha: ArrayLike = 1e-4,
     penalty: Optional[str] = "l2",
     l1_ratio: ArrayLike = 0.15,
+    epsilon: ArrayLike = 0.1,
     learning_rate: str = "optimal",
     eta0: ArrayLike = 0.0,
     power_t: ArrayLike = 0.5,
@@ -150,8 +195,12 @@ def epoch_sgd(
     ``l1``/``elasticnet`` apply Tsuruoka et al.'s cumulative L1 penalty after each step.
 
     Args:
-      loss: ``"hinge"``, ``"log_loss"``, ``"modified_huber"``, ``"squared_hinge"`` or ``"perceptron"``
-        (:math:`\max(0, -yp)`) (static).
+      loss: ``"hinge"``, ``"log_loss"``, ``"modified_huber"``, ``"squared_hinge"``, ``"perceptron"``
+        (:math:`\max(0, -yp)`), or a regression loss of :math:`r = p - y`: ``"squared_error"``
+        (:math:`r^2/2`), ``"huber"`` (:math:`r^2/2` for :math:`|r| \le \epsilon`, then linear),
+        ``"epsilon_insensitive"`` (:math:`\max(0, |r| - \epsilon)`) or
+        ``"squared_epsilon_insensitive"`` (its square) (static).
+      epsilon: the :math:`\epsilon` of the last three (traced).
       alpha, l1_ratio: the penalty's weight and its L1 share (``elasticnet``); traced.
       penalty: ``None``, ``"l2"``, ``"l1"`` or ``"elasticnet"`` (static).
       learning_rate, eta0, power_t: the schedule (static) and its numbers (traced).
@@ -190,6 +239,7 @@ def epoch_sgd(
     hyper = dict(
         alpha=alpha,
         l1_ratio=l1_ratio,
+        epsilon=epsilon,
         eta0=eta0,
         power_t=power_t,
         max_iter=max_iter,
@@ -263,12 +313,13 @@ def _fit_body(
         return jnp.asarray(value).astype(dtype)
 
     alpha, eta0, power_t = number(hyper["alpha"]), number(hyper["eta0"]), number(hyper["power_t"])
+    epsilon = number(hyper["epsilon"])
     l1_ratio = {None: 0.0, "l2": 0.0, "l1": 1.0, "elasticnet": number(hyper["l1_ratio"])}[penalty]
     max_iter = jnp.asarray(hyper["max_iter"]).astype(jnp.int32)
     patience = jnp.asarray(hyper["n_iter_no_change"]).astype(jnp.int32)
     average = None if hyper["average"] is None else number(hyper["average"])
     tol = None if hyper["tol"] is None else number(hyper["tol"])
-    loss_and_slope = _LOSS[loss]
+    loss_and_slope = functools.partial(_LOSS[loss], epsilon=epsilon)
     if learning_rate == "optimal":  # Bottou's t0: the first step is eta_typ
         typical_w = jnp.sqrt(1 / jnp.sqrt(alpha))
         eta_typical = typical_w / jnp.maximum(1.0, loss_and_slope(number(1.0), -typical_w)[1])

@@ -43,7 +43,7 @@ from jaxlearn.sklearn._base import (
     row_weights,
     sample_weights,
 )
-from jaxlearn.sklearn._sgd import EpochSGDClassifier, linear_scores
+from jaxlearn.sklearn._sgd import EpochSGDClassifier, l1_ratio, linear_scores
 
 __all__ = [
     "HardMarginSVC",
@@ -102,10 +102,13 @@ class SGDClassifier(EpochSGDClassifier):
     vmapped program.
 
     Args:
-      loss: ``"hinge"`` (linear SVM), ``"log_loss"``, ``"modified_huber"``, ``"squared_hinge"`` or
-        ``"perceptron"``.
+      loss: ``"hinge"`` (linear SVM), ``"log_loss"``, ``"modified_huber"``, ``"squared_hinge"``,
+        ``"perceptron"``, or a regression loss on the labels as -1 and +1: ``"squared_error"``,
+        ``"huber"``, ``"epsilon_insensitive"`` or ``"squared_epsilon_insensitive"``.
       penalty, alpha, l1_ratio: :math:`\Omega` (``"l2"``: :math:`\frac12\|w\|^2`, ``"l1"``, ``"elasticnet"``,
-        ``None``) and its weight; the intercept is not penalised.
+        ``None``) and its weight; the intercept is not penalised (``l1_ratio=None``: only without
+        ``"elasticnet"``).
+      epsilon: the width of the ``"huber"`` and epsilon-insensitive losses.
       fit_intercept, max_iter, tol, shuffle: as scikit-learn's (``tol=None``: ``max_iter`` epochs).
       random_state: the orders of the rows, drawn as scikit-learn draws them: the same value visits
         the rows in the same order as scikit-learn's ``SGDClassifier`` (the same fit, up to rounding).
@@ -117,8 +120,8 @@ class SGDClassifier(EpochSGDClassifier):
       class_weight: ``None``, ``{label: weight}`` or ``"balanced"`` (:math:`n/(K n_k)`).
       average: ``False``, ``True`` or a step from which ``coef_`` is the mean of the iterates (ASGD).
       warm_start: ``fit`` starts from the last fit's ``coef_`` and ``intercept_``.
-      epsilon, n_jobs, verbose: accepted for scikit-learn's API, with no effect: ``epsilon`` is read
-        only by the huber losses (not offered), jaxlearn vectorises instead and prints nothing.
+      n_jobs, verbose: accepted for scikit-learn's API, with no effect: jaxlearn vectorises instead
+        and prints nothing.
 
     Attributes:
       coef_, intercept_: (1, d) and (1,) for two classes, else (K, d) and (K,); n_iter_; t_; classes_;
@@ -134,7 +137,8 @@ class SGDClassifier(EpochSGDClassifier):
 
     _parameter_constraints = {
         "alpha": core.NON_NEGATIVE,
-        "l1_ratio": core.UNIT,
+        "l1_ratio": (core.UNIT, None),
+        "epsilon": core.NON_NEGATIVE,
         "max_iter": core.POSITIVE_INT,
         "tol": (core.NON_NEGATIVE, None),
         "eta0": core.POSITIVE,
@@ -142,7 +146,7 @@ class SGDClassifier(EpochSGDClassifier):
         "validation_fraction": core.OPEN_UNIT,
         "n_iter_no_change": core.POSITIVE_INT,
     }
-    _no_effect = {"epsilon": core.NON_NEGATIVE, "n_jobs": N_JOBS, "verbose": None}
+    _no_effect = {"n_jobs": N_JOBS, "verbose": None}
 
     def __init__(
         self,
@@ -196,7 +200,8 @@ class SGDClassifier(EpochSGDClassifier):
             loss=self.loss,
             penalty=self.penalty,
             alpha=self.alpha,
-            l1_ratio=self.l1_ratio,
+            l1_ratio=l1_ratio(self.penalty, self.l1_ratio),
+            epsilon=self.epsilon,
             learning_rate=self.learning_rate,
             eta0=self.eta0,
             power_t=self.power_t,

@@ -33,7 +33,7 @@ from jaxlearn.sklearn._base import (
     InvalidParameterError,
     float_dtype,
 )
-from jaxlearn.sklearn._sgd import EpochSGDClassifier
+from jaxlearn.sklearn._sgd import EpochSGDClassifier, l1_ratio
 
 __all__ = [
     "MarginPerceptron",
@@ -292,7 +292,7 @@ class Perceptron(EpochSGDClassifier):
     _parameter_constraints = {
         "eta0": core.POSITIVE,
         "alpha": core.NON_NEGATIVE,
-        "l1_ratio": core.UNIT,
+        "l1_ratio": (core.UNIT, None),
         "max_iter": core.POSITIVE_INT,
         "tol": (core.NON_NEGATIVE, None),
         "n_iter_no_change": core.POSITIVE_INT,
@@ -344,7 +344,7 @@ class Perceptron(EpochSGDClassifier):
             loss="perceptron",
             penalty=self.penalty,
             alpha=self.alpha,
-            l1_ratio=self.l1_ratio,
+            l1_ratio=l1_ratio(self.penalty, self.l1_ratio),
             learning_rate="constant",
             eta0=self.eta0,
             max_iter=self.max_iter,

@@ -33,7 +33,7 @@ from jaxlearn.sklearn._base import (
     sample_weights,
 )
 
-__all__ = ["EpochSGDClassifier"]
+__all__ = ["EpochSGDClassifier", "l1_ratio", "linear_scores"]
 
 MAX_INT = np.iinfo(np.int32).max  # scikit-learn's bound on its seeds
 
@@ -73,6 +73,15 @@ def shuffle_seeds(random_state, num_problems: int, held_out=lambda: None):
         rng.randint(1, MAX_INT)
         seeds.append(rng.randint(MAX_INT))
     return np.array(seeds, np.uint32), split
+
+
+def l1_ratio(penalty, value):
+    """scikit-learn's ``l1_ratio``: ``None`` is allowed (and unused) unless ``penalty="elasticnet"``."""
+    if value is not None:
+        return value
+    if penalty == "elasticnet":
+        raise InvalidParameterError("l1_ratio must be set when penalty is 'elasticnet'")
+    return 0.0
 
 
 def linear_scores(coef, intercept, X) -> np.ndarray:
@@ -122,18 +131,23 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
         self._check_params()
         return self._learner()
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit on ``X`` (n, d) and labels ``y`` (two or more values), from zero weights (``warm_start``:
-        from the last fit's ``coef_`` and ``intercept_``).
+    def fit(self, X, y, coef_init=None, intercept_init=None, sample_weight=None):
+        """Fit on ``X`` (n, d) and labels ``y`` (two or more values), from zero weights, or from
+        ``coef_init`` and ``intercept_init`` (``warm_start``: the last fit's ``coef_`` and
+        ``intercept_`` where these are not given).
 
         Args:
           X, y: the sample.
+          coef_init: (d,) or (1, d) for two classes, else (K, d); ``None``: zeros.
+          intercept_init: () or (1,) for two classes, else (K,); ``None``: zeros.
           sample_weight: (n,) non-negative weights, or ``None``; multiplied by ``class_weight``.
 
         Returns:
           self.
         """
-        warm = (self.coef_, self.intercept_) if self.warm_start and hasattr(self, "coef_") else None
+        if self.warm_start and hasattr(self, "coef_"):
+            coef_init = self.coef_ if coef_init is None else coef_init
+            intercept_init = self.intercept_ if intercept_init is None else intercept_init
         for name in ("classes_", "params_", "t_"):
             self.__dict__.pop(name, None)
         X, y = self._validate(X, y, reset=True)
@@ -143,7 +157,14 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
             self.random_state, self._num_problems(), lambda: self._held_out(y)
         )
         self._run(
-            learner, X, index, sample_weight, seeds, max_iter=None, warm=warm, held_out=held_out
+            learner,
+            X,
+            index,
+            sample_weight,
+            seeds,
+            max_iter=None,
+            init=(coef_init, intercept_init),
+            held_out=held_out,
         )
         if self.tol is not None and self.n_iter_ == self.max_iter:
             warnings.warn(
@@ -220,7 +241,20 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
         """One binary problem for two classes, else one per class (one-vs-all)."""
         return 1 if self.classes_.size == 2 else self.classes_.size
 
-    def _run(self, learner, X, index, sample_weight, seeds, max_iter, warm=None, held_out=None):
+    def _start_array(self, name: str, value, shape: tuple) -> np.ndarray:
+        """``value`` of ``coef_init``/``intercept_init`` as the start of the ``shape[0]`` problems
+        (one problem: (d,) or (1, d), () or (1,) as scikit-learn accepts)."""
+        array = np.asarray(value, dtype=float_dtype())
+        if shape[0] == 1 and array.size == int(np.prod(shape)) and array.ndim <= len(shape):
+            array = array.reshape(shape)
+        if array.shape != shape:
+            source = " (with warm_start: the last fit's)" if self.warm_start else ""
+            raise ValueError(f"expected `{name}`{source} of shape {shape}, got {np.shape(value)}")
+        return array
+
+    def _run(
+        self, learner, X, index, sample_weight, seeds, max_iter, init=(None, None), held_out=None
+    ):
         n, num_classes = X.shape[0], self.classes_.size
         weights = sample_weights(sample_weight, X)
         per_class = class_weights(self.class_weight, self.classes_, self.classes_[index])
@@ -233,14 +267,11 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
             start = EpochSGDParams(
                 zero_w, zero, zero_w, zero, zero_w, zero, zero, np.zeros(rows, np.int32), zero > 0
             )
-        if warm is not None:  # scikit-learn's warm start: the weights, not the mean of the iterates
-            coef, intercept = warm
-            if coef.shape != (rows, X.shape[1]):
-                raise ValueError(
-                    f"expected the last fit's coef_ of shape {(rows, X.shape[1])} for warm_start, "
-                    f"got {coef.shape}"
-                )
-            start = start._replace(last_w=coef.astype(dtype), last_b=intercept.astype(dtype))
+        coef, intercept = init
+        if coef is not None:  # scikit-learn's warm start: the weights, not the mean of the iterates
+            start = start._replace(last_w=self._start_array("coef_init", coef, (rows, X.shape[1])))
+        if intercept is not None:
+            start = start._replace(last_b=self._start_array("intercept_init", intercept, (rows,)))
         start = start._replace(t=np.full(rows, t, dtype))
         # rows left out (label 0, weight 0) up to the size bucket: one program for its every size
         size = bucket(n)
