@@ -22,6 +22,10 @@ KEPT = {
     "linear_model/tests/test_perceptron.py::test_perceptron_accuracy[array]": "Perceptron",
     "linear_model/tests/test_sgd.py::test_clone[SGDClassifier]": "SGDClassifier",
     "linear_model/tests/test_sgd.py::test_sgd_at_least_two_labels[SGDClassifier]": "SGDClassifier",
+    "linear_model/tests/test_sgd.py::test_warm_start[optimal-SGDClassifier]": "SGDClassifier",
+    "linear_model/tests/test_sgd.py::test_set_coef_multiclass[SGDClassifier]": "SGDClassifier",
+    "linear_model/tests/test_sgd.py::test_sgd_l1_ratio_not_used[0.7-SGDClassifier]": "SGDClassifier",
+    "linear_model/tests/test_sgd.py::test_regression_losses[SGDClassifier]": "SGDClassifier",
     "linear_model/tests/test_logistic.py::test_nan": "LogisticRegression",
     "linear_model/tests/test_logistic.py::test_sample_weight_not_modified[balanced]": (
         "LogisticRegression"
