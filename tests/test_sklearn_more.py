@@ -13,6 +13,7 @@ import chex
 import jax
 import numpy as np
 import pytest
+import sklearn.ensemble
 import sklearn.neighbors
 import sklearn.tree
 from sklearn.base import clone
@@ -299,6 +300,35 @@ def test_knn_matches_sklearn():
     their_distances, their_index = theirs.kneighbors(Q)
     np.testing.assert_array_equal(index, their_index)
     np.testing.assert_allclose(distances, their_distances, rtol=1e-4)
+    for mode in ("connectivity", "distance"):
+        graph = ours.kneighbors_graph(Q, 4, mode=mode)
+        expected = theirs.kneighbors_graph(Q, 4, mode=mode)
+        assert graph.shape == expected.shape == (20, 20) and graph.nnz == 4 * 20
+        np.testing.assert_allclose(graph.toarray(), expected.toarray(), rtol=1e-4)
+    with pytest.raises(ValueError, match="`mode`"):
+        ours.kneighbors_graph(Q, mode="weights")
+
+
+@pytest.mark.parametrize(
+    "ours, theirs",
+    [
+        (DecisionTreeClassifier(max_depth=1), sklearn.tree.DecisionTreeClassifier(max_depth=1)),
+        (
+            RandomForestClassifier(5, max_depth=1, random_state=0),
+            sklearn.ensemble.RandomForestClassifier(5, max_depth=1, random_state=0),
+        ),
+    ],
+    ids=["tree", "forest"],
+)
+def test_predict_log_proba_is_the_log_of_predict_proba_as_sklearn(ours, theirs):
+    X, y = _sample()
+    ours, theirs = ours.fit(X, y), theirs.fit(X, y)
+    log_proba = ours.predict_log_proba(X)
+    assert np.isneginf(log_proba).any()  # a class of no vote: -inf, as scikit-learn's, no warning
+    np.testing.assert_allclose(np.exp(log_proba), ours.predict_proba(X), rtol=1e-6)
+    if isinstance(ours, DecisionTreeClassifier):  # the same stump as scikit-learn's
+        with np.errstate(divide="ignore"):
+            np.testing.assert_allclose(log_proba, theirs.predict_log_proba(X), rtol=1e-5)
 
 
 def test_distance_weighted_knn_matches_sklearn():

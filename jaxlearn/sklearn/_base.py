@@ -31,6 +31,7 @@ from jaxlearn._buckets import on_bucket_rows
 from jaxlearn._checks import check_positive_int
 
 __all__ = [
+    "LogProbabilities",
     "FINITE",
     "BatchBinaryClassifier",
     "BatchRegressor",
@@ -312,6 +313,16 @@ class JaxlearnEstimator(BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.non_deterministic = False
         return tags
+
+
+class LogProbabilities:
+    """``predict_log_proba`` as the log of ``predict_proba`` (minus infinity for a class of
+    probability 0), as scikit-learn's trees, forests, k-NN and MLP give it."""
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        """The log of :meth:`predict_proba`: (n, K), ``-inf`` where a probability is 0."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
 
 
 class BinaryLabels(ClassifierMixin, JaxlearnEstimator):

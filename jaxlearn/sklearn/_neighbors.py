@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 import numpy as np
+from scipy.sparse import csr_matrix
 from sklearn.base import RegressorMixin
 
 from jaxlearn import core, neighbors
@@ -86,6 +87,25 @@ class _Neighbors:
         queries = X * scale if scale != 1.0 else X
         index, sq = on_bucket_rows(lambda rows: neighbors.neighbors(self.params_, rows, k), queries)
         return (np.sqrt(np.maximum(sq, 0)) / scale, index) if return_distance else index
+
+    def kneighbors_graph(self, X=None, n_neighbors=None, mode: str = "connectivity"):
+        """The graph of each row of ``X`` to its nearest training points, as scikit-learn's.
+
+        Args:
+          X: the queries (n, d); ``None`` is refused, as by :meth:`kneighbors`.
+          n_neighbors: how many (default ``self.n_neighbors``).
+          mode: ``"connectivity"`` (entries 1) or ``"distance"`` (the Euclidean distances).
+
+        Returns:
+          A ``scipy.sparse.csr_matrix`` (n, n_samples_fit) with ``n_neighbors`` entries a row.
+        """
+        if mode not in ("connectivity", "distance"):
+            raise ValueError(f"expected `mode` 'connectivity' or 'distance', got {mode!r}")
+        distances, index = self.kneighbors(X, n_neighbors)
+        n, k = index.shape
+        data = np.ones(n * k) if mode == "connectivity" else np.asarray(distances).ravel()
+        indptr = np.arange(0, n * k + 1, k)
+        return csr_matrix((data, np.asarray(index).ravel(), indptr), shape=(n, self.n_samples_fit_))
 
 
 class KNeighborsClassifier(_Neighbors, MulticlassClassifier):

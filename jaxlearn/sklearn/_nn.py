@@ -23,7 +23,13 @@ from sklearn.utils.validation import check_is_fitted
 from jaxlearn import core, nn
 from jaxlearn._buckets import bucket, pad_rows
 from jaxlearn._checks import check_positive_int, warn_if_diverged
-from jaxlearn.sklearn._base import OnlyDefault, encode_classes, key_from, sample_weights
+from jaxlearn.sklearn._base import (
+    LogProbabilities,
+    OnlyDefault,
+    encode_classes,
+    key_from,
+    sample_weights,
+)
 from jaxlearn.sklearn._multiclass import ScoringClassifier
 
 __all__ = ["MLPClassifier"]
@@ -36,7 +42,7 @@ SOLVERS = ("adam", "sgd")
 DECAY = core.Interval(0.0, 1.0, lo_closed=True)
 
 
-class MLPClassifier(ScoringClassifier):
+class MLPClassifier(LogProbabilities, ScoringClassifier):
     r"""A multilayer perceptron classifier, trained as scikit-learn's (``jaxlearn.nn.mlp_fit``; UML 20.6).
 
     .. math:: \min_w \frac{\sum_i s_i\,(-\log \mathrm{softmax}(h_w(x_i))_{y_i})

@@ -31,6 +31,7 @@ from jaxlearn._cpu_jit import cpu_jit
 from jaxlearn.sklearn._base import (
     N_JOBS,
     InvalidParameterError,
+    LogProbabilities,
     OnlyDefault,
     row_weights,
     sample_weights,
@@ -60,7 +61,7 @@ def _vote_shares(params, X):
     return jnp.mean(jax.nn.one_hot(votes, k, dtype=X.dtype), axis=0)
 
 
-class _TreeEstimator(MulticlassClassifier):
+class _TreeEstimator(LogProbabilities, MulticlassClassifier):
     """The parts the tree and the forest share: the fit (one class or more), class frequencies and
     feature importances."""
 
