@@ -915,7 +915,11 @@ def _fit_ridge(ridge, fit_intercept, key, X, y, weights=None):
     return params._replace(w=jnp.append(params.w, y_mean - x_mean @ params.w))
 
 
-_fit_ridge_jit = cpu_jit(_fit_ridge, static_argnums=1)
+@functools.partial(cpu_jit, static_argnums=1)
+def _fit_ridge_columns(ridge, fit_intercept, key, X, Y, weights):
+    """:func:`_fit_ridge` of each column of ``Y`` (n, t): one program, vmapped over the columns."""
+    fit = jax.vmap(_fit_ridge, in_axes=(None, None, None, None, 1, None))
+    return fit(ridge, fit_intercept, key, X, Y, weights)
 
 
 def _ridge_scores(fit_intercept, params, X):
@@ -962,11 +966,10 @@ class _RidgeMixin:
                 "expected `sample_weight` and `class_weight` to give some row a positive weight, "
                 "got all weights 0"
             )
-        fit = jax.vmap(_fit_ridge_jit, in_axes=(None, None, None, None, 1, None))
         ridge, intercept = linear.ridge(self.alpha), bool(self.fit_intercept)
         size = bucket(X.shape[0])  # rows of weight 0 up to the size bucket: one program per bucket
         X, Y, weights = (pad_rows(a, size) for a in (X, np.asarray(Y, X.dtype), weights))
-        self.params_ = fit(ridge, intercept, self._key(), X, Y, weights)
+        self.params_ = _fit_ridge_columns(ridge, intercept, self._key(), X, Y, weights)
         w = np.asarray(self.params_.w)
         self.coef_ = w[:, :-1] if intercept else w
         self.intercept_ = w[:, -1] if intercept else np.zeros(w.shape[0], w.dtype)
