@@ -100,6 +100,10 @@ def random_forest(
       criterion, min_samples_leaf, min_samples_split, num_classes: as for
         :func:`~jaxlearn.trees.decision_tree`.
       max_bins: quantile bins per feature (histogram growth), or ``None`` for exact thresholds.
+        An eager fit sizes its histograms by the bins the data fill (17 on the digits); a fit under
+        ``jax.jit`` cannot see the data, sizes them by ``max_bins`` and takes the sorted sweep where
+        that costs less: pass a ``max_bins`` near the data's (``max_bins=32`` on the digits) to keep
+        a traced fit on histograms.
       balanced_subsample: weigh example :math:`i` of class :math:`c` in tree :math:`t` also by
         :math:`n / (K_t\, n_{t,c})`, :math:`n_{t,c}` the draws of class :math:`c` in its bootstrap
         sample of :math:`n` draws and :math:`K_t` the classes drawn (scikit-learn's
