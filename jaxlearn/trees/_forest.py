@@ -134,13 +134,8 @@ def random_forest(
     References:
       UML section 18.3; Breiman (2001), "Random forests".
     """
-    # All trees are one program: bootstrap samples enter as integer multiplicities, and each node's
-    # feature subset is drawn without replacement among the features not constant in it.
-    # `max_bins=B`: features binned once (`_bins.fit_bins`), trees grown level by level from class
-    # histograms (`_histogram`); `max_bins=None`: one bin per value where a feature has at most 256
-    # values, else the sorted sweep (`_sweep.grow`). With `bootstrap=False, max_features=None` every
-    # tree is `decision_tree` (tested). An eager CPU fit grows equal slices of the trees in threads
-    # (`cpu_parts`): XLA runs the loop over the trees on one core.
+    # How the trees are grown (histograms, the sorted sweep, slices in threads): docs/design.md,
+    # "Implementation notes on trees.random_forest".
     num_trees, max_depth = as_int(num_trees), as_int(max_depth)
     min_samples_leaf, max_bins = as_int(min_samples_leaf), as_int(max_bins)
     min_samples_split = as_int(min_samples_split)
