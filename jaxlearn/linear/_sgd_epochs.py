@@ -325,16 +325,18 @@ def _fit_body(
         eta_typical = typical_w / jnp.maximum(1.0, loss_and_slope(number(1.0), -typical_w)[1])
         t0 = 1 / (eta_typical * alpha)
 
-    def step(carry, i):
+    def step(carry, row):
         w, b, mean_w, mean_b, t, eta, u, q, total = carry
-        x, label, weight = X[i], y[i], weights[i]
+        x, label, weight = row
         p = x @ w + b
         if learning_rate == "optimal":
             eta = 1 / (alpha * (t0 + t - 1))
         elif learning_rate == "invscaling":
             eta = eta0 / t**power_t
         value, slope = loss_and_slope(label, p)
-        if penalty is not None:
+        if penalty == "l2":
+            value = value + alpha * (0.5 * (w @ w))
+        elif penalty is not None:
             value = value + alpha * ((1 - l1_ratio) * 0.5 * (w @ w) + l1_ratio * jnp.abs(w).sum())
         update = -eta * jnp.clip(slope, -_MAX_DLOSS, _MAX_DLOSS) * weight
         if penalty in ("l2", "elasticnet"):
@@ -365,11 +367,12 @@ def _fit_body(
     passed_over = ~present if validation is None else ~present | validation[0]
     count = jnp.sum(present).astype(dtype)
 
-    def train_step(
-        carry, i
-    ):  # held-out and left-out rows are passed over (no step, no count, no loss)
-        new, _ = step(carry, i)
-        return jax.tree.map(lambda a, b: jnp.where(passed_over[i], b, a), new, carry), None
+    def train_step(carry, i, rows):
+        """The step on row ``i`` of the epoch's ``rows`` (``X, y, weights, passed_over`` in the
+        epoch's order): held-out and left-out rows are passed over (no step, no count, no loss)."""
+        X_epoch, y_epoch, weights_epoch, passed_epoch = rows
+        new, _ = step(carry, (X_epoch[i], y_epoch[i], weights_epoch[i]))
+        return jax.tree.map(lambda a, b: jnp.where(passed_epoch[i], b, a), new, carry), None
 
     if shuffle and seed is not None:  # scikit-learn's: one permutation, applied again each epoch
         permutation = _fisher_yates(seed, jnp.sum(present).astype(jnp.int32), n)
@@ -388,8 +391,15 @@ def _fit_body(
     def epoch_of(carry):
         epoch, state, eta, u_q, best, stalled, _, _, order = carry
         order = next_order(epoch, order)
+        # the rows gathered in the epoch's order once: each step then reads its row at one index
+        # shared by every problem of a vmap (a batched gather at every step runs several times slower)
+        rows = tuple(a[order] for a in (X, y, weights, passed_over))
         zero = jnp.zeros((), dtype)
-        (*new, eta, u, q, total), _ = jax.lax.scan(train_step, (*state, eta, *u_q, zero), order)
+        (*new, eta, u, q, total), _ = jax.lax.scan(
+            lambda carry, i: train_step(carry, i, rows),
+            (*state, eta, *u_q, zero),
+            jnp.arange(n),
+        )
         diverged = ~jnp.all(jnp.stack([jnp.isfinite(a).all() for a in new]))
         objective = total / count
         if (
