@@ -317,7 +317,7 @@ class JaxlearnEstimator(BaseEstimator):
 
 class LogProbabilities:
     """``predict_log_proba`` as the log of ``predict_proba`` (minus infinity for a class of
-    probability 0), as scikit-learn's trees, forests, k-NN and MLP give it."""
+    probability 0), as scikit-learn's trees, forests and MLP give it."""
 
     def predict_log_proba(self, X) -> np.ndarray:
         """The log of :meth:`predict_proba`: (n, K), ``-inf`` where a probability is 0."""

@@ -67,12 +67,15 @@ def shuffle_seeds(random_state, num_problems: int, held_out=lambda: None):
         split = held_out()
         return np.array([rng.randint(MAX_INT)], np.uint32), split
     split = held_out()
-    seeds = []
-    for seed in check_random_state(random_state).randint(MAX_INT, size=num_problems):
-        rng = np.random.RandomState(seed)
-        rng.randint(1, MAX_INT)
-        seeds.append(rng.randint(MAX_INT))
+    problem_seeds = check_random_state(random_state).randint(MAX_INT, size=num_problems)
+    seeds = [_shuffle_seed(np.random.RandomState(seed)) for seed in problem_seeds]
     return np.array(seeds, np.uint32), split
+
+
+def _shuffle_seed(rng) -> int:
+    """A binary fit's draws from its own ``rng``: its dataset's seed (unused), then its shuffle seed."""
+    rng.randint(1, MAX_INT)
+    return rng.randint(MAX_INT)
 
 
 def l1_ratio(penalty, value):
