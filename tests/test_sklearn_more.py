@@ -309,6 +309,33 @@ def test_knn_matches_sklearn():
         ours.kneighbors_graph(Q, mode="weights")
 
 
+def test_kneighbors_of_the_training_points_leave_each_point_out_as_sklearn():
+    rng = np.random.RandomState(3)
+    X = rng.normal(size=(30, 3)).astype(np.float32)
+    X[10:14] = X[10]  # four copies of one point: its own index may be outranked
+    y = rng.randint(0, 3, size=30)
+    for cls, their_cls in (
+        (KNeighborsClassifier, sklearn.neighbors.KNeighborsClassifier),
+        (KNeighborsRegressor, sklearn.neighbors.KNeighborsRegressor),
+    ):
+        ours, theirs = cls(5).fit(X, y), their_cls(5).fit(X, y)
+        distances, index = ours.kneighbors()
+        their_distances, their_index = theirs.kneighbors()
+        # the same neighbours at the same distances; among the copies (distance 0) scikit-learn's
+        # order is its partition's, ours the lower index first
+        np.testing.assert_array_equal(np.sort(index, axis=1), np.sort(their_index, axis=1))
+        np.testing.assert_allclose(distances, their_distances, rtol=1e-4, atol=1e-6)
+        assert not (index == np.arange(30)[:, None]).any()
+        np.testing.assert_array_equal(index[10], [11, 12, 13, *index[10, 3:]])
+        graph = ours.kneighbors_graph(None, 3, mode="distance").toarray()
+        np.testing.assert_allclose(
+            graph, theirs.kneighbors_graph(None, 3, mode="distance").toarray(), rtol=1e-4, atol=1e-6
+        )
+        assert not np.diag(ours.kneighbors_graph(None, 3).toarray()).any()
+        with pytest.raises(ValueError, match="n_neighbors < n_samples_fit"):
+            ours.kneighbors(n_neighbors=30)
+
+
 @pytest.mark.parametrize(
     "ours, theirs",
     [

@@ -13,6 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 from scipy.sparse import csr_matrix
 from sklearn.base import RegressorMixin
+from sklearn.utils.validation import check_is_fitted
 
 from jaxlearn import core, neighbors
 from jaxlearn._buckets import bucket, on_bucket_rows, pad_rows
@@ -67,32 +68,51 @@ class _Neighbors:
         """The nearest training points of each row of ``X`` (n, d), nearest first.
 
         Args:
-          X: the queries; ``None`` is refused (jaxlearn does not leave a point out of its own query).
-          n_neighbors: how many (default ``self.n_neighbors``), at most the training sample size.
+          X: the queries; ``None``: the training points, each without itself (as scikit-learn's:
+            where duplicates outrank a point, its first neighbour is left out instead).
+          n_neighbors: how many (default ``self.n_neighbors``), at most the training sample size
+            (less than it with ``X=None``).
           return_distance: also return the Euclidean distances.
 
         Returns:
           ``(distances, indices)``, each (n, n_neighbors), or only ``indices``.
         """
-        if X is None:
-            raise ValueError("expected `X` the queries (n, d); kneighbors(None) is not supported")
-        X = self._check_X(X)
+        check_is_fitted(self)
         k = self.n_neighbors if n_neighbors is None else n_neighbors
-        if k > self.n_samples_fit_:
-            raise ValueError(
-                f"expected n_neighbors <= n_samples_fit, got n_neighbors = {k}, "
-                f"n_samples_fit = {self.n_samples_fit_}"
-            )
-        scale = getattr(self, "x_scale_", 1.0)
-        queries = X * scale if scale != 1.0 else X
-        index, sq = on_bucket_rows(lambda rows: neighbors.neighbors(self.params_, rows, k), queries)
+        n_fit, scale = self.n_samples_fit_, getattr(self, "x_scale_", 1.0)
+        if X is None:
+            if k >= n_fit:
+                raise ValueError(
+                    f"expected n_neighbors < n_samples_fit with X=None, got n_neighbors = {k}, "
+                    f"n_samples_fit = {n_fit}"
+                )
+            queries = np.asarray(self.params_.X)[:n_fit]  # stored scaled
+            index, sq = self._nearest(queries, k + 1)
+            itself = index == np.arange(n_fit)[:, None]
+            left_out = np.where(itself.any(axis=1), itself.argmax(axis=1), 0)
+            keep = np.ones(index.shape, bool)
+            keep[np.arange(n_fit), left_out] = False
+            index, sq = index[keep].reshape(n_fit, k), sq[keep].reshape(n_fit, k)
+        else:
+            X = self._check_X(X)
+            if k > n_fit:
+                raise ValueError(
+                    f"expected n_neighbors <= n_samples_fit, got n_neighbors = {k}, "
+                    f"n_samples_fit = {n_fit}"
+                )
+            index, sq = self._nearest(X * scale if scale != 1.0 else X, k)
         return (np.sqrt(np.maximum(sq, 0)) / scale, index) if return_distance else index
+
+    def _nearest(self, queries, k: int):
+        """The indices and squared distances of the ``k`` nearest stored points of the (scaled)
+        ``queries``, one program per size bucket."""
+        return on_bucket_rows(lambda rows: neighbors.neighbors(self.params_, rows, k), queries)
 
     def kneighbors_graph(self, X=None, n_neighbors=None, mode: str = "connectivity"):
         """The graph of each row of ``X`` to its nearest training points, as scikit-learn's.
 
         Args:
-          X: the queries (n, d); ``None`` is refused, as by :meth:`kneighbors`.
+          X: the queries (n, d); ``None``: the training points, each without itself.
           n_neighbors: how many (default ``self.n_neighbors``).
           mode: ``"connectivity"`` (entries 1) or ``"distance"`` (the Euclidean distances).
 
