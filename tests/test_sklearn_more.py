@@ -307,6 +307,8 @@ def test_knn_matches_sklearn():
         np.testing.assert_allclose(graph.toarray(), expected.toarray(), rtol=1e-4)
     with pytest.raises(ValueError, match="`mode`"):
         ours.kneighbors_graph(Q, mode="weights")
+    l2 = KNeighborsClassifier(metric="l2").fit(X, y)  # scikit-learn's name of the same distance
+    np.testing.assert_array_equal(l2.kneighbors(Q)[1], index)
 
 
 def test_kneighbors_of_the_training_points_leave_each_point_out_as_sklearn():

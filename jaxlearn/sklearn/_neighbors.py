@@ -40,7 +40,7 @@ class _Neighbors:
         "n_jobs": N_JOBS,
     }
     _only_default = {
-        "metric": OnlyDefault(("minkowski", "euclidean"), "the distance is Euclidean"),
+        "metric": OnlyDefault(("minkowski", "euclidean", "l2"), "the distance is Euclidean"),
         "p": OnlyDefault((2,), "the distance is Euclidean: Minkowski's p=2"),
         "metric_params": OnlyDefault((None,), "the distance is Euclidean"),
     }
@@ -142,7 +142,7 @@ class KNeighborsClassifier(_Neighbors, MulticlassClassifier):
       algorithm, leaf_size, n_jobs: accepted for scikit-learn's API, with no effect (the neighbours
         are exact whatever the search; jaxlearn's is brute force, vectorised).
       metric, p, metric_params: scikit-learn's defaults only (the Euclidean distance: ``"minkowski"``
-        with ``p=2``, or ``"euclidean"``).
+        with ``p=2``, ``"euclidean"`` or ``"l2"``).
 
     Example:
       >>> import numpy as np
@@ -208,7 +208,7 @@ class KNeighborsRegressor(_Neighbors, RegressorMixin, JaxlearnEstimator):
       algorithm, leaf_size, n_jobs: accepted for scikit-learn's API, with no effect (the neighbours
         are exact whatever the search; jaxlearn's is brute force, vectorised).
       metric, p, metric_params: scikit-learn's defaults only (the Euclidean distance: ``"minkowski"``
-        with ``p=2``, or ``"euclidean"``).
+        with ``p=2``, ``"euclidean"`` or ``"l2"``).
 
     Example:
       >>> import numpy as np
