@@ -326,21 +326,25 @@ def _fit_body(
         t0 = 1 / (eta_typical * alpha)
 
     def step(carry, row):
-        w, b, mean_w, mean_b, t, eta, u, q, total = carry
-        x, label, weight = row
-        p = x @ w + b
+        w, b, mean_w, mean_b, t, eta, u, q, total, sq = carry
+        x, label, weight, x_sq = row
+        xw = x @ w
+        p = xw + b
         if learning_rate == "optimal":
             eta = 1 / (alpha * (t0 + t - 1))
         elif learning_rate == "invscaling":
             eta = eta0 / t**power_t
         value, slope = loss_and_slope(label, p)
-        if penalty == "l2":
-            value = value + alpha * (0.5 * (w @ w))
+        if penalty == "l2":  # ||w||^2 kept up to date step by step, as scikit-learn's weight vector
+            value = value + alpha * (0.5 * sq)
         elif penalty is not None:
             value = value + alpha * ((1 - l1_ratio) * 0.5 * (w @ w) + l1_ratio * jnp.abs(w).sum())
         update = -eta * jnp.clip(slope, -_MAX_DLOSS, _MAX_DLOSS) * weight
         if penalty in ("l2", "elasticnet"):
-            w = w * jnp.maximum(0.0, 1 - (1 - l1_ratio) * eta * alpha)
+            decay = jnp.maximum(0.0, 1 - (1 - l1_ratio) * eta * alpha)
+            w = w * decay
+            if penalty == "l2":
+                sq = sq * decay * decay + 2 * update * decay * xw + update * update * x_sq
         w = w + update * x
         if fit_intercept:
             b = b + update
@@ -361,17 +365,18 @@ def _fit_body(
                 jnp.where(w < 0, jnp.minimum(0.0, w + (u - q)), w),
             )
             q = q + w - before
-        return (w, b, mean_w, mean_b, t + 1, eta, u, q, total + value), None
+        return (w, b, mean_w, mean_b, t + 1, eta, u, q, total + value, sq), None
 
     present = y != 0  # a label 0 is a row left out (the padding of a size bucket)
+    row_sq = jnp.sum(X * X, axis=1)
     passed_over = ~present if validation is None else ~present | validation[0]
     count = jnp.sum(present).astype(dtype)
 
     def train_step(carry, i, rows):
         """The step on row ``i`` of the epoch's ``rows`` (``X, y, weights, passed_over`` in the
         epoch's order): held-out and left-out rows are passed over (no step, no count, no loss)."""
-        X_epoch, y_epoch, weights_epoch, passed_epoch = rows
-        new, _ = step(carry, (X_epoch[i], y_epoch[i], weights_epoch[i]))
+        X_epoch, y_epoch, weights_epoch, passed_epoch, sq_epoch = rows
+        new, _ = step(carry, (X_epoch[i], y_epoch[i], weights_epoch[i], sq_epoch[i]))
         return jax.tree.map(lambda a, b: jnp.where(passed_epoch[i], b, a), new, carry), None
 
     if shuffle and seed is not None:  # scikit-learn's: one permutation, applied again each epoch
@@ -393,11 +398,11 @@ def _fit_body(
         order = next_order(epoch, order)
         # the rows gathered in the epoch's order once: each step then reads its row at one index
         # shared by every problem of a vmap (a batched gather at every step runs several times slower)
-        rows = tuple(a[order] for a in (X, y, weights, passed_over))
-        zero = jnp.zeros((), dtype)
-        (*new, eta, u, q, total), _ = jax.lax.scan(
+        rows = tuple(a[order] for a in (X, y, weights, passed_over, row_sq))
+        zero, w = jnp.zeros((), dtype), state[0]
+        (*new, eta, u, q, total, _), _ = jax.lax.scan(
             lambda carry, i: train_step(carry, i, rows),
-            (*state, eta, *u_q, zero),
+            (*state, eta, *u_q, zero, w @ w),  # ||w||^2 exact at the start of each epoch
             jnp.arange(n),
         )
         diverged = ~jnp.all(jnp.stack([jnp.isfinite(a).all() for a in new]))
