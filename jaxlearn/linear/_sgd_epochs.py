@@ -368,13 +368,13 @@ def _fit_body(
         return (w, b, mean_w, mean_b, t + 1, eta, u, q, total + value, sq), None
 
     present = y != 0  # a label 0 is a row left out (the padding of a size bucket)
-    row_sq = jnp.sum(X * X, axis=1)
     passed_over = ~present if validation is None else ~present | validation[0]
     count = jnp.sum(present).astype(dtype)
+    row_sq = jnp.sum(X * X, axis=1)  # ||x||^2 of each row, for the step-by-step ||w||^2
 
     def train_step(carry, i, rows):
-        """The step on row ``i`` of the epoch's ``rows`` (``X, y, weights, passed_over`` in the
-        epoch's order): held-out and left-out rows are passed over (no step, no count, no loss)."""
+        """The step on row ``i`` of the epoch's ``rows`` (``X, y, weights, passed_over, row_sq`` in
+        the epoch's order): held-out and left-out rows are passed over (no step, no count, no loss)."""
         X_epoch, y_epoch, weights_epoch, passed_epoch, sq_epoch = rows
         new, _ = step(carry, (X_epoch[i], y_epoch[i], weights_epoch[i], sq_epoch[i]))
         return jax.tree.map(lambda a, b: jnp.where(passed_epoch[i], b, a), new, carry), None

@@ -31,7 +31,6 @@ from jaxlearn._buckets import on_bucket_rows
 from jaxlearn._checks import check_positive_int
 
 __all__ = [
-    "LogProbabilities",
     "FINITE",
     "BatchBinaryClassifier",
     "BatchRegressor",
@@ -40,11 +39,13 @@ __all__ = [
     "bucketed",
     "InvalidParameterError",
     "JaxlearnEstimator",
+    "LogProbabilities",
     "N_JOBS",
     "OnlyDefault",
     "class_weights",
     "encode_classes",
     "float_dtype",
+    "key_from",
     "make_kernel",
     "row_weights",
     "sample_weights",
