@@ -57,10 +57,11 @@ def test_updates_reach_one_over_gamma_squared_on_orthogonal_features(x64):
     """SS10 Theorem 3 in feature space, tight: x_i = sqrt(n) e_i - 1/sqrt(n) (1, ..., 1) have
     <x_i, x_j> = -1, so the degree-2 kernel's features are orthogonal; normalised, gamma(S) = 1/sqrt(n)
     (hard_svm on the explicit features) and the Gram Perceptron makes exactly 1/gamma^2 = n updates,
-    for any labels."""
-    n = 6
+    for any labels. n = 16: sqrt(n) and 1/sqrt(n) are exact in binary, so every Gram entry off the
+    diagonal is exactly 0 and every first score exactly 0 (a mistake), however a backend sums."""
+    n = 16
     X = np.sqrt(n) * np.eye(n) - 1 / np.sqrt(n)
-    y = np.array([1.0, -1.0, -1.0, 1.0, 1.0, -1.0])
+    y = np.where(np.random.default_rng(0).random(n) < 0.5, 1.0, -1.0)
     Phi = _features(X, 2)
     Phi = Phi / jnp.linalg.norm(Phi, axis=1, keepdims=True)
     np.testing.assert_allclose(Phi @ Phi.T, np.eye(n), atol=1e-12)

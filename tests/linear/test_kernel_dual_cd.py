@@ -144,18 +144,24 @@ def test_zero_weight_equals_the_row_removed(x64):
 
 
 def test_vmap_over_C_equals_separate_fits(dtype):
+    # Every member solved to the same tolerance as its own fit. Not bitwise: a batched Gram row may
+    # round 1 ulp apart from the single fit's (XLA may order a reduction differently under vmap, as
+    # jax 0.12 does with the optimisations off), which changes a working set and the path, so the
+    # two solutions agree to the solver's tolerance, as fractions of the box [0, C].
     X, y = _moons(100)
     X, y = X.astype(dtype), y.astype(dtype)
     kernel = kernels.gaussian(0.5)
     Cs = jnp.asarray([0.1, 1.0, 3.0, 30.0], dtype)
-    fit = jax.jit(jax.vmap(lambda C: kernel_svm_dual_cd(kernel, C).fit(None, X, y)))
+    fit = jax.jit(jax.vmap(lambda C: kernel_svm_dual_cd(kernel, C, tol=1e-5).fit(None, X, y)))
     swept = fit(Cs)
     for k in range(4):
-        alone = kernel_svm_dual_cd(kernel, Cs[k]).fit(None, X, y)
-        for name in ("dual_coef", "b", "violation", "converged", "n_iter"):
-            got, want = getattr(swept, name)[k], getattr(alone, name)
-            np.testing.assert_array_equal(got, want, err_msg=name)
-        np.testing.assert_allclose(swept.gap[k], alone.gap, rtol=1e-5, atol=1e-6)
+        alone = kernel_svm_dual_cd(kernel, Cs[k], tol=1e-5).fit(None, X, y)
+        assert bool(swept.converged[k]) and bool(alone.converged)
+        assert float(swept.violation[k]) <= 1e-5 and float(alone.violation) <= 1e-5
+        box = float(Cs[k])
+        np.testing.assert_allclose(swept.dual_coef[k] / box, alone.dual_coef / box, atol=1e-4)
+        np.testing.assert_allclose(swept.b[k], alone.b, atol=1e-4)
+        np.testing.assert_allclose(swept.gap[k], alone.gap, atol=1e-3 * max(box, 1.0))
     assert len(set(np.asarray(swept.n_iter).tolist())) > 1  # the members stopped at different steps
 
 
