@@ -39,7 +39,7 @@ def cpu_jit(fn=None, *, extra_options=None, **options):
         key = tuple(sorted(known))
         if key not in compiled:
             compiled[key] = jax.jit(fn, compiler_options=known, **options) if known else plain
-        return compiled[key]
+        return key, compiled[key]
 
     usable = [
         top_level() is not None
@@ -47,26 +47,27 @@ def cpu_jit(fn=None, *, extra_options=None, **options):
 
     def on(use, *args, **kwargs):
         while usable[0] and top_level() and jax.default_backend() == "cpu":
+            key, jitted = with_known_options()
             try:
-                return use(with_known_options(), *args, **kwargs)
+                return use(jitted, *args, **kwargs)
             except RuntimeError as error:  # XlaRuntimeError
                 unknown = _UNKNOWN_OPTION.search(str(error))
                 if unknown is None or unknown.group(1) not in wanted:
                     usable[0] = False  # not an option's fault: plain jit
-                else:
-                    _UNKNOWN.add(unknown.group(1))  # a jaxlib without it: the others kept
+                else:  # a jaxlib without it: the others kept
+                    _UNKNOWN.add(unknown.group(1))
+                    del compiled[key]
         return use(plain, *args, **kwargs)
 
     @functools.wraps(fn)
     def call(*args, **kwargs):
         return on(lambda jitted, *a, **k: jitted(*a, **k), *args, **kwargs)
 
-    call._cache_size = lambda: (
-        plain._cache_size()
-        + sum(  # as jax.jit's, for tests
-            jitted._cache_size() for jitted in compiled.values() if jitted is not plain
-        )
-    )
+    def cache_size():  # as jax.jit's, for tests
+        with_options = [jitted for jitted in compiled.values() if jitted is not plain]
+        return plain._cache_size() + sum(jitted._cache_size() for jitted in with_options)
+
+    call._cache_size = cache_size
     call.compile = functools.partial(
         on, lambda jitted, *a, **k: jitted.trace(*a, **k).lower().compile()
     )

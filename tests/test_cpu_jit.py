@@ -1,0 +1,59 @@
+"""``cpu_jit`` compiles with the CPU options the running XLA knows and leaves out the others."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxlearn import _cpu_jit
+
+UNKNOWN = "xla_cpu_an_option_no_xla_knows"
+
+
+def test_an_unknown_option_is_left_out_and_the_others_kept(monkeypatch):
+    jit = jax.jit
+    used = []
+
+    def recording_jit(fn, **options):
+        used.append(dict(options.get("compiler_options") or {}))
+        return jit(fn, **options)
+
+    monkeypatch.setattr(_cpu_jit.jax, "jit", recording_jit)
+    monkeypatch.setattr(_cpu_jit, "_UNKNOWN", set())
+    known = {"xla_cpu_enable_fast_math": False}
+    double = _cpu_jit.cpu_jit(lambda x: 2 * x, extra_options={UNKNOWN: True, **known})
+    np.testing.assert_array_equal(double(jnp.arange(3.0)), [0.0, 2.0, 4.0])
+    assert UNKNOWN in _cpu_jit._UNKNOWN <= {UNKNOWN, *_cpu_jit.CPU_COMPILER_OPTIONS}
+    assert used[-1] == {**_known_defaults(), **known}  # the last program: all but the unknown one
+    assert double._cache_size() == 1
+    # a later function leaves the option out from the start: one program, no failed compile
+    used.clear()
+    triple = _cpu_jit.cpu_jit(lambda x: 3 * x, extra_options={UNKNOWN: True})
+    np.testing.assert_array_equal(triple(jnp.arange(3.0)), [0.0, 3.0, 6.0])
+    assert [u for u in used if u] == [d for d in [_known_defaults()] if d]  # none: plain jit
+
+
+def test_another_failure_with_options_falls_back_to_plain_jit(monkeypatch):
+    jit = jax.jit
+    calls = []
+
+    def failing_with_options(fn, **options):
+        if not options.get("compiler_options"):
+            return jit(fn, **options)
+
+        def refuse(*args, **kwargs):
+            calls.append(options["compiler_options"])
+            raise RuntimeError("INTERNAL: a compiler that fails with these options")
+
+        return refuse
+
+    monkeypatch.setattr(_cpu_jit.jax, "jit", failing_with_options)
+    monkeypatch.setattr(_cpu_jit, "_UNKNOWN", set())
+    double = _cpu_jit.cpu_jit(lambda x: 2 * x, extra_options={"xla_cpu_enable_fast_math": False})
+    for _ in range(2):  # plain jit, and the options are not tried again
+        np.testing.assert_array_equal(double(jnp.arange(3.0)), [0.0, 2.0, 4.0])
+    assert len(calls) == 1 and not _cpu_jit._UNKNOWN
+
+
+def _known_defaults():
+    """The default options the running XLA knows (jax 0.11 and later dropped the fusion emitters')."""
+    return {k: v for k, v in _cpu_jit.CPU_COMPILER_OPTIONS.items() if k not in _cpu_jit._UNKNOWN}
