@@ -4,6 +4,7 @@ slice of the trees per core, in threads."""
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple, Optional, Union
 
 import jax
@@ -316,9 +317,12 @@ def _fit(
             return grow_histograms(
                 uniforms, *binned, y, weights, **static, deep_levels=FOREST_DEEP_LEVELS
             )
-        one = lambda kw: grow(kw[0], X, y, kw[1], order, **static)  # noqa: E731
+
+        def one(key_weights, unbatched=False):
+            return grow(key_weights[0], X, y, key_weights[1], order, **static, unbatched=unbatched)
+
         if jax.default_backend() == "cpu":  # one tree after the other: a batched sweep runs slower
-            return jax.lax.map(one, (grow_keys, weights))
+            return jax.lax.map(functools.partial(one, unbatched=True), (grow_keys, weights))
         return jax.vmap(one)((grow_keys, weights))
 
     grow_all = grow_trees if mesh is None else _split_over(grow_trees, mesh)

@@ -41,6 +41,7 @@ def grow(
     min_samples_leaf,
     max_features,
     min_samples_split=2,
+    unbatched=False,
 ):
     r"""Grow one tree on exact mid-point thresholds (traceable; vmap it over ``key``/``weights``).
 
@@ -55,6 +56,9 @@ def grow(
       order: :func:`~jaxlearn.trees._features.presort` of ``X``.
       max_features: ``None`` (all features at every node) or the size of the uniformly random
         subset of features (without replacement) a node may split on, drawn per node.
+      unbatched: the tree is grown alone, not under ``vmap``: a level then draws the feature subsets
+        of its nodes only, not of all its slots (a branch on the number of nodes, which ``vmap``
+        would turn into every branch). The same draws either way.
     """
     m, d = X.shape
     dtype = X.dtype
@@ -90,7 +94,7 @@ def grow(
         else:  # per node, a random subset of the features it can split on: only their rows are scored
             # (as in scikit-learn, features constant in the node do not count towards the subset)
             candidates = segment_max(fits & (_next(xs) > xs), segments)
-            chosen = draw_subsets(node_uniforms(keys, d), candidates[:, :w].T, max_features)
+            chosen = _draw_for_nodes(keys, candidates[:, :w].T, sizes, max_features, unbatched)
             row_feature = chosen[nodes_c].T  # (max_features, m): the feature each row scores at p
             rows = jnp.take_along_axis(order, row_feature, axis=0)
             xs = jnp.take_along_axis(xs, row_feature, axis=0)
@@ -164,6 +168,31 @@ def grow(
         min_samples_split=min_samples_split,
         key=None if max_features is None else key,
     )
+
+
+#: The numbers of slots whose subsets an unbatched level draws: the smallest that holds its nodes.
+DRAW_WIDTHS = (64, 512)
+
+
+def _draw_for_nodes(keys, candidates, sizes, size, unbatched):
+    """(w, size): :func:`~jaxlearn.trees._grow.draw_subsets` of the slots with keys ``keys`` (w, ...)
+    and ``candidates`` (w, d); with ``unbatched``, those of the slots up to the last holding examples
+    (``sizes`` (w,)) only, the others 0 (no example is in them)."""
+    w, d = candidates.shape
+    if not unbatched:
+        return draw_subsets(node_uniforms(keys, d), candidates, size)
+    widths = sorted({min(width, w) for width in DRAW_WIDTHS} | {w})
+    used = jnp.max(jnp.where(sizes > 0, jnp.arange(1, w + 1, dtype=jnp.int32), 0))
+
+    def first(width):
+        def draw(_):
+            drawn = draw_subsets(node_uniforms(keys[:width], d), candidates[:width], size)
+            return jnp.zeros((w, size), jnp.int32).at[:width].set(drawn)
+
+        return draw
+
+    index = jnp.searchsorted(jnp.asarray(widths, jnp.int32), used)  # the smallest width >= used
+    return jax.lax.switch(index, [first(width) for width in widths], None)
 
 
 def _cumsum(a, axis=-1):

@@ -167,3 +167,30 @@ def test_bad_input():
         random_forest(4, 3, max_features="half")
     with pytest.raises(ValueError, match="`X` to be finite"):
         random_forest(2, 2).fit(KEY, np.where(np.arange(20)[:, None] == 1, np.inf, X), y)
+
+
+def test_a_tree_grown_alone_draws_the_subsets_of_its_nodes_as_a_batched_one():
+    # On the CPU the forest grows its trees one by one, and a level then draws the feature subsets of
+    # the slots up to its last node only (64, 512 or all of them): the same draws, so the same tree.
+    from jaxlearn.trees._features import presort
+    from jaxlearn.trees._sweep import grow
+
+    X, y = load_digits(return_X_y=True)
+    X, y = jnp.asarray(X[:1024], jnp.float32), jnp.asarray(y[:1024], jnp.int32)
+    weights = jax.random.randint(jax.random.PRNGKey(1), (1024,), 0, 3)  # bootstrap-like counts
+    options = dict(
+        max_depth=1023, num_classes=10, criterion="gini", min_samples_leaf=1, max_features=8
+    )
+
+    def tree(unbatched):
+        fit = jax.jit(lambda k, w: grow(k, X, y, w, presort(X), **options, unbatched=unbatched))
+        return fit(jax.random.PRNGKey(0), weights)
+
+    alone, batched = tree(True), tree(False)
+    for name in alone._fields:  # the same nodes; the importances' sums compiled in two programs
+        if name == "feature_importances":
+            np.testing.assert_allclose(alone.feature_importances, batched.feature_importances, 1e-6)
+        else:
+            np.testing.assert_array_equal(getattr(alone, name), getattr(batched, name), name)
+    internal = ~np.asarray(alone.is_leaf) & np.asarray(alone.children > 0)
+    assert internal.sum() > 64  # more than one width of slots at some level
