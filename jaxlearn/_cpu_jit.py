@@ -11,7 +11,7 @@ import jax
 from jaxlearn._threads import top_level
 
 #: XLA's older CPU loop emitters compile these programs in less time than its fusion emitters, and
-#: the programs run no slower (an option of jaxlib < 0.11, whose XLA keeps only the fusion emitters).
+#: the programs run no slower (jaxlib < 0.11 only: later XLAs keep only the fusion emitters).
 CPU_COMPILER_OPTIONS = {"xla_cpu_use_fusion_emitters": False}
 #: The trees' programs also leave out YNNPACK's fusions, which run the split scores' short reductions
 #: over classes slower (``cpu_jit(..., extra_options=NO_YNN_FUSIONS)``).
