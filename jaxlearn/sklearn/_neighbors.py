@@ -100,8 +100,13 @@ class _Neighbors:
                     f"expected n_neighbors <= n_samples_fit, got n_neighbors = {k}, "
                     f"n_samples_fit = {n_fit}"
                 )
-            index, sq = self._nearest(X * scale if scale != 1.0 else X, k)
+            index, sq = self._nearest(self._scaled(X), k)
         return (np.sqrt(np.maximum(sq, 0)) / scale, index) if return_distance else index
+
+    def _scaled(self, X):
+        """``X`` as the stored points are scaled (``x_scale_``; unscaled without it)."""
+        scale = getattr(self, "x_scale_", 1.0)
+        return X * scale if scale != 1.0 else X
 
     def _nearest(self, queries, k: int):
         """The indices and squared distances of the ``k`` nearest stored points of the (scaled)
@@ -258,13 +263,12 @@ class KNeighborsRegressor(_Neighbors, RegressorMixin, JaxlearnEstimator):
         # Stored as X s (s a power of two, 1 below |x| = 2**20): the squared distances of |x| >= 1e19 stay
         # finite, and the nearest points and their weights do not change with a common scale.
         self.x_scale_ = power_of_two_scale(X)
-        X = X * self.x_scale_ if self.x_scale_ != 1.0 else X
+        X = self._scaled(X)
         self.params_ = self._store(self._batch_learner(), X, y)
         return self
 
     def predict(self, X) -> np.ndarray:
         """The (weighted) mean target of the ``n_neighbors`` nearest training points of each row: (n,)."""
-        X = self._check_X(X)
-        X = X * self.x_scale_ if self.x_scale_ != 1.0 else X
+        X = self._scaled(self._check_X(X))
         learner = self._batch_learner()
         return on_bucket_rows(lambda rows: evaluate(learner, self.params_, rows)[0], X)

@@ -4,7 +4,6 @@ slice of the trees per core, in threads."""
 
 from __future__ import annotations
 
-import functools
 from typing import NamedTuple, Optional, Union
 
 import jax
@@ -317,12 +316,14 @@ def _fit(
             return grow_histograms(
                 uniforms, *binned, y, weights, **static, deep_levels=FOREST_DEEP_LEVELS
             )
+        # on the CPU one tree after the other (a batched sweep runs slower there)
+        unbatched = jax.default_backend() == "cpu"
 
-        def one(key_weights, unbatched=False):
+        def one(key_weights):
             return grow(key_weights[0], X, y, key_weights[1], order, **static, unbatched=unbatched)
 
-        if jax.default_backend() == "cpu":  # one tree after the other: a batched sweep runs slower
-            return jax.lax.map(functools.partial(one, unbatched=True), (grow_keys, weights))
+        if unbatched:
+            return jax.lax.map(one, (grow_keys, weights))
         return jax.vmap(one)((grow_keys, weights))
 
     grow_all = grow_trees if mesh is None else _split_over(grow_trees, mesh)
