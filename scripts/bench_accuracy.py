@@ -8,7 +8,8 @@ diabetes for the regressors. Estimators whose result depends on a random order o
 are scored as the mean over ``--seeds`` values of ``random_state`` (ours against the mean over as many
 of scikit-learn's), with the spread (max - min) printed beside it. A cell is **short** when ours is
 more than ``--points`` points below scikit-learn's; the script's exit status is the number of short
-cells (0: the target is met).
+cells (0: the target is met). The data sets are float64 as scikit-learn loads them (``--dtype
+float32``: cast to float32 for both sides).
 
     python scripts/bench_accuracy.py                 # every estimator (several minutes on 2 cores)
     python scripts/bench_accuracy.py --only LinearSVC SGDClassifier
@@ -124,6 +125,12 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--features", choices=("raw", "scaled"), help="only raw or only standardised features"
     )
+    parser.add_argument(
+        "--dtype",
+        choices=("float64", "float32"),
+        default="float64",
+        help="the data sets as loaded (float64) or cast to float32 for both sides",
+    )
     args = parser.parse_args(argv)
 
     rows, short = [], 0
@@ -141,7 +148,7 @@ def main(argv=None) -> int:
             if args.data and data_name not in args.data:
                 continue
             X, y = load(return_X_y=True)
-            X = X.astype(np.float32)
+            X = X.astype(args.dtype)
             for scaled in (False, True):
                 if args.features and args.features != ("scaled" if scaled else "raw"):
                     continue

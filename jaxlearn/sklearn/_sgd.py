@@ -4,10 +4,15 @@
 Two classes fit one problem (``classes_[1]`` is +1, class weights ``cw[1]``/``cw[0]``); more fit one
 problem per class (class ``k`` against the rest, its rows weighted ``cw[k]``, the others 1, each with its
 own order of the rows), as scikit-learn's one-vs-all, all of them in one ``jax.vmap`` of the fit.
+
+Like scikit-learn's SGD, they compute in float32 on float32 input and in float64 on any other
+(``jax.enable_x64`` around the fit): at the default step sizes on unscaled features, float32 rounding
+alone sends some fits on another path (breast cancer: 85.8% against 91.2% for one seed).
 """
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import jax
@@ -78,6 +83,18 @@ def _shuffle_seed(rng) -> int:
     return rng.randint(MAX_INT)
 
 
+def in_input_precision(method):
+    """``method(self, X, ...)`` run in float32 when ``X`` is float32 and in float64 otherwise, as
+    scikit-learn's SGD computes."""
+
+    @functools.wraps(method)
+    def run(self, X, *args, **kwargs):
+        with jax.enable_x64(getattr(X, "dtype", None) != np.float32):
+            return method(self, X, *args, **kwargs)
+
+    return run
+
+
 def l1_ratio(penalty, value):
     """scikit-learn's ``l1_ratio``: ``None`` is allowed (and unused) unless ``penalty="elasticnet"``."""
     if value is not None:
@@ -134,6 +151,7 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
         self._check_params()
         return self._learner()
 
+    @in_input_precision
     def fit(self, X, y, coef_init=None, intercept_init=None, sample_weight=None):
         """Fit on ``X`` (n, d) and labels ``y`` (two or more values), from zero weights, or from
         ``coef_init`` and ``intercept_init`` (``warm_start``: the last fit's ``coef_`` and
@@ -178,6 +196,7 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
             )
         return self
 
+    @in_input_precision
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One epoch over ``(X, y)`` from the weights so far (``classes`` required on the first call).
 
@@ -265,7 +284,12 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
         rows, dtype = Y.shape[0], float_dtype()
         t = getattr(self, "t_", 1.0)
         start = getattr(self, "params_", None)
-        if start is None:  # zeros (NumPy: no small programs compiled per number of classes)
+        if start is not None:  # the last call's, in this call's precision
+            start = jax.tree.map(
+                lambda a: np.asarray(a).astype(dtype) if np.asarray(a).dtype.kind == "f" else a,
+                start,
+            )
+        else:  # zeros (NumPy: no small programs compiled per number of classes)
             zero_w, zero = np.zeros((rows, X.shape[1]), dtype), np.zeros(rows, dtype)
             start = EpochSGDParams(
                 zero_w, zero, zero_w, zero, zero_w, zero, zero, np.zeros(rows, np.int32), zero > 0
@@ -302,6 +326,7 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
         self.coef_ = np.asarray(params.w)
         self.intercept_ = np.asarray(params.b)
 
+    @in_input_precision
     def decision_function(self, X) -> np.ndarray:
         """The scores :math:`\\langle w_k, x\\rangle + b_k`: (n,) for two classes (positive means
         ``classes_[1]``), else (n, K)."""
