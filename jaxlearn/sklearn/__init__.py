@@ -7,8 +7,9 @@ own label set inside; for more classes wrap them in :class:`OneVsRestClassifier`
 :class:`Perceptron` and :class:`NearestCentroid` take any number of classes themselves, as
 scikit-learn's (the SGD ones one-vs-all, every class in one vmapped program). Inputs are converted to
 float32 (float64 when ``jax_enable_x64`` is on), except that :class:`SGDClassifier` and
-:class:`Perceptron` compute in float64 on any input but float32, as scikit-learn's SGD does. Fitted attributes are arrays and jaxlearn
-params/state NamedTuples, so :mod:`jaxlearn.io` saves and loads every estimator without pickle.
+:class:`Perceptron` compute in float64 on any input but float32, as scikit-learn's SGD does.
+Fitted attributes are arrays and jaxlearn params/state NamedTuples, so :mod:`jaxlearn.io` saves and
+loads every estimator without pickle.
 """
 
 try:
