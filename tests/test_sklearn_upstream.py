@@ -20,6 +20,8 @@ from tests import _sklearn_upstream as upstream  # noqa: E402
 KEPT = {
     "linear_model/tests/test_perceptron.py::test_undefined_methods": "Perceptron",
     "linear_model/tests/test_perceptron.py::test_perceptron_accuracy[array]": "Perceptron",
+    "linear_model/tests/test_perceptron.py::test_perceptron_correctness": "Perceptron",
+    "linear_model/tests/test_sgd.py::test_sgd_dtype_match[float64-SGDClassifier]": "SGDClassifier",
     "linear_model/tests/test_sgd.py::test_clone[SGDClassifier]": "SGDClassifier",
     "linear_model/tests/test_sgd.py::test_sgd_at_least_two_labels[SGDClassifier]": "SGDClassifier",
     "linear_model/tests/test_sgd.py::test_warm_start[optimal-SGDClassifier]": "SGDClassifier",
