@@ -214,9 +214,12 @@ def epoch_sgd(
       validation=None, seed=None) -> EpochSGDParams`` (labels in {-1, +1}; ``init``: the params to go
       on from, as ``partial_fit``; ``validation``: ``(held_out, weights)``, a mask of rows kept out of
       the steps and their weights: the stopping rule then watches the weighted accuracy on them,
-      scikit-learn's ``early_stopping``; ``seed``: a 31-bit integer, to shuffle as scikit-learn's
-      ``SGDClassifier`` does for that seed, one Fisher-Yates permutation of the rows applied again each
-      epoch, instead of a fresh permutation per epoch drawn from ``key``); ``predict`` is +1 iff
+      scikit-learn's ``early_stopping``, scored as scikit-learn scores them: with the weights divided
+      by the product of the steps' weight decays since the fit began (its ``wscale``, 1 again
+      whenever it falls below 1e-9, 1e-6 in float32); ``seed``: a 31-bit integer, to
+      shuffle as scikit-learn's ``SGDClassifier`` does for that seed, one Fisher-Yates permutation
+      of the rows applied again each epoch, instead of a fresh permutation per epoch drawn from
+      ``key``); ``predict`` is +1 iff
       :math:`\langle w, x\rangle + b > 0`.
 
     Examples:
@@ -320,13 +323,16 @@ def _fit_body(
     average = None if hyper["average"] is None else number(hyper["average"])
     tol = None if hyper["tol"] is None else number(hyper["tol"])
     loss_and_slope = functools.partial(_LOSS[loss], epsilon=epsilon)
+    # scikit-learn keeps its weights as wscale * w, and folds wscale into w once it falls below this;
+    # its early stopping scores the held-out rows with w alone, and so does this
+    reset_scale = 1e-9 if jnp.dtype(dtype) == jnp.float64 else 1e-6
     if learning_rate == "optimal":  # Bottou's t0: the first step is eta_typ
         typical_w = jnp.sqrt(1 / jnp.sqrt(alpha))
         eta_typical = typical_w / jnp.maximum(1.0, loss_and_slope(number(1.0), -typical_w)[1])
         t0 = 1 / (eta_typical * alpha)
 
     def step(carry, row):
-        w, b, mean_w, mean_b, t, eta, u, q, total, sq = carry
+        w, b, mean_w, mean_b, t, eta, u, q, scale, total, sq = carry
         x, label, weight, x_sq = row
         xw = x @ w
         p = xw + b
@@ -343,6 +349,9 @@ def _fit_body(
         if penalty in ("l2", "elasticnet"):
             decay = jnp.maximum(0.0, 1 - (1 - l1_ratio) * eta * alpha)
             w = w * decay
+            if validation is not None:  # scikit-learn's wscale: 1 again once below its threshold
+                scale = scale * decay
+                scale = jnp.where(scale < reset_scale, 1.0, scale)
             if penalty == "l2":
                 sq = sq * decay * decay + 2 * update * decay * xw + update * update * x_sq
         w = w + update * x
@@ -365,7 +374,7 @@ def _fit_body(
                 jnp.where(w < 0, jnp.minimum(0.0, w + (u - q)), w),
             )
             q = q + w - before
-        return (w, b, mean_w, mean_b, t + 1, eta, u, q, total + value, sq), None
+        return (w, b, mean_w, mean_b, t + 1, eta, u, q, scale, total + value, sq), None
 
     present = y != 0  # a label 0 is a row left out (the padding of a size bucket)
     passed_over = ~present if validation is None else ~present | validation[0]
@@ -394,15 +403,15 @@ def _fit_body(
         return (epoch < max_iter) & ~stop
 
     def epoch_of(carry):
-        epoch, state, eta, u_q, best, stalled, _, _, order = carry
+        epoch, state, eta, carried, best, stalled, _, _, order = carry
         order = next_order(epoch, order)
         # the rows gathered in the epoch's order once: each step then reads its row at one index
         # shared by every problem of a vmap (a batched gather at every step runs several times slower)
         rows = tuple(a[order] for a in (X, y, weights, passed_over, row_sq))
         zero, w = jnp.zeros((), dtype), state[0]
-        (*new, eta, u, q, total, _), _ = jax.lax.scan(
+        (*new, eta, u, q, scale, total, _), _ = jax.lax.scan(
             lambda carry, i: train_step(carry, i, rows),
-            (*state, eta, *u_q, zero, w @ w),  # ||w||^2 exact at the start of each epoch
+            (*state, eta, *carried, zero, w @ w),  # ||w||^2 exact at the start of each epoch
             jnp.arange(n),
         )
         diverged = ~jnp.all(jnp.stack([jnp.isfinite(a).all() for a in new]))
@@ -411,7 +420,8 @@ def _fit_body(
             validation is not None
         ):  # minus the weighted accuracy on the held-out rows: lower is better
             held_out, held_weights = validation
-            correct = jnp.where(X @ new[0] + new[1] > 0, 1.0, -1.0) == y
+            # scored as scikit-learn scores them: its weight vector's data, the weights over wscale
+            correct = jnp.where(X @ (new[0] / scale) + new[1] > 0, 1.0, -1.0) == y
             objective = -jnp.sum(jnp.where(held_out & correct, held_weights, 0.0)) / jnp.sum(
                 jnp.where(held_out, held_weights, 0.0)
             )
@@ -428,16 +438,18 @@ def _fit_body(
         state = jax.tree.map(
             lambda a, b: jnp.where(diverged, b, a), tuple(new), state
         )  # keep the finite one
-        return epoch + 1, state, eta, (u, q), best, stalled, tired | diverged, diverged, order
+        carried = (u, q, scale)
+        return epoch + 1, state, eta, carried, best, stalled, tired | diverged, diverged, order
 
     state = (start.last_w, start.last_b, start.mean_w, start.mean_b, number(start.t))
-    u_q = (jnp.zeros((), dtype), jnp.zeros_like(start.last_w))
+    # the cumulative L1 penalty u, what each weight got of it q, and scikit-learn's wscale
+    carried = (jnp.zeros((), dtype), jnp.zeros_like(start.last_w), jnp.ones((), dtype))
     inf, zero_int, false = (
         jnp.asarray(jnp.inf, dtype),
         jnp.zeros((), jnp.int32),
         jnp.zeros((), bool),
     )
-    carry = (zero_int, state, eta0, u_q, inf, zero_int, false, false, jnp.arange(n))
+    carry = (zero_int, state, eta0, carried, inf, zero_int, false, false, jnp.arange(n))
     epochs, state, *_, diverged, _ = jax.lax.while_loop(keep_going, epoch_of, carry)
     last_w, last_b, mean_w, mean_b, t = state
     w, b = last_w, last_b
