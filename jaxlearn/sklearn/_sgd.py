@@ -284,12 +284,11 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
         rows, dtype = Y.shape[0], float_dtype()
         t = getattr(self, "t_", 1.0)
         start = getattr(self, "params_", None)
-        if start is not None:  # the last call's, in this call's precision
+        if start is not None and start.w.dtype != dtype:  # the last call's, in another precision
             start = jax.tree.map(
-                lambda a: np.asarray(a).astype(dtype) if np.asarray(a).dtype.kind == "f" else a,
-                start,
+                lambda a: np.asarray(a, dtype) if a.dtype.kind == "f" else a, start
             )
-        else:  # zeros (NumPy: no small programs compiled per number of classes)
+        elif start is None:  # zeros (NumPy: no small programs compiled per number of classes)
             zero_w, zero = np.zeros((rows, X.shape[1]), dtype), np.zeros(rows, dtype)
             start = EpochSGDParams(
                 zero_w, zero, zero_w, zero, zero_w, zero, zero, np.zeros(rows, np.int32), zero > 0
