@@ -376,17 +376,28 @@ def _fit_body(
             q = q + w - before
         return (w, b, mean_w, mean_b, t + 1, eta, u, q, scale, total + value, sq), None
 
+    # a step's carry: the vectors w, mean_w, q and the scalars b, mean_b, t, eta, u, scale, total,
+    # ||w||^2 stacked in one vector, so that XLA updates the scalars in one kernel a step, not one each
+    def pack(carry):
+        w, b, mean_w, mean_b, t, eta, u, q, scale, total, sq = carry
+        return w, mean_w, q, jnp.stack([b, mean_b, t, eta, u, scale, total, sq])
+
+    def unpack(packed):
+        w, mean_w, q, (b, mean_b, t, eta, u, scale, total, sq) = packed
+        return w, b, mean_w, mean_b, t, eta, u, q, scale, total, sq
+
     present = y != 0  # a label 0 is a row left out (the padding of a size bucket)
     passed_over = ~present if validation is None else ~present | validation[0]
     count = jnp.sum(present).astype(dtype)
     row_sq = jnp.sum(X * X, axis=1)  # ||x||^2 of each row, for the step-by-step ||w||^2
 
-    def train_step(carry, i, rows):
+    def train_step(packed, i, rows):
         """The step on row ``i`` of the epoch's ``rows`` (``X, y, weights, passed_over, row_sq`` in
         the epoch's order): held-out and left-out rows are passed over (no step, no count, no loss)."""
         X_epoch, y_epoch, weights_epoch, passed_epoch, sq_epoch = rows
-        new, _ = step(carry, (X_epoch[i], y_epoch[i], weights_epoch[i], sq_epoch[i]))
-        return jax.tree.map(lambda a, b: jnp.where(passed_epoch[i], b, a), new, carry), None
+        new, _ = step(unpack(packed), (X_epoch[i], y_epoch[i], weights_epoch[i], sq_epoch[i]))
+        new = pack(new)
+        return jax.tree.map(lambda a, b: jnp.where(passed_epoch[i], b, a), new, packed), None
 
     if shuffle and seed is not None:  # scikit-learn's: one permutation, applied again each epoch
         permutation = _fisher_yates(seed, jnp.sum(present).astype(jnp.int32), n)
@@ -409,11 +420,12 @@ def _fit_body(
         # shared by every problem of a vmap (a batched gather at every step runs several times slower)
         rows = tuple(a[order] for a in (X, y, weights, passed_over, row_sq))
         zero, w = jnp.zeros((), dtype), state[0]
-        (*new, eta, u, q, scale, total, _), _ = jax.lax.scan(
+        packed, _ = jax.lax.scan(
             lambda carry, i: train_step(carry, i, rows),
-            (*state, eta, *carried, zero, w @ w),  # ||w||^2 exact at the start of each epoch
+            pack((*state, eta, *carried, zero, w @ w)),  # ||w||^2 exact at the start of each epoch
             jnp.arange(n),
         )
+        (*new, eta, u, q, scale, total, _) = unpack(packed)
         diverged = ~jnp.all(jnp.stack([jnp.isfinite(a).all() for a in new]))
         objective = total / count
         if (
