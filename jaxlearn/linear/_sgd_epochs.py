@@ -331,15 +331,21 @@ def _fit_body(
         eta_typical = typical_w / jnp.maximum(1.0, loss_and_slope(number(1.0), -typical_w)[1])
         t0 = 1 / (eta_typical * alpha)
 
+    def step_size(t, eta):
+        """The step size of step ``t`` (``eta``: the current one, kept by the other schedules)."""
+        if learning_rate == "optimal":
+            return 1 / (alpha * (t0 + t - 1))
+        if learning_rate == "invscaling":
+            return eta0 / t**power_t
+        return eta
+
     def step(carry, row):
+        """Step ``t`` with step size ``eta``; it returns the step size of step ``t + 1``, so that XLA
+        computes it with the scalars' updates, not in a kernel of its own."""
         w, b, mean_w, mean_b, t, eta, u, q, scale, total, sq = carry
         x, label, weight, x_sq = row
         xw = x @ w
         p = xw + b
-        if learning_rate == "optimal":
-            eta = 1 / (alpha * (t0 + t - 1))
-        elif learning_rate == "invscaling":
-            eta = eta0 / t**power_t
         value, slope = loss_and_slope(label, p)
         if penalty == "l2":  # ||w||^2 kept up to date step by step, as scikit-learn's weight vector
             value = value + alpha * (0.5 * sq)
@@ -374,7 +380,8 @@ def _fit_body(
                 jnp.where(w < 0, jnp.minimum(0.0, w + (u - q)), w),
             )
             q = q + w - before
-        return (w, b, mean_w, mean_b, t + 1, eta, u, q, scale, total + value, sq), None
+        next_eta = step_size(t + 1, eta)
+        return (w, b, mean_w, mean_b, t + 1, next_eta, u, q, scale, total + value, sq), None
 
     # a step's carry: the vectors w, mean_w, q and the scalars b, mean_b, t, eta, u, scale, total,
     # ||w||^2 stacked in one vector, so that XLA updates the scalars in one kernel a step, not one each
@@ -419,7 +426,7 @@ def _fit_body(
         # the rows gathered in the epoch's order once: each step then reads its row at one index
         # shared by every problem of a vmap (a batched gather at every step runs several times slower)
         rows = tuple(a[order] for a in (X, y, weights, passed_over, row_sq))
-        zero, w = jnp.zeros((), dtype), state[0]
+        zero, w, eta = jnp.zeros((), dtype), state[0], step_size(state[4], eta)
         packed, _ = jax.lax.scan(
             lambda carry, i: train_step(carry, i, rows),
             pack((*state, eta, *carried, zero, w @ w)),  # ||w||^2 exact at the start of each epoch
