@@ -426,7 +426,9 @@ def _fit_body(
         # the rows gathered in the epoch's order once: each step then reads its row at one index
         # shared by every problem of a vmap (a batched gather at every step runs several times slower)
         rows = tuple(a[order] for a in (X, y, weights, passed_over, row_sq))
-        zero, w, eta = jnp.zeros((), dtype), state[0], step_size(state[4], eta)
+        w, t = state[0], state[4]
+        # the epoch's first step size from t (the carry holds eta0 before the first epoch)
+        zero, eta = jnp.zeros((), dtype), step_size(t, eta)
         packed, _ = jax.lax.scan(
             lambda carry, i: train_step(carry, i, rows),
             pack((*state, eta, *carried, zero, w @ w)),  # ||w||^2 exact at the start of each epoch
