@@ -11,8 +11,8 @@ about 30% less time on 2 cores; and its CPU backend emits fusions by XLA's older
 emitters: ``tests/test_conformance.py`` 182 s to 110 s on one core, the same tests passing. The
 graph-level passes still run, so the programs compute what the optimised ones do up to floating-point
 contraction and the elementary functions' last bits. The notebooks run in Jupyter kernels of their
-own, compiled as a user's programs are (the flag is taken out of ``XLA_FLAGS`` again once this
-process's backend has read it), and their stored outputs are compared with that.
+own with ``JAX_DISABLE_MOST_OPTIMIZATIONS=1`` but the user's ``XLA_FLAGS`` (the flag is taken out
+again once this process's backend has read it: a notebook reads ``XLA_FLAGS`` itself).
 """
 
 import atexit

@@ -17,7 +17,9 @@ import io
 import os
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Optional
 
 import nbclient
 import nbformat
@@ -26,10 +28,11 @@ NOTEBOOKS_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 CELL_TIMEOUT_S = 600
 
 
-def execute(path: Path) -> nbformat.NotebookNode:
+def execute(path: Path, env: Optional[Mapping[str, str]] = None) -> nbformat.NotebookNode:
     """Run the notebook at ``path`` in a fresh kernel and return it with its outputs (not written).
 
-    Raises ``nbclient.exceptions.CellExecutionError`` if a cell raises.
+    ``env`` adds to (or overrides) the environment the kernel inherits. Raises
+    ``nbclient.exceptions.CellExecutionError`` if a cell raises.
     """
     nb = nbformat.read(path, as_version=4)
     client = nbclient.NotebookClient(
@@ -41,7 +44,7 @@ def execute(path: Path) -> nbformat.NotebookNode:
         record_timing=False,  # no per-cell timestamps in the stored file
         resources={"metadata": {"path": str(Path(path).resolve().parent)}},
     )
-    client.execute(env={**os.environ, "MPLBACKEND": "Agg"})
+    client.execute(env={**os.environ, "MPLBACKEND": "Agg", **(env or {})})
     return nb
 
 
