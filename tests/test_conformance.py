@@ -747,6 +747,12 @@ def test_fit_under_jit_equals_no_jit(case):
     harness.check_fit_jit_equals_no_jit(case)
 
 
+@pytest.mark.slow
+@batch_rows
+def test_fit_interpreted_under_disable_jit_equals_compiled(case):
+    harness.check_fit_interpreted_equals_compiled(case)
+
+
 @batch_swept
 def test_fit_vmap_over_hyperparameter_equals_loop(case):
     harness.check_batch_vmap_over_hyperparameter(case)
