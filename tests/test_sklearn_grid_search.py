@@ -96,7 +96,7 @@ def test_folds_that_leave_rows_out_score_only_their_test_rows():
 
 
 @pytest.mark.parametrize("scaled", [False, True])
-def test_cross_validate_is_scikit_learns_in_one_program(scaled, monkeypatch):
+def test_cross_validate_is_scikit_learns_in_one_program(scaled, monkeypatch, optimised):
     X, y = load_breast_cancer(return_X_y=True)
     estimator = jsk.LogisticRegression(C=0.5, max_iter=5000)
     if scaled:
