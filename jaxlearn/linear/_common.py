@@ -24,7 +24,7 @@ from jaxlearn._sharding import (
     rows_like,
     stratified_indices,
 )
-from jaxlearn._shared import float_dtype
+from jaxlearn._shared import float_dtype, sign_label
 
 Array = jax.Array
 
@@ -37,12 +37,28 @@ def check_instances(X: ArrayLike, width: int) -> None:
 
 
 def linear_score(params, X: ArrayLike) -> Array:
-    r"""The scores :math:`\langle w, x_i\rangle` (plus ``params.b`` where the params carry one)."""
-    w = params.w
-    check_instances(X, w.shape[-1])
-    score = jnp.asarray(X).astype(w.dtype) @ w
+    r"""The scores :math:`\langle w, x_i\rangle` (plus ``params.b`` where the params carry one): one
+    compiled program, not an operation compiled at a time."""
+    check_instances(X, params.w.shape[-1])
+    return _score(params, jnp.asarray(X))
+
+
+def linear_predict(params, X: ArrayLike) -> Array:
+    """+1 where :func:`linear_score` is positive, -1 elsewhere (``sign_label``), in one program."""
+    check_instances(X, params.w.shape[-1])
+    return _predict(params, jnp.asarray(X))
+
+
+@jax.jit
+def _score(params, X):
+    score = X.astype(params.w.dtype) @ params.w
     b = getattr(params, "b", None)
     return score if b is None else score + b
+
+
+@jax.jit
+def _predict(params, X):
+    return sign_label(_score(params, X))
 
 
 def as_support_dtype(params, X: ArrayLike) -> Array:

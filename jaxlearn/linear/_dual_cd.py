@@ -26,9 +26,9 @@ from jax.typing import ArrayLike
 from jaxlearn._buckets import shuffled
 from jaxlearn._checks import check_positive_int, check_sample
 from jaxlearn._lbfgs import check_sample_weight
-from jaxlearn._shared import as_float, sign_label
+from jaxlearn._shared import as_float
 from jaxlearn.core import POSITIVE, POSITIVE_INT, BatchLearner, learner_factory, loadable
-from jaxlearn.linear._common import linear_score
+from jaxlearn.linear._common import linear_predict, linear_score
 
 Array = jax.Array
 
@@ -144,7 +144,7 @@ def svm_dual_cd(
         return _fit(key, X, y, weight, C, tol, intercept_scaling, **static)
 
     def predict(params, X):
-        return sign_label(linear_score(params, X))
+        return linear_predict(params, X)
 
     def check(X, y, sample_weight=None):
         check_sample(X, y)

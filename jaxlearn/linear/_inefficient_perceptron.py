@@ -12,9 +12,9 @@ import numpy as np
 from jax.typing import ArrayLike
 
 from jaxlearn._checks import check_positive_int, check_sample
-from jaxlearn._shared import as_float, sign_label
+from jaxlearn._shared import as_float
 from jaxlearn.core import POSITIVE, POSITIVE_INT, BatchLearner, learner_factory, loadable
-from jaxlearn.linear._common import cyclic_passes, linear_score
+from jaxlearn.linear._common import cyclic_passes, linear_predict, linear_score
 
 Array = jax.Array
 
@@ -94,11 +94,7 @@ def inefficient_perceptron(gamma: ArrayLike, max_epochs: int = 1000) -> BatchLea
         tables = tuple(_subsets(m, k) for k in range(1, min(d, m) + 1))  # arguments, not constants
         return _fit(X, y, gamma, tables, max_epochs=max_epochs)
 
-    return BatchLearner(fit, _predict, linear_score, check_sample)
-
-
-def _predict(params, X):
-    return sign_label(linear_score(params, X))
+    return BatchLearner(fit, linear_predict, linear_score, check_sample)
 
 
 @functools.lru_cache(maxsize=64)

@@ -19,7 +19,7 @@ from jax.typing import ArrayLike
 from jaxlearn._checks import check_sample
 from jaxlearn._cpu_jit import cpu_jit
 from jaxlearn._lbfgs import check_sample_weight, minimize_lbfgs
-from jaxlearn._shared import as_float, sign_label
+from jaxlearn._shared import as_float
 from jaxlearn.core import (
     NON_NEGATIVE,
     POSITIVE,
@@ -28,7 +28,7 @@ from jaxlearn.core import (
     learner_factory,
     loadable,
 )
-from jaxlearn.linear._common import linear_score
+from jaxlearn.linear._common import linear_predict, linear_score
 
 Array = jax.Array
 
@@ -109,7 +109,7 @@ def logistic_regression(
         return _fit(X, y, s, C, tol, max_iter=max_iter, fit_intercept=fit_intercept)
 
     def predict(params, X):
-        return sign_label(linear_score(params, X))
+        return linear_predict(params, X)
 
     return BatchLearner(fit, predict, linear_score, check=_check)
 

@@ -11,9 +11,9 @@ from jax.typing import ArrayLike
 
 from jaxlearn import core, online
 from jaxlearn._checks import check_positive_int, check_sample
-from jaxlearn._shared import as_float, sign_label
+from jaxlearn._shared import as_float
 from jaxlearn.core import OPEN_UNIT, POSITIVE_INT, BatchLearner, learner_factory, loadable
-from jaxlearn.linear._common import cyclic_passes, linear_score
+from jaxlearn.linear._common import cyclic_passes, linear_predict, linear_score
 
 Array = jax.Array
 
@@ -83,11 +83,7 @@ def batch_perceptron(max_epochs: int = 1000, *, block_size: int = 256) -> BatchL
         X, y = as_float(X, y)
         return _batch_fit(X, y, max_epochs=max_epochs, block_size=min(block_size, X.shape[0]))
 
-    return BatchLearner(fit, _predict, linear_score, check_sample)
-
-
-def _predict(params, X):
-    return sign_label(linear_score(params, X))
+    return BatchLearner(fit, linear_predict, linear_score, check_sample)
 
 
 @learner_factory("a", ranges={"a": OPEN_UNIT, "max_epochs": POSITIVE_INT})
@@ -128,7 +124,7 @@ def augmented_perceptron(a: ArrayLike, max_epochs: int = 10_000) -> BatchLearner
         X, y = as_float(X, y)
         return _augmented_fit(X, y, a, max_epochs=max_epochs)
 
-    return BatchLearner(fit, _predict, linear_score, check_sample)
+    return BatchLearner(fit, linear_predict, linear_score, check_sample)
 
 
 # One compiled program per (shapes, max_epochs, block_size): a second fit, or a learner with another

@@ -20,9 +20,9 @@ from jax.typing import ArrayLike
 
 from jaxlearn._checks import check_positive_int, check_sample
 from jaxlearn._lbfgs import check_sample_weight, minimize_lbfgs
-from jaxlearn._shared import as_float, sign_label
+from jaxlearn._shared import as_float
 from jaxlearn.core import POSITIVE, POSITIVE_INT, BatchLearner, learner_factory, loadable
-from jaxlearn.linear._common import linear_score
+from jaxlearn.linear._common import linear_predict, linear_score
 from jaxlearn.linear._dual_cd import augment
 
 Array = jax.Array
@@ -124,7 +124,7 @@ def primal_learner(solve, C, tol, max_iter, fit_intercept, intercept_scaling) ->
         return solve(X, y, weight, C, tol, intercept_scaling, **options)
 
     def predict(params, X):
-        return sign_label(linear_score(params, X))
+        return linear_predict(params, X)
 
     def check(X, y, sample_weight=None):
         check_sample(X, y)

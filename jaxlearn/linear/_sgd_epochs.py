@@ -16,7 +16,7 @@ from jax.typing import ArrayLike
 
 from jaxlearn._buckets import shuffled
 from jaxlearn._checks import check_sample
-from jaxlearn._shared import as_float, sign_label
+from jaxlearn._shared import as_float
 from jaxlearn.core import (
     NON_NEGATIVE,
     POSITIVE,
@@ -26,7 +26,7 @@ from jaxlearn.core import (
     learner_factory,
     loadable,
 )
-from jaxlearn.linear._common import linear_score
+from jaxlearn.linear._common import linear_predict, linear_score
 
 Array = jax.Array
 
@@ -271,7 +271,7 @@ def epoch_sgd(
         return _fit(hyper, key, X, y, weights, start, validation, seed, **structure)
 
     def predict(params, X):
-        return sign_label(linear_score(params, X))
+        return linear_predict(params, X)
 
     return BatchLearner(fit, predict, linear_score, _check)
 

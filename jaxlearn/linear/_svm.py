@@ -19,7 +19,7 @@ from jax.typing import ArrayLike
 
 from jaxlearn._checks import check_positive_int, check_sample, is_concrete
 from jaxlearn._regularized import check_variant, hinge_subgradient, regularized_sgd
-from jaxlearn._shared import as_float, sign_label
+from jaxlearn._shared import as_float
 from jaxlearn.core import POSITIVE, POSITIVE_INT, BatchLearner, learner_factory, loadable
 from jaxlearn.linear._common import (
     DualState,
@@ -27,6 +27,7 @@ from jaxlearn.linear._common import (
     data_parallel,
     dual_unbounded,
     kkt_tolerance,
+    linear_predict,
     linear_score,
     minibatches,
 )
@@ -110,7 +111,7 @@ def soft_svm(
         return data_parallel(_soft_svm_body, split, **static)(idx, X, y, lam, weights)
 
     def predict(params, X):
-        return sign_label(linear_score(params, X))
+        return linear_predict(params, X)
 
     return BatchLearner(fit, predict, linear_score, check=check_sample)
 
@@ -244,7 +245,7 @@ def hard_svm(
         return _hard_svm_fit(X, y, tol, max_steps=max_steps)
 
     def predict(params, X):
-        return sign_label(linear_score(params, X))
+        return linear_predict(params, X)
 
     return BatchLearner(fit, predict, linear_score, check=check_sample)
 
