@@ -16,9 +16,15 @@ from jax.typing import ArrayLike
 
 from jaxlearn._checks import check_positive_int, check_sample
 from jaxlearn._progress import scan
-from jaxlearn._shared import ScalarOrSchedule, as_float, sign_label
+from jaxlearn._shared import ScalarOrSchedule, as_float
 from jaxlearn.core import POSITIVE, POSITIVE_INT, BatchLearner, learner_factory, loadable
-from jaxlearn.linear._common import all_devices, data_parallel, linear_score, minibatches
+from jaxlearn.linear._common import (
+    all_devices,
+    data_parallel,
+    linear_predict,
+    linear_score,
+    minibatches,
+)
 
 Array = jax.Array
 Loss = Callable[[Array, Array, Array], Array]
@@ -130,8 +136,7 @@ def sgd(
         return data_parallel(_fit_body, split, **structure)(idx, X, y, eta_value, lam, weights)
 
     def predict(params, X):
-        score = linear_score(params, X)
-        return score if labels is None else sign_label(score)
+        return linear_score(params, X) if labels is None else linear_predict(params, X)
 
     return BatchLearner(fit, predict, linear_score, functools.partial(check_sample, labels=labels))
 

@@ -175,21 +175,32 @@ def linear_scores(params, X: ArrayLike, psi, num_classes: int, blocks: bool) -> 
     r"""The scores :math:`\langle w, \Psi(x_i, y)\rangle` (+ ``params.b[y]`` where the params carry it),
     shape ``(n, k)``."""
     w = params.w
-    X = batch_X(X).astype(w.dtype)
+    X = batch_X(X)
     if blocks:
         width = w.shape[-1] // num_classes
         if X.shape[1] != width:
             raise width_error(X, width)
-        scores = X @ w.reshape(num_classes, -1).T
     else:
         try:  # the map must take X's rows and give Psi of w's length
-            row = jax.ShapeDtypeStruct(X.shape[1:], X.dtype)
+            row = jax.ShapeDtypeStruct(X.shape[1:], w.dtype)
             d = jax.eval_shape(lambda x: psi(x, 0, num_classes), row).shape
         except (TypeError, ValueError) as error:
             raise width_error(X, None, error) from None
         if d != w.shape:
             raise width_error(X, None, ValueError(f"Psi(x, y) of shape {d}, the params {w.shape}"))
-        scores = jax.vmap(lambda x: all_features(psi, x, num_classes) @ w)(X)
+        scores = jax.vmap(lambda x: all_features(psi, x, num_classes) @ w)(X.astype(w.dtype))
+        return _plus_bias(params, scores)
+    return _block_scores(params, X, num_classes)
+
+
+@functools.partial(jax.jit, static_argnums=2)
+def _block_scores(params, X, num_classes):
+    """The multivector map's scores, ``X @ W.T`` (+ ``b``): one program for every learner of a shape."""
+    w = params.w
+    return _plus_bias(params, X.astype(w.dtype) @ w.reshape(num_classes, -1).T)
+
+
+def _plus_bias(params, scores):
     b = getattr(params, "b", None)
     return scores if b is None else scores + b
 
