@@ -143,14 +143,11 @@ def svm_dual_cd(
         key = jax.random.PRNGKey(0) if key is None else key
         return _fit(key, X, y, weight, C, tol, intercept_scaling, **static)
 
-    def predict(params, X):
-        return linear_predict(params, X)
-
     def check(X, y, sample_weight=None):
         check_sample(X, y)
         check_sample_weight(sample_weight, np.shape(X)[0])
 
-    return BatchLearner(fit, predict, linear_score, check=check)
+    return BatchLearner(fit, linear_predict, linear_score, check=check)
 
 
 def augment(X: Array, fit_intercept: bool, intercept_scaling) -> Array:

@@ -108,10 +108,7 @@ def logistic_regression(
         s = weights_of(sample_weight, X.shape[0], X.dtype)
         return _fit(X, y, s, C, tol, max_iter=max_iter, fit_intercept=fit_intercept)
 
-    def predict(params, X):
-        return linear_predict(params, X)
-
-    return BatchLearner(fit, predict, linear_score, check=_check)
+    return BatchLearner(fit, linear_predict, linear_score, check=_check)
 
 
 def logistic_predict_proba(params: LogisticRegressionParams, X: ArrayLike) -> Array:

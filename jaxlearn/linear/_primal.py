@@ -123,14 +123,11 @@ def primal_learner(solve, C, tol, max_iter, fit_intercept, intercept_scaling) ->
         options = dict(max_iter=max_iter, fit_intercept=bool(fit_intercept))
         return solve(X, y, weight, C, tol, intercept_scaling, **options)
 
-    def predict(params, X):
-        return linear_predict(params, X)
-
     def check(X, y, sample_weight=None):
         check_sample(X, y)
         check_sample_weight(sample_weight, np.shape(X)[0])
 
-    return BatchLearner(fit, predict, linear_score, check=check)
+    return BatchLearner(fit, linear_predict, linear_score, check=check)
 
 
 @functools.partial(jax.jit, static_argnames=("max_iter", "fit_intercept"))

@@ -270,10 +270,7 @@ def epoch_sgd(
             seed = jnp.asarray(seed).astype(jnp.uint32)
         return _fit(hyper, key, X, y, weights, start, validation, seed, **structure)
 
-    def predict(params, X):
-        return linear_predict(params, X)
-
-    return BatchLearner(fit, predict, linear_score, _check)
+    return BatchLearner(fit, linear_predict, linear_score, _check)
 
 
 def _fisher_yates(seed, n, size: int):

@@ -110,10 +110,7 @@ def soft_svm(
             return _soft_svm_fit(idx, X, y, lam, weights, **static)
         return data_parallel(_soft_svm_body, split, **static)(idx, X, y, lam, weights)
 
-    def predict(params, X):
-        return linear_predict(params, X)
-
-    return BatchLearner(fit, predict, linear_score, check=check_sample)
+    return BatchLearner(fit, linear_predict, linear_score, check=check_sample)
 
 
 def _soft_svm_body(idx, X, y, lam, weights, *, fit_intercept, variant, progress=False, axes=None):
@@ -244,10 +241,7 @@ def hard_svm(
             return _bias_params(X, y, tol, *hard_svm_bias_fit(X, y, tol, max_steps=max_steps))
         return _hard_svm_fit(X, y, tol, max_steps=max_steps)
 
-    def predict(params, X):
-        return linear_predict(params, X)
-
-    return BatchLearner(fit, predict, linear_score, check=check_sample)
+    return BatchLearner(fit, linear_predict, linear_score, check=check_sample)
 
 
 # Coordinate step: alpha_i <- max(0, alpha_i + (1 - y_i <w, x_i>) / ||x_i||^2), w updated alongside. The

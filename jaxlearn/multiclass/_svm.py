@@ -180,17 +180,16 @@ def linear_scores(params, X: ArrayLike, psi, num_classes: int, blocks: bool) -> 
         width = w.shape[-1] // num_classes
         if X.shape[1] != width:
             raise width_error(X, width)
-    else:
-        try:  # the map must take X's rows and give Psi of w's length
-            row = jax.ShapeDtypeStruct(X.shape[1:], w.dtype)
-            d = jax.eval_shape(lambda x: psi(x, 0, num_classes), row).shape
-        except (TypeError, ValueError) as error:
-            raise width_error(X, None, error) from None
-        if d != w.shape:
-            raise width_error(X, None, ValueError(f"Psi(x, y) of shape {d}, the params {w.shape}"))
-        scores = jax.vmap(lambda x: all_features(psi, x, num_classes) @ w)(X.astype(w.dtype))
-        return _plus_bias(params, scores)
-    return _block_scores(params, X, num_classes)
+        return _block_scores(params, X, num_classes)
+    try:  # the map must take X's rows and give Psi of w's length
+        row = jax.ShapeDtypeStruct(X.shape[1:], w.dtype)
+        d = jax.eval_shape(lambda x: psi(x, 0, num_classes), row).shape
+    except (TypeError, ValueError) as error:
+        raise width_error(X, None, error) from None
+    if d != w.shape:
+        raise width_error(X, None, ValueError(f"Psi(x, y) of shape {d}, the params {w.shape}"))
+    scores = jax.vmap(lambda x: all_features(psi, x, num_classes) @ w)(X.astype(w.dtype))
+    return _plus_bias(params, scores)
 
 
 @functools.partial(jax.jit, static_argnums=2)
