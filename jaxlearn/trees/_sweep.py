@@ -93,8 +93,8 @@ def grow(
             rows, chosen = order, None
         else:  # per node, a random subset of the features it can split on: only their rows are scored
             # (as in scikit-learn, features constant in the node do not count towards the subset)
-            candidates = segment_max(fits & (_next(xs) > xs), segments)
-            chosen = _draw_for_nodes(keys, candidates[:, :w].T, sizes, max_features, unbatched)
+            candidates = _any_in_segments(fits & (_next(xs) > xs), starts, sizes)
+            chosen = _draw_for_nodes(keys, candidates.T, sizes, max_features, unbatched)
             row_feature = chosen[nodes_c].T  # (max_features, m): the feature each row scores at p
             rows = jnp.take_along_axis(order, row_feature, axis=0)
             xs = jnp.take_along_axis(xs, row_feature, axis=0)
@@ -129,12 +129,13 @@ def grow(
             kept = jnp.where(split, sizes, 0)
             new_starts = _exclusive_cumsum(
                 kept
-            )  # parents' segments after dropping leaves' examples
+            )  # the segments once the leaves' examples are dropped
             n_left_node = jax.ops.segment_sum(
                 (goes_on & ~right).astype(jnp.int32),
                 jnp.minimum(node, w - 1),
                 num_segments=w,
             )
+            n_right_node = kept - n_left_node  # a node that splits sends all its examples on
             on = goes_on[order]
             to_right = right[order] & on
             to_left = on & ~to_right
@@ -142,13 +143,12 @@ def grow(
             cum_both = _exclusive_cumsum(both, axis=1)
             cum_left, cum_right = cum_both[..., 0], cum_both[..., 1]
             cum_off = positions - cum_left - cum_right
-            seg_start = jnp.broadcast_to(jnp.minimum(starts[nodes_c], m - 1), (d, m))
-            seg0 = jnp.take_along_axis(cum_left, seg_start, axis=1)
-            seg1 = jnp.take_along_axis(cum_right, seg_start, axis=1)
+            # a node's segment starts after the segments of the nodes before it, in every feature's
+            # order: the running counts there are those nodes' left and right examples
+            left_first = new_starts - _exclusive_cumsum(n_left_node)
+            right_first = new_starts + n_left_node - _exclusive_cumsum(n_right_node)
             dest = jnp.where(
-                to_left,
-                new_starts[nodes_c] + cum_left - seg0,
-                new_starts[nodes_c] + n_left_node[nodes_c] + cum_right - seg1,
+                to_left, left_first[nodes_c] + cum_left, right_first[nodes_c] + cum_right
             )
             dest = jnp.where(on, dest, jnp.sum(kept, dtype=jnp.int32) + cum_off)
             return _scatter_rows(order, dest)
@@ -193,6 +193,15 @@ def _draw_for_nodes(keys, candidates, sizes, size, unbatched):
 
     index = jnp.searchsorted(jnp.asarray(widths, jnp.int32), used)  # the smallest width >= used
     return jax.lax.switch(index, [first(width) for width in widths], None)
+
+
+def _any_in_segments(flags, starts, sizes):
+    """(r, w) bool: whether row ``r`` of ``flags`` (r, m) holds a ``True`` in the positions
+    ``[starts[j], starts[j] + sizes[j])`` of each segment ``j`` (contiguous: a difference of running
+    counts, where a segment max would scatter every position)."""
+    running = _cumsum(flags.astype(jnp.int32), axis=1)
+    before = jnp.pad(running, ((0, 0), (1, 0)))  # before[:, p]: the flags at positions < p
+    return before[:, starts + sizes] > before[:, starts]
 
 
 def _cumsum(a, axis=-1):
