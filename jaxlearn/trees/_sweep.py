@@ -93,7 +93,7 @@ def grow(
             rows, chosen = order, None
         else:  # per node, a random subset of the features it can split on: only their rows are scored
             # (as in scikit-learn, features constant in the node do not count towards the subset)
-            candidates = _any_in_segments(fits & (_next(xs) > xs), starts, sizes)
+            candidates = _splittable(xs, starts, sizes, min_samples_leaf)
             chosen = _draw_for_nodes(keys, candidates.T, sizes, max_features, unbatched)
             row_feature = chosen[nodes_c].T  # (max_features, m): the feature each row scores at p
             rows = jnp.take_along_axis(order, row_feature, axis=0)
@@ -127,9 +127,8 @@ def grow(
         def advance(goes_on, right, split):
             """Partition the sorted orders stably among the children (the leaves' examples last)."""
             kept = jnp.where(split, sizes, 0)
-            new_starts = _exclusive_cumsum(
-                kept
-            )  # the segments once the leaves' examples are dropped
+            # the segments once the leaves' examples are dropped
+            new_starts = _exclusive_cumsum(kept)
             n_left_node = jax.ops.segment_sum(
                 (goes_on & ~right).astype(jnp.int32),
                 jnp.minimum(node, w - 1),
@@ -195,13 +194,15 @@ def _draw_for_nodes(keys, candidates, sizes, size, unbatched):
     return jax.lax.switch(index, [first(width) for width in widths], None)
 
 
-def _any_in_segments(flags, starts, sizes):
-    """(r, w) bool: whether row ``r`` of ``flags`` (r, m) holds a ``True`` in the positions
-    ``[starts[j], starts[j] + sizes[j])`` of each segment ``j`` (contiguous: a difference of running
-    counts, where a segment max would scatter every position)."""
-    running = _cumsum(flags.astype(jnp.int32), axis=1)
-    before = jnp.pad(running, ((0, 0), (1, 0)))  # before[:, p]: the flags at positions < p
-    return before[:, starts + sizes] > before[:, starts]
+def _splittable(xs, starts, sizes, min_samples_leaf):
+    """(d, w) bool: whether feature ``f`` has a threshold in node ``j`` leaving ``min_samples_leaf``
+    examples a side. ``xs`` (d, m) holds each feature's values sorted within the nodes' contiguous
+    segments ``[starts[j], starts[j] + sizes[j])``, so it has one when the value ``min_samples_leaf``
+    places from the segment's end exceeds the value as far from its start."""
+    m = xs.shape[1]
+    low = jnp.clip(starts + min_samples_leaf - 1, 0, m - 1)
+    high = jnp.clip(starts + sizes - min_samples_leaf, 0, m - 1)
+    return (sizes >= 2 * min_samples_leaf) & (xs[:, high] > xs[:, low])
 
 
 def _cumsum(a, axis=-1):
