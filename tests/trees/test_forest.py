@@ -15,6 +15,7 @@ from jaxlearn.trees import (
     DecisionTreeParams,
     RandomForestParams,
     _forest,
+    _sweep,
     decision_tree,
     random_forest,
 )
@@ -194,3 +195,31 @@ def test_a_tree_grown_alone_draws_the_subsets_of_its_nodes_as_a_batched_one():
             np.testing.assert_array_equal(getattr(alone, name), getattr(batched, name), name)
     internal = ~np.asarray(alone.is_leaf) & np.asarray(alone.children > 0)
     assert internal.sum() > 64  # more than one width of slots at some level
+
+
+@pytest.mark.parametrize("min_samples_leaf", [1, 2, 3])
+def test_a_nodes_candidate_features_are_those_with_a_split_leaving_min_samples_leaf_a_side(
+    min_samples_leaf,
+):
+    # the sorted sweep's nodes draw their feature subsets among these; each node holds a segment
+    # of every feature's order, sorted within it (few distinct values: ties and constant runs)
+    rng = np.random.default_rng(min_samples_leaf)
+    d, w, m = 5, 8, 64
+    sizes = rng.integers(0, 9, size=w)
+    sizes[3] = 0  # an empty node among full ones
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    xs = rng.integers(0, 3, size=(d, m)).astype(np.float32)
+    for start, size in zip(starts, sizes):
+        xs[:, start : start + size] = np.sort(xs[:, start : start + size], axis=1)
+    expected = np.zeros((d, w), bool)
+    for j, (start, size) in enumerate(zip(starts, sizes)):
+        for p in range(start + min_samples_leaf - 1, start + size - min_samples_leaf):
+            expected[:, j] |= xs[:, p + 1] > xs[:, p]
+    candidates = _sweep._splittable(
+        jnp.asarray(xs),
+        jnp.asarray(starts, jnp.int32),
+        jnp.asarray(sizes, jnp.int32),
+        min_samples_leaf,
+    )
+    np.testing.assert_array_equal(np.asarray(candidates), expected)
+    assert expected.any() and not expected.all()
