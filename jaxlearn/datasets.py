@@ -16,7 +16,7 @@ from jax.typing import ArrayLike
 
 from jaxlearn import core
 from jaxlearn._checks import check_finite, check_ndim
-from jaxlearn._shared import float_dtype
+from jaxlearn._shared import drawn_flat, float_dtype
 
 __all__ = [
     "disjunction",
@@ -83,9 +83,9 @@ def _check_scalar(name: str, value, interval) -> None:
 def _unit_ball(key: Array, n: int, d: int, dtype) -> Array:
     """``n`` points uniform in the unit ball of R^d."""
     k_dir, k_rad = jax.random.split(key)
-    z = jax.random.normal(k_dir, (n, d), dtype)
+    z = drawn_flat(jax.random.normal, k_dir, (n, d), dtype=dtype)
     z = z / jnp.linalg.norm(z, axis=1, keepdims=True)
-    return z * jax.random.uniform(k_rad, (n, 1), dtype) ** (1.0 / d)
+    return z * jax.random.uniform(k_rad, (n,), dtype)[:, None] ** (1.0 / d)
 
 
 def _unit_vector(key: Array, d: int, dtype) -> Array:
@@ -167,7 +167,7 @@ def disjunction(
 def _disjunction(key, p, n, d, k):  # one program (exact: draws, comparisons and counts only)
     k_rel, k_x = jax.random.split(key)
     relevant = jax.random.permutation(k_rel, d)[:k]
-    X = jax.random.bernoulli(k_x, p, (n, d)).astype(p.dtype)
+    X = drawn_flat(jax.random.bernoulli, k_x, (n, d), p=p).astype(p.dtype)
     y = (X[:, relevant].sum(axis=1) > 0).astype(jnp.int32)
     return X, y, relevant
 
@@ -204,7 +204,8 @@ def expert_advice(
 def _expert_advice(key, rates, T, n):  # one program (exact: draws and comparisons only)
     k_y, k_flip = jax.random.split(key)
     y = jax.random.bernoulli(k_y, 0.5, (T,)).astype(jnp.int32)
-    wrong = jax.random.bernoulli(k_flip, rates, (T, n)).astype(jnp.int32)
+    rates = jnp.broadcast_to(rates, (T, n)).ravel()
+    wrong = drawn_flat(jax.random.bernoulli, k_flip, (T, n), p=rates).astype(jnp.int32)
     return jnp.abs(y[:, None] - wrong), y
 
 
@@ -389,8 +390,8 @@ def ocr_words(
 def _ocr_words(key, images, table, counts, follow, noise, num_words, length, q, dtype):
     k_first, k_flip, k_rand, k_img, k_noise = jax.random.split(key, 5)
     first = jax.random.randint(k_first, (num_words,), 0, q)
-    flips = jax.random.bernoulli(k_flip, follow, (length - 1, num_words))
-    rand = jax.random.randint(k_rand, (length - 1, num_words), 0, q)
+    flips = drawn_flat(jax.random.bernoulli, k_flip, (length - 1, num_words), p=follow)
+    rand = drawn_flat(jax.random.randint, k_rand, (length - 1, num_words), minval=0, maxval=q)
 
     def next_letter(prev, inputs):
         flip, r = inputs
@@ -400,9 +401,11 @@ def _ocr_words(key, images, table, counts, follow, noise, num_words, length, q, 
     _, rest = jax.lax.scan(next_letter, first, (flips, rand))
     Y = jnp.concatenate([first[None], rest]).T.astype(jnp.int32)  # (m, r)
     # an image of each letter's class, uniform among that class's images
-    pick = jax.random.randint(k_img, (num_words, length), 0, counts[Y])
+    pick = drawn_flat(
+        jax.random.randint, k_img, (num_words, length), minval=0, maxval=counts[Y].ravel()
+    )
     X = images.astype(dtype)[table[Y, pick]]  # (m, r, 64)
-    X = X + jnp.asarray(noise, dtype) * jax.random.normal(k_noise, X.shape, dtype)
+    X = X + jnp.asarray(noise, dtype) * drawn_flat(jax.random.normal, k_noise, X.shape, dtype=dtype)
     return jnp.transpose(X, (0, 2, 1)), Y
 
 
@@ -437,9 +440,9 @@ def ranking_queries(
     dtype = _float_dtype(dtype)
     k_w, k_x, k_z = jax.random.split(key, 3)
     w_star = _unit_vector(k_w, d, dtype)
-    X = jax.random.normal(k_x, (num_queries, num_items, d), dtype)
+    X = drawn_flat(jax.random.normal, k_x, (num_queries, num_items, d), dtype=dtype)
     noise = jnp.asarray(noise, dtype)
-    z = jax.random.normal(k_z, (num_queries, num_items), dtype)
+    z = drawn_flat(jax.random.normal, k_z, (num_queries, num_items), dtype=dtype)
     s = (X @ w_star + noise * z) / jnp.sqrt(1 + noise**2)
     cuts = jax.scipy.stats.norm.ppf(jnp.arange(1, levels, dtype=dtype) / levels).astype(dtype)
     Y = jnp.sum(s[..., None] > cuts, axis=-1).astype(dtype)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from jaxlearn import datasets
+from jaxlearn._shared import drawn_flat
 
 
 @pytest.mark.parametrize("margin", [0.0, 0.05, 0.3, 0.9])
@@ -67,3 +68,22 @@ def test_loaders_need_sklearn(monkeypatch):
         ImportError, match=r"`load_breast_cancer`.*pip install 'jaxlearn\[sklearn\]'"
     ):
         datasets.load_breast_cancer()
+
+
+@pytest.mark.parametrize("partitionable", [True, False])
+def test_flat_draws_are_the_draws_of_the_shape(partitionable):
+    # the generators and the networks' initialisations draw flat and reshape (a program XLA compiles
+    # faster): JAX's threefry must give the numbers of the shaped draw, in either counter mode
+    with jax.threefry_partitionable(partitionable):
+        key, shape = jax.random.PRNGKey(3), (50, 10, 3)
+        rates = jnp.linspace(0.1, 0.9, 3)
+        for sampler, kwargs, flat_kwargs in [
+            (jax.random.normal, {}, None),
+            (jax.random.uniform, dict(minval=-1.0, maxval=1.0), None),
+            (jax.random.bernoulli, dict(p=rates), dict(p=jnp.broadcast_to(rates, shape).ravel())),
+            (jax.random.randint, dict(minval=0, maxval=7), None),
+        ]:
+            flat = drawn_flat(
+                sampler, key, shape, **(kwargs if flat_kwargs is None else flat_kwargs)
+            )
+            np.testing.assert_array_equal(flat, sampler(key, shape=shape, **kwargs))

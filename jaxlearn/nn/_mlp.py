@@ -16,6 +16,7 @@ from jax.typing import ArrayLike
 
 from jaxlearn._checks import check_class_labels, check_finite
 from jaxlearn._cpu_jit import cpu_jit
+from jaxlearn._shared import drawn_flat
 from jaxlearn.core import POSITIVE, loadable
 from jaxlearn.nn._inputs import (
     as_numbers,
@@ -160,7 +161,7 @@ def _normal_layers(key, stds, sizes, dtype):  # one program for every layer's dr
     params = []
     keys = jax.random.split(key, len(sizes) - 1)
     for k_in, k_out, layer_key, std in zip(sizes[:-1], sizes[1:], keys, stds):
-        draw = jax.random.normal(layer_key, (k_out, k_in), dtype)
+        draw = drawn_flat(jax.random.normal, layer_key, (k_out, k_in), dtype=dtype)
         W = std * jax.lax.optimization_barrier(draw)  # rounded as outside a program
         params.append((W, jnp.zeros(k_out, dtype)))
     return params
@@ -209,7 +210,8 @@ def _glorot_layers(key, factor, shapes, dtype):  # one program for every layer's
     for (w_shape, b_shape), layer_key in zip(shapes, jax.random.split(key, len(shapes))):
         bound = jnp.sqrt(factor / (w_shape[0] + w_shape[1]))
         w_key, b_key = jax.random.split(layer_key)
-        W = jax.random.uniform(w_key, w_shape, dtype, -1.0, 1.0) * bound
+        W = drawn_flat(jax.random.uniform, w_key, w_shape, dtype=dtype, minval=-1.0, maxval=1.0)
+        W = W * bound
         b = jax.random.uniform(b_key, b_shape, dtype, -1.0, 1.0) * bound
         params.append((W, b))
     return params
