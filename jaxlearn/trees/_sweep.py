@@ -220,6 +220,10 @@ def _exclusive_cumsum(a, axis=-1):
 def _scatter_rows(order, dest):
     """``new[f, dest[f, p]] = order[f, p]`` for every row ``f`` (``dest`` a permutation per row)."""
     d, m = order.shape
+    if d * m > jnp.iinfo(jnp.int32).max:  # past int32's flat indices: index pairs, row by row
+        return jax.vmap(lambda o, p: jnp.zeros_like(o).at[p].set(o, unique_indices=True))(
+            order, dest
+        )
     flat = (dest + m * jnp.arange(d, dtype=dest.dtype)[:, None]).ravel()  # one index per entry
     new = jnp.zeros(d * m, order.dtype).at[flat].set(order.ravel(), unique_indices=True)
     return new.reshape(d, m)
