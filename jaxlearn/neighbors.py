@@ -23,6 +23,7 @@ Examples:
 from __future__ import annotations
 
 import functools
+import math
 from typing import NamedTuple, Optional
 
 import jax
@@ -56,8 +57,8 @@ RANGES = {"k": POSITIVE_INT, "query_chunk": POSITIVE_INT}
 WEIGHTS = ("uniform", "distance", "as_printed")
 #: Extra candidates shortlisted by the expanded distance before the exact re-ranking.
 EXTRA_CANDIDATES = 8
-#: Block length of the two-stage top-k.
-BLOCK = 64
+#: Rows of fewer scores take one ``top_k``: below about this length the two stages cost no less.
+TWO_STAGE_MIN_SCORES = 2048
 
 
 @loadable
@@ -316,25 +317,33 @@ def _nearest(params, centred, Q, k):
 def _top_k_indices(score, k):
     """Indices of the ``k`` largest entries of each row of ``score``: exact, in two stages for long rows.
 
-    A row is cut into blocks of :data:`BLOCK`; its ``k`` largest entries lie in the ``k`` blocks of
-    largest maximum (a block holding one of them has a maximum at least as large, and at most
-    ``k - 1`` blocks can beat it), so ``top_k`` runs over the block maxima and then over those ``k``
-    blocks only, instead of over all ``m`` scores.
+    A row of ``m`` scores is cut into blocks of ``b``; its ``k`` largest entries lie in the ``k`` blocks
+    of largest maximum (a block holding one of them has a maximum at least as large, and at most
+    ``k - 1`` blocks can beat it), so ``top_k`` runs over the ``m / b`` block maxima and then over the
+    ``k b`` entries of those blocks, instead of over all ``m`` scores. :func:`_block_length` picks
+    ``b``; rows shorter than :data:`TWO_STAGE_MIN_SCORES` take one ``top_k``.
     """
     c, m = score.shape
-    if m <= 8 * BLOCK or k * BLOCK >= m:
+    block = _block_length(m, k)
+    if m < TWO_STAGE_MIN_SCORES or k * block >= m:
         return jax.lax.top_k(score, k)[1]
-    num_blocks = -(-m // BLOCK)
-    if num_blocks * BLOCK != m:
+    num_blocks = -(-m // block)
+    if num_blocks * block != m:
         score = jnp.concatenate(
-            [score, jnp.full((c, num_blocks * BLOCK - m), -jnp.inf, score.dtype)], axis=1
+            [score, jnp.full((c, num_blocks * block - m), -jnp.inf, score.dtype)], axis=1
         )
-    blocks = score.reshape(c, num_blocks, BLOCK)
+    blocks = score.reshape(c, num_blocks, block)
     _, best_blocks = jax.lax.top_k(jnp.max(blocks, axis=2), k)
     best_blocks = jnp.sort(best_blocks, axis=1)  # keep index order among equal scores
-    chosen = jnp.take_along_axis(blocks, best_blocks[:, :, None], axis=1).reshape(c, k * BLOCK)
+    chosen = jnp.take_along_axis(blocks, best_blocks[:, :, None], axis=1).reshape(c, k * block)
     _, within = jax.lax.top_k(chosen, k)
-    return jnp.take_along_axis(best_blocks, within // BLOCK, axis=1) * BLOCK + within % BLOCK
+    return jnp.take_along_axis(best_blocks, within // block, axis=1) * block + within % block
+
+
+def _block_length(m, k):
+    """:math:`\\sqrt{m / k}` rounded to a power of two (at least 8): the block length ``b`` that
+    minimises the two stages' lengths, ``m / b + k b``."""
+    return 2 ** max(3, round(math.log2(math.sqrt(m / k))))
 
 
 def _map_queries(fn, Xq, chunk):

@@ -12,14 +12,14 @@ import numpy as np
 import pytest
 from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
 
-from jaxlearn.neighbors import knn, knn_regressor, neighbors
+from jaxlearn.neighbors import _top_k_indices, knn, knn_regressor, neighbors
 
 KEY = jax.random.PRNGKey(0)
 
 
 @functools.lru_cache(maxsize=None)
-def _tie_free(m=1500, n=300, d=3, seed=0):
-    """Continuous points (distinct distances), three classes; m > 8 * 128 exercises the two-stage top-k."""
+def _tie_free(m=2100, n=300, d=3, seed=0):
+    """Continuous points (distinct distances), three classes; m >= 2048 exercises the two-stage top-k."""
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(m + n, d)).astype(np.float32)
     y = (np.floor(2 * X[:, 0] + X[:, 1] ** 2) + (rng.random(m + n) < 0.2)).astype(int) % 3
@@ -54,6 +54,15 @@ def test_query_chunking_does_not_change_results():
     want = knn(3, query_chunk=128).predict(params, X_test[:100])
     for chunk in (1, 7, 100, 1000):
         np.testing.assert_array_equal(knn(3, query_chunk=chunk).predict(params, X_test[:100]), want)
+
+
+@pytest.mark.parametrize("m", [2048, 2500, 9000])
+@pytest.mark.parametrize("k", [1, 9, 13])
+def test_two_stage_top_k_is_top_k_ties_included(m, k):
+    # normal scores rounded to a coarse grid: blocks of unequal maxima share the scores near the k-th
+    # place; top_k's rule (lower index first among equal scores) must come out of the two stages too
+    score = jnp.round(3 * jax.random.normal(jax.random.PRNGKey(m + k), (64, m)))
+    np.testing.assert_array_equal(_top_k_indices(score, k), jax.lax.top_k(score, k)[1])
 
 
 def test_exact_ranking_despite_float32_cancellation():
@@ -139,8 +148,8 @@ def _mirrored_pairs(num_queries, seed, near_point=False, distractors=0):
 
 
 @pytest.mark.parametrize(
-    "num_queries, distractors", [(150, 0), (400, 500)]
-)  # m = 1300: two-stage top-k
+    "num_queries, distractors", [(150, 0), (400, 1300)]
+)  # m = 2100: two-stage top-k
 def test_equal_distances_lower_training_index_first(num_queries, distractors):
     # UML 19.1 sorts the training points by distance to x; the library's tie rule (documented in
     # `knn` and `neighbors`): equal distances -> lower training index first. Sorting by distance
