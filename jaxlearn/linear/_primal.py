@@ -72,7 +72,8 @@ def svm_primal_lbfgs(
         \min_w \tfrac12\|w\|^2 + C\sum_i s_i \max(0, 1 - y_i\langle w, x_i\rangle)^2, \qquad
         \text{until } \|\nabla F(w)\|_2 \le \mathrm{tol}\,\frac{\max(\min(m_+, m_-), 1)}{m}\,\|\nabla F(0)\|_2
 
-    (:math:`s_i` the sample weights, :math:`m_\pm` the examples of each label: LIBLINEAR's primal
+    (:math:`s_i` the sample weights, :math:`m_\pm` the examples of each label, :math:`m = m_+ + m_-`,
+    examples of label 0 left out: LIBLINEAR's primal
     stopping rule). L-BFGS (``minimize_lbfgs``) stops on the largest gradient entry,
     so the threshold is divided by :math:`\sqrt{d}`: the 2-norm rule then holds. The minimiser is
     :func:`svm_dual_cd`'s with ``loss="squared_hinge"``; an iteration costs two passes over the sample.
@@ -145,6 +146,10 @@ def _fit(X, y, weight, C, tol, intercept_scaling, *, max_iter, fit_intercept):
     start = jnp.linalg.norm(jax.grad(objective)(zeros))
     smaller = jnp.minimum(jnp.sum(y > 0), jnp.sum(y < 0))
     share = jnp.maximum(smaller, 1).astype(dtype) / y.shape[0]
+    taking_part = jnp.sum(y != 0)  # a label 0 leaves its example out, of m too
+    share = jnp.where(
+        taking_part < y.shape[0], (jnp.maximum(smaller, 1) / taking_part).astype(dtype), share
+    )
     threshold = jnp.asarray(tol).astype(dtype) * share * start
     result = minimize_lbfgs(
         objective, zeros, tol=threshold / np.sqrt(Xa.shape[1]), max_iter=max_iter

@@ -57,7 +57,8 @@ def svm_primal_newton(
         \min_w \tfrac12\|w\|^2 + C\sum_i s_i \max(0, 1 - y_i\langle w, x_i\rangle)^2, \qquad
         \text{until } \|\nabla F(w)\|_2 \le \mathrm{tol}\,\frac{\max(\min(m_+, m_-), 1)}{m}\,\|\nabla F(0)\|_2
 
-    (:math:`s_i` the sample weights, :math:`m_\pm` the examples of each label: LIBLINEAR's primal
+    (:math:`s_i` the sample weights, :math:`m_\pm` the examples of each label, :math:`m = m_+ + m_-`,
+    examples of label 0 left out: LIBLINEAR's primal
     stopping rule). Each iteration is a Newton step on the generalised Hessian of the examples inside
     the margin, shortened by halving until it decreases :math:`F` enough. The minimiser is
     :func:`svm_primal_lbfgs`'s and :func:`svm_dual_cd`'s with ``loss="squared_hinge"``, in far fewer
@@ -108,6 +109,10 @@ def _fit(X, y, weight, C, tol, intercept_scaling, *, max_iter, fit_intercept):
 
     smaller = jnp.minimum(jnp.sum(y > 0), jnp.sum(y < 0))
     share = jnp.maximum(smaller, 1).astype(dtype) / y.shape[0]
+    taking_part = jnp.sum(y != 0)  # a label 0 leaves its example out, of m too
+    share = jnp.where(
+        taking_part < y.shape[0], (jnp.maximum(smaller, 1) / taking_part).astype(dtype), share
+    )
     w = jnp.zeros(Z.shape[1], dtype)
     threshold = jnp.asarray(tol).astype(dtype) * share * jnp.linalg.norm(gradient(w))
 

@@ -15,7 +15,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxlearn._buckets import bucket
 from jaxlearn._checks import check_multiclass_sample, is_concrete
+from jaxlearn._cpu_jit import cpu_jit
 from jaxlearn._sharding import row_split
 from jaxlearn.core import BatchLearner, learner_factory
 from jaxlearn.multiclass._common import (
@@ -30,7 +32,7 @@ from jaxlearn.multiclass._pair_sgd import fit_pairs, soft_svm_options
 
 Array = jax.Array
 
-_SUBSAMPLE = ("pair", "mask", "cycle")
+_SUBSAMPLE = ("pair", "mask", "cycle", "compact")
 
 
 def _keys(key, num: int):
@@ -137,7 +139,12 @@ def all_pairs(binary: BatchLearner, num_classes: int, *, subsample: str = "pair"
         :math:`C = 1/(\lambda m)`, as ``OneVsOneClassifier(LinearSVC(C))``, but only :math:`n_{ij}/m` of
         its SGD steps move it; the mode that stays data-parallel over an ``X`` split by rows.
         ``"cycle"``: :math:`S_{ij}` repeated to fill the :math:`m` slots (for ``batch_perceptron``,
-        ``hard_svm``, which take no label 0).
+        ``hard_svm``, which take no label 0). ``"compact"``: the minimiser of ``"mask"`` from fewer rows, for
+        the exact solvers (``svm_dual_cd``, ``svm_primal_newton``, ``kernel_svm_dual_cd``), on which an
+        example of label 0 takes no part: each pair's examples in their order, then label-0 slots, in as many
+        slots as the largest pair has examples (rounded up to a size bucket), so each pair is fitted
+        on its own examples as scikit-learn's ``OneVsOneClassifier`` fits it; with a traced ``y`` (the
+        pairs' sizes unknown) or ``X`` split by rows, ``"mask"``.
 
     Returns:
       A :class:`~jaxlearn.core.BatchLearner`: ``fit`` returns the binary params stacked over the pairs;
@@ -178,6 +185,12 @@ def all_pairs(binary: BatchLearner, num_classes: int, *, subsample: str = "pair"
                 )
 
     def fit(key, X, y):
+        if subsample == "compact" and is_concrete(y) and row_split(X) is None:
+            labels = np.asarray(y).astype(np.int32)
+            Y = np.where(labels == first[:, None], 1, np.where(labels == second[:, None], -1, 0))
+            slots = _own_slots(Y != 0)
+            Y = np.take_along_axis(Y, slots, axis=1)  # 0 past a pair's own examples
+            return _fit_packed(binary, _keys(key, num), as_sample(X, y)[0], slots, Y)
         X, y = as_sample(X, y)
         i, j = jnp.asarray(first, jnp.int32)[:, None], jnp.asarray(second, jnp.int32)[:, None]
         Y = jnp.where(y[None, :] == i, 1, jnp.where(y[None, :] == j, -1, 0)).astype(
@@ -190,7 +203,7 @@ def all_pairs(binary: BatchLearner, num_classes: int, *, subsample: str = "pair"
         # cyclic scan of S_ij for batch_perceptron (epochs count m slots), the same solution for hard_svm.
         if subsample == "pair" and by_index is not None and row_split(X) is None:
             return fit_pairs(by_index, keys, X, Y)
-        if subsample == "mask":
+        if subsample in ("mask", "compact"):
             return _fit_all(binary, keys, X, Y)
         slots, used = jax.vmap(functools.partial(_pair_slots, cycle=subsample == "cycle"))(Y != 0)
         labels = jnp.where(used, jnp.take_along_axis(Y, slots, axis=1), jnp.zeros((), Y.dtype))
@@ -211,6 +224,21 @@ def all_pairs(binary: BatchLearner, num_classes: int, *, subsample: str = "pair"
         return argmax_label(decision_function(params, X))
 
     return BatchLearner(fit, predict, decision_function, check)
+
+
+@cpu_jit
+def _fit_packed(binary: BatchLearner, keys, X: Array, slots: Array, Y: Array):
+    """:func:`_fit_all` on each problem's rows ``X[slots]`` (num, n, d), labels ``Y`` (num, n), as
+    one compiled program."""
+    return _fit_all(binary, keys, X[slots], Y.astype(X.dtype), x_axis=0)
+
+
+def _own_slots(member: np.ndarray) -> np.ndarray:
+    """(num, n) indices into the sample: each pair's examples (``member``, (num, m) bool) first, in
+    their order, then other examples (to be labelled 0), ``n`` the largest pair's count rounded up
+    to a size bucket (at most ``m``), so that samples of nearby sizes share one program."""
+    size = min(bucket(max(int(member.sum(axis=1).max()), 1)), member.shape[1])
+    return np.argsort(~member, axis=1, kind="stable")[:, :size].astype(np.int32)
 
 
 def _pair_slots(member: Array, cycle: bool) -> tuple[Array, Array]:

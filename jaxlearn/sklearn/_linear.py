@@ -275,6 +275,9 @@ class LinearSVC(ClassifierMixin, JaxlearnEstimator):
       ['b', 'b', 'a', 'a', 'c', 'c']
     """
 
+    #: An example of label 0 takes no part in the fit (``OneVsOneClassifier`` packs each pair's own).
+    _label_zero_left_out = True
+
     _parameter_constraints = {
         "C": core.POSITIVE,
         "tol": core.POSITIVE,
@@ -574,6 +577,9 @@ class SVC(_KernelMixin, ClassifierMixin, JaxlearnEstimator):
       >>> svc.predict([[3.0, 0.0], [0.0, 3.0], [-1.0, -1.0]]).tolist(), svc.intercept_.shape
       (['b', 'c', 'a'], (3,))
     """
+
+    #: An example of label 0 takes no part in the fit (``OneVsOneClassifier`` packs each pair's own).
+    _label_zero_left_out = True
 
     _parameter_constraints = {"C": core.POSITIVE, "tol": core.POSITIVE}
     _no_effect = {"shrinking": None, "cache_size": core.POSITIVE, "verbose": None}

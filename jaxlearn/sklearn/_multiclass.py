@@ -162,7 +162,9 @@ class _Reduction(ScoringClassifier):
         # what the binary estimator read off the sample, to rebuild its learner for predict
         self.estimator_attributes_ = {k: v for k, v in vars(inner).items() if k.endswith("_")}
         key = inner._key() if self.random_state is None else self._key()
-        self.params_ = fit_learner(learner, key, X, y)
+        # a packed one-vs-one reads the pairs' sizes off `y` first: its own compiled program
+        packed = getattr(self, "_packs_pairs", lambda: False)()
+        self.params_ = learner.fit(key, X, y) if packed else fit_learner(learner, key, X, y)
         return self
 
     def _fitted_learner(self) -> core.BatchLearner:
@@ -240,8 +242,11 @@ class OneVsOneClassifier(_Reduction):
 
     Args:
       estimator: a jaxlearn binary batch estimator; ``None``: ``jaxlearn.sklearn.LinearSVC()``.
-      subsample: how a pair's problem leaves out the other classes: ``"mask"`` (the default here:
-        their examples get label 0, a zero sub-gradient, so every pair has scikit-learn's one ``C``),
+      subsample: how a pair's problem leaves out the other classes: ``"auto"`` (the default:
+        ``"compact"`` over ``LinearSVC`` and ``SVC``, else ``"mask"``), ``"compact"`` (each pair
+        fitted on its own examples, as scikit-learn fits it, packed into the slots of the largest
+        pair: for the exact solvers, on which an example of label 0 takes no part), ``"mask"``
+        (their examples get label 0, a zero sub-gradient, so every pair has scikit-learn's one ``C``),
         ``"pair"`` (each pair's SGD draws from its own examples: several times fewer steps on 10
         classes, but the book's per-pair ``C = 1/(lam n_ij)``, not scikit-learn's ``C``) or
         ``"cycle"`` (the pair's examples repeated to fill the sample: for ``HardMarginSVC`` and batch
@@ -259,14 +264,22 @@ class OneVsOneClassifier(_Reduction):
 
     _no_effect = {"n_jobs": N_JOBS}
 
-    def __init__(self, estimator=None, *, n_jobs=None, subsample: str = "mask", random_state=None):
+    def __init__(self, estimator=None, *, n_jobs=None, subsample: str = "auto", random_state=None):
         self.estimator = estimator
         self.n_jobs = n_jobs
         self.subsample = subsample
         self.random_state = random_state
 
     def _reduce(self, binary, n_classes):
-        return multiclass.all_pairs(binary, n_classes, subsample=self.subsample)
+        return multiclass.all_pairs(binary, n_classes, subsample=self._subsample())
+
+    def _subsample(self) -> str:
+        if self.subsample != "auto":
+            return self.subsample
+        return "compact" if getattr(self._binary(), "_label_zero_left_out", False) else "mask"
+
+    def _packs_pairs(self) -> bool:
+        return self._subsample() == "compact"
 
     _extra = staticmethod(_ovo_scores)
 

@@ -10,7 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxlearn import core, linear
+from jaxlearn import core, kernels, linear
 from jaxlearn.multiclass import all_pairs, multivector, one_vs_all, pairs
 from tests.harness import count_compilations
 from tests.multiclass.data import blobs, digits_split, example_17_1
@@ -158,6 +158,46 @@ def test_all_pairs_mask_gives_excluded_examples_no_weight(x64):
         np.testing.assert_allclose(
             np.r_[params.w[p], params.b[p]], total / 300, rtol=1e-10, atol=1e-12
         )
+
+
+@pytest.mark.parametrize(
+    "exact",
+    [
+        linear.svm_primal_newton(1.0, tol=1e-10, fit_intercept=True),
+        linear.svm_dual_cd(1.0, tol=1e-8, max_iter=20_000, fit_intercept=True),
+        linear.kernel_svm_dual_cd(kernels.gaussian(0.5), 1.0, tol=1e-10),
+    ],
+    ids=["primal_newton", "dual_cd", "kernel_dual_cd"],
+)
+def test_all_pairs_compact_fits_each_pair_on_its_own_examples(x64, exact):
+    """subsample="compact" over an exact solver: each pair's problem is the solver on the pair's own
+    examples (in their order, then label-0 slots), the minimiser "mask" finds on every row; a traced
+    ``y`` (sizes unknown) takes "mask" itself."""
+    k = 4
+    X, y = blobs(jax.random.PRNGKey(6), 90, jnp.float64, k=k)
+    y = np.asarray(y)
+    compact = all_pairs(exact, k, subsample="compact")
+    params = compact.fit(KEY, X, y)
+    masked = all_pairs(exact, k, subsample="mask").fit(KEY, X, y)
+    traced = jax.jit(compact.fit)(KEY, X, y)
+    keys = jax.random.split(KEY, k * (k - 1) // 2)
+    first, second = pairs(k)
+    Xn = np.asarray(X)
+    for p, (i, j) in enumerate(zip(first.tolist(), second.tolist())):
+        own = (y == i) | (y == j)
+        alone = exact.fit(keys[p], Xn[own], np.where(y[own] == i, 1.0, -1.0))
+        pair = jax.tree_util.tree_map(lambda a: a[p], params)
+        scores = [
+            np.asarray(exact.decision_function(q, Xn))
+            for q in (
+                pair,
+                alone,
+                *(jax.tree_util.tree_map(lambda a: a[p], r) for r in (masked, traced)),
+            )
+        ]
+        for other in scores[1:]:
+            np.testing.assert_allclose(scores[0], other, rtol=1e-6, atol=1e-6)
+    assert compact.predict(params, X).tolist() == compact.predict(masked, X).tolist()
 
 
 @pytest.mark.parametrize(
