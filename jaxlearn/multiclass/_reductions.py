@@ -139,12 +139,13 @@ def all_pairs(binary: BatchLearner, num_classes: int, *, subsample: str = "pair"
         :math:`C = 1/(\lambda m)`, as ``OneVsOneClassifier(LinearSVC(C))``, but only :math:`n_{ij}/m` of
         its SGD steps move it; the mode that stays data-parallel over an ``X`` split by rows.
         ``"cycle"``: :math:`S_{ij}` repeated to fill the :math:`m` slots (for ``batch_perceptron``,
-        ``hard_svm``, which take no label 0). ``"compact"``: the minimiser of ``"mask"`` from fewer rows, for
-        the exact solvers (``svm_dual_cd``, ``svm_primal_newton``, ``kernel_svm_dual_cd``), on which an
-        example of label 0 takes no part: each pair's examples in their order, then label-0 slots, in as many
-        slots as the largest pair has examples (rounded up to a size bucket), so each pair is fitted
-        on its own examples as scikit-learn's ``OneVsOneClassifier`` fits it; with a traced ``y`` (the
-        pairs' sizes unknown) or ``X`` split by rows, ``"mask"``.
+        ``hard_svm``, which take no label 0). ``"compact"``: the minimiser of ``"mask"`` from fewer
+        rows, for the exact solvers (``svm_dual_cd``, ``svm_primal_newton``, ``svm_primal_lbfgs``,
+        ``kernel_svm_dual_cd``), on which an example of label 0 takes no part: each pair's examples
+        in their order, then label-0 slots, in as many slots as the largest pair has examples
+        (rounded up to a size bucket), so that each pair is fitted on its own examples, as
+        scikit-learn's ``OneVsOneClassifier`` fits it; with a traced ``y`` (the pairs' sizes
+        unknown) or ``X`` split by rows, ``"mask"``.
 
     Returns:
       A :class:`~jaxlearn.core.BatchLearner`: ``fit`` returns the binary params stacked over the pairs;

@@ -163,9 +163,12 @@ class _Reduction(ScoringClassifier):
         self.estimator_attributes_ = {k: v for k, v in vars(inner).items() if k.endswith("_")}
         key = inner._key() if self.random_state is None else self._key()
         # a packed one-vs-one reads the pairs' sizes off `y` first: its own compiled program
-        packed = getattr(self, "_packs_pairs", lambda: False)()
+        packed = self._packs_pairs()
         self.params_ = learner.fit(key, X, y) if packed else fit_learner(learner, key, X, y)
         return self
+
+    def _packs_pairs(self) -> bool:
+        return False
 
     def _fitted_learner(self) -> core.BatchLearner:
         inner = self._binary()

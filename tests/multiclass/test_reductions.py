@@ -186,15 +186,8 @@ def test_all_pairs_compact_fits_each_pair_on_its_own_examples(x64, exact):
     for p, (i, j) in enumerate(zip(first.tolist(), second.tolist())):
         own = (y == i) | (y == j)
         alone = exact.fit(keys[p], Xn[own], np.where(y[own] == i, 1.0, -1.0))
-        pair = jax.tree_util.tree_map(lambda a: a[p], params)
-        scores = [
-            np.asarray(exact.decision_function(q, Xn))
-            for q in (
-                pair,
-                alone,
-                *(jax.tree_util.tree_map(lambda a: a[p], r) for r in (masked, traced)),
-            )
-        ]
+        fits = [jax.tree_util.tree_map(lambda a, p=p: a[p], r) for r in (params, masked, traced)]
+        scores = [np.asarray(exact.decision_function(q, Xn)) for q in (fits[0], alone, *fits[1:])]
         for other in scores[1:]:
             np.testing.assert_allclose(scores[0], other, rtol=1e-6, atol=1e-6)
     assert compact.predict(params, X).tolist() == compact.predict(masked, X).tolist()
