@@ -191,7 +191,7 @@ def all_pairs(binary: BatchLearner, num_classes: int, *, subsample: str = "pair"
             Y = np.where(labels == first[:, None], 1, np.where(labels == second[:, None], -1, 0))
             slots = _own_slots(Y != 0)
             Y = np.take_along_axis(Y, slots, axis=1)  # 0 past a pair's own examples
-            return _fit_packed(binary, _keys(key, num), as_sample(X, y)[0], slots, Y)
+            return _fit_packed(binary, key, X, slots, Y)
         X, y = as_sample(X, y)
         i, j = jnp.asarray(first, jnp.int32)[:, None], jnp.asarray(second, jnp.int32)[:, None]
         Y = jnp.where(y[None, :] == i, 1, jnp.where(y[None, :] == j, -1, 0)).astype(
@@ -228,10 +228,11 @@ def all_pairs(binary: BatchLearner, num_classes: int, *, subsample: str = "pair"
 
 
 @cpu_jit
-def _fit_packed(binary: BatchLearner, keys, X: Array, slots: Array, Y: Array):
-    """:func:`_fit_all` on each problem's rows ``X[slots]`` (num, n, d), labels ``Y`` (num, n), as
-    one compiled program."""
-    return _fit_all(binary, keys, X[slots], Y.astype(X.dtype), x_axis=0)
+def _fit_packed(binary: BatchLearner, key, X: Array, slots: Array, Y: Array):
+    """:func:`_fit_all` on each problem's rows ``X[slots]`` (num, n, d), labels ``Y`` (num, n), the
+    keys split from ``key``, as one compiled program."""
+    X = as_sample(X, jnp.zeros(0))[0]
+    return _fit_all(binary, _keys(key, slots.shape[0]), X[slots], Y.astype(X.dtype), x_axis=0)
 
 
 def _own_slots(member: np.ndarray) -> np.ndarray:
