@@ -131,6 +131,19 @@ def primal_learner(solve, C, tol, max_iter, fit_intercept, intercept_scaling) ->
     return BatchLearner(fit, linear_predict, linear_score, check=check)
 
 
+def stopping_share(y, dtype) -> Array:
+    """LIBLINEAR's primal stopping share :math:`\\max(\\min(m_+, m_-), 1) / m` of labels ``y`` in
+    {-1, 0, +1}, :math:`m = m_+ + m_-`: an example of label 0 is left out, of :math:`m` too (a sample
+    without label 0 divides by its length, as it always has)."""
+    smaller = jnp.maximum(jnp.minimum(jnp.sum(y > 0), jnp.sum(y < 0)), 1)
+    taking_part = jnp.sum(y != 0)
+    return jnp.where(
+        taking_part < y.shape[0],
+        (smaller / taking_part).astype(dtype),
+        smaller.astype(dtype) / y.shape[0],
+    )
+
+
 @functools.partial(jax.jit, static_argnames=("max_iter", "fit_intercept"))
 def _fit(X, y, weight, C, tol, intercept_scaling, *, max_iter, fit_intercept):
     dtype = X.dtype
@@ -144,12 +157,7 @@ def _fit(X, y, weight, C, tol, intercept_scaling, *, max_iter, fit_intercept):
 
     zeros = jnp.zeros(Xa.shape[1], dtype)
     start = jnp.linalg.norm(jax.grad(objective)(zeros))
-    smaller = jnp.minimum(jnp.sum(y > 0), jnp.sum(y < 0))
-    share = jnp.maximum(smaller, 1).astype(dtype) / y.shape[0]
-    taking_part = jnp.sum(y != 0)  # a label 0 leaves its example out, of m too
-    share = jnp.where(
-        taking_part < y.shape[0], (jnp.maximum(smaller, 1) / taking_part).astype(dtype), share
-    )
+    share = stopping_share(y, dtype)
     threshold = jnp.asarray(tol).astype(dtype) * share * start
     result = minimize_lbfgs(
         objective, zeros, tol=threshold / np.sqrt(Xa.shape[1]), max_iter=max_iter

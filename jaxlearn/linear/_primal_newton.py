@@ -22,7 +22,7 @@ from jax.typing import ArrayLike
 
 from jaxlearn.core import POSITIVE, POSITIVE_INT, BatchLearner, learner_factory
 from jaxlearn.linear._dual_cd import augment
-from jaxlearn.linear._primal import SVMPrimalParams, primal_learner
+from jaxlearn.linear._primal import SVMPrimalParams, primal_learner, stopping_share
 
 Array = jax.Array
 
@@ -107,12 +107,7 @@ def _fit(X, y, weight, C, tol, intercept_scaling, *, max_iter, fit_intercept):
         slack = jnp.maximum(1 - Z @ w, 0)
         return w - 2 * Z.T @ (cost * slack)
 
-    smaller = jnp.minimum(jnp.sum(y > 0), jnp.sum(y < 0))
-    share = jnp.maximum(smaller, 1).astype(dtype) / y.shape[0]
-    taking_part = jnp.sum(y != 0)  # a label 0 leaves its example out, of m too
-    share = jnp.where(
-        taking_part < y.shape[0], (jnp.maximum(smaller, 1) / taking_part).astype(dtype), share
-    )
+    share = stopping_share(y, dtype)
     w = jnp.zeros(Z.shape[1], dtype)
     threshold = jnp.asarray(tol).astype(dtype) * share * jnp.linalg.norm(gradient(w))
 

@@ -125,8 +125,12 @@ class ScoringClassifier(MulticlassClassifier):
 class _Reduction(ScoringClassifier):
     """The shared part of the two reductions: the binary estimator's learner, fitted as one program."""
 
+    def _estimator(self):
+        """The binary estimator as given (``None``: ``LinearSVC()``), not cloned."""
+        return LinearSVC() if self.estimator is None else self.estimator
+
     def _binary(self):
-        estimator = LinearSVC() if self.estimator is None else self.estimator
+        estimator = self._estimator()
         binary = (
             isinstance(estimator, JaxlearnEstimator)
             and hasattr(estimator, "_batch_learner")
@@ -279,7 +283,7 @@ class OneVsOneClassifier(_Reduction):
     def _subsample(self) -> str:
         if self.subsample != "auto":
             return self.subsample
-        return "compact" if getattr(self._binary(), "_label_zero_left_out", False) else "mask"
+        return "compact" if getattr(self._estimator(), "_label_zero_left_out", False) else "mask"
 
     def _packs_pairs(self) -> bool:
         return self._subsample() == "compact"
