@@ -81,7 +81,7 @@ def multiclass_perceptron(
     def fit(key, X, y):
         del key  # deterministic: cyclic passes
         X, y = as_sample(X, y)
-        return _fit(X, y, psi, num_classes=k, max_epochs=max_epochs)
+        return _fit(X, y, psi, num_classes=k, max_epochs=max_epochs, blocks=blocks)
 
     def decision_function(params, X):
         return linear_scores(params, X, psi, k, blocks)
@@ -93,27 +93,54 @@ def multiclass_perceptron(
     return BatchLearner(fit, predict, decision_function, check)
 
 
-@functools.partial(jax.jit, static_argnames=("num_classes", "max_epochs"))
-def _fit(X, y, psi, *, num_classes, max_epochs):
-    dtype = X.dtype
-    labels = jnp.arange(num_classes, dtype=jnp.int32)
+#: The examples scored at once: a pass scores the next ``BLOCK`` examples with the current ``w`` and
+#: jumps to the first violation among them (``w`` only changes there), so it runs one loop iteration per
+#: update or per ``BLOCK`` examples without one, and visits the examples in the same order.
+BLOCK = 64
 
-    def visit(carry, i):
-        w, updates = carry
-        features = all_features(psi, X[i], num_classes).astype(dtype)
-        scores = features @ w
-        label = y[i]
-        others = jnp.where(labels == label, -jnp.inf, scores)
-        y_hat = jnp.argmax(others)
-        violated = others[y_hat] >= scores[label]
-        w = w + jnp.where(violated, features[label] - features[y_hat], jnp.zeros_like(w))
-        return (w, updates + violated.astype(jnp.int32)), None
+
+@functools.partial(jax.jit, static_argnames=("num_classes", "max_epochs", "blocks"))
+def _fit(X, y, psi, *, num_classes, max_epochs, blocks):
+    dtype = X.dtype
+    n = X.shape[0]
+    labels = jnp.arange(num_classes, dtype=jnp.int32)
+    # BLOCK rows past the end, never violations, so that every block is a full slice
+    X_padded = jnp.concatenate([X, jnp.zeros((BLOCK, *X.shape[1:]), X.dtype)])
+    y_padded = jnp.concatenate([y, jnp.zeros(BLOCK, y.dtype)])
+
+    def scores_of(w, rows):
+        if blocks:  # the multivector map: <w, Psi(x, c)> = <w_c, x>
+            return rows.astype(dtype) @ w.reshape(num_classes, -1).T
+        return jax.vmap(lambda x: all_features(psi, x, num_classes).astype(dtype) @ w)(rows)
+
+    def update(w, x, label, y_hat):
+        if blocks:
+            x = x.astype(dtype)
+            return w.reshape(num_classes, -1).at[label].add(x).at[y_hat].add(-x).reshape(-1)
+        return w + (psi(x, label, num_classes) - psi(x, y_hat, num_classes)).astype(dtype)
+
+    def visit_block(carry):
+        w, i, updates = carry
+        rows = jax.lax.dynamic_slice_in_dim(X_padded, i, BLOCK)
+        targets = jax.lax.dynamic_slice_in_dim(y_padded, i, BLOCK)
+        scores = scores_of(w, rows)
+        own = jnp.take_along_axis(scores, targets[:, None], axis=1)[:, 0]
+        others = jnp.where(labels == targets[:, None], -jnp.inf, scores)
+        y_hat = jnp.argmax(others, axis=1)
+        violated = (jnp.max(others, axis=1) >= own) & (i + jnp.arange(BLOCK, dtype=jnp.int32) < n)
+        found = jnp.any(violated)
+        j = jnp.argmax(violated).astype(jnp.int32)  # the first violation of the block
+        w = jnp.where(found, update(w, rows[j], targets[j], y_hat[j]), w)
+        return (
+            w,
+            jnp.where(found, i + j + 1, i + BLOCK).astype(jnp.int32),
+            updates + found.astype(jnp.int32),
+        )
 
     def one_pass(carry):
         w, updates, epochs, _ = carry
-        (w, new_updates), _ = jax.lax.scan(
-            visit, (w, updates), jnp.arange(X.shape[0], dtype=jnp.int32)
-        )
+        start = (w, jnp.zeros([], jnp.int32), updates)
+        w, _, new_updates = jax.lax.while_loop(lambda c: c[1] < n, visit_block, start)
         return w, new_updates, epochs + 1, new_updates == updates
 
     def keep_going(carry):
