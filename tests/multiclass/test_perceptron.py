@@ -87,6 +87,44 @@ def test_one_update_rule_by_hand():
     )
 
 
+def _passes_in_python(X, y, k, max_epochs):
+    """UML Exercise 17.2 as written: cyclic passes, one example at a time (multivector map)."""
+    w = np.zeros((k, X.shape[1]))
+    updates = epochs = 0
+    while epochs < max_epochs:
+        epochs, before = epochs + 1, updates
+        for x, label in zip(X, y):
+            scores = w @ x
+            others = np.where(np.arange(k) == label, -np.inf, scores)
+            y_hat = int(np.argmax(others))
+            if others[y_hat] >= scores[label]:
+                w[label] += x
+                w[y_hat] -= x
+                updates += 1
+        if updates == before:
+            break
+    return w.ravel(), updates, epochs, updates == before
+
+
+@pytest.mark.parametrize("separable", [True, False])
+def test_passes_are_the_python_loop_update_for_update(separable, x64):
+    """The passes score several examples at once and jump to the next violation; on small integer
+    features (exact arithmetic, so ties happen and count as violations) the weights, updates, passes
+    and flag are those of the loop that visits one example at a time, over 150 examples (3 blocks)."""
+    rng = np.random.default_rng(3)
+    k, m = 4, 150
+    centers = rng.integers(-6, 7, size=(k, 5))
+    y = rng.integers(0, k, size=m).astype(np.int32)
+    X = centers[y] + rng.integers(-1 if separable else -9, 2 if separable else 10, size=(m, 5))
+    X = np.c_[X, np.ones(m)].astype(np.float64)
+    w, updates, epochs, converged = _passes_in_python(X, y, k, max_epochs=40)
+    params = multiclass_perceptron(k, max_epochs=40).fit(None, X, y)
+    assert updates > 2 * k and (epochs < 40) == separable == converged
+    np.testing.assert_array_equal(params.w, w)
+    assert (int(params.num_updates), int(params.num_epochs)) == (updates, epochs)
+    assert bool(params.converged) == converged
+
+
 def test_not_separable_stops_at_max_epochs():
     X = jnp.array([[1.0], [1.0]])
     params = multiclass_perceptron(2, max_epochs=7).fit(None, X, jnp.array([0, 1], jnp.int32))
