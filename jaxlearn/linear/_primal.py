@@ -23,7 +23,6 @@ from jaxlearn._lbfgs import check_sample_weight, minimize_lbfgs
 from jaxlearn._shared import as_float
 from jaxlearn.core import POSITIVE, POSITIVE_INT, BatchLearner, learner_factory, loadable
 from jaxlearn.linear._common import linear_predict, linear_score
-from jaxlearn.linear._dual_cd import augment
 
 Array = jax.Array
 
@@ -147,25 +146,27 @@ def stopping_share(y, dtype) -> Array:
 @functools.partial(jax.jit, static_argnames=("max_iter", "fit_intercept"))
 def _fit(X, y, weight, C, tol, intercept_scaling, *, max_iter, fit_intercept):
     dtype = X.dtype
-    Xa = augment(X, fit_intercept, intercept_scaling)
+    scaling = jnp.asarray(intercept_scaling).astype(dtype)
     cost = jnp.where(y != 0, jnp.asarray(C).astype(dtype) * weight, 0)
-    Z = y[:, None] * Xa
 
     def objective(w):
-        slack = jnp.maximum(1 - Z @ w, 0)
+        # the bias's column of value `scaling` is not built: a sweep over intercept_scaling then
+        # shares X's products with the sweep over C
+        scores = X @ w[:-1] + w[-1] * scaling if fit_intercept else X @ w
+        slack = jnp.maximum(1 - y * scores, 0)
         return 0.5 * jnp.vdot(w, w) + jnp.sum(cost * slack * slack)
 
-    zeros = jnp.zeros(Xa.shape[1], dtype)
+    zeros = jnp.zeros(X.shape[1] + fit_intercept, dtype)
     start = jnp.linalg.norm(jax.grad(objective)(zeros))
     share = stopping_share(y, dtype)
     threshold = jnp.asarray(tol).astype(dtype) * share * start
     result = minimize_lbfgs(
-        objective, zeros, tol=threshold / np.sqrt(Xa.shape[1]), max_iter=max_iter
+        objective, zeros, tol=threshold / np.sqrt(zeros.shape[0]), max_iter=max_iter
     )
     w = result.x
     grad_norm = jnp.linalg.norm(jax.grad(objective)(w))
     if fit_intercept:
-        w, b = w[:-1], w[-1] * jnp.asarray(intercept_scaling).astype(dtype)
+        w, b = w[:-1], w[-1] * scaling
     else:
         b = jnp.zeros([], dtype)
     return SVMPrimalParams(w, b, grad_norm.astype(dtype), result.converged, result.n_iter)
