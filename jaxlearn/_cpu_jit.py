@@ -4,6 +4,7 @@ programs (trees, L-BFGS, epochs of SGD or Adam) in less time, where JAX accepts 
 from __future__ import annotations
 
 import functools
+import math
 import re
 
 import jax
@@ -13,6 +14,12 @@ from jaxlearn._threads import top_level
 #: XLA's older CPU loop emitters compile these programs in less time than its fusion emitters, and
 #: the programs run no slower (jaxlib < 0.11 only: later XLAs keep only the fusion emitters).
 CPU_COMPILER_OPTIONS = {"xla_cpu_use_fusion_emitters": False}
+#: LLVM's optimisation passes off (XLA's backend level 0): a program compiles faster and runs slower,
+#: the better trade on small data, where compiling dominates, for the programs that run a while loop
+#: of few, short iterations (``cpu_jit(..., small_data_options=UNOPTIMISED)``: the logistic fits).
+UNOPTIMISED = {"xla_backend_optimization_level": 0}
+#: The most array elements, all arguments together, that count as small data.
+SMALL_DATA = 2**18
 #: The trees' programs also leave out YNNPACK's fusions, which run the split scores' short reductions
 #: over classes slower (``cpu_jit(..., extra_options=NO_YNN_FUSIONS)``).
 NO_YNN_FUSIONS = {"xla_cpu_experimental_ynn_fusion_type": ""}
@@ -22,20 +29,26 @@ _UNKNOWN: set = set()
 _UNKNOWN_OPTION = re.compile(r"No such compile option: '([^']+)'")
 
 
-def cpu_jit(fn=None, *, extra_options=None, **options):
+def cpu_jit(fn=None, *, extra_options=None, small_data_options=None, **options):
     """``jax.jit(fn, **options)``, compiled with :data:`CPU_COMPILER_OPTIONS` where JAX's default
     backend is the CPU and the call is not inside another trace (where JAX refuses compiler options;
-    other backends never see them); usable as a decorator factory. An option the running XLA does not
-    know is left out, the others kept. ``.compile(*args, **kwargs)`` is the compiled program of those
+    other backends never see them); usable as a decorator factory. ``small_data_options`` are added
+    where the arguments hold at most :data:`SMALL_DATA` array elements. An option the running XLA does
+    not know is left out, the others kept. ``.compile(*args, **kwargs)`` is the compiled program of those
     arguments (``jax.stages.Compiled``: called on the dynamic ones)."""
     if fn is None:
-        return functools.partial(cpu_jit, extra_options=extra_options, **options)
+        return functools.partial(
+            cpu_jit, extra_options=extra_options, small_data_options=small_data_options, **options
+        )
     plain = jax.jit(fn, **options)
     wanted = {**CPU_COMPILER_OPTIONS, **(extra_options or {})}
     compiled = {}  # the jitted function with the options the running XLA knows, by their names
 
-    def with_known_options():
-        known = {name: value for name, value in wanted.items() if name not in _UNKNOWN}
+    def with_known_options(args, kwargs):
+        chosen = wanted
+        if small_data_options and _size(args, kwargs) <= SMALL_DATA:
+            chosen = {**wanted, **small_data_options}
+        known = {name: value for name, value in chosen.items() if name not in _UNKNOWN}
         key = tuple(sorted(known))
         if key not in compiled:
             compiled[key] = jax.jit(fn, compiler_options=known, **options) if known else plain
@@ -47,12 +60,15 @@ def cpu_jit(fn=None, *, extra_options=None, **options):
 
     def on(use, *args, **kwargs):
         while usable[0] and top_level() and jax.default_backend() == "cpu":
-            key, jitted = with_known_options()
+            key, jitted = with_known_options(args, kwargs)
             try:
                 return use(jitted, *args, **kwargs)
             except RuntimeError as error:  # XlaRuntimeError
                 unknown = _UNKNOWN_OPTION.search(str(error))
-                if unknown is None or unknown.group(1) not in wanted:
+                if unknown is None or unknown.group(1) not in {
+                    **wanted,
+                    **(small_data_options or {}),
+                }:
                     usable[0] = False  # not an option's fault: plain jit
                 else:  # a jaxlib without it: the others kept
                     _UNKNOWN.add(unknown.group(1))
@@ -72,3 +88,8 @@ def cpu_jit(fn=None, *, extra_options=None, **options):
         on, lambda jitted, *a, **k: jitted.trace(*a, **k).lower().compile()
     )
     return call
+
+
+def _size(args, kwargs) -> int:
+    """The array elements in ``args`` and ``kwargs``."""
+    return sum(math.prod(getattr(leaf, "shape", ())) for leaf in jax.tree.leaves((args, kwargs)))

@@ -57,3 +57,23 @@ def test_another_failure_with_options_falls_back_to_plain_jit(monkeypatch):
 def _known_defaults():
     """The default options the running XLA knows (jax 0.11 and later dropped the fusion emitters')."""
     return {k: v for k, v in _cpu_jit.CPU_COMPILER_OPTIONS.items() if k not in _cpu_jit._UNKNOWN}
+
+
+def test_small_data_options_apply_up_to_the_size_and_not_past_it(monkeypatch):
+    jit = jax.jit
+    used = []
+
+    def recording_jit(fn, **options):
+        used.append(dict(options.get("compiler_options") or {}))
+        return jit(fn, **options)
+
+    monkeypatch.setattr(_cpu_jit.jax, "jit", recording_jit)
+    monkeypatch.setattr(_cpu_jit, "SMALL_DATA", 10)
+    monkeypatch.setattr(_cpu_jit, "CPU_COMPILER_OPTIONS", {})  # large data: plain jit
+    total = _cpu_jit.cpu_jit(lambda x, y: jnp.sum(x) + y, small_data_options=_cpu_jit.UNOPTIMISED)
+    used.clear()
+    assert float(total(jnp.ones(9), 1.0)) == 10.0  # 9 elements and a scalar: small
+    assert float(total(jnp.ones(11), 0.0)) == 11.0
+    assert float(total(jnp.ones(8), 2.0)) == 10.0  # the small program again, no new jit
+    assert used == [_cpu_jit.UNOPTIMISED]  # one jit with the options, for the small arguments
+    assert total._cache_size() == 3  # its two programs, and the plain jit's one

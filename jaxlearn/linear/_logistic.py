@@ -17,7 +17,7 @@ import numpy as np
 from jax.typing import ArrayLike
 
 from jaxlearn._checks import check_sample
-from jaxlearn._cpu_jit import cpu_jit
+from jaxlearn._cpu_jit import UNOPTIMISED, cpu_jit
 from jaxlearn._lbfgs import check_sample_weight, minimize_lbfgs
 from jaxlearn._shared import as_float
 from jaxlearn.core import (
@@ -128,7 +128,7 @@ def _objective(params, X, y, s, C, total):
     return s @ jax.nn.softplus(-y * z) / total + (w @ w) / (2 * C * total)
 
 
-@cpu_jit(static_argnames=("max_iter", "fit_intercept"))
+@cpu_jit(static_argnames=("max_iter", "fit_intercept"), small_data_options=UNOPTIMISED)
 def _fit(X, y, s, C, tol, *, max_iter, fit_intercept):
     dtype = X.dtype
     C = jnp.asarray(C).astype(dtype)

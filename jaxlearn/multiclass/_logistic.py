@@ -17,7 +17,7 @@ import numpy as np
 from jax.typing import ArrayLike
 
 from jaxlearn._checks import check_multiclass_sample, check_num_classes
-from jaxlearn._cpu_jit import cpu_jit
+from jaxlearn._cpu_jit import UNOPTIMISED, cpu_jit
 from jaxlearn._lbfgs import check_sample_weight, minimize_lbfgs
 from jaxlearn.core import (
     NON_NEGATIVE,
@@ -149,7 +149,9 @@ def _objective(params, X, Y, s, C, total):
     return s @ losses / total + jnp.sum(W * W) / (2 * C * total)
 
 
-@cpu_jit(static_argnames=("num_classes", "max_iter", "fit_intercept"))
+@cpu_jit(
+    static_argnames=("num_classes", "max_iter", "fit_intercept"), small_data_options=UNOPTIMISED
+)
 def _fit(X, y, s, C, tol, *, num_classes, max_iter, fit_intercept):
     dtype = X.dtype
     C = jnp.asarray(C).astype(dtype)

@@ -16,7 +16,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from jaxlearn import core, linear, multiclass
 from jaxlearn._buckets import bucket, pad_rows
-from jaxlearn._cpu_jit import cpu_jit
+from jaxlearn._cpu_jit import UNOPTIMISED, cpu_jit
 from jaxlearn.sklearn._base import (
     N_JOBS,
     InvalidParameterError,
@@ -31,7 +31,7 @@ from jaxlearn.sklearn._base import (
 __all__ = ["LogisticRegression"]
 
 
-@cpu_jit
+@cpu_jit(small_data_options=UNOPTIMISED)
 def _fit(learner: core.BatchLearner, X, y, sample_weight):
     """``learner.fit`` with sample weights, one compiled program per shape (the learner is an argument:
     a new ``C`` or ``tol`` compiles nothing)."""
