@@ -23,7 +23,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from jaxlearn import core, linear, multiclass
 from jaxlearn._buckets import bucket, on_bucket_rows, pad_rows
-from jaxlearn._cpu_jit import cpu_jit
+from jaxlearn._cpu_jit import UNOPTIMISED, cpu_jit
 from jaxlearn._shared import sign_label
 from jaxlearn.kernels import expansion, gram
 from jaxlearn.sklearn._base import (
@@ -214,14 +214,14 @@ class SGDClassifier(EpochSGDClassifier):
         )
 
 
-@cpu_jit
+@cpu_jit(small_data_options=UNOPTIMISED)
 def _fit_problems(learner, key, X, Y, W):
     """``learner.fit`` of each row of ``Y`` (labels {-1, +1}) with sample weights ``W``: one program,
     vmapped over the rows (the one-vs-rest problems)."""
     return jax.vmap(lambda y, w: learner.fit(key, X, y, sample_weight=w))(Y, W)
 
 
-@cpu_jit
+@cpu_jit(small_data_options=UNOPTIMISED)
 def _fit_weighted(learner, key, X, y, w):
     """``learner.fit(key, X, y, sample_weight=w)`` as one compiled program (the learner a pytree)."""
     return learner.fit(key, X, y, sample_weight=w)
