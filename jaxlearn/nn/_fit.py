@@ -248,6 +248,8 @@ def _logits(layers, X, activation):
         "shuffle",
         "nesterov",
     ),
+    # LLVM at level 1: compiles in less time, and the epochs run no slower
+    extra_options={"xla_backend_optimization_level": 1},
 )
 def _fit(
     key,
