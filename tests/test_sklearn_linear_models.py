@@ -475,3 +475,16 @@ def test_early_stopping_holds_out_rows_and_watches_their_accuracy():
     )  # 80% stepped on
     with pytest.raises(ValueError, match="`validation_fraction`"):
         jsk.SGDClassifier(early_stopping=True, validation_fraction=1.0).fit(X, y)
+
+
+@pytest.mark.parametrize("cls", [jsk.Ridge, jsk.RidgeClassifier, jsk.KernelRidge])
+def test_closed_forms_leave_numpys_global_generator_alone(cls):
+    """A deterministic fit draws no seed from NumPy's global generator (the user's own draws after
+    a fit are the draws they would get without it)."""
+    X, y = load_iris(return_X_y=True)
+    np.random.seed(0)
+    before = np.random.get_state()[1].copy(), np.random.get_state()[2]
+    cls().fit(X, y if cls is jsk.RidgeClassifier else y.astype(float))
+    after = np.random.get_state()[1], np.random.get_state()[2]
+    np.testing.assert_array_equal(after[0], before[0])
+    assert after[1] == before[1]

@@ -975,7 +975,9 @@ class _RidgeMixin:
         ridge, intercept = linear.ridge(self.alpha), bool(self.fit_intercept)
         size = bucket(X.shape[0])  # rows of weight 0 up to the size bucket: one program per bucket
         X, Y, weights = (pad_rows(a, size) for a in (X, np.asarray(Y, X.dtype), weights))
-        self.params_ = _fit_ridge_columns(ridge, intercept, self._key(), X, Y, weights)
+        # the closed form draws nothing: no key (one drawn from `random_state` would take the
+        # global NumPy generator's next number at every fit)
+        self.params_ = _fit_ridge_columns(ridge, intercept, None, X, Y, weights)
         w = np.asarray(self.params_.w)
         self.coef_ = w[:, :-1] if intercept else w
         self.intercept_ = w[:, -1] if intercept else np.zeros(w.shape[0], w.dtype)
@@ -1218,7 +1220,7 @@ class KernelRidge(_KernelMixin, BatchRegressor):
         self._prepare(X)
         size = bucket(X.shape[0])
         self.params_ = self._batch_learner(X).fit(
-            self._key(),
+            None,  # the closed form draws nothing
             pad_rows(self._scaled(X), size),
             pad_rows(np.asarray(y, X.dtype), size),
             pad_rows(weights, size),
