@@ -477,14 +477,19 @@ def test_early_stopping_holds_out_rows_and_watches_their_accuracy():
         jsk.SGDClassifier(early_stopping=True, validation_fraction=1.0).fit(X, y)
 
 
-@pytest.mark.parametrize("cls", [jsk.Ridge, jsk.RidgeClassifier, jsk.KernelRidge])
-def test_closed_forms_leave_numpys_global_generator_alone(cls):
-    """A deterministic fit draws no seed from NumPy's global generator (the user's own draws after
-    a fit are the draws they would get without it)."""
+@pytest.mark.parametrize(
+    "cls", [jsk.Ridge, jsk.RidgeClassifier, jsk.KernelRidge, jsk.HardMarginSVC]
+)
+def test_deterministic_fits_leave_numpys_global_generator_alone(cls):
+    """A deterministic fit (a closed form, or an estimator without ``random_state``) draws no seed
+    from NumPy's global generator: the user's own draws after a fit are those they would get
+    without it."""
     X, y = load_iris(return_X_y=True)
+    if cls is jsk.HardMarginSVC:  # two separable classes
+        X, y = X[y < 2], y[y < 2]
     np.random.seed(0)
     before = np.random.get_state()[1].copy(), np.random.get_state()[2]
-    cls().fit(X, y if cls is jsk.RidgeClassifier else y.astype(float))
+    cls().fit(X, y.astype(float) if cls in (jsk.Ridge, jsk.KernelRidge) else y)
     after = np.random.get_state()[1], np.random.get_state()[2]
     np.testing.assert_array_equal(after[0], before[0])
     assert after[1] == before[1]

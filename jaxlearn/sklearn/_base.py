@@ -307,8 +307,12 @@ class JaxlearnEstimator(BaseEstimator):
         the validated training ``X`` (default: none)."""
 
     def _key(self) -> jax.Array:
-        """A JAX key drawn from ``self.random_state`` (``None``, an int or a ``RandomState``)."""
-        return key_from(check_random_state(getattr(self, "random_state", None)))
+        """A JAX key drawn from ``self.random_state`` (``None``, an int or a ``RandomState``); the key of
+        seed 0 for an estimator without ``random_state`` (deterministic: NumPy's global generator is
+        left alone)."""
+        if not hasattr(self, "random_state"):
+            return jax.random.wrap_key_data(np.zeros(2, np.uint32))
+        return key_from(check_random_state(self.random_state))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
