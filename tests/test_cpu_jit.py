@@ -9,7 +9,8 @@ from jaxlearn import _cpu_jit
 UNKNOWN = "xla_cpu_an_option_no_xla_knows"
 
 
-def test_an_unknown_option_is_left_out_and_the_others_kept(monkeypatch):
+def _record_jit_options(monkeypatch) -> list:
+    """The compiler options of every ``jax.jit`` that ``cpu_jit`` makes from now on, in order."""
     jit = jax.jit
     used = []
 
@@ -18,6 +19,11 @@ def test_an_unknown_option_is_left_out_and_the_others_kept(monkeypatch):
         return jit(fn, **options)
 
     monkeypatch.setattr(_cpu_jit.jax, "jit", recording_jit)
+    return used
+
+
+def test_an_unknown_option_is_left_out_and_the_others_kept(monkeypatch):
+    used = _record_jit_options(monkeypatch)
     monkeypatch.setattr(_cpu_jit, "_UNKNOWN", set())
     known = {"xla_cpu_enable_fast_math": False}
     double = _cpu_jit.cpu_jit(lambda x: 2 * x, extra_options={UNKNOWN: True, **known})
@@ -60,14 +66,7 @@ def _known_defaults():
 
 
 def test_small_data_options_apply_up_to_the_size_and_not_past_it(monkeypatch):
-    jit = jax.jit
-    used = []
-
-    def recording_jit(fn, **options):
-        used.append(dict(options.get("compiler_options") or {}))
-        return jit(fn, **options)
-
-    monkeypatch.setattr(_cpu_jit.jax, "jit", recording_jit)
+    used = _record_jit_options(monkeypatch)
     monkeypatch.setattr(_cpu_jit, "SMALL_DATA", 10)
     monkeypatch.setattr(_cpu_jit, "CPU_COMPILER_OPTIONS", {})  # large data: plain jit
     total = _cpu_jit.cpu_jit(lambda x, y: jnp.sum(x) + y, small_data_options=_cpu_jit.UNOPTIMISED)
