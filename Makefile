@@ -24,7 +24,7 @@ demo: install
 # `make test` leaves out the tests marked slow; `make test-all` runs every test.
 MARKS ?= not slow
 test: install
-	$(PY) -m pytest -n auto --dist loadgroup -q --ignore=tests/parallel -m "$(MARKS)" --durations=30
+	$(PY) -m pytest -n auto -q --ignore=tests/parallel -m "$(MARKS)" --durations=30
 	XLA_FLAGS=--xla_force_host_platform_device_count=4 $(PY) -m pytest -n 2 -q tests/parallel -m "$(MARKS)"
 
 test-all:

@@ -16,9 +16,6 @@ pytest.importorskip("sklearn")
 
 from tests import _sklearn_upstream as upstream  # noqa: E402
 
-# one worker runs the subprocess (`make test`'s --dist loadgroup), not each worker its own copy
-pytestmark = pytest.mark.xdist_group("sklearn_upstream")
-
 #: upstream node id -> the estimator of ours it must exercise
 KEPT = {
     "linear_model/tests/test_perceptron.py::test_undefined_methods": "Perceptron",
