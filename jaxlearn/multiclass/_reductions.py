@@ -17,7 +17,7 @@ import numpy as np
 
 from jaxlearn._buckets import bucket
 from jaxlearn._checks import check_multiclass_sample, is_concrete
-from jaxlearn._cpu_jit import UNOPTIMISED, cpu_jit
+from jaxlearn._cpu_jit import cpu_jit
 from jaxlearn._sharding import row_split
 from jaxlearn.core import BatchLearner, learner_factory
 from jaxlearn.multiclass._common import (
@@ -227,7 +227,7 @@ def all_pairs(binary: BatchLearner, num_classes: int, *, subsample: str = "pair"
     return BatchLearner(fit, predict, decision_function, check)
 
 
-@cpu_jit(small_data_options=UNOPTIMISED)
+@cpu_jit
 def _fit_packed(binary: BatchLearner, key, X: Array, slots: Array, Y: Array):
     """:func:`_fit_all` on each problem's rows ``X[slots]`` (num, n, d), labels ``Y`` (num, n), the
     keys split from ``key``, as one compiled program."""
