@@ -42,6 +42,7 @@ def cpu_jit(fn=None, *, extra_options=None, small_data_options=None, **options):
         )
     plain = jax.jit(fn, **options)
     wanted = {**CPU_COMPILER_OPTIONS, **(extra_options or {})}
+    every = {**wanted, **(small_data_options or {})}  # the options this function may ask for
     compiled = {}  # the jitted function with the options the running XLA knows, by their names
 
     def with_known_options(args, kwargs):
@@ -65,10 +66,7 @@ def cpu_jit(fn=None, *, extra_options=None, small_data_options=None, **options):
                 return use(jitted, *args, **kwargs)
             except RuntimeError as error:  # XlaRuntimeError
                 unknown = _UNKNOWN_OPTION.search(str(error))
-                if unknown is None or unknown.group(1) not in {
-                    **wanted,
-                    **(small_data_options or {}),
-                }:
+                if unknown is None or unknown.group(1) not in every:
                     usable[0] = False  # not an option's fault: plain jit
                 else:  # a jaxlib without it: the others kept
                     _UNKNOWN.add(unknown.group(1))

@@ -206,17 +206,8 @@ def minimize_lbfgs(
         high = _choose(state.zooming, zoom_high, bracket_high)
         zooming = state.zooming | to_zoom
         trial = jnp.where(zooming, _interpolate(low, high), 2 * state.trial)
-        searching = dict(
-            x=x,
-            value=value,
-            grad=grad,
-            direction=direction,
-            trial=trial,
-            last=here,
-            low=low,
-            high=high,
-            zooming=zooming,
-            trials=trials,
+        searching = state._replace(
+            trial=trial, last=here, low=low, high=high, zooming=zooming, trials=trials
         )
 
         # the step taken: the new pair into the memory, the next direction
@@ -228,17 +219,17 @@ def minimize_lbfgs(
         rho = jnp.where(keep, jnp.roll(state.rho, -1).at[-1].set(1 / sy), state.rho)
         next_direction = _direction(new_grad, S, Y, rho)
         next_direction = jnp.where(new_grad @ next_direction < 0, next_direction, -new_grad)
-        stepped = restart(new_x, new_value, new_grad, next_direction, jnp.zeros([], bool))
+        stepped = state._replace(
+            **restart(new_x, new_value, new_grad, next_direction, jnp.zeros([], bool)),
+            S=S,
+            Y=Y,
+            rho=rho,
+        )
 
-        pick = lambda a, b: jnp.where(take, a, b)  # noqa: E731
         moved = jnp.any(new_x != x)
-        return _State(
-            **jax.tree.map(pick, stepped, searching),
-            S=pick(S, state.S),
-            Y=pick(Y, state.Y),
-            rho=pick(rho, state.rho),
-            n_iter=state.n_iter + take.astype(jnp.int32),
-            stalled=failed | (take & ~moved),
+        chosen = jax.tree.map(lambda a, b: jnp.where(take, a, b), stepped, searching)
+        return chosen._replace(
+            n_iter=state.n_iter + take.astype(jnp.int32), stalled=failed | (take & ~moved)
         )
 
     def cond(state: _State):
