@@ -2,11 +2,14 @@
 meaning: the same coefficients in float64 (one-vs-rest, Crammer-Singer, class and sample weights), the
 binary layout, one compiled program for the classes, and the refused parameter values."""
 
+import warnings
+
 import jax
 import numpy as np
 import pytest
 import sklearn.svm
-from sklearn.datasets import load_iris
+from sklearn.datasets import load_iris, make_classification
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import StandardScaler
 
 import jaxlearn.sklearn as jsk
@@ -77,6 +80,19 @@ def test_classes_are_one_program():
     with count_compilations() as compiled:
         jsk.LinearSVC(C=0.5, random_state=1).fit(X[::-1], y[::-1])
     assert compiled[0] == 0
+
+
+def test_float32_collinear_features_and_a_large_C_predict_as_scikit_learn():
+    """In float32 (JAX's default) the primal solver meets a Hessian past float32's resolution; the fit
+    still converges, with scikit-learn's predictions (liblinear computes in float64)."""
+    X, y = make_classification(2000, 20, n_informative=8, n_redundant=4, random_state=0)
+    X = X.astype(np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        ours = jsk.LinearSVC(C=1000.0).fit(X, y)
+    theirs = sklearn.svm.LinearSVC(C=1000.0, max_iter=100_000).fit(X, y)
+    assert not ours.dual_
+    assert np.mean(ours.predict(X) == theirs.predict(X)) >= 0.995
 
 
 def test_refused_parameters_name_themselves():

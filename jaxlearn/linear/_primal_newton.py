@@ -9,7 +9,11 @@ Cholesky factorisation and takes the longest step :math:`t \in \{1, \frac12, \fr
 decreases :math:`F` enough (Armijo). Once the margin set stops changing the step is exact, so the
 iterations are few (Keerthi and DeCoste's finite Newton method; LIBLINEAR's ``-s 2`` solves the same
 problem by a trust-region Newton method). An iteration costs :math:`O(m d^2 + d^3)`: the solver for
-samples of many examples and up to some thousands of features.
+samples of many examples and up to some thousands of features. Where :math:`H`'s condition number
+nears the float resolution (float32, collinear features, a large :math:`C`) the Cholesky factor of
+the formed :math:`H` gives no descent direction; the fit then goes on with directions from a QR
+factorisation of :math:`H`'s square root :math:`[\sqrt{2C_A}\,X_A;\ I]`, whose condition number is
+the square root of :math:`H`'s.
 """
 
 from __future__ import annotations
@@ -111,34 +115,57 @@ def _fit(X, y, weight, C, tol, intercept_scaling, *, max_iter, fit_intercept):
     w = jnp.zeros(Z.shape[1], dtype)
     threshold = jnp.asarray(tol).astype(dtype) * share * jnp.linalg.norm(gradient(w))
 
-    def step(state):
-        w, value, grad, n_iter, _ = state
+    def by_cholesky(w, grad):  # the Newton system H p = -grad, H formed
         inside = (Z @ w < 1).astype(dtype) * cost  # the generalised Hessian's examples
         hessian = eye + 2 * (Z.T * inside) @ Z
-        direction = -jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(hessian), grad)
-        slope = jnp.vdot(grad, direction)  # < 0: H is positive definite
+        return -jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(hessian), grad)
 
-        def too_long(search):
-            t, trial = search
-            return (trial > value + ARMIJO * t * slope) & (t > 2.0**-HALVINGS)
+    def by_qr(w, grad):
+        # H = B'B and grad = B'r for B = [sqrt(2 c_A) Z_A; I], r = [-sqrt(2 c_A) slack_A; w]: the
+        # direction is the least-squares solution of B p = -r, from the QR factorisation of [B, -r]
+        margins = Z @ w
+        root = jnp.sqrt(2 * jnp.where(margins < 1, cost, 0))
+        B = jnp.concatenate([root[:, None] * Z, eye])
+        r = jnp.concatenate([root * jnp.maximum(1 - margins, 0), -w])
+        R = jnp.linalg.qr(jnp.concatenate([B, r[:, None]], axis=1), mode="r")
+        return jax.scipy.linalg.solve_triangular(R[:-1, :-1], R[:-1, -1])
 
-        def halve(search):
-            t = search[0] / 2
-            return t, objective(w + t * direction)
+    def newton_step(direction_of):
+        def step(state):
+            w, value, grad, n_iter, _ = state
+            direction = direction_of(w, grad)
+            slope = jnp.vdot(grad, direction)  # < 0: H is positive definite
 
-        first = (jnp.ones([], dtype), objective(w + direction))
-        t, trial = jax.lax.while_loop(too_long, halve, first)
-        stuck = ~(trial < value)  # no decrease at the float resolution: stay, and stop unconverged
-        new = jnp.where(stuck, w, w + t * direction)
-        value = jnp.where(stuck, value, trial)
-        return new, value, gradient(new), n_iter + 1, stuck
+            def too_long(search):
+                t, trial = search
+                return (trial > value + ARMIJO * t * slope) & (t > 2.0**-HALVINGS)
+
+            def halve(search):
+                t = search[0] / 2
+                return t, objective(w + t * direction)
+
+            first = (jnp.ones([], dtype), objective(w + direction))
+            t, trial = jax.lax.while_loop(too_long, halve, first)
+            stuck = ~(trial < value)  # no decrease at the float resolution: stay, stop unconverged
+            new = jnp.where(stuck, w, w + t * direction)
+            value = jnp.where(stuck, value, trial)
+            return new, value, gradient(new), n_iter + 1, stuck
+
+        return step
 
     def going(state):
         _, _, grad, n_iter, stuck = state
         return (jnp.linalg.norm(grad) > threshold) & (n_iter < max_iter) & ~stuck
 
     state = (w, objective(w), gradient(w), jnp.int32(0), jnp.zeros([], bool))
-    w, _, grad, n_iter, _ = jax.lax.while_loop(going, step, state)
+    state = jax.lax.while_loop(going, newton_step(by_cholesky), state)
+    # Formed in float32, H loses its smallest eigenvalues once its condition number nears 1/eps
+    # (collinear features, a large C): its Cholesky factor then gives no descent direction. A fit
+    # stuck so goes on from where it stopped with the direction from a QR factorisation of H's square
+    # root (as accurate as the data allows; twice the cost of forming H). The other fits, and every
+    # fit under vmap while none is stuck, run no iteration of this loop.
+    state = jax.lax.while_loop(going, newton_step(by_qr), (*state[:4], jnp.zeros([], bool)))
+    w, _, grad, n_iter, _ = state
     grad_norm = jnp.linalg.norm(grad)
     n_iter = jnp.minimum(n_iter, max_iter)
     if fit_intercept:

@@ -9,7 +9,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from sklearn.datasets import load_breast_cancer
+from sklearn.datasets import load_breast_cancer, make_classification
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 
@@ -106,6 +106,30 @@ def test_vmap_over_C_equals_separate_fits_in_float32():
         one = fit(float(C))
         np.testing.assert_allclose(swept.w[i], one.w, rtol=1e-4, atol=1e-5)
     assert np.all(np.asarray(swept.converged))
+
+
+def test_float32_reaches_the_minimiser_with_collinear_features_and_a_large_C():
+    """Four features are sums of others: at C = 1000 the Hessian's condition number passes 1/eps of
+    float32, its Cholesky factor gives no descent direction, and the fit finishes by QR directions."""
+    X, y = make_classification(2000, 20, n_informative=8, n_redundant=4, random_state=0)
+    y = 2.0 * y - 1
+    X32, y32 = X.astype(np.float32), y.astype(np.float32)
+    Cs = (10.0, 1000.0)
+    swept = jax.vmap(lambda C: svm_primal_newton(C, fit_intercept=True).fit(None, X32, y32))(
+        jnp.array(Cs, jnp.float32)
+    )
+    ones = np.ones_like(y)
+    for i, C in enumerate(Cs):
+        got = svm_primal_newton(C, fit_intercept=True).fit(None, X32, y32)
+        with jax.enable_x64(True):
+            best = svm_primal_newton(C, fit_intercept=True).fit(
+                None, jnp.asarray(X), jnp.asarray(y)
+            )
+        assert bool(got.converged) and bool(swept.converged[i])
+        optimum = _objective(np.asarray(best.w), float(best.b), X, y, C, ones)
+        for w, b in ((got.w, got.b), (swept.w[i], swept.b[i])):
+            value = _objective(np.asarray(w, float), float(b), X, y, C, ones)
+            assert value <= optimum * (1 + 1e-6), (C, value, optimum)
 
 
 def test_fit_compiles_once_per_shape():
