@@ -26,6 +26,19 @@ def test_multiclass_agrees_with_scikit_learn_on_standardised_data(load):
     np.testing.assert_allclose(scores, theirs.decision_function(X), atol=1e-4)
 
 
+@pytest.mark.parametrize("alpha", [1e-4, 1e-8])
+def test_collinear_float32_features_and_a_small_alpha_predict_as_scikit_learn(alpha):
+    """Four features are sums of others: the float32 normal equations are indefinite by rounding
+    (the Cholesky factor not finite, every prediction the first class before); the fit then takes
+    the SVD of the centred rows, as scikit-learn's does."""
+    X, y = datasets.make_classification(
+        2000, 20, n_informative=8, n_redundant=4, n_classes=3, random_state=0
+    )
+    X = X.astype(np.float32)
+    ours, theirs = RidgeClassifier(alpha=alpha).fit(X, y), Theirs(alpha=alpha).fit(X, y)
+    assert np.mean(ours.predict(X) == theirs.predict(X)) >= 0.995
+
+
 def test_each_class_is_the_binary_ridge_of_its_indicator():
     X, y = datasets.load_iris(return_X_y=True)
     X = X.astype(np.float32)

@@ -50,9 +50,26 @@ class KernelRidgeParams(NamedTuple):
     alpha: Array
 
 
-def _solve_pd(A: Array, b: Array) -> Array:
-    """Solve ``A x = b`` for a symmetric positive definite ``A`` by Cholesky (never an inverse)."""
-    return cho_solve(cho_factor(A, lower=True), b)
+def _solve_pd(A: Array, b: Array, smallest: Array) -> Array:
+    """Solve ``A x = b`` for a symmetric ``A`` whose eigenvalues are at least ``smallest > 0``, by
+    Cholesky (never an inverse). Where rounding has made ``A`` indefinite its Cholesky factor is not
+    finite, and the solve takes ``A``'s eigendecomposition, the eigenvalues raised to ``smallest``."""
+    x = cho_solve(cho_factor(A, lower=True), b)
+
+    def by_eigenvalues():
+        values, vectors = jnp.linalg.eigh(A)
+        return vectors @ ((vectors.T @ b) / jnp.maximum(values, smallest))
+
+    return jax.lax.cond(jnp.all(jnp.isfinite(x)), lambda: x, by_eigenvalues)
+
+
+def _ridge_by_svd(X: Array, y: Array, lam: Array) -> Array:
+    r""":math:`w = V \operatorname{diag}(\sigma / (\sigma^2 + \lambda)) U^	op y` for ``X`` :math:`= U
+    \operatorname{diag}(\sigma) V^	op`: the ridge solution without forming :math:`X^	op X`, whose
+    rounding would reach the directions ``X`` hardly spans."""
+    s = power_of_two_scale(X)  # one scale for all columns keeps the penalty isotropic
+    U, sigma, Vt = jnp.linalg.svd(X * s, full_matrices=False)
+    return s * (Vt.T @ (sigma / (sigma * sigma + lam * s * s) * (U.T @ y)))
 
 
 @learner_factory("lam", ranges={"lam": POSITIVE})
@@ -115,12 +132,20 @@ def _ridge_fit(X, y, lam):
     y = y * t
     if d <= m:  # static shapes: the d x d normal equations
         D = power_of_two_scale(X, axis=0)
-        X = X * D
-        w = D * _solve_pd(X.T @ X + jnp.diag(lam * D * D), X.T @ y)
+        XD = X * D
+        factor = cho_factor(XD.T @ XD + jnp.diag(lam * D * D), lower=True)
+        solve = lambda: D * cho_solve(factor, XD.T @ y)  # noqa: E731
     else:  # the m x m dual system, the same w
         s = power_of_two_scale(X)
-        X = X * s
-        w = s * (X.T @ _solve_pd(X @ X.T + lam * s * s * jnp.eye(m, dtype=X.dtype), y))
+        Xs = X * s
+        factor = cho_factor(Xs @ Xs.T + lam * s * s * jnp.eye(m, dtype=X.dtype), lower=True)
+        solve = lambda: s * (Xs.T @ cho_solve(factor, y))  # noqa: E731
+    # Where rounding has made the system indefinite (a tiny lam on collinear features, in float32),
+    # its Cholesky factor is not finite: w then comes from X's SVD, as scikit-learn's ridge falls back
+    # from Cholesky to its SVD solver.
+    w = jax.lax.cond(
+        jnp.all(jnp.isfinite(factor[0])), solve, functools.partial(_ridge_by_svd, X, y, lam)
+    )
     return RidgeParams(w=w / t)
 
 
@@ -194,7 +219,9 @@ def _kernel_ridge_fit(kernel, X, y, weights, lam, batch_size):
     # a row of weight 0 is a row and column of zeros: 1 on its diagonal keeps the system regular
     # whatever the ridge term, and leaves the other rows' solution as it is
     diagonal = ridge_term + (weights == 0).astype(dtype)
-    alpha = root * _solve_pd(G + jnp.diag(diagonal), root * y)
+
+    # G >= 0: the system's eigenvalues are at least the ridge term (a weight-0 row's is 1 more)
+    alpha = root * _solve_pd(G + jnp.diag(diagonal), root * y, ridge_term)
     return KernelRidgeParams(support=X, alpha=alpha)
 
 

@@ -95,6 +95,25 @@ def test_kernel_ridge_equals_sklearn_kernel_ridge(sigma, x64):
     np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.parametrize("rows", [400, 12], ids=["primal", "dual"])
+def test_collinear_features_and_a_tiny_lam_in_float32_still_solve(rows):
+    """Five features are sums of others: in float32 the formed system is indefinite by rounding and
+    its Cholesky factor not finite. Ridge then solves by X's SVD and predicts as in float64; kernel
+    ridge (a Gram matrix only) by its eigenvalues, finite where float32 cannot resolve more."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(rows, 10))
+    X = np.hstack([X, X[:, :5] + X[:, 5:]])
+    y = X @ rng.normal(size=15) + 0.1 * rng.normal(size=rows)
+    X32, y32 = X.astype(np.float32), y.astype(np.float32)
+    lam = 1e-8
+    with jax.enable_x64(True):
+        want = ridge(lam).predict(ridge(lam).fit(KEY, X, y), X)
+    got = ridge(lam).predict(ridge(lam).fit(KEY, X32, y32), X32)
+    assert np.max(np.abs(np.asarray(got) - np.asarray(want))) <= 1e-4 * np.max(np.abs(y))
+    learner = kernel_ridge(kernels.linear(), lam / (2 * rows))
+    assert np.all(np.isfinite(np.asarray(learner.predict(learner.fit(KEY, X32, y32), X32))))
+
+
 def test_regressors_predict_real_values():
     X, y = _regression(6)
     for learner in (ridge(0.1), kernel_ridge(kernels.gaussian(1.0), 0.01)):
