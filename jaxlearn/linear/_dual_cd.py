@@ -23,7 +23,6 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn._buckets import shuffled
 from jaxlearn._checks import check_positive_int, check_sample
 from jaxlearn._lbfgs import check_sample_weight
 from jaxlearn._shared import as_float
@@ -161,7 +160,8 @@ def augment(X: Array, fit_intercept: bool, intercept_scaling) -> Array:
 class _State(NamedTuple):
     alpha: Array
     w: Array
-    active: Array  # the coordinates the next epoch visits (LIBLINEAR's active set)
+    index: Array  # a permutation of the coordinates, the active ones (LIBLINEAR's active set) first
+    num_active: Array
     pg_max: Array  # the previous epoch's bounds, for shrinking
     pg_min: Array
     spread: Array
@@ -191,37 +191,55 @@ def _fit(key, X, y, weight, C, tol, intercept_scaling, *, loss, max_iter, fit_in
     inf = jnp.asarray(jnp.inf, dtype)
     tol = jnp.asarray(tol).astype(dtype)
 
-    def coordinate(j, carry, order, pg_max_old, pg_min_old):
-        alpha, w, active, pg_max, pg_min = carry
-        i = order[j]
-        a, u = alpha[i], upper[i]
-        g = jnp.sum(w * Z[i]) - 1 + diag[i] * a  # a sum, not a dot: the same rounding under vmap
-        at_low, at_up = a <= 0, a >= u
-        shrink = (at_low & (g > pg_max_old)) | (~at_low & at_up & (g < pg_min_old))
-        pg = jnp.where(at_low, jnp.minimum(g, 0), jnp.where(at_up, jnp.maximum(g, 0), g))
-        pg_max = jnp.where(shrink, pg_max, jnp.maximum(pg_max, pg))
-        pg_min = jnp.where(shrink, pg_min, jnp.minimum(pg_min, pg))
-        step = jnp.where(qd[i] > 0, a - g / jnp.where(qd[i] > 0, qd[i], 1), jnp.where(g < 0, u, 0))
-        new = jnp.where(~shrink & (jnp.abs(pg) > _MOVE), jnp.clip(step, 0, u), a)
-        return alpha.at[i].set(new), w + (new - a) * Z[i], active.at[i].set(~shrink), pg_max, pg_min
+    num_free = jnp.sum(free, dtype=jnp.int32)
 
-    def body(state):
-        perm = shuffled(jax.random.fold_in(key, state.epoch), m)
-        order = perm[jnp.argsort(~state.active[perm], stable=True)]  # the active ones, shuffled
-        visit = functools.partial(
-            coordinate, order=order, pg_max_old=state.pg_max, pg_min_old=state.pg_min
+    def epoch(state):
+        """One pass over the active coordinates in a random order, as LIBLINEAR's: the next is drawn
+        among those not yet visited (Fisher-Yates, one swap a step, by a xorshift generator seeded
+        from ``key`` and the epoch), and a coordinate shrunk is swapped to the end of the active ones."""
+
+        def visit(carry):
+            s, n, index, alpha, w, pg_max, pg_min, bits = carry
+            bits = bits ^ (bits << 13)
+            bits = bits ^ (bits >> 17)
+            bits = bits ^ (bits << 5)
+            j = s + (bits % (n - s).astype(jnp.uint32)).astype(jnp.int32)
+            i, other = index[j], index[s]
+            index = index.at[j].set(other).at[s].set(i)
+            a, u, z = alpha[i], upper[i], Z[i]
+            g = jnp.sum(w * z) - 1 + diag[i] * a  # a sum, not a dot: the same rounding under vmap
+            at_low, at_up = a <= 0, a >= u
+            shrink = (at_low & (g > state.pg_max)) | (~at_low & at_up & (g < state.pg_min))
+            pg = jnp.where(at_low, jnp.minimum(g, 0), jnp.where(at_up, jnp.maximum(g, 0), g))
+            pg_max = jnp.where(shrink, pg_max, jnp.maximum(pg_max, pg))
+            pg_min = jnp.where(shrink, pg_min, jnp.minimum(pg_min, pg))
+            q = qd[i]
+            step = jnp.where(q > 0, a - g / jnp.where(q > 0, q, 1), jnp.where(g < 0, u, 0))
+            new = jnp.where(~shrink & (jnp.abs(pg) > _MOVE), jnp.clip(step, 0, u), a)
+            last = index[n - 1]  # a shrunk coordinate trades places with the last active one
+            index = (
+                index.at[s]
+                .set(jnp.where(shrink, last, i))
+                .at[n - 1]
+                .set(jnp.where(shrink, i, last))
+            )
+            s, n = s + (~shrink).astype(jnp.int32), n - shrink.astype(jnp.int32)
+            return s, n, index, alpha.at[i].set(new), w + (new - a) * z, pg_max, pg_min, bits
+
+        seed = jax.random.bits(jax.random.fold_in(key, state.epoch), dtype=jnp.uint32) | 1
+        carry = (jnp.int32(0), state.num_active, state.index, state.alpha, state.w, -inf, inf, seed)
+        _, n, index, alpha, w, pg_max, pg_min, _ = jax.lax.while_loop(
+            lambda c: c[0] < c[1], visit, carry
         )
-        carry = (state.alpha, state.w, state.active, -inf, inf)
-        alpha, w, active, pg_max, pg_min = jax.lax.fori_loop(0, jnp.sum(state.active), visit, carry)
         w = jnp.sum(alpha[:, None] * Z, axis=0)  # no drift from the incremental updates
         spread = pg_max - pg_min
         small = spread <= tol
-        full = jnp.all(active == free)  # nothing shrunk: the spread is over every coordinate
+        full = n == num_free  # nothing shrunk: the spread is over every coordinate
         restart = small & ~full  # LIBLINEAR: check again with every coordinate active
         pg_max = jnp.where(restart | (pg_max <= 0), inf, pg_max)
         pg_min = jnp.where(restart | (pg_min >= 0), -inf, pg_min)
-        active = jnp.where(restart, free, active)
-        return _State(alpha, w, active, pg_max, pg_min, spread, small & full, state.epoch + 1)
+        n = jnp.where(restart, num_free, n)
+        return _State(alpha, w, index, n, pg_max, pg_min, spread, small & full, state.epoch + 1)
 
     def cond(state):
         return ~state.stop & (state.epoch < max_iter)
@@ -229,14 +247,15 @@ def _fit(key, X, y, weight, C, tol, intercept_scaling, *, loss, max_iter, fit_in
     init = _State(
         jnp.zeros(m, dtype),
         jnp.zeros(Xa.shape[1], dtype),
-        free,
+        jnp.argsort(~free, stable=True).astype(jnp.int32),  # the free coordinates first
+        num_free,
         inf,
         -inf,
         inf,
         jnp.zeros([], bool),
         jnp.zeros([], jnp.int32),
     )
-    state = jax.lax.while_loop(cond, body, init)
+    state = jax.lax.while_loop(cond, epoch, init)
     w, alpha = state.w, state.alpha
     slack = jnp.maximum(1 - Z @ w, 0)
     loss_terms = slack if loss == "hinge" else slack * slack
