@@ -20,7 +20,6 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn._buckets import shuffled
 from jaxlearn._checks import check_multiclass_sample, check_positive_int
 from jaxlearn._lbfgs import check_sample_weight
 from jaxlearn.core import POSITIVE, POSITIVE_INT, BatchLearner, learner_factory, loadable
@@ -169,7 +168,8 @@ def sub_problem(A: Array, B: Array, y: Array, c: Array) -> Array:
 class _State(NamedTuple):
     alpha: Array
     w: Array
-    active: Array  # the examples the next epoch visits
+    index: Array  # a permutation of the examples, those the next epoch visits first
+    num_active: Array
     violation: Array
     eps_shrink: Array  # LIBLINEAR's shrinking tolerance
     full: Array  # the next epoch visits every example
@@ -190,38 +190,59 @@ def _fit(key, X, y, weight, C, tol, intercept_scaling, *, num_classes, max_iter,
     classes = jnp.arange(k, dtype=jnp.int32)
     margins = (classes[None, :] != y[:, None]).astype(dtype)  # e_i^k = 1[k != y_i]
     tol = jnp.asarray(tol).astype(dtype)
-
-    def example(j, carry, order):
-        alpha, w, active, worst = carry
-        i = order[j]
-        x, a, A, c = Xa[i], alpha[i], sq_norms[i], cost[i]
-        g = jnp.sum(w * x, axis=1) + margins[i]  # a sum, not a dot: the same rounding under vmap
-        upper = jnp.where(classes == y[i], c, 0)
-        low = jnp.min(jnp.where(a < upper, g, jnp.inf))
-        # LIBLINEAR's shrinking: a variable at its bound whose gradient is below every free one's stays
-        # there; an example with at most one other variable is left out until the next full pass
-        shrunk = jnp.sum((a >= upper) & (g < low)) >= k - 1
-        spread = jnp.max(g) - low
-        move = (A > 0) & (c > 0) & ~shrunk & (spread > _MOVE)
-        safe = jnp.where(A > 0, A, 1)
-        new = jnp.where(move, sub_problem(safe, g - safe * a, y[i], c), a)
-        worst = jnp.where(move, jnp.maximum(worst, spread), worst)
-        active = active.at[i].set(~shrunk)
-        return alpha.at[i].set(new), w + (new - a)[:, None] * x[None, :], active, worst
+    free = cost > 0  # the others (a weight 0, a padding row) never move: left out
+    num_free = jnp.sum(free, dtype=jnp.int32)
 
     def body(state):
-        perm = shuffled(jax.random.fold_in(key, state.epoch), m)
-        order = perm[jnp.argsort(~state.active[perm], stable=True)]  # the active examples, shuffled
-        carry = (state.alpha, state.w, state.active, jnp.asarray(-jnp.inf, dtype))
-        visit = functools.partial(example, order=order)
-        alpha, w, active, worst = jax.lax.fori_loop(0, jnp.sum(state.active), visit, carry)
+        """One pass over the active examples in a random order, as LIBLINEAR's: the next is drawn
+        among those not yet visited (Fisher-Yates, one swap a step, by a xorshift generator seeded
+        from ``key`` and the epoch), and an example shrunk is swapped to the end of the active ones."""
+
+        def visit(carry):
+            s, n, index, alpha, w, worst, bits = carry
+            bits = bits ^ (bits << 13)
+            bits = bits ^ (bits >> 17)
+            bits = bits ^ (bits << 5)
+            j = s + (bits % (n - s).astype(jnp.uint32)).astype(jnp.int32)
+            i, other = index[j], index[s]
+            index = index.at[j].set(other).at[s].set(i)
+            x, a, A, c = Xa[i], alpha[i], sq_norms[i], cost[i]
+            g = (
+                jnp.sum(w * x, axis=1) + margins[i]
+            )  # a sum, not a dot: the same rounding under vmap
+            upper = jnp.where(classes == y[i], c, 0)
+            low = jnp.min(jnp.where(a < upper, g, jnp.inf))
+            # LIBLINEAR's shrinking: a variable at its bound whose gradient is below every free one's
+            # stays there; an example with at most one other variable is left out until the next full
+            # pass
+            shrunk = jnp.sum((a >= upper) & (g < low)) >= k - 1
+            spread = jnp.max(g) - low
+            move = (A > 0) & (c > 0) & ~shrunk & (spread > _MOVE)
+            safe = jnp.where(A > 0, A, 1)
+            new = jnp.where(move, sub_problem(safe, g - safe * a, y[i], c), a)
+            worst = jnp.where(move, jnp.maximum(worst, spread), worst)
+            last = index[n - 1]  # a shrunk example trades places with the last active one
+            index = (
+                index.at[s]
+                .set(jnp.where(shrunk, last, i))
+                .at[n - 1]
+                .set(jnp.where(shrunk, i, last))
+            )
+            s, n = s + (~shrunk).astype(jnp.int32), n - shrunk.astype(jnp.int32)
+            w = w + (new - a)[:, None] * x[None, :]
+            return s, n, index, alpha.at[i].set(new), w, worst, bits
+
+        seed = jax.random.bits(jax.random.fold_in(key, state.epoch), dtype=jnp.uint32) | 1
+        carry = (jnp.int32(0), state.num_active, state.index, state.alpha, state.w)
+        carry = (*carry, jnp.asarray(-jnp.inf, dtype), seed)
+        _, n, index, alpha, w, worst, _ = jax.lax.while_loop(lambda c: c[0] < c[1], visit, carry)
         # LIBLINEAR's outer rule: below the shrinking tolerance, stop if this pass saw every example,
         # else pass over all of them again with a tolerance halved (down to tol)
         small = worst < state.eps_shrink
         stop = small & (worst < tol) & state.full
-        active = jnp.where(small, jnp.ones_like(active), active)
+        n = jnp.where(small, num_free, n)
         eps_shrink = jnp.where(small, jnp.maximum(state.eps_shrink / 2, tol), state.eps_shrink)
-        return _State(alpha, w, active, worst, eps_shrink, small, stop, state.epoch + 1)
+        return _State(alpha, w, index, n, worst, eps_shrink, small, stop, state.epoch + 1)
 
     def cond(state):
         return ~state.stop & (state.epoch < max_iter)
@@ -230,7 +251,8 @@ def _fit(key, X, y, weight, C, tol, intercept_scaling, *, num_classes, max_iter,
     init = _State(
         zeros,
         jnp.zeros((k, Xa.shape[1]), dtype),
-        jnp.ones(m, bool),
+        jnp.argsort(~free, stable=True).astype(jnp.int32),  # the examples that can move first
+        num_free,
         jnp.asarray(jnp.inf, dtype),
         jnp.maximum(10 * tol, 1),
         jnp.ones([], bool),
