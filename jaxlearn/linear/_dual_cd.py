@@ -23,6 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
+from jaxlearn import _active_set as active_set
 from jaxlearn._checks import check_positive_int, check_sample
 from jaxlearn._lbfgs import check_sample_weight
 from jaxlearn._shared import as_float
@@ -194,18 +195,11 @@ def _fit(key, X, y, weight, C, tol, intercept_scaling, *, loss, max_iter, fit_in
     num_free = jnp.sum(free, dtype=jnp.int32)
 
     def epoch(state):
-        """One pass over the active coordinates in a random order, as LIBLINEAR's: the next is drawn
-        among those not yet visited (Fisher-Yates, one swap a step, by a xorshift generator seeded
-        from ``key`` and the epoch), and a coordinate shrunk is swapped to the end of the active ones."""
+        """One pass over the active coordinates in a random order (:mod:`jaxlearn._active_set`)."""
 
         def visit(carry):
             s, n, index, alpha, w, pg_max, pg_min, bits = carry
-            bits = bits ^ (bits << 13)
-            bits = bits ^ (bits >> 17)
-            bits = bits ^ (bits << 5)
-            j = s + (bits % (n - s).astype(jnp.uint32)).astype(jnp.int32)
-            i, other = index[j], index[s]
-            index = index.at[j].set(other).at[s].set(i)
+            index, i, bits = active_set.draw_next(index, s, n, bits)
             a, u, z = alpha[i], upper[i], Z[i]
             g = jnp.sum(w * z) - 1 + diag[i] * a  # a sum, not a dot: the same rounding under vmap
             at_low, at_up = a <= 0, a >= u
@@ -216,17 +210,10 @@ def _fit(key, X, y, weight, C, tol, intercept_scaling, *, loss, max_iter, fit_in
             q = qd[i]
             step = jnp.where(q > 0, a - g / jnp.where(q > 0, q, 1), jnp.where(g < 0, u, 0))
             new = jnp.where(~shrink & (jnp.abs(pg) > _MOVE), jnp.clip(step, 0, u), a)
-            last = index[n - 1]  # a shrunk coordinate trades places with the last active one
-            index = (
-                index.at[s]
-                .set(jnp.where(shrink, last, i))
-                .at[n - 1]
-                .set(jnp.where(shrink, i, last))
-            )
-            s, n = s + (~shrink).astype(jnp.int32), n - shrink.astype(jnp.int32)
+            index, s, n = active_set.retire(index, s, n, shrink)
             return s, n, index, alpha.at[i].set(new), w + (new - a) * z, pg_max, pg_min, bits
 
-        seed = jax.random.bits(jax.random.fold_in(key, state.epoch), dtype=jnp.uint32) | 1
+        seed = active_set.epoch_seed(key, state.epoch)
         carry = (jnp.int32(0), state.num_active, state.index, state.alpha, state.w, -inf, inf, seed)
         _, n, index, alpha, w, pg_max, pg_min, _ = jax.lax.while_loop(
             lambda c: c[0] < c[1], visit, carry
@@ -247,8 +234,7 @@ def _fit(key, X, y, weight, C, tol, intercept_scaling, *, loss, max_iter, fit_in
     init = _State(
         jnp.zeros(m, dtype),
         jnp.zeros(Xa.shape[1], dtype),
-        jnp.argsort(~free, stable=True).astype(jnp.int32),  # the free coordinates first
-        num_free,
+        *active_set.first(free),
         inf,
         -inf,
         inf,

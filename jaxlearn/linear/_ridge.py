@@ -64,8 +64,8 @@ def _solve_pd(A: Array, b: Array, smallest: Array) -> Array:
 
 
 def _ridge_by_svd(X: Array, y: Array, lam: Array) -> Array:
-    r""":math:`w = V \operatorname{diag}(\sigma / (\sigma^2 + \lambda)) U^	op y` for ``X`` :math:`= U
-    \operatorname{diag}(\sigma) V^	op`: the ridge solution without forming :math:`X^	op X`, whose
+    r""":math:`w = V \operatorname{diag}(\sigma / (\sigma^2 + \lambda)) U^\top y` for ``X`` :math:`= U
+    \operatorname{diag}(\sigma) V^\top`: the ridge solution without forming :math:`X^\top X`, whose
     rounding would reach the directions ``X`` hardly spans."""
     s = power_of_two_scale(X)  # one scale for all columns keeps the penalty isotropic
     U, sigma, Vt = jnp.linalg.svd(X * s, full_matrices=False)
@@ -219,7 +219,6 @@ def _kernel_ridge_fit(kernel, X, y, weights, lam, batch_size):
     # a row of weight 0 is a row and column of zeros: 1 on its diagonal keeps the system regular
     # whatever the ridge term, and leaves the other rows' solution as it is
     diagonal = ridge_term + (weights == 0).astype(dtype)
-
     # G >= 0: the system's eigenvalues are at least the ridge term (a weight-0 row's is 1 more)
     alpha = root * _solve_pd(G + jnp.diag(diagonal), root * y, ridge_term)
     return KernelRidgeParams(support=X, alpha=alpha)

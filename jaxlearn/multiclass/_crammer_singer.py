@@ -20,6 +20,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
+from jaxlearn import _active_set as active_set
 from jaxlearn._checks import check_multiclass_sample, check_positive_int
 from jaxlearn._lbfgs import check_sample_weight
 from jaxlearn.core import POSITIVE, POSITIVE_INT, BatchLearner, learner_factory, loadable
@@ -194,22 +195,14 @@ def _fit(key, X, y, weight, C, tol, intercept_scaling, *, num_classes, max_iter,
     num_free = jnp.sum(free, dtype=jnp.int32)
 
     def body(state):
-        """One pass over the active examples in a random order, as LIBLINEAR's: the next is drawn
-        among those not yet visited (Fisher-Yates, one swap a step, by a xorshift generator seeded
-        from ``key`` and the epoch), and an example shrunk is swapped to the end of the active ones."""
+        """One pass over the active examples in a random order (:mod:`jaxlearn._active_set`)."""
 
         def visit(carry):
             s, n, index, alpha, w, worst, bits = carry
-            bits = bits ^ (bits << 13)
-            bits = bits ^ (bits >> 17)
-            bits = bits ^ (bits << 5)
-            j = s + (bits % (n - s).astype(jnp.uint32)).astype(jnp.int32)
-            i, other = index[j], index[s]
-            index = index.at[j].set(other).at[s].set(i)
+            index, i, bits = active_set.draw_next(index, s, n, bits)
             x, a, A, c = Xa[i], alpha[i], sq_norms[i], cost[i]
-            g = (
-                jnp.sum(w * x, axis=1) + margins[i]
-            )  # a sum, not a dot: the same rounding under vmap
+            # a sum, not a dot: the same rounding under vmap
+            g = jnp.sum(w * x, axis=1) + margins[i]
             upper = jnp.where(classes == y[i], c, 0)
             low = jnp.min(jnp.where(a < upper, g, jnp.inf))
             # LIBLINEAR's shrinking: a variable at its bound whose gradient is below every free one's
@@ -221,18 +214,11 @@ def _fit(key, X, y, weight, C, tol, intercept_scaling, *, num_classes, max_iter,
             safe = jnp.where(A > 0, A, 1)
             new = jnp.where(move, sub_problem(safe, g - safe * a, y[i], c), a)
             worst = jnp.where(move, jnp.maximum(worst, spread), worst)
-            last = index[n - 1]  # a shrunk example trades places with the last active one
-            index = (
-                index.at[s]
-                .set(jnp.where(shrunk, last, i))
-                .at[n - 1]
-                .set(jnp.where(shrunk, i, last))
-            )
-            s, n = s + (~shrunk).astype(jnp.int32), n - shrunk.astype(jnp.int32)
+            index, s, n = active_set.retire(index, s, n, shrunk)
             w = w + (new - a)[:, None] * x[None, :]
             return s, n, index, alpha.at[i].set(new), w, worst, bits
 
-        seed = jax.random.bits(jax.random.fold_in(key, state.epoch), dtype=jnp.uint32) | 1
+        seed = active_set.epoch_seed(key, state.epoch)
         carry = (jnp.int32(0), state.num_active, state.index, state.alpha, state.w)
         carry = (*carry, jnp.asarray(-jnp.inf, dtype), seed)
         _, n, index, alpha, w, worst, _ = jax.lax.while_loop(lambda c: c[0] < c[1], visit, carry)
@@ -251,8 +237,7 @@ def _fit(key, X, y, weight, C, tol, intercept_scaling, *, num_classes, max_iter,
     init = _State(
         zeros,
         jnp.zeros((k, Xa.shape[1]), dtype),
-        jnp.argsort(~free, stable=True).astype(jnp.int32),  # the examples that can move first
-        num_free,
+        *active_set.first(free),
         jnp.asarray(jnp.inf, dtype),
         jnp.maximum(10 * tol, 1),
         jnp.ones([], bool),
