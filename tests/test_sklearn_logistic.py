@@ -92,10 +92,10 @@ def test_not_converged_warns_like_sklearn():
     assert fitted.n_iter_.tolist() == [2] and not bool(fitted.params_.converged)
 
 
-def test_float64_input_is_fitted_in_float64_as_scikit_learns():
+def test_lbfgs_runs_in_float64_as_scikit_learns():
     """The wine data times 100 (raw features up to 1.7e5): L-BFGS in float32 stalls near the start
-    (0.63 training accuracy after scikit-learn's 100 iterations); in float64, as scikit-learn
-    computes on float64 input, it predicts as scikit-learn's."""
+    (0.63 training accuracy after scikit-learn's 100 iterations); in float64, as scikit-learn's runs
+    on float64 and float32 data, it predicts as scikit-learn's, the weights in the input's dtype."""
     X, y = load_wine(return_X_y=True)
     X = 100 * X
     with warnings.catch_warnings():
@@ -105,6 +105,7 @@ def test_float64_input_is_fitted_in_float64_as_scikit_learns():
         single = LogisticRegression().fit(X.astype(np.float32), y)
     assert ours.coef_.dtype == np.float64 and single.coef_.dtype == np.float32
     assert np.mean(ours.predict(X) == want.predict(X)) >= 0.98
+    assert np.mean(single.predict(X) == want.predict(X)) >= 0.98
     assert ours.predict_proba(X).dtype == np.float64
 
 

@@ -176,7 +176,7 @@ def float_dtype():
 
 def in_input_precision(method):
     """``method(self, X, ...)`` run in float32 when ``X`` is float32 and in float64 otherwise, as
-    scikit-learn's SGD and ``LogisticRegression`` compute (``jax.enable_x64`` around it)."""
+    scikit-learn's SGD computes (``jax.enable_x64`` around it)."""
 
     @functools.wraps(method)
     def run(self, X, *args, **kwargs):

@@ -4,6 +4,7 @@ multinomial_logistic_regression` on three or more (as scikit-learn >= 1.5)."""
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import jax
@@ -25,7 +26,6 @@ from jaxlearn.sklearn._base import (
     bucketed,
     encode_classes,
     float_dtype,
-    in_input_precision,
     stacked,
 )
 
@@ -53,6 +53,18 @@ def _sweep_scores(learners, Xs, y, W):
     return jax.vmap(candidate)(learners)
 
 
+def in_float64(method):
+    """``method`` run in float64 (``jax.enable_x64``), as scikit-learn's L-BFGS runs on float32 data
+    too."""
+
+    @functools.wraps(method)
+    def run(*args, **kwargs):
+        with jax.enable_x64(True):
+            return method(*args, **kwargs)
+
+    return run
+
+
 @cpu_jit
 def _scores(learner: core.BatchLearner, params, X):
     return learner.decision_function(params, X)
@@ -68,9 +80,9 @@ class LogisticRegression(ClassifierMixin, JaxlearnEstimator):
     penalised; :math:`s_i` is ``sample_weight`` times the weight of the example's class. L-BFGS stops
     when the largest gradient entry of the objective divided by :math:`C\sum_i s_i` is at most ``tol``,
     as scikit-learn's does (UML section 9.3; Nocedal & Wright, section 7.2). Like scikit-learn's, it
-    computes in float32 on float32 input and in float64 on any other (``jax.enable_x64`` around the
-    fit): on raw features of large scale (the wine data's times 100) a float32 L-BFGS stalls where
-    scikit-learn's float64 one converges.
+    runs L-BFGS in float64 (``jax.enable_x64`` around the fit) on float32 data too, where a float32
+    L-BFGS stalls on raw features of large scale (the wine data's times 100); the fitted weights are
+    in the input's precision.
 
     Args:
       penalty: ``"l2"`` (the only one).
@@ -172,13 +184,21 @@ class LogisticRegression(ClassifierMixin, JaxlearnEstimator):
             return linear.logistic_regression(self.C, **options)
         return multiclass.multinomial_logistic_regression(self.C, n_classes, **options)
 
-    @in_input_precision
     def fit(self, X, y, sample_weight=None):
         """Fit on ``X`` (n, d) and labels ``y`` (two or more values), with optional ``sample_weight`` (n,).
 
         Returns:
           self.
         """
+        self._fit_in_float64(X, y, sample_weight)
+        if getattr(X, "dtype", None) == np.float32:  # the weights in the input's precision
+            self.params_ = jax.tree.map(
+                lambda a: a.astype(np.float32) if a.dtype == np.float64 else a, self.params_
+            )
+        return self
+
+    @in_float64
+    def _fit_in_float64(self, X, y, sample_weight):
         X, y = self._validate(X, y, reset=True)
         index = encode_classes(self, y)
         s = _check_sample_weight(sample_weight, X, dtype=float_dtype(), ensure_non_negative=True)
@@ -208,9 +228,8 @@ class LogisticRegression(ClassifierMixin, JaxlearnEstimator):
                 f"{float(self.params_.grad_norm):.3g} > tol={self.tol}); "
                 "increase `max_iter` or scale the data",
                 ConvergenceWarning,
-                stacklevel=2,
+                stacklevel=4,
             )
-        return self
 
     @property
     def coef_(self) -> np.ndarray:
@@ -229,7 +248,7 @@ class LogisticRegression(ClassifierMixin, JaxlearnEstimator):
         balanced = isinstance(self.class_weight, str) and self.class_weight == "balanced"
         return frozenset() if balanced else frozenset({"C"})
 
-    @in_input_precision
+    @in_float64
     def _sweep(self, Xs, y, train, grid):
         """Every value of ``grid["C"]`` on every fold (``Xs`` (F, n, d), ``train`` (F, n)) as one
         program: the predicted class indices (G, F, n) and ``classes``."""
