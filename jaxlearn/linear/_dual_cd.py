@@ -192,7 +192,7 @@ def _fit(key, X, y, weight, C, tol, intercept_scaling, *, loss, max_iter, fit_in
     inf = jnp.asarray(jnp.inf, dtype)
     tol = jnp.asarray(tol).astype(dtype)
 
-    num_free = jnp.sum(free, dtype=jnp.int32)
+    start, num_free = active_set.first(free)
 
     def epoch(state):
         """One pass over the active coordinates in a random order (:mod:`jaxlearn._active_set`)."""
@@ -234,7 +234,8 @@ def _fit(key, X, y, weight, C, tol, intercept_scaling, *, loss, max_iter, fit_in
     init = _State(
         jnp.zeros(m, dtype),
         jnp.zeros(Xa.shape[1], dtype),
-        *active_set.first(free),
+        start,
+        num_free,
         inf,
         -inf,
         inf,

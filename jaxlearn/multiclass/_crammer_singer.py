@@ -192,7 +192,7 @@ def _fit(key, X, y, weight, C, tol, intercept_scaling, *, num_classes, max_iter,
     margins = (classes[None, :] != y[:, None]).astype(dtype)  # e_i^k = 1[k != y_i]
     tol = jnp.asarray(tol).astype(dtype)
     free = cost > 0  # the others (a weight 0, a padding row) never move: left out
-    num_free = jnp.sum(free, dtype=jnp.int32)
+    start, num_free = active_set.first(free)
 
     def body(state):
         """One pass over the active examples in a random order (:mod:`jaxlearn._active_set`)."""
@@ -210,7 +210,7 @@ def _fit(key, X, y, weight, C, tol, intercept_scaling, *, num_classes, max_iter,
             # pass
             shrunk = jnp.sum((a >= upper) & (g < low)) >= k - 1
             spread = jnp.max(g) - low
-            move = (A > 0) & (c > 0) & ~shrunk & (spread > _MOVE)
+            move = (A > 0) & ~shrunk & (spread > _MOVE)  # c > 0: only free examples are visited
             safe = jnp.where(A > 0, A, 1)
             new = jnp.where(move, sub_problem(safe, g - safe * a, y[i], c), a)
             worst = jnp.where(move, jnp.maximum(worst, spread), worst)
@@ -237,7 +237,8 @@ def _fit(key, X, y, weight, C, tol, intercept_scaling, *, num_classes, max_iter,
     init = _State(
         zeros,
         jnp.zeros((k, Xa.shape[1]), dtype),
-        *active_set.first(free),
+        start,
+        num_free,
         jnp.asarray(jnp.inf, dtype),
         jnp.maximum(10 * tol, 1),
         jnp.ones([], bool),
