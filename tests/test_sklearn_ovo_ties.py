@@ -75,14 +75,3 @@ def test_ovo_matches_sklearn_on_fixed_scores_with_ties(k):
         ours.decision_function(X_test), theirs.decision_function(X_test), rtol=1e-6
     )
     np.testing.assert_array_equal(ours.predict(X_test), theirs.predict(X_test))
-
-
-@pytest.mark.parametrize("reduction", ["OneVsOneClassifier", "OneVsRestClassifier"])
-@pytest.mark.parametrize("inner", ["KNeighborsClassifier", "DecisionTreeClassifier", "Ridge"])
-def test_a_reduction_refuses_an_estimator_that_is_not_binary(reduction, inner):
-    """A multiclass estimator (its learner needs the class count) or a regressor is named, not a crash."""
-    import jaxlearn.sklearn as jsk
-
-    X, y = np.arange(24.0).reshape(12, 2), np.arange(12) % 3
-    with pytest.raises(TypeError, match=f"binary batch estimator.*got {inner}"):
-        getattr(jsk, reduction)(getattr(jsk, inner)()).fit(X, y)

@@ -46,6 +46,9 @@ KEPT = {
     "neural_network/tests/test_mlp.py::test_partial_fit_classes_error": "MLPClassifier",
     "tests/test_multiclass.py::test_ovo_exceptions": "OneVsOneClassifier",
     "tests/test_multiclass.py::test_ovo_ties2": "OneVsOneClassifier",
+    "tests/test_multiclass.py::test_ovr_ovo_regressor": "OneVsOneClassifier",
+    "tests/test_multiclass.py::test_ovr_binary": "OneVsRestClassifier",
+    "tests/test_multiclass.py::test_ovr_single_label_predict_proba": "OneVsRestClassifier",
 }
 
 

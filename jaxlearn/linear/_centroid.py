@@ -45,6 +45,7 @@ def kernel_centroid(kernel: Kernel, *, batch_size: Optional[int] = None) -> Batc
 
     Returns:
       A :class:`~jaxlearn.core.BatchLearner`; ``fit`` (both labels) gives :class:`KernelCentroidParams`.
+      An example of label 0 is in neither centroid (one-vs-one's other classes take no part).
 
     Examples:
       >>> import jax, jax.numpy as jnp
@@ -83,13 +84,13 @@ def kernel_centroid(kernel: Kernel, *, batch_size: Optional[int] = None) -> Batc
 @functools.partial(jax.jit, static_argnums=(3,))
 def _fit(kernel, X, y, batch_size):
     dtype = float_dtype(X)
-    positive = y > 0
+    positive, negative = y > 0, y < 0  # an example of label 0 is in neither centroid
     one, zero = jnp.ones((), dtype), jnp.zeros((), dtype)
     # max(count, 1): a traced sample with one class gives a zero centroid for the other, never NaN
     m_pos = jnp.maximum(jnp.sum(positive), 1).astype(dtype)
-    m_neg = jnp.maximum(jnp.sum(~positive), 1).astype(dtype)
+    m_neg = jnp.maximum(jnp.sum(negative), 1).astype(dtype)
     a_pos = jnp.where(positive, one / m_pos, zero)
-    a_neg = jnp.where(positive, zero, one / m_neg)
+    a_neg = jnp.where(negative, one / m_neg, zero)
     # G @ [a_pos, a_neg] through the kernel, then ||c_y||^2 = a_y^T G a_y
     G_a = expansion(kernel, X, jnp.stack([a_pos, a_neg], axis=1), X, batch_size=batch_size)
     b = (jnp.vdot(a_neg, G_a[:, 1]) - jnp.vdot(a_pos, G_a[:, 0])) / 2

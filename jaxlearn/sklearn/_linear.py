@@ -288,7 +288,7 @@ class LinearSVC(ClassifierMixin, JaxlearnEstimator):
     """
 
     #: An example of label 0 takes no part in the fit (``OneVsOneClassifier`` packs each pair's own).
-    _label_zero_left_out = True
+    _pair_subsample = "compact"
 
     _parameter_constraints = {
         "C": core.POSITIVE,
@@ -472,6 +472,9 @@ class HardMarginSVC(BatchBinaryClassifier):
       [1, 1, -1, -1]
     """
 
+    #: The learner takes labels -1 and +1 only: ``OneVsOneClassifier`` repeats each pair's examples.
+    _pair_subsample = "cycle"
+
     _parameter_constraints = {"max_steps": core.POSITIVE_INT, "tol": core.POSITIVE}
 
     def __init__(self, *, fit_intercept=True, max_steps=1000, tol=1e-4):
@@ -592,7 +595,7 @@ class SVC(_KernelMixin, ClassifierMixin, JaxlearnEstimator):
     """
 
     #: An example of label 0 takes no part in the fit (``OneVsOneClassifier`` packs each pair's own).
-    _label_zero_left_out = True
+    _pair_subsample = "compact"
 
     _parameter_constraints = {"C": core.POSITIVE, "tol": core.POSITIVE}
     _no_effect = {"shrinking": None, "cache_size": core.POSITIVE, "verbose": None}
@@ -829,6 +832,9 @@ class NearestCentroid(_KernelMixin, ClassifierMixin, JaxlearnEstimator):
       ['-', '+', 'o']
     """
 
+    #: An example of label 0 takes no part in the fit (``OneVsOneClassifier`` packs each pair's own).
+    _pair_subsample = "compact"
+
     _only_default = {
         "metric": OnlyDefault(
             ("euclidean",), "the distance is Euclidean in the kernel's feature space; see `kernel`"
@@ -941,15 +947,27 @@ def _fit_ridge_columns(ridge, fit_intercept, key, X, Y, weights):
     return fit(ridge, fit_intercept, key, X, Y, weights)
 
 
-def _ridge_scores(fit_intercept, params, X):
+def _fit_signed_ridge(ridge, key, X, y, *, fit_intercept):
+    """:func:`_fit_ridge` on labels in {-1, 0, +1}, an example of label 0 of weight 0: the fit of
+    jaxlearn's reductions (one-vs-one's other classes take no part)."""
+    return _fit_ridge(ridge, fit_intercept, key, X, y, jnp.asarray(y) != 0)
+
+
+_FIT_SIGNED_RIDGE = {
+    intercept: functools.partial(_fit_signed_ridge, fit_intercept=intercept)
+    for intercept in (False, True)
+}
+
+
+def _ridge_scores(params, X):
     X = jnp.asarray(X)
-    if not fit_intercept:
+    if params.w.shape[-1] == X.shape[-1]:  # no intercept
         return X @ params.w
     return X @ params.w[:-1] + params.w[-1]
 
 
-def _ridge_sign(fit_intercept, params, X):
-    return sign_label(_ridge_scores(fit_intercept, params, X))
+def _ridge_sign(params, X):
+    return sign_label(_ridge_scores(params, X))
 
 
 class _RidgeMixin:
@@ -996,11 +1014,12 @@ class _RidgeMixin:
         self.intercept_ = w[:, -1] if intercept else np.zeros(w.shape[0], w.dtype)
 
     def _batch_learner(self, X=None):
-        intercept = bool(self.fit_intercept)
+        """The two-class learner of jaxlearn's reductions (labels {-1, +1}; label 0 takes no part)."""
+        # `fit_intercept` shapes the program: it is in the function, not a (traced) leaf of the Partial
         return core.BatchLearner(
-            Partial(_fit_ridge, linear.ridge(self.alpha), intercept),
-            Partial(_ridge_sign, intercept),
-            Partial(_ridge_scores, intercept),
+            Partial(_FIT_SIGNED_RIDGE[bool(self.fit_intercept)], linear.ridge(self.alpha)),
+            Partial(_ridge_sign),
+            Partial(_ridge_scores),
         )
 
 
@@ -1033,6 +1052,9 @@ class RidgeClassifier(_RidgeMixin, BatchBinaryClassifier):
       >>> RidgeClassifier().fit(X, [1, 1, 0, 0]).predict(X).tolist()
       [1, 1, 0, 0]
     """
+
+    #: An example of label 0 takes no part in the fit (``OneVsOneClassifier`` packs each pair's own).
+    _pair_subsample = "compact"
 
     def __init__(
         self,

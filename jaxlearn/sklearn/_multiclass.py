@@ -13,7 +13,9 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import numpy as np
+import sklearn.multiclass
 from sklearn.base import ClassifierMixin, RegressorMixin, clone
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from jaxlearn import core, multiclass
@@ -123,26 +125,33 @@ class ScoringClassifier(MulticlassClassifier):
 
 
 class _Reduction(ScoringClassifier):
-    """The shared part of the two reductions: the binary estimator's learner, fitted as one program."""
+    """The shared part of the two reductions: the binary estimator's learner, fitted as one program.
+
+    Over any other estimator (scikit-learn's own, or a jaxlearn estimator that is multiclass itself
+    or a regressor) the reduction is scikit-learn's, fitted in ``reduction_``: one fit per problem,
+    as scikit-learn fits them.
+    """
 
     def _estimator(self):
         """The binary estimator as given (``None``: ``LinearSVC()``), not cloned."""
         return LinearSVC() if self.estimator is None else self.estimator
 
-    def _binary(self):
+    def _vectorised(self) -> bool:
+        """Whether the problems are one jaxlearn program: the estimator is a jaxlearn binary batch
+        estimator (a multiclass learner needs the class count; a regressor has no classes)."""
         estimator = self._estimator()
-        binary = (
+        return (
             isinstance(estimator, JaxlearnEstimator)
             and hasattr(estimator, "_batch_learner")
-            # a multiclass learner needs the class count; a regressor has no classes
             and not isinstance(estimator, (MulticlassClassifier, RegressorMixin))
         )
-        if not binary:
-            raise TypeError(
-                "expected `estimator` a jaxlearn binary batch estimator (e.g. jaxlearn.sklearn.LinearSVC()), "
-                f"got {type(estimator).__name__}"
-            )
-        return clone(estimator)
+
+    def _binary(self):
+        return clone(self._estimator())
+
+    def _scikit_learns(self):  # pragma: no cover - abstract
+        """scikit-learn's reduction over the estimator, with this one's parameters."""
+        raise NotImplementedError
 
     def _reduce(
         self, binary: core.BatchLearner, n_classes: int
@@ -150,11 +159,28 @@ class _Reduction(ScoringClassifier):
         raise NotImplementedError
 
     def fit(self, X, y):
-        """Fit every binary problem at once (one vmapped program) on ``X`` (n, d) and labels ``y``.
+        """Fit every binary problem on ``X`` (n, d) and labels ``y``: at once (one vmapped program) over
+        a jaxlearn binary batch estimator, else by scikit-learn's reduction (``reduction_``).
 
         Returns:
           self.
         """
+        fitted = (
+            "reduction_",
+            "estimators_",
+            "params_",
+            "estimator_attributes_",
+            "feature_names_in_",
+        )
+        for name in fitted:
+            self.__dict__.pop(name, None)
+        if not self._vectorised():
+            self._check_params()
+            self.reduction_ = self._scikit_learns().fit(X, y)
+            for name in ("classes_", "estimators_", "n_features_in_", "feature_names_in_"):
+                if hasattr(self.reduction_, name):
+                    setattr(self, name, getattr(self.reduction_, name))
+            return self
         X, y = self._validate(X, y, reset=True)
         y = encode_classes(self, y)
         inner = self._binary()
@@ -174,6 +200,36 @@ class _Reduction(ScoringClassifier):
     def _packs_pairs(self) -> bool:
         return False
 
+    def _fitted_reduction(self):
+        """scikit-learn's fitted reduction where it ran (see the class), else ``None``."""
+        check_is_fitted(self)
+        return self.__dict__.get("reduction_")
+
+    def decision_function(self, X) -> np.ndarray:
+        """The class scores, as scikit-learn's reduction of the same name scores: shape (n, K), or
+        (n,) for two classes (positive means ``classes_[1]``)."""
+        reduction = self._fitted_reduction()
+        return self._scores(X) if reduction is None else reduction.decision_function(X)
+
+    def predict(self, X) -> np.ndarray:
+        """The predicted labels (values of ``classes_``) of the rows of ``X`` (n, d)."""
+        reduction = self._fitted_reduction()
+        return self._labels(X) if reduction is None else reduction.predict(X)
+
+    @available_if(
+        lambda self: not self._vectorised() and hasattr(self._estimator(), "predict_proba")
+    )
+    def predict_proba(self, X) -> np.ndarray:
+        """scikit-learn's reduction's class probabilities, over an estimator that has them (and is
+        not a jaxlearn binary estimator): shape (n, K)."""
+        return self._fitted_reduction().predict_proba(X)
+
+    def _scores(self, X):
+        return ScoringClassifier.decision_function(self, X)
+
+    def _labels(self, X):
+        return ScoringClassifier.predict(self, X)
+
     def _fitted_learner(self) -> core.BatchLearner:
         inner = self._binary()
         for name, value in self.estimator_attributes_.items():
@@ -192,7 +248,9 @@ class OneVsRestClassifier(_Reduction):
     Args:
       estimator: a jaxlearn binary estimator with a batch learner (``LinearSVC()``, ``SVC(...)``,
         ``SGDClassifier(...)``, ``Perceptron()``, ...); ``None``: ``jaxlearn.sklearn.LinearSVC()``. It is
-        cloned, never fitted itself.
+        cloned, never fitted itself. Any other estimator (``LogisticRegression()``, a tree,
+        scikit-learn's own) goes through scikit-learn's ``OneVsRestClassifier``, one fit per class,
+        in ``reduction_`` (its ``estimators_`` and, where the estimator has it, ``predict_proba``).
       random_state: the key of the K fits (split one per problem); ``None``: the binary estimator's.
       n_jobs, verbose: accepted for scikit-learn's API; jaxlearn vectorises instead and prints nothing.
 
@@ -215,6 +273,11 @@ class OneVsRestClassifier(_Reduction):
 
     def _reduce(self, binary, n_classes):
         return multiclass.one_vs_all(binary, n_classes)
+
+    def _scikit_learns(self):
+        return sklearn.multiclass.OneVsRestClassifier(
+            self._binary(), n_jobs=self.n_jobs, verbose=self.verbose
+        )
 
 
 def _ovo_scores(learner, params, X):
@@ -248,9 +311,12 @@ class OneVsOneClassifier(_Reduction):
     ``OneVsOneClassifier``, then to the first class.
 
     Args:
-      estimator: a jaxlearn binary batch estimator; ``None``: ``jaxlearn.sklearn.LinearSVC()``.
+      estimator: a jaxlearn binary batch estimator; ``None``: ``jaxlearn.sklearn.LinearSVC()``. Any
+        other estimator goes through scikit-learn's ``OneVsOneClassifier``, one fit per pair, in
+        ``reduction_`` (``subsample`` and ``random_state`` then take no part).
       subsample: how a pair's problem leaves out the other classes: ``"auto"`` (the default:
-        ``"compact"`` over ``LinearSVC`` and ``SVC``, else ``"mask"``), ``"compact"`` (each pair
+        ``"compact"`` over ``LinearSVC``, ``SVC``, ``RidgeClassifier`` and ``NearestCentroid``,
+        ``"cycle"`` over ``HardMarginSVC``, else ``"mask"``), ``"compact"`` (each pair
         fitted on its own examples, as scikit-learn fits it, packed into the slots of the largest
         pair: for the exact solvers, on which an example of label 0 takes no part), ``"mask"``
         (their examples get label 0, a zero sub-gradient, so every pair has scikit-learn's one ``C``),
@@ -283,23 +349,26 @@ class OneVsOneClassifier(_Reduction):
     def _subsample(self) -> str:
         if self.subsample != "auto":
             return self.subsample
-        return "compact" if getattr(self._estimator(), "_label_zero_left_out", False) else "mask"
+        return getattr(self._estimator(), "_pair_subsample", "mask")
 
     def _packs_pairs(self) -> bool:
         return self._subsample() == "compact"
 
     _extra = staticmethod(_ovo_scores)
 
-    def decision_function(self, X) -> np.ndarray:
+    def _scores(self, X):
         """scikit-learn's ``OneVsOneClassifier.decision_function``: shape (n, K), or (n,) for two classes
         (the column of ``classes_[1]``)."""
         values = self._evaluate(X)[1]
         return values[:, 1] if values.shape[1] == 2 else values
 
-    def predict(self, X) -> np.ndarray:
-        """The class of largest :meth:`decision_function` (ties: the first class), as scikit-learn's."""
+    def _labels(self, X):
+        """The class of largest score (ties: the first class), as scikit-learn's."""
         values = self._evaluate(X)[1]
         return self.classes_[np.argmax(values, axis=1)]
+
+    def _scikit_learns(self):
+        return sklearn.multiclass.OneVsOneClassifier(self._binary(), n_jobs=self.n_jobs)
 
 
 class MulticlassSVC(ScoringClassifier):

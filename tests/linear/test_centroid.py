@@ -121,3 +121,20 @@ def test_bad_inputs():
     # traced: a single class cannot be reported, but the fit stays finite
     params = jax.jit(learner.fit)(KEY, X, jnp.ones(10))
     assert bool(jnp.all(jnp.isfinite(params.alpha))) and bool(jnp.isfinite(params.b))
+
+
+def test_an_example_of_label_zero_is_in_neither_centroid(x64):
+    """One-vs-one gives the other classes label 0 (inside its program: a traced ``y``, which the
+    label check cannot read): the rule is the one fitted without them."""
+    X, y = _sample(3)
+    X_new, _ = _sample(4, m=50)
+    zero = jnp.arange(y.size) % 3 == 0
+    learner = kernel_centroid(kernels.gaussian(0.5))
+    with_zeros = jax.jit(learner.fit)(KEY, X, jnp.where(zero, 0.0, y))
+    without = learner.fit(KEY, X[~zero], y[~zero])
+    np.testing.assert_allclose(
+        learner.decision_function(with_zeros, X_new),
+        learner.decision_function(without, X_new),
+        rtol=1e-12,
+        atol=1e-12,
+    )
