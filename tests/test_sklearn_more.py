@@ -156,12 +156,6 @@ def test_meta_estimator_params_and_clone():
     assert not hasattr(fitted.estimator, "params_")  # the binary estimator is cloned, never fitted
 
 
-def test_meta_estimator_refuses_other_estimators():
-    X, y = _sample()
-    with pytest.raises(TypeError, match="jaxlearn binary"):
-        OneVsRestClassifier(sklearn.tree.DecisionTreeClassifier()).fit(X[:20], y[:20])
-
-
 @pytest.mark.parametrize("estimator", CLASSIFIERS, ids=_name)
 def test_label_sets(estimator):
     # the same partition as strings, {0, 1} and {-1, +1}: the same predictions, mapped
