@@ -116,6 +116,29 @@ def test_ridge_fits_several_targets_at_once_and_names_the_solvers_it_offers():
         Ridge(solver="sag").fit(X, Y[:, 0])
 
 
+def test_ridge_takes_one_alpha_per_target_as_scikit_learn():
+    """``alpha`` of shape (n_targets,): each column its own penalty, in the one vmapped program."""
+    import jax
+    from sklearn.linear_model import Ridge as TheirRidge
+
+    from jaxlearn.sklearn import Ridge
+
+    X = np.random.default_rng(4).normal(size=(30, 4))
+    Y = X @ np.random.default_rng(5).normal(size=(4, 3)) + np.random.default_rng(6).normal(
+        size=(30, 3)
+    )
+    alpha = np.array([0.1, 10.0, 1000.0])
+    with jax.enable_x64(True):
+        ours = Ridge(alpha=alpha).fit(X, Y)
+        one_by_one = [Ridge(alpha=a).fit(X, Y[:, j]).coef_ for j, a in enumerate(alpha)]
+    theirs = TheirRidge(alpha=alpha).fit(X, Y)
+    np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-9)
+    np.testing.assert_allclose(ours.intercept_, theirs.intercept_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(ours.coef_, np.stack(one_by_one), rtol=1e-12)
+    with pytest.raises(ValueError, match=r"`alpha` a number or an array of one per target \(3\)"):
+        Ridge(alpha=alpha[:2]).fit(X, Y)
+
+
 @pytest.mark.parametrize("kernel", [{"kernel": "rbf", "gamma": 0.3}, {"kernel": "linear"}])
 def test_kernel_ridge_with_weights_agrees_with_scikit_learn_in_float64(kernel):
     import jax

@@ -942,8 +942,10 @@ def _fit_ridge(ridge, fit_intercept, key, X, y, weights=None):
 
 @functools.partial(cpu_jit, static_argnums=1)
 def _fit_ridge_columns(ridge, fit_intercept, key, X, Y, weights):
-    """:func:`_fit_ridge` of each column of ``Y`` (n, t): one program, vmapped over the columns."""
-    fit = jax.vmap(_fit_ridge, in_axes=(None, None, None, None, 1, None))
+    """:func:`_fit_ridge` of each column of ``Y`` (n, t): one program, vmapped over the columns, with
+    one penalty (``ridge``'s ``lam`` a scalar) or one each (of shape (t,))."""
+    each = jnp.ndim(core.hyperparameters(ridge)["lam"]) > 0
+    fit = jax.vmap(_fit_ridge, in_axes=(0 if each else None, None, None, None, 1, None))
     return fit(ridge, fit_intercept, key, X, Y, weights)
 
 
@@ -1003,7 +1005,16 @@ class _RidgeMixin:
                 "expected `sample_weight` and `class_weight` to give some row a positive weight, "
                 "got all weights 0"
             )
-        ridge, intercept = linear.ridge(self.alpha), bool(self.fit_intercept)
+        targets = Y.shape[1]
+        alpha = np.asarray(self.alpha, X.dtype)
+        if alpha.ndim > 1 or alpha.size not in (1, targets):
+            raise ValueError(
+                f"expected `alpha` a number or an array of one per target ({targets}), "
+                f"got shape {alpha.shape}"
+            )
+        # one penalty for all columns (one factorisation), or one each: scikit-learn's (n_targets,)
+        ridge = linear.ridge(alpha.ravel()[0] if alpha.size == 1 else alpha)
+        intercept = bool(self.fit_intercept)
         size = bucket(X.shape[0])  # rows of weight 0 up to the size bucket: one program per bucket
         X, Y, weights = (pad_rows(a, size) for a in (X, np.asarray(Y, X.dtype), weights))
         # the closed form draws nothing: no key (one drawn from `random_state` would take the
