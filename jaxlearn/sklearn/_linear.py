@@ -1132,7 +1132,8 @@ class Ridge(_RidgeMixin, BatchRegressor):
     Args:
       alpha: :math:`\\lambda > 0` of
         :math:`\\sum_i c_i(\\langle w, x_i\\rangle + b - y_i)^2 + \\lambda\\|w\\|^2`
-        (scikit-learn's ``alpha``; :math:`c_i` the row's ``sample_weight``).
+        (scikit-learn's ``alpha``; :math:`c_i` the row's ``sample_weight``), or an array of one
+        per target (shape ``(n_targets,)``).
       fit_intercept: fit the intercept :math:`b` (not penalised: the rows are centred at their
         weighted means).
       solver: ``"auto"``, ``"cholesky"`` or ``"svd"``: scikit-learn's direct solvers, which all give
