@@ -56,23 +56,14 @@ for _name in ("SGDClassifier", "Perceptron"):
 EXPECTED_FAILURES["NearestCentroid"] = {  # its centroids are explicit: no kernel expansion
     "check_sample_weight_equivalence_on_dense_data": "float32 weighted means: 1-ulp apart; rtol=1e-7 < eps",
 }
-# float32 weighted means and normal equations: a weight of 2 and a repeated row round apart by a few
-# 1e-7 (the check's rtol=1e-7); tests/test_sklearn_ridge_classifier.py checks the weights against
-# scikit-learn's in float64.
-for _name in ("Ridge", "RidgeClassifier"):
-    EXPECTED_FAILURES[_name] = {
-        "check_sample_weight_equivalence_on_dense_data": "float32 solve: ~5e-7 apart; rtol=1e-7"
-    }
-# The check asks float64 predictions of a multi-output regressor; jaxlearn computes in JAX's default
-# float32 (float64 under jax_enable_x64). tests/test_sklearn_ridge_classifier.py checks several
-# targets against scikit-learn's in float64.
-EXPECTED_FAILURES["Ridge"]["check_regressor_multioutput"] = "float32 predictions unless x64 is on"
 # As scikit-learn's own Ridge and RidgeClassifier (its PER_ESTIMATOR_XFAIL_CHECKS): `max_iter` is read
 # by iterative solvers only; the closed form has no n_iter_.
 for _name in ("Ridge", "RidgeClassifier"):
-    EXPECTED_FAILURES[_name]["check_non_transformer_estimators_n_iter"] = (
-        "the closed form has no iterations (scikit-learn's own Ridge fails this check too)"
-    )
+    EXPECTED_FAILURES[_name] = {
+        "check_non_transformer_estimators_n_iter": (
+            "the closed form has no iterations (scikit-learn's own Ridge fails this check too)"
+        )
+    }
 EXPECTED_FAILURES["KernelRidge"]["check_sample_weight_equivalence_on_dense_data"] = (
     "float32 Gram matrix and Cholesky solve: ~2e-6 apart; rtol=1e-7"
 )

@@ -174,3 +174,25 @@ def test_kernel_ridge_pads_to_its_bucket_and_leaves_out_weight_zero():
     )
     alone = KernelRidge(kernel="rbf").fit(X[:100], y[:100])
     np.testing.assert_allclose(kept.predict(X[100:120]), alone.predict(X[100:120]), rtol=1e-4)
+
+
+@pytest.mark.filterwarnings("ignore::scipy.linalg.LinAlgWarning")  # scikit-learn's float32 solve
+@pytest.mark.parametrize("estimator", ["Ridge", "RidgeClassifier"])
+def test_ridge_solves_in_the_inputs_precision_as_scikit_learn(estimator):
+    """float64 data (x64 off) gives float64 coefficients, scikit-learn's to rounding; float32 data
+    stays float32, as scikit-learn's keeps it."""
+    import sklearn.linear_model
+
+    import jaxlearn.sklearn as jsk
+
+    X, y = datasets.load_breast_cancer(return_X_y=True)  # raw: features of scales 1e-3 to 1e3
+    ours = getattr(jsk, estimator)(alpha=1e-3).fit(X, y)
+    theirs = getattr(sklearn.linear_model, estimator)(alpha=1e-3).fit(X, y)
+    assert ours.coef_.dtype == np.float64 and ours.predict(X).dtype == theirs.predict(X).dtype
+    np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(ours.intercept_, theirs.intercept_, rtol=1e-9)
+    X32 = X.astype(np.float32)
+    single = getattr(jsk, estimator)(alpha=1e-3).fit(X32, y)
+    theirs = getattr(sklearn.linear_model, estimator)(alpha=1e-3).fit(X32, y)
+    assert single.coef_.dtype == theirs.coef_.dtype == np.float32
+    assert single.predict(X32).dtype == theirs.predict(X32).dtype

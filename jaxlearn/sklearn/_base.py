@@ -168,6 +168,18 @@ def check_params(estimator) -> None:
             raise InvalidParameterError(f"{name_of}: {error}{allowed}") from None
 
 
+def in_input_precision(method):
+    """``method(self, X, ...)`` run in float32 when ``X`` is float32 and in float64 otherwise, as
+    scikit-learn's SGD computes."""
+
+    @functools.wraps(method)
+    def run(self, X, *args, **kwargs):
+        with jax.enable_x64(getattr(X, "dtype", None) != np.float32):
+            return method(self, X, *args, **kwargs)
+
+    return run
+
+
 def float_dtype():
     """The float dtype the estimators compute in: float64 when ``jax_enable_x64`` is on, else float32."""
     return np.float64 if jax.config.jax_enable_x64 else np.float32

@@ -37,6 +37,7 @@ from jaxlearn.sklearn._base import (
     class_weights,
     encode_classes,
     float_dtype,
+    in_input_precision,
     make_kernel,
     one_vs_rest,
     power_of_two_scale,
@@ -974,7 +975,8 @@ def _ridge_sign(params, X):
 
 class _RidgeMixin:
     """The ridge fit the regressor and the classifier share: ``alpha``, ``fit_intercept`` (not
-    penalised), ``sample_weight``, and ``coef_`` / ``intercept_`` as scikit-learn's."""
+    penalised), ``sample_weight``, and ``coef_`` / ``intercept_`` as scikit-learn's, computed in the
+    input's precision as scikit-learn's (float32 for float32 ``X``, else float64)."""
 
     _parameter_constraints = {"alpha": core.POSITIVE}
     #: read only by scikit-learn's iterative solvers (or its copy of X); the closed form ignores them
@@ -987,6 +989,12 @@ class _RidgeMixin:
     _only_default = {"positive": OnlyDefault((False,), "the closed form is unconstrained")}
     #: scikit-learn's direct solvers: each gives the closed form (solved here by Cholesky).
     _SOLVERS = ("auto", "cholesky", "svd")
+
+    def _check_X(self, X):
+        """Fitted check, and ``X`` in its own precision (float32 stays float32, else float64): the
+        scores are NumPy's ``X @ coef_.T + intercept_``, in the precision scikit-learn's take."""
+        check_is_fitted(self)
+        return validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
 
     def _check_params(self):
         if self.solver not in self._SOLVERS:
@@ -1019,8 +1027,9 @@ class _RidgeMixin:
         X, Y, weights = (pad_rows(a, size) for a in (X, np.asarray(Y, X.dtype), weights))
         # the closed form draws nothing: no key (one drawn from `random_state` would take the
         # global NumPy generator's next number at every fit)
-        self.params_ = _fit_ridge_columns(ridge, intercept, None, X, Y, weights)
-        w = np.asarray(self.params_.w)
+        params = _fit_ridge_columns(ridge, intercept, None, X, Y, weights)
+        self.params_ = jax.tree_util.tree_map(np.asarray, params)  # on the host, in X's precision
+        w = self.params_.w
         self.coef_ = w[:, :-1] if intercept else w
         self.intercept_ = w[:, -1] if intercept else np.zeros(w.shape[0], w.dtype)
 
@@ -1090,6 +1099,7 @@ class RidgeClassifier(_RidgeMixin, BatchBinaryClassifier):
         self.positive = positive
         self.random_state = random_state
 
+    @in_input_precision
     def fit(self, X, y, sample_weight=None):
         """Fit on ``X`` of shape (n, d) and labels ``y`` (any values; one regression per class past two).
 
@@ -1175,6 +1185,7 @@ class Ridge(_RidgeMixin, BatchRegressor):
         self.positive = positive
         self.random_state = random_state
 
+    @in_input_precision
     def fit(self, X, y, sample_weight=None):
         """Fit on ``X`` of shape (n, d) and real targets ``y`` of shape (n,) or (n, t).
 

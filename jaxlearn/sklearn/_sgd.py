@@ -12,7 +12,6 @@ alone sends some fits on another path (breast cancer: 85.8% against 91.2% for on
 
 from __future__ import annotations
 
-import functools
 import warnings
 
 import jax
@@ -34,6 +33,7 @@ from jaxlearn.sklearn._base import (
     class_weights,
     encode_classes,
     float_dtype,
+    in_input_precision,
     one_vs_rest,
     sample_weights,
 )
@@ -81,18 +81,6 @@ def _shuffle_seed(rng) -> int:
     """A binary fit's draws from its own ``rng``: its dataset's seed (unused), then its shuffle seed."""
     rng.randint(1, MAX_INT)
     return rng.randint(MAX_INT)
-
-
-def in_input_precision(method):
-    """``method(self, X, ...)`` run in float32 when ``X`` is float32 and in float64 otherwise, as
-    scikit-learn's SGD computes."""
-
-    @functools.wraps(method)
-    def run(self, X, *args, **kwargs):
-        with jax.enable_x64(getattr(X, "dtype", None) != np.float32):
-            return method(self, X, *args, **kwargs)
-
-    return run
 
 
 def l1_ratio(penalty, value):
