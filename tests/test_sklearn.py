@@ -42,7 +42,7 @@ _INVARIANCE = {
     "check_methods_sample_order_invariance": _ULP,
     "check_methods_subset_invariance": _ULP,
 }
-EXPECTED_FAILURES = {name: dict(_INVARIANCE) for name in ("KernelPerceptron", "SVC", "KernelRidge")}
+EXPECTED_FAILURES = {name: dict(_INVARIANCE) for name in ("KernelPerceptron", "SVC")}
 # As scikit-learn's own SGDClassifier and Perceptron (its PER_ESTIMATOR_XFAIL_CHECKS): a weight scales a
 # step, it does not repeat the row in the shuffled epochs. tests/test_sklearn_linear_models.py checks
 # the weights in distribution instead.
@@ -64,9 +64,6 @@ for _name in ("Ridge", "RidgeClassifier"):
             "the closed form has no iterations (scikit-learn's own Ridge fails this check too)"
         )
     }
-EXPECTED_FAILURES["KernelRidge"]["check_sample_weight_equivalence_on_dense_data"] = (
-    "float32 Gram matrix and Cholesky solve: ~2e-6 apart; rtol=1e-7"
-)
 # As scikit-learn's own LinearSVC: the dual solver stops at tol=1e-4, so a weight of 2 and a repeated row
 # reach the same optimum only to that tolerance (the check's rtol=1e-7). tests/linear/test_dual_cd.py
 # checks the weights against liblinear in float64 at tol=1e-8.

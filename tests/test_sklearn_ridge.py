@@ -196,3 +196,22 @@ def test_ridge_solves_in_the_inputs_precision_as_scikit_learn(estimator):
     theirs = getattr(sklearn.linear_model, estimator)(alpha=1e-3).fit(X32, y)
     assert single.coef_.dtype == theirs.coef_.dtype == np.float32
     assert single.predict(X32).dtype == theirs.predict(X32).dtype
+
+
+def test_kernel_ridge_solves_float64_data_in_float64():
+    """A tiny ``alpha`` is beyond float32's resolution of the Gram matrix; in float64 (x64 off)
+    the predictions are scikit-learn's."""
+    from sklearn.kernel_ridge import KernelRidge as TheirKernelRidge
+
+    from jaxlearn.sklearn import KernelRidge
+
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(200, 3))
+    y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=200)
+    X_new = rng.normal(size=(50, 3))
+    ours = KernelRidge(alpha=1e-8, kernel="rbf", gamma=0.5).fit(X, y)
+    theirs = TheirKernelRidge(alpha=1e-8, kernel="rbf", gamma=0.5).fit(X, y)
+    assert ours.params_.alpha.dtype == np.float64
+    np.testing.assert_allclose(ours.predict(X_new), theirs.predict(X_new), rtol=1e-6, atol=1e-6)
+    single = KernelRidge(alpha=1.0, kernel="rbf", gamma=0.5).fit(X.astype(np.float32), y)
+    assert single.predict(X_new.astype(np.float32)).dtype == np.float32

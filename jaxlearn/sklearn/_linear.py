@@ -1219,6 +1219,8 @@ class KernelRidge(_KernelMixin, BatchRegressor):
     :math:`\\lambda = \\alpha/(2m)` (:math:`\\alpha / (2 \\sum_i s_i)` with ``sample_weight``
     :math:`s`); kernels and their defaults as scikit-learn's ``KernelRidge`` (``gamma=None``:
     :math:`1/d`). The rows are padded to their size bucket with weight 0 (they take no part).
+    It solves in the input's precision: float64 for float64 ``X`` (as scikit-learn's), float32 for
+    float32 ``X``.
     ``kernel_params`` is ``None`` only (the kernel is named by ``kernel``, ``gamma``, ``degree`` and
     ``coef0``).
 
@@ -1266,6 +1268,7 @@ class KernelRidge(_KernelMixin, BatchRegressor):
         lam = float(self.alpha) * self.x_scale_**2 / (2 * total)
         return linear.kernel_ridge(self._kernel(), lam)
 
+    @in_input_precision
     def fit(self, X, y, sample_weight=None):
         """Fit on ``X`` of shape (n, d) and real targets ``y`` of shape (n,).
 
@@ -1277,10 +1280,17 @@ class KernelRidge(_KernelMixin, BatchRegressor):
         self.weight_total_ = float(np.sum(weights))
         self._prepare(X)
         size = bucket(X.shape[0])
-        self.params_ = self._batch_learner(X).fit(
+        params = self._batch_learner(X).fit(
             None,  # the closed form draws nothing
             pad_rows(self._scaled(X), size),
             pad_rows(np.asarray(y, X.dtype), size),
             pad_rows(weights, size),
         )
+        self.params_ = jax.tree_util.tree_map(np.asarray, params)  # on the host, in X's precision
         return self
+
+    @in_input_precision
+    def predict(self, X) -> np.ndarray:
+        """The fitted function at the rows of ``X`` (n, d), in their precision (float32 for float32
+        ``X``, else float64)."""
+        return super().predict(X)
