@@ -215,3 +215,15 @@ def test_kernel_ridge_solves_float64_data_in_float64():
     np.testing.assert_allclose(ours.predict(X_new), theirs.predict(X_new), rtol=1e-6, atol=1e-6)
     single = KernelRidge(alpha=1.0, kernel="rbf", gamma=0.5).fit(X.astype(np.float32), y)
     assert single.predict(X_new.astype(np.float32)).dtype == np.float32
+
+
+@pytest.mark.parametrize("estimator", ["Ridge", "RidgeClassifier"])
+def test_coef_and_intercept_are_writable_and_predict_reads_them(estimator):
+    import jaxlearn.sklearn as jsk
+
+    X, y = datasets.load_iris(return_X_y=True)
+    fitted = getattr(jsk, estimator)().fit(X, y)
+    fitted.coef_[...] = 0.0
+    fitted.intercept_[...] = 1.5
+    scores = fitted.predict(X) if estimator == "Ridge" else fitted.decision_function(X)
+    np.testing.assert_array_equal(scores, np.full_like(scores, 1.5))

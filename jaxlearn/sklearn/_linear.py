@@ -1029,7 +1029,8 @@ class _RidgeMixin:
         # global NumPy generator's next number at every fit)
         params = _fit_ridge_columns(ridge, intercept, None, X, Y, weights)
         self.params_ = jax.tree_util.tree_map(np.asarray, params)  # on the host, in X's precision
-        w = self.params_.w
+        # coef_ and intercept_ writable (a copy), as scikit-learn's: predict reads them
+        w = np.array(self.params_.w)
         self.coef_ = w[:, :-1] if intercept else w
         self.intercept_ = w[:, -1] if intercept else np.zeros(w.shape[0], w.dtype)
 
