@@ -183,7 +183,7 @@ class Interval(NamedTuple):
     :func:`jaxlearn.core.learner_factory`) and checked whenever the value is a concrete number.
 
     ``Interval(0.0)`` is (0, inf); closed ends and integer ranges are flags. NaN is in no interval,
-    and an infinite value only where an end is a closed infinite one (never here).
+    and an infinite value only where an end is a closed infinite one (:data:`POSITIVE_OR_INF`).
     """
 
     lo: float
@@ -229,7 +229,7 @@ class Interval(NamedTuple):
         values = [math.nan, -math.inf]
         values.append(self.lo if not self.lo_closed else self.lo - (1 if self.integer else 0.5))
         if math.isinf(self.hi):
-            if not self.integer:
+            if not (self.integer or self.hi_closed):
                 values.append(math.inf)
         else:
             values.append(self.hi if not self.hi_closed else self.hi + (1 if self.integer else 0.5))
@@ -243,6 +243,8 @@ class Interval(NamedTuple):
 POSITIVE = Interval(0.0)
 #: [0, inf): weight decay, margins, tolerances.
 NON_NEGATIVE = Interval(0.0, lo_closed=True)
+#: (0, inf]: the logistic regressions' inverse regularisation ``C`` (inf: no penalty).
+POSITIVE_OR_INF = Interval(0.0, hi_closed=True)
 #: [0, 1]: probabilities and fractions.
 UNIT = Interval(0.0, 1.0, True, True)
 #: (0, 1): confidence parameters (delta).

@@ -122,6 +122,7 @@ VALID |= {
     ("LogisticRegression", "tol", 0.0)
 }  # tol >= 0 as scikit-learn: 0 runs max_iter iterations
 VALID |= {("MLPClassifier", "tol", 0.0)}  # as scikit-learn's: tol >= 0
+VALID |= {("LogisticRegression", "C", math.inf)}  # as scikit-learn's (since 1.8): no penalty
 VALID |= {("SVC", "max_iter", -1)}  # as scikit-learn's: no limit (libsvm's own cap)
 VALID |= {("SGDClassifier", "epsilon", 0.0)}  # as scikit-learn's: epsilon >= 0 (no effect here)
 VALID |= {("Ridge", "tol", 0.0), ("RidgeClassifier", "tol", 0.0)}  # as scikit-learn's: tol >= 0

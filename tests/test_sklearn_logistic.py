@@ -72,7 +72,6 @@ def test_defaults_are_sklearns():
     "param, value",
     [
         ("penalty", "l1"),
-        ("penalty", None),
         ("solver", "saga"),
         ("class_weight", "auto"),
         ("C", 0.0),
@@ -83,6 +82,27 @@ def test_unsupported_values_name_the_parameter(param, value):
     X, y = _data("cancer")
     with pytest.raises(ValueError, match=f"`{param}`"):
         LogisticRegression(**{param: value}).fit(X[:20], y[:20])
+
+
+@pytest.mark.parametrize("classes", [2, 3])
+def test_no_penalty_is_C_inf_as_scikit_learns(classes, x64):
+    """``C=np.inf`` (scikit-learn's way since 1.8) and ``penalty=None`` fit without a penalty: on
+    overlapping classes (a finite minimiser) the weights of scikit-learn's unpenalised fit."""
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(
+        300, 5, n_informative=3, n_classes=classes, flip_y=0.2, class_sep=0.5, random_state=0
+    )
+    want = sklearn.linear_model.LogisticRegression(C=np.inf, **TIGHT).fit(X, y)
+    assert want.n_iter_[0] < TIGHT["max_iter"]  # converged: the minimiser is finite
+    ours = LogisticRegression(C=np.inf, **TIGHT).fit(X, y)
+    _close(ours.coef_, want.coef_)
+    _close(ours.intercept_, want.intercept_)
+    np.testing.assert_allclose(ours.predict_proba(X), want.predict_proba(X), rtol=0, atol=1e-6)
+    old_way = LogisticRegression(penalty=None, **TIGHT).fit(X, y)
+    np.testing.assert_array_equal(old_way.coef_, ours.coef_)
+    with pytest.warns(UserWarning, match="penalty=None will ignore the C"):
+        LogisticRegression(penalty=None, C=0.5, **TIGHT).fit(X, y)
 
 
 def test_not_converged_warns_like_sklearn():

@@ -16,13 +16,12 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn._checks import check_sample
+from jaxlearn._checks import POSITIVE_OR_INF, check_sample
 from jaxlearn._cpu_jit import UNOPTIMISED, cpu_jit
 from jaxlearn._lbfgs import check_sample_weight, minimize_lbfgs
 from jaxlearn._shared import as_float
 from jaxlearn.core import (
     NON_NEGATIVE,
-    POSITIVE,
     POSITIVE_INT,
     BatchLearner,
     learner_factory,
@@ -59,7 +58,9 @@ def weights_of(sample_weight: Optional[ArrayLike], m: int, dtype) -> Array:
     return jnp.asarray(sample_weight).astype(dtype)
 
 
-@learner_factory("C", "tol", ranges={"C": POSITIVE, "tol": NON_NEGATIVE, "max_iter": POSITIVE_INT})
+@learner_factory(
+    "C", "tol", ranges={"C": POSITIVE_OR_INF, "tol": NON_NEGATIVE, "max_iter": POSITIVE_INT}
+)
 def logistic_regression(
     C: ArrayLike = 1.0, *, tol: ArrayLike = 1e-4, max_iter: int = 100, fit_intercept: bool = True
 ) -> BatchLearner:
@@ -75,7 +76,8 @@ def logistic_regression(
     gradient entry is at most ``tol`` or ``max_iter`` iterations, as scikit-learn stops.
 
     Args:
-      C: the inverse regularisation :math:`C > 0` (traced: ``jax.vmap`` over it sweeps a grid).
+      C: the inverse regularisation :math:`C > 0` (traced: ``jax.vmap`` over it sweeps a grid);
+        ``inf``: no penalty (scikit-learn's ``penalty=None``).
       tol: the gradient tolerance (traced).
       max_iter: the most L-BFGS iterations (static).
       fit_intercept: learn the unpenalised intercept ``b`` (static).

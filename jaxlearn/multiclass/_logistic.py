@@ -16,12 +16,11 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn._checks import check_multiclass_sample, check_num_classes
+from jaxlearn._checks import POSITIVE_OR_INF, check_multiclass_sample, check_num_classes
 from jaxlearn._cpu_jit import UNOPTIMISED, cpu_jit
 from jaxlearn._lbfgs import check_sample_weight, minimize_lbfgs
 from jaxlearn.core import (
     NON_NEGATIVE,
-    POSITIVE,
     POSITIVE_INT,
     BatchLearner,
     learner_factory,
@@ -49,7 +48,7 @@ class MultinomialLogisticParams(NamedTuple):
     "C",
     "tol",
     ranges={
-        "C": POSITIVE,
+        "C": POSITIVE_OR_INF,
         "num_classes": NUM_CLASSES,
         "tol": NON_NEGATIVE,
         "max_iter": POSITIVE_INT,
@@ -76,7 +75,8 @@ def multinomial_logistic_regression(
     (:math:`\sum_y w_y = 0`); the intercepts are unique up to a constant, returned centred.
 
     Args:
-      C: the inverse regularisation :math:`C > 0` (traced: ``jax.vmap`` over it sweeps a grid).
+      C: the inverse regularisation :math:`C > 0` (traced: ``jax.vmap`` over it sweeps a grid);
+        ``inf``: no penalty (scikit-learn's ``penalty=None``).
       num_classes: :math:`k \ge 2` (static).
       tol: the gradient tolerance (traced).
       max_iter: the most L-BFGS iterations (static).

@@ -5,6 +5,7 @@ multinomial_logistic_regression` on three or more (as scikit-learn >= 1.5)."""
 from __future__ import annotations
 
 import functools
+import math
 import warnings
 
 import jax
@@ -17,6 +18,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from jaxlearn import core, linear, multiclass
 from jaxlearn._buckets import bucket, pad_rows
+from jaxlearn._checks import POSITIVE_OR_INF
 from jaxlearn._cpu_jit import UNOPTIMISED, cpu_jit
 from jaxlearn.sklearn._base import (
     N_JOBS,
@@ -85,8 +87,10 @@ class LogisticRegression(ClassifierMixin, JaxlearnEstimator):
     in the input's precision.
 
     Args:
-      penalty: ``"l2"`` (the only one).
-      C: the inverse regularisation (> 0).
+      penalty: ``"l2"``, or ``None``: no penalty (:math:`C = \infty`; ``C`` is ignored, as
+        scikit-learn's). On separable classes the unpenalised weights grow without bound, and
+        L-BFGS stops at ``max_iter`` with a ``ConvergenceWarning``.
+      C: the inverse regularisation (> 0); ``np.inf``: no penalty (scikit-learn's way since 1.8).
       tol: the gradient tolerance (>= 0).
       fit_intercept: learn the unpenalised intercepts.
       class_weight: ``None``, ``"balanced"`` (:math:`m / (K m_y)`, by the weighted counts) or a dict.
@@ -113,7 +117,7 @@ class LogisticRegression(ClassifierMixin, JaxlearnEstimator):
     """
 
     _parameter_constraints = {
-        "C": core.POSITIVE,
+        "C": POSITIVE_OR_INF,
         "tol": core.NON_NEGATIVE,
         "max_iter": core.POSITIVE_INT,
     }
@@ -160,9 +164,9 @@ class LogisticRegression(ClassifierMixin, JaxlearnEstimator):
     def _check_params(self) -> None:
         super()._check_params()
         name = type(self).__name__
-        if not (isinstance(self.penalty, str) and self.penalty == "l2"):
+        if not (self.penalty is None or (isinstance(self.penalty, str) and self.penalty == "l2")):
             raise InvalidParameterError(
-                f"{name}: expected `penalty` 'l2' (the only one here), got {self.penalty!r}"
+                f"{name}: expected `penalty` 'l2' or None (no penalty), got {self.penalty!r}"
             )
         if not (isinstance(self.solver, str) and self.solver == "lbfgs"):
             raise InvalidParameterError(
@@ -178,11 +182,21 @@ class LogisticRegression(ClassifierMixin, JaxlearnEstimator):
                 f"{name}: expected `class_weight` None, 'balanced' or a dict, got {weights!r}"
             )
 
+    def _C(self) -> float:
+        """The learners' ``C``: ``inf`` (no penalty) for ``penalty=None``, as scikit-learn's."""
+        if self.penalty is None:
+            if self.C != 1.0:
+                warnings.warn(
+                    "Setting penalty=None will ignore the C and l1_ratio parameters", stacklevel=4
+                )
+            return math.inf
+        return self.C
+
     def _learner(self, n_classes: int) -> core.BatchLearner:
         options = dict(tol=self.tol, max_iter=self.max_iter, fit_intercept=bool(self.fit_intercept))
         if n_classes == 2:
-            return linear.logistic_regression(self.C, **options)
-        return multiclass.multinomial_logistic_regression(self.C, n_classes, **options)
+            return linear.logistic_regression(self._C(), **options)
+        return multiclass.multinomial_logistic_regression(self._C(), n_classes, **options)
 
     def fit(self, X, y, sample_weight=None):
         """Fit on ``X`` (n, d) and labels ``y`` (two or more values), with optional ``sample_weight`` (n,).
@@ -246,7 +260,7 @@ class LogisticRegression(ClassifierMixin, JaxlearnEstimator):
     def _sweepable(self):
         """What :class:`GridSearchCV` may sweep in one program: ``C`` (fixed class weights)."""
         balanced = isinstance(self.class_weight, str) and self.class_weight == "balanced"
-        return frozenset() if balanced else frozenset({"C"})
+        return frozenset() if balanced or self.penalty is None else frozenset({"C"})
 
     @in_float64
     def _sweep(self, Xs, y, train, grid):
