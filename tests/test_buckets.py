@@ -195,10 +195,11 @@ def test_padding_changes_no_bit_of_a_tree_or_a_forest():
         num_trees=8, parts=1, max_bins=64, min_samples_split=2, max_features=8, bootstrap=True
     )
     bins, edges = fit_bins(X, 64)
-    alone = _forest._fit(jax.random.key(0), X, y, (bins, edges), np.int32(300), 0, **options)
+    n = np.int32(300)  # the rows, and the draws of each bootstrap sample
+    alone = _forest._fit(jax.random.key(0), X, y, (bins, edges), n, n, 0, **options)
     bins, edges, labels, count = pad_sample(bins, edges, y)
     rows = np.zeros((bins.shape[0], X.shape[1]), np.float32)
-    padded = _forest._fit(jax.random.key(0), rows, labels, (bins, edges), count, 0, **options)
+    padded = _forest._fit(jax.random.key(0), rows, labels, (bins, edges), count, n, 0, **options)
 
     # the same bootstrap draws of the real rows: the same splits and counts; the importances are sums
     # over the rows, rounded differently for another number of rows

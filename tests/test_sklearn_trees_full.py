@@ -97,3 +97,29 @@ def test_random_state_orders_the_features_that_break_ties():
         np.testing.assert_array_equal(tree.predict(X), plain.predict(X[:, order]))
         np.testing.assert_array_equal(tree.apply(X), plain.apply(X[:, order]))
     assert used == {0, 1}
+
+
+def test_forest_max_samples_as_scikit_learns():
+    """``max_samples`` (a fraction, an int) draws smaller bootstrap samples: the held-out accuracy of
+    scikit-learn's forest with the same option, over three seeds each."""
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.ensemble import RandomForestClassifier as SkForest
+    from sklearn.model_selection import train_test_split
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.5, random_state=0)
+    for max_samples in (0.2, 30):
+        ours, theirs = (
+            np.mean(
+                [
+                    forest(n_estimators=30, max_samples=max_samples, random_state=seed)
+                    .fit(X_train, y_train)
+                    .score(X_test, y_test)
+                    for seed in range(3)
+                ]
+            )
+            for forest in (RandomForestClassifier, SkForest)
+        )
+        assert ours >= theirs - 0.02, (max_samples, ours, theirs)
+    with pytest.raises(ValueError, match="`max_samples` None with bootstrap=False"):
+        RandomForestClassifier(bootstrap=False, max_samples=0.5).fit(X_train, y_train)

@@ -330,8 +330,10 @@ class RandomForestClassifier(_TreeEstimator):
         ``"balanced"``).
       n_jobs, verbose: accepted for scikit-learn's API; jaxlearn grows all trees as one program and
         prints nothing.
-      oob_score, warm_start, max_samples: scikit-learn's defaults only (``False``, ``False``,
-        ``None``): no out-of-bag score, a new forest each fit, bootstrap samples of ``n_samples``.
+      max_samples: the draws of each bootstrap sample: ``None`` (``n_samples``), an int in
+        ``[1, n_samples]`` or a fraction of ``n_samples`` in (0, 1], as scikit-learn's.
+      oob_score, warm_start: scikit-learn's defaults only (``False``, ``False``): no out-of-bag
+        score, a new forest each fit.
       min_weight_fraction_leaf, max_leaf_nodes, min_impurity_decrease, ccp_alpha, monotonic_cst:
         scikit-learn's defaults only (``0.0``, ``None``, ``0.0``, ``0.0``, ``None``): no other limit on
         the growth, no pruning, no constraint.
@@ -350,7 +352,6 @@ class RandomForestClassifier(_TreeEstimator):
     _only_default = {
         "oob_score": OnlyDefault((False,), "no out-of-bag score is computed"),
         "warm_start": OnlyDefault((False,), "every fit grows a new forest"),
-        "max_samples": OnlyDefault((None, 1.0), "each bootstrap sample draws `n_samples` rows"),
     }
 
     def __init__(
@@ -421,6 +422,7 @@ class RandomForestClassifier(_TreeEstimator):
             max_bins=self.max_bins,
             num_classes=max(n_classes, 2),
             balanced_subsample=self._subsample(),
+            max_samples=self.max_samples,
         )
 
     def _evaluate(self, X):

@@ -77,6 +77,7 @@ def random_forest(
     max_bins: Optional[int] = 256,
     num_classes: Optional[int] = None,
     balanced_subsample: bool = False,
+    max_samples: Union[int, float, None] = None,
     progress: bool = False,
     mesh: Optional[Mesh] = None,
 ) -> BatchLearner:
@@ -109,6 +110,9 @@ def random_forest(
         sample of :math:`n` draws and :math:`K_t` the classes drawn (scikit-learn's
         ``class_weight="balanced_subsample"``; without bootstrap: class weights balanced on
         :math:`S`).
+      max_samples: the draws of each bootstrap sample: ``None`` (:math:`m`), an int in
+        :math:`[1, m]`, or a fraction of :math:`m` in (0, 1] (rounded, at least 1), as
+        scikit-learn's; with ``bootstrap=False`` only ``None``.
       progress: a tqdm bar during ``fit``; the trees are then grown in about ten vmapped groups, one
         after the other (the same trees; needs the ``progress`` extra).
       mesh: a ``jax.sharding.Mesh`` (``jaxlearn.parallel.mesh()``) to grow the trees on several
@@ -146,6 +150,12 @@ def random_forest(
             raise TypeError(f"expected `{name}` a bool, got {flag!r} of type {type(flag).__name__}")
     check_mesh(mesh)
     check_progress(progress, 1 if mesh is None else mesh.size)
+    bootstrap_draws(max_samples)  # validates the option
+    if max_samples is not None and not bootstrap:
+        raise ValueError(
+            f"expected `max_samples` None with bootstrap=False (no bootstrap sample is drawn), "
+            f"got {max_samples!r}"
+        )
 
     def fit(key, X, y, sample_weight=None):
         return fit_at(key, X, y, sample_weight, classes_of(y, num_classes), max_depth)
@@ -172,6 +182,7 @@ def random_forest(
                 X, program_bins = quantized(*binned), None
             binned = None
         count = np.asarray(X.shape[0], np.int32)
+        draws = np.asarray(bootstrap_draws(max_samples, X.shape[0]), np.int32)
         # padded to size buckets: one program per bucket (the rows past `count` take no part)
         if binned is not None and is_concrete(y, weights):
             *binned, y, count = pad_sample(*binned, y)
@@ -182,7 +193,7 @@ def random_forest(
             X, y = pad_rows(np.asarray(X), size_rows), pad_rows(np.asarray(y), size_rows)
             weights = None if weights is None else pad_rows(weights, size_rows)
         # on the device now: under x64 a NumPy float64 argument would be read as float32 in the threads
-        args = jax.device_put((key, X, y, None if binned is None else tuple(binned), count))
+        args = jax.device_put((key, X, y, None if binned is None else tuple(binned), count, draws))
         weights = jax.device_put(weights)
         options = dict(
             max_depth=max_depth,
@@ -232,6 +243,7 @@ def _fit(
     y,
     binned,
     num_rows,
+    num_draws,
     part,
     sample_weight=None,
     *,
@@ -280,12 +292,14 @@ def _fit(
         real = jnp.broadcast_to(jnp.arange(m, dtype=jnp.int32) < num_rows, (n, m)).astype(
             jnp.int32
         )  # the sample's rows
-        if (
-            bootstrap
-        ):  # multiplicities of num_rows draws with replacement, one segment sum for all trees
+        if bootstrap:  # multiplicities of num_draws draws among the num_rows rows, with
+            # replacement: the first num_draws of m draws count, one segment sum for all trees
+            counted = jnp.broadcast_to(jnp.arange(m, dtype=jnp.int32) < num_draws, (n, m))
             draws = jax.vmap(lambda k: jax.random.randint(k, (m,), 0, num_rows))(draw_keys)
             draws = draws + m * jnp.arange(n, dtype=draws.dtype)[:, None]
-            weights = jax.ops.segment_sum(real.reshape(-1), draws.reshape(-1), num_segments=n * m)
+            weights = jax.ops.segment_sum(
+                counted.astype(jnp.int32).reshape(-1), draws.reshape(-1), num_segments=n * m
+            )
             weights = weights.reshape(n, m)
         else:
             weights = real
@@ -297,7 +311,7 @@ def _fit(
                 multiplicities
             )  # (n, k)
             present = jnp.sum(drawn > 0, axis=1, keepdims=True).astype(X.dtype)
-            total = jnp.asarray(num_rows).astype(X.dtype)
+            total = jnp.asarray(num_draws if bootstrap else num_rows).astype(X.dtype)
             share = total / (present * jnp.where(drawn > 0, drawn, 1).astype(X.dtype))
             per_row = jnp.take_along_axis(share, jnp.broadcast_to(y, (n, m)), axis=1)
             weights = weights.astype(X.dtype) * per_row
@@ -347,6 +361,24 @@ def _fit(
         trees = jax.tree_util.tree_map(lambda a: a[:num_trees], trees)
         trees = jax.lax.with_sharding_constraint(trees, NamedSharding(mesh, spec))
     return RandomForestParams(trees)
+
+
+def bootstrap_draws(max_samples, n: Optional[int] = None) -> int:
+    """The draws of a bootstrap sample of ``n`` rows: scikit-learn's ``max_samples`` (``None``: ``n``;
+    an int in [1, n]; a fraction in (0, 1] of ``n``, rounded, at least 1). With ``n=None`` only the
+    option is checked."""
+    rows = "[1, inf)" if n is None else f"[1, {n}]"
+    if max_samples is None:
+        return n
+    if isinstance(max_samples, (int, np.integer)) and not isinstance(max_samples, bool):
+        if 1 <= max_samples and (n is None or max_samples <= n):
+            return int(max_samples)
+    elif isinstance(max_samples, (float, np.floating)) and 0 < max_samples <= 1:
+        return None if n is None else max(round(n * float(max_samples)), 1)
+    raise ValueError(
+        f"expected `max_samples` None, an int in {rows} (the rows) or a float in (0, 1], "
+        f"got {max_samples!r}"
+    )
 
 
 def _split_over(grow_all, mesh):

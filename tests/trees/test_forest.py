@@ -223,3 +223,22 @@ def test_a_nodes_candidate_features_are_those_with_a_split_leaving_min_samples_l
     )
     np.testing.assert_array_equal(np.asarray(candidates), expected)
     assert expected.any() and not expected.all()
+
+
+@pytest.mark.parametrize("max_depth", [3, None], ids=["histograms", "sweep"])
+def test_max_samples_draws_that_many_rows_per_tree(max_depth):
+    """Each tree's root holds its bootstrap sample: ``max_samples`` draws (scikit-learn's rounding of
+    a fraction); ``None`` is ``n`` draws, the same trees as before the option."""
+    X, y = _sample(m=150)
+    for max_samples, draws in ((40, 40), (0.3, 45), (1.0, 150)):
+        forest = random_forest(6, max_depth, max_samples=max_samples).fit(KEY, X, y)
+        np.testing.assert_array_equal(forest.trees.counts[:, 0].sum(-1), np.full(6, draws))
+    default = random_forest(6, max_depth).fit(KEY, X, y)
+    every_row = random_forest(6, max_depth, max_samples=150).fit(KEY, X, y)
+    jax.tree.map(np.testing.assert_array_equal, default, every_row)
+    with pytest.raises(ValueError, match=r"`max_samples` None, an int in \[1, 150\]"):
+        random_forest(2, 2, max_samples=151).fit(KEY, X, y)
+    with pytest.raises(ValueError, match="`max_samples` None with bootstrap=False"):
+        random_forest(2, 2, bootstrap=False, max_samples=0.5)
+    with pytest.raises(ValueError, match=r"`max_samples` None, an int in \[1, inf\)"):
+        random_forest(2, 2, max_samples=0.0)
