@@ -63,7 +63,6 @@ OTHER = {
     "ccp_alpha": 0.01,
     "monotonic_cst": [1, 0],
     "oob_score": True,
-    "max_samples": 0.5,
     "learning_rate": "adaptive",
 }
 
