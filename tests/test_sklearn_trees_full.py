@@ -123,3 +123,26 @@ def test_forest_max_samples_as_scikit_learns():
         assert ours >= theirs - 0.02, (max_samples, ours, theirs)
     with pytest.raises(ValueError, match="`max_samples` None with bootstrap=False"):
         RandomForestClassifier(bootstrap=False, max_samples=0.5).fit(X_train, y_train)
+
+
+def test_forest_out_of_bag_score_as_scikit_learns():
+    """``oob_score=True``: each row scored by the trees that left it out; on the wine data the
+    out-of-bag accuracy of scikit-learn's forest, seed for seed within two points."""
+    from sklearn.datasets import load_wine
+    from sklearn.ensemble import RandomForestClassifier as SkForest
+
+    X, y = load_wine(return_X_y=True)
+    for seed in range(2):
+        ours = RandomForestClassifier(n_estimators=50, oob_score=True, random_state=seed).fit(X, y)
+        theirs = SkForest(n_estimators=50, oob_score=True, random_state=seed).fit(X, y)
+        assert abs(ours.oob_score_ - theirs.oob_score_) <= 0.02
+        shares = ours.oob_decision_function_
+        assert shares.shape == (len(y), 3)
+        np.testing.assert_allclose(shares.sum(axis=1), 1.0, rtol=1e-6)
+        assert ours.oob_score_ == np.mean(ours.classes_[shares.argmax(axis=1)] == y)
+    with pytest.warns(UserWarning, match="Some inputs do not have OOB scores"):
+        few = RandomForestClassifier(n_estimators=2, oob_score=True, random_state=0).fit(X, y)
+    assert (few.oob_decision_function_.sum(axis=1) == 0).any()
+    assert not hasattr(few.set_params(oob_score=False).fit(X, y), "oob_score_")
+    with pytest.raises(ValueError, match="`oob_score` False with bootstrap=False"):
+        RandomForestClassifier(bootstrap=False, oob_score=True).fit(X, y)

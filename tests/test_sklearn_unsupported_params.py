@@ -62,7 +62,6 @@ OTHER = {
     "min_impurity_decrease": 0.1,
     "ccp_alpha": 0.01,
     "monotonic_cst": [1, 0],
-    "oob_score": True,
     "learning_rate": "adaptive",
 }
 

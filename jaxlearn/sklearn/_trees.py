@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 
 import jax
 import jax.numpy as jnp
@@ -26,7 +27,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from jaxlearn import core, trees
-from jaxlearn._buckets import on_bucket_rows
+from jaxlearn._buckets import bucket, on_bucket_rows, pad_rows
 from jaxlearn._cpu_jit import cpu_jit
 from jaxlearn.sklearn._base import (
     N_JOBS,
@@ -44,6 +45,17 @@ TREE_RANGES = trees.decision_tree.ranges  # the factory's own declared ranges
 
 #: scikit-learn's name for the entropy criterion.
 _CRITERIA = {"log_loss": "entropy"}
+
+
+@cpu_jit
+def _votes_out_of_bag(params, X, out):
+    """(n, K): the votes for each class of the trees whose bag left each row of ``X`` out (``out``
+    (num_trees, n), 1 where the row is out of the tree's bag)."""
+    k = params.trees.counts.shape[-1]
+    votes = jax.vmap(lambda tree: jnp.argmax(tree.counts[trees.apply(tree, X)], axis=-1))(
+        params.trees
+    )
+    return jnp.einsum("tn,tnk->nk", out, jax.nn.one_hot(votes, k, dtype=X.dtype))
 
 
 @cpu_jit
@@ -332,8 +344,11 @@ class RandomForestClassifier(_TreeEstimator):
         prints nothing.
       max_samples: the draws of each bootstrap sample: ``None`` (``n_samples``), an int in
         ``[1, n_samples]`` or a fraction of ``n_samples`` in (0, 1], as scikit-learn's.
-      oob_score, warm_start: scikit-learn's defaults only (``False``, ``False``): no out-of-bag
-        score, a new forest each fit.
+      oob_score: ``True``: score each training row by the trees whose bootstrap sample left it out
+        (``oob_decision_function_``, their vote shares; ``oob_score_``, the accuracy of its argmax,
+        as scikit-learn's; with ``bootstrap`` only). A row no tree left out scores 0 in every
+        class, with scikit-learn's warning.
+      warm_start: scikit-learn's default only (``False``): a new forest each fit.
       min_weight_fraction_leaf, max_leaf_nodes, min_impurity_decrease, ccp_alpha, monotonic_cst:
         scikit-learn's defaults only (``0.0``, ``None``, ``0.0``, ``0.0``, ``None``): no other limit on
         the growth, no pruning, no constraint.
@@ -349,10 +364,7 @@ class RandomForestClassifier(_TreeEstimator):
 
     _parameter_constraints = {"n_estimators": core.POSITIVE_INT}
     _no_effect = {"n_jobs": N_JOBS, "verbose": None}
-    _only_default = {
-        "oob_score": OnlyDefault((False,), "no out-of-bag score is computed"),
-        "warm_start": OnlyDefault((False,), "every fit grows a new forest"),
-    }
+    _only_default = {"warm_start": OnlyDefault((False,), "every fit grows a new forest")}
 
     def __init__(
         self,
@@ -424,6 +436,38 @@ class RandomForestClassifier(_TreeEstimator):
             balanced_subsample=self._subsample(),
             max_samples=self.max_samples,
         )
+
+    def _grow(self, learner, X, index, weights=None):
+        for name in ("oob_score_", "oob_decision_function_"):
+            self.__dict__.pop(name, None)
+        if self.oob_score and not self.bootstrap:
+            raise ValueError(
+                "expected `oob_score` False with bootstrap=False: out-of-bag estimation needs "
+                "bootstrap samples"
+            )
+        key = self._fit_key()
+        params = learner.fit(key, X, index, sample_weight=weights)
+        if self.oob_score:
+            self._score_out_of_bag(params, key, X, index)
+        return params
+
+    def _score_out_of_bag(self, params, key, X, index):
+        """``oob_decision_function_`` and ``oob_score_`` (Breiman's out-of-bag estimate)."""
+        n, size = X.shape[0], bucket(X.shape[0])
+        counts = np.asarray(trees.bootstrap_counts(key, self.n_estimators, n, self.max_samples))
+        out = (counts == 0).astype(X.dtype)  # (trees, n): the row is out of the tree's bag
+        votes = np.asarray(_votes_out_of_bag(params, pad_rows(X, size), pad_rows(out.T, size).T))
+        judges = out.sum(axis=0)
+        if not judges.all():
+            warnings.warn(
+                "Some inputs do not have OOB scores. This probably means too few trees were used "
+                "to compute any reliable OOB estimates.",
+                UserWarning,
+                stacklevel=5,
+            )
+        shares = votes[:n, : self.classes_.size] / np.maximum(judges, 1)[:, None]
+        self.oob_decision_function_ = shares
+        self.oob_score_ = float(np.mean(np.argmax(shares, axis=1) == index))
 
     def _evaluate(self, X):
         """``(class indices, vote shares)`` of the rows of ``X``: one pass down every tree."""

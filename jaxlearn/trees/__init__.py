@@ -1,6 +1,7 @@
 """Decision trees (ID3 with threshold splits), pruning and random forests (UML chapter 18)."""
 
 from jaxlearn.trees._forest import RandomForestParams
+from jaxlearn.trees._forest import bootstrap_counts
 from jaxlearn.trees._forest import random_forest
 from jaxlearn.trees._mdl import description_length
 from jaxlearn.trees._mdl import mdl_code
@@ -18,6 +19,7 @@ __all__ = [
     "DecisionTreeParams",
     "RandomForestParams",
     "apply",
+    "bootstrap_counts",
     "decision_tree",
     "description_length",
     "gain",

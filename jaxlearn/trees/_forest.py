@@ -4,6 +4,7 @@ slice of the trees per core, in threads."""
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple, Optional, Union
 
 import jax
@@ -292,15 +293,8 @@ def _fit(
         real = jnp.broadcast_to(jnp.arange(m, dtype=jnp.int32) < num_rows, (n, m)).astype(
             jnp.int32
         )  # the sample's rows
-        if bootstrap:  # multiplicities of num_draws draws among the num_rows rows, with
-            # replacement: the first num_draws of m draws count, one segment sum for all trees
-            counted = jnp.broadcast_to(jnp.arange(m, dtype=jnp.int32) < num_draws, (n, m))
-            draws = jax.vmap(lambda k: jax.random.randint(k, (m,), 0, num_rows))(draw_keys)
-            draws = draws + m * jnp.arange(n, dtype=draws.dtype)[:, None]
-            weights = jax.ops.segment_sum(
-                counted.astype(jnp.int32).reshape(-1), draws.reshape(-1), num_segments=n * m
-            )
-            weights = weights.reshape(n, m)
+        if bootstrap:
+            weights = _multiplicities(draw_keys, m, num_rows, num_draws)
         else:
             weights = real
         multiplicities = weights
@@ -361,6 +355,47 @@ def _fit(
         trees = jax.tree_util.tree_map(lambda a: a[:num_trees], trees)
         trees = jax.lax.with_sharding_constraint(trees, NamedSharding(mesh, spec))
     return RandomForestParams(trees)
+
+
+def _multiplicities(draw_keys, m: int, num_rows, num_draws) -> Array:
+    """(n, m) int32: the bootstrap multiplicities of the trees drawing with ``draw_keys`` (n, ...):
+    ``num_draws`` draws with replacement among the first ``num_rows`` of ``m`` rows (the first
+    ``num_draws`` of ``m`` draws count), one segment sum for all trees."""
+    n = draw_keys.shape[0]
+    counted = jnp.broadcast_to(jnp.arange(m, dtype=jnp.int32) < num_draws, (n, m))
+    draws = jax.vmap(lambda k: jax.random.randint(k, (m,), 0, num_rows))(draw_keys)
+    draws = draws + m * jnp.arange(n, dtype=draws.dtype)[:, None]
+    counts = jax.ops.segment_sum(
+        counted.astype(jnp.int32).reshape(-1), draws.reshape(-1), num_segments=n * m
+    )
+    return counts.reshape(n, m)
+
+
+def bootstrap_counts(key, num_trees: int, num_rows: int, max_samples=None) -> Array:
+    r"""How many times each row is drawn into each tree's bootstrap sample: (``num_trees``,
+    ``num_rows``) int32, for ``random_forest(num_trees, ..., max_samples=max_samples).fit(key, X, y)``
+    on ``num_rows`` rows of concrete data (an eager fit, no ``mesh``). A row of count 0 is *out of
+    the bag* of that tree: Breiman's out-of-bag estimate scores each row by the trees that never saw
+    it (``RandomForestClassifier(oob_score=True)``).
+
+    Examples:
+      >>> import jax
+      >>> counts = bootstrap_counts(jax.random.key(0), num_trees=3, num_rows=10)
+      >>> counts.shape, counts.sum(axis=1).tolist()
+      ((3, 10), [10, 10, 10])
+    """
+    num_trees, num_rows = as_int(num_trees), as_int(num_rows)
+    POSITIVE_INT.check("num_trees", num_trees)
+    POSITIVE_INT.check("num_rows", num_rows)
+    num_draws = bootstrap_draws(max_samples, num_rows)
+    # the fit's own keys and draws, on its rows padded to their size bucket
+    return _bootstrap_counts(key, num_trees, bucket(num_rows), num_rows, num_draws)[:, :num_rows]
+
+
+@functools.partial(jax.jit, static_argnums=(1, 2))
+def _bootstrap_counts(key, num_trees, m, num_rows, num_draws):
+    draw_keys = jax.vmap(jax.random.split)(jax.random.split(key, num_trees))[:, 0]
+    return _multiplicities(draw_keys, m, num_rows, num_draws)
 
 
 def bootstrap_draws(max_samples, n: Optional[int] = None) -> int:

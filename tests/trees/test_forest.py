@@ -242,3 +242,14 @@ def test_max_samples_draws_that_many_rows_per_tree(max_depth):
         random_forest(2, 2, bootstrap=False, max_samples=0.5)
     with pytest.raises(ValueError, match=r"`max_samples` None, an int in \[1, inf\)"):
         random_forest(2, 2, max_samples=0.0)
+
+
+def test_bootstrap_counts_are_the_fitted_trees_bags():
+    """Each tree's root holds its bootstrap sample: its class counts are the counts' class sums."""
+    X, y = _sample(m=150)
+    for max_depth, max_samples in ((3, None), (None, 0.4)):
+        key = jax.random.key(5)
+        forest = random_forest(5, max_depth, max_samples=max_samples).fit(key, X, y)
+        counts = np.asarray(_forest.bootstrap_counts(key, 5, 150, max_samples=max_samples))
+        roots = np.stack([np.bincount(y, weights=c, minlength=2) for c in counts])
+        np.testing.assert_array_equal(forest.trees.counts[:, 0], roots)
