@@ -230,3 +230,12 @@ def test_coef_and_intercept_are_writable_and_predict_reads_them(estimator):
         fitted.intercept_[...] = 1.5
     scores = fitted.predict(X) if estimator == "Ridge" else fitted.decision_function(X)
     np.testing.assert_array_equal(scores, np.full_like(scores, 1.5))
+
+
+@pytest.mark.parametrize("estimator", ["KernelRidge", "NearestCentroid"])
+def test_an_indefinite_kernel_is_refused_where_a_closed_form_needs_a_psd_one(estimator):
+    import jaxlearn.sklearn as jsk
+
+    X, y = datasets.load_iris(return_X_y=True)
+    with pytest.raises(ValueError, match="`kernel` one of 'linear', 'rbf', 'poly'.*'sigmoid'"):
+        getattr(jsk, estimator)(kernel="sigmoid").fit(X, y)

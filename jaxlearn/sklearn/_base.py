@@ -466,6 +466,10 @@ def _poly(degree: int):  # one function per degree: equal tree structures, so no
     return k
 
 
+def _sigmoid(gamma, coef0, x, z):
+    return jnp.tanh(gamma * jnp.vdot(x, z) + coef0)
+
+
 def _gamma_value(gamma, X) -> float:
     if isinstance(gamma, str):
         if X is None:
@@ -493,7 +497,8 @@ def make_kernel(kernel: str, gamma, degree, coef0, X=None):
     ``"linear"``: :math:`\\langle x, z\\rangle`; ``"rbf"``: :math:`\\exp(-\\gamma\\|x - z\\|^2)`, which is
     :func:`jaxlearn.kernels.gaussian` with :math:`\\sigma = 1/(2\\gamma)`; ``"poly"``:
     :math:`(\\gamma\\langle x, z\\rangle + c_0)^{d}` (with :math:`\\gamma = c_0 = 1` this is
-    :func:`jaxlearn.kernels.polynomial`). ``gamma`` is a positive number, ``"scale"``
+    :func:`jaxlearn.kernels.polynomial`); ``"sigmoid"``: :math:`\\tanh(\\gamma\\langle x, z\\rangle
+    + c_0)` (not positive semi-definite in general). ``gamma`` is a positive number, ``"scale"``
     (:math:`1/(d\\,\\mathrm{Var}(X))`) or ``"auto"`` (:math:`1/d`); strings need the training ``X``.
 
     Returns:
@@ -501,15 +506,20 @@ def make_kernel(kernel: str, gamma, degree, coef0, X=None):
     """
     if kernel == "linear":
         return kernels.linear(), 0.0
-    if kernel not in ("rbf", "poly"):
-        raise ValueError(f"expected `kernel` one of 'linear', 'rbf', 'poly', got {kernel!r}")
+    if kernel not in ("rbf", "poly", "sigmoid"):
+        raise ValueError(
+            f"expected `kernel` one of 'linear', 'rbf', 'poly', 'sigmoid', got {kernel!r}"
+        )
     gamma = _gamma_value(gamma, X)
     if kernel == "rbf":
         return kernels.gaussian(1.0 / (2.0 * gamma)), gamma
-    degree = check_positive_int("degree", degree)
     if isinstance(coef0, bool) or not isinstance(coef0, numbers.Real) or not math.isfinite(coef0):
         raise ValueError(f"expected `coef0` a finite number, got {coef0!r}")
-    return Partial(_poly(degree), jnp.asarray(gamma), jnp.asarray(float(coef0))), gamma
+    scalars = (jnp.asarray(gamma), jnp.asarray(float(coef0)))
+    if kernel == "sigmoid":
+        return Partial(_sigmoid, *scalars), gamma
+    degree = check_positive_int("degree", degree)
+    return Partial(_poly(degree), *scalars), gamma
 
 
 # BASE READY

@@ -492,9 +492,16 @@ class _KernelMixin:
     """``kernel``/``gamma``/``degree``/``coef0`` as scikit-learn names them; ``gamma_`` is the number used."""
 
     _parameter_constraints = {"degree": core.POSITIVE_INT, "coef0": FINITE}
+    #: the estimator needs a positive semi-definite kernel (a closed form, a distance): no "sigmoid"
+    _psd_only = False
 
     def _prepare(self, X):
         super()._prepare(X)
+        if self._psd_only and self.kernel == "sigmoid":
+            raise ValueError(
+                f"expected `kernel` one of 'linear', 'rbf', 'poly' for {type(self).__name__}, got "
+                "'sigmoid' (not positive semi-definite: no squared distance or ridge solution)"
+            )
         gamma = self.gamma
         if gamma is None:  # KernelRidge's default: 1 / n_features
             gamma = "auto"
@@ -559,7 +566,8 @@ class SVC(_KernelMixin, ClassifierMixin, JaxlearnEstimator):
     program, each on its own rows (padded with zero-weight rows to a common length); a point's class
     is the one with the most pair votes (ties: the first class), as libsvm's. Kernels as
     scikit-learn's (``"rbf"``: :math:`\exp(-\gamma\|x-z\|^2)`, ``"poly"``:
-    :math:`(\gamma\langle x, z\rangle + c_0)^d`, ``"linear"``).
+    :math:`(\gamma\langle x, z\rangle + c_0)^d`, ``"sigmoid"``:
+    :math:`\tanh(\gamma\langle x, z\rangle + c_0)`, ``"linear"``).
 
     Args:
       C: :math:`C > 0`.
@@ -832,6 +840,8 @@ class NearestCentroid(_KernelMixin, ClassifierMixin, JaxlearnEstimator):
       >>> NearestCentroid().fit(X, ["+", "+", "-", "o"]).predict([[0.4], [0.6], [6.0]]).tolist()
       ['-', '+', 'o']
     """
+
+    _psd_only = True
 
     #: An example of label 0 takes no part in the fit (``OneVsOneClassifier`` packs each pair's own).
     _pair_subsample = "compact"
@@ -1235,6 +1245,8 @@ class KernelRidge(_KernelMixin, BatchRegressor):
       >>> KernelRidge(alpha=2.0).fit([[1.0], [1.0]], [1.0, 3.0]).predict([[6.0]]).round(4).tolist()
       [6.0]
     """
+
+    _psd_only = True
 
     _parameter_constraints = {"alpha": core.POSITIVE}
     _only_default = {

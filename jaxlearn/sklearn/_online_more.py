@@ -29,10 +29,11 @@ class KernelPerceptron(OnlineClassifier, BinaryClassifier):
 
     Args:
       kernel: ``"rbf"`` (:math:`\\exp(-\\gamma\\|x - z\\|^2)`), ``"poly"``
-        (:math:`(\\gamma\\langle x, z\\rangle + c_0)^{d}`) or ``"linear"``.
+        (:math:`(\\gamma\\langle x, z\\rangle + c_0)^{d}`), ``"sigmoid"``
+        (:math:`\\tanh(\\gamma\\langle x, z\\rangle + c_0)`) or ``"linear"``.
       gamma: a positive number, ``"scale"`` (:math:`1/(d\\,\\mathrm{Var}(X))`, from the first fit) or
         ``"auto"`` (:math:`1/d`); ignored by ``"linear"``.
-      degree, coef0: :math:`d` and :math:`c_0` of ``"poly"``.
+      degree, coef0: :math:`d` and :math:`c_0` of ``"poly"`` (:math:`c_0` also of ``"sigmoid"``).
       budget: the most mistakes stored (a static shape: the state holds ``budget`` rows); a mistake
         past it is not stored.
       max_iter, shuffle, random_state: as for :class:`Perceptron`.
