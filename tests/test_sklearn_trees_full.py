@@ -146,3 +146,27 @@ def test_forest_out_of_bag_score_as_scikit_learns():
     assert not hasattr(few.set_params(oob_score=False).fit(X, y), "oob_score_")
     with pytest.raises(ValueError, match="`oob_score` False with bootstrap=False"):
         RandomForestClassifier(bootstrap=False, oob_score=True).fit(X, y)
+
+
+def test_tree_max_features_as_scikit_learns():
+    """``max_features`` draws a feature subset per node from ``random_state``: the held-out
+    accuracy of scikit-learn's tree with the same option, the mean over five seeds each."""
+    from sklearn.datasets import load_digits
+    from sklearn.model_selection import train_test_split
+
+    X, y = load_digits(return_X_y=True)
+    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.5, random_state=0)
+    ours, theirs = (
+        np.mean(
+            [
+                tree(max_features="sqrt", random_state=seed)
+                .fit(X_train, y_train)
+                .score(X_test, y_test)
+                for seed in range(5)
+            ]
+        )
+        for tree in (DecisionTreeClassifier, SkTree)
+    )
+    assert ours >= theirs - 0.025, (ours, theirs)
+    same = [DecisionTreeClassifier(max_features=8, random_state=3).fit(X, y) for _ in range(2)]
+    np.testing.assert_array_equal(same[0].params_.feature, same[1].params_.feature)

@@ -56,7 +56,6 @@ OTHER = {
     "p": 1,
     "metric_params": {"w": None},
     "splitter": "random",
-    "max_features": "sqrt",
     "min_weight_fraction_leaf": 0.1,
     "max_leaf_nodes": 3,
     "min_impurity_decrease": 0.1,

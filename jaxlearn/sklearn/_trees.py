@@ -206,8 +206,10 @@ class DecisionTreeClassifier(_TreeEstimator):
         (``None``, an int or a ``RandomState``; ``None``: the features' own order).
       class_weight: ``None`` (all 1), ``{label: weight}`` (missing labels 1) or ``"balanced"``
         (:math:`n / (K n_c)`): multiplies the weight of each row of class :math:`c`.
-      splitter, max_features: scikit-learn's defaults only (``"best"``, ``None``): the best split
-        over every feature at every node.
+      max_features: ``None`` (every feature at every node), or the size of a random subset each
+        node splits on, drawn from ``random_state`` among the features with a split in it:
+        ``"sqrt"``, ``"log2"``, an int or a fraction of ``n_features``, as scikit-learn's.
+      splitter: scikit-learn's default only (``"best"``): the best split of the features searched.
       min_weight_fraction_leaf, max_leaf_nodes, min_impurity_decrease, ccp_alpha, monotonic_cst:
         scikit-learn's defaults only (``0.0``, ``None``, ``0.0``, ``0.0``, ``None``): no other limit on
         the growth, no pruning, no constraint.
@@ -223,9 +225,6 @@ class DecisionTreeClassifier(_TreeEstimator):
 
     _only_default = {
         "splitter": OnlyDefault(("best",), "jaxlearn grows the best split at every node"),
-        "max_features": OnlyDefault(
-            (None, 1.0), "every node's split is the best over all the features"
-        ),
     }
 
     def __init__(
@@ -262,7 +261,9 @@ class DecisionTreeClassifier(_TreeEstimator):
         self.monotonic_cst = monotonic_cst
 
     def _fit_key(self):
-        return None  # the tree draws nothing: its tie order is a permutation of the columns
+        # the feature subsets of `max_features` are drawn from this key; without them the tree draws
+        # nothing (its tie order is a permutation of the columns)
+        return None if self.max_features is None else self._key()
 
     def _grow(self, learner, X, index, weights=None):
         """The tree grown on the columns of ``X`` in the order drawn from ``random_state`` (ties go to
@@ -287,6 +288,7 @@ class DecisionTreeClassifier(_TreeEstimator):
             min_samples_leaf=self.min_samples_leaf,
             min_samples_split=self._min_split(X),
             num_classes=max(n_classes, 2),  # one class: a learner of two, whose second never occurs
+            max_features=self.max_features,
         )
 
     def _evaluate(self, X):

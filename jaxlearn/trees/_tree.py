@@ -27,7 +27,7 @@ Notes on :func:`decision_tree`:
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Union
 
 import jax
 import jax.numpy as jnp
@@ -46,6 +46,7 @@ from jaxlearn.trees._common import (
     as_weights,
     check_query,
     classes_of,
+    feature_count,
     tree_sample_check,
 )
 from jaxlearn.trees._criteria import check_criterion
@@ -66,6 +67,7 @@ def decision_tree(
     min_samples_leaf: int = 1,
     min_samples_split: int = 2,
     num_classes: Optional[int] = None,
+    max_features: Union[str, int, float, None] = None,
 ) -> BatchLearner:
     r"""A decision tree grown greedily, level by level, to depth ``max_depth`` (ID3, UML 18.2).
 
@@ -85,6 +87,10 @@ def decision_tree(
       min_samples_leaf: the fewest training examples a child may receive.
       min_samples_split: the fewest training examples a node must hold to split (>= 2).
       num_classes: :math:`k \ge 2`, labels ``0..k-1`` (structural), or ``None``: ``max(y) + 1`` (>= 2).
+      max_features: ``None`` (every feature at every node), or the size of a random subset of
+        features each node splits on, drawn from ``key`` among those with a split in it (as in
+        :func:`~jaxlearn.trees.random_forest`): ``"sqrt"``, ``"log2"``, an int or a fraction of
+        :math:`d`; then grown by the sorted sweep.
 
     With ``sample_weight`` :math:`s_i \ge 0` every count above is a weighted count
     (:math:`P_S` the weighted shares, :math:`C` the impurity of the weighted class frequencies),
@@ -95,7 +101,8 @@ def decision_tree(
 
     Returns:
       A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y, sample_weight=None) ->
-      DecisionTreeParams`` (``key`` unused; ``sample_weight`` (m,) >= 0, ``None``: all 1),
+      DecisionTreeParams`` (``key`` draws the feature subsets of ``max_features``, else unused;
+      ``sample_weight`` (m,) >= 0, ``None``: all 1),
       ``predict(params, X)`` the int32 labels, for ``X`` of the training width :math:`d`
       (``params.feature_importances`` has length :math:`d`). See also :func:`predict_proba`.
 
@@ -119,6 +126,7 @@ def decision_tree(
     )
     min_samples_split = as_int(min_samples_split)
     check_criterion(criterion)
+    feature_count(max_features, 1)  # validates the option
 
     def fit(key, X, y, sample_weight=None):
         return fit_at(key, X, y, sample_weight, classes_of(y, num_classes), max_depth)
@@ -126,9 +134,16 @@ def decision_tree(
     def fit_at(key, X, y, sample_weight, k, max_depth):
         X, y = as_tree_sample(X, y)
         weights = as_weights(sample_weight, X)
+        size = feature_count(max_features, X.shape[1])
+        subset = None if size >= X.shape[1] else size
+        if subset is not None and key is None:
+            raise ValueError(
+                "expected `key` a JAX key to draw the feature subsets of `max_features`"
+            )
         binned = fit_bins(X, max_bins, weights)
         if (
             binned is not None
+            and subset is None
             and max_depth is not None
             and histograms_cheaper(max_depth, X.shape[0], X.shape[1], None, binned[1].shape[0], k)
         ):
@@ -169,7 +184,7 @@ def decision_tree(
             num_classes=k,
             criterion=criterion,
             min_samples_leaf=min_samples_leaf,
-            max_features=None,
+            max_features=subset,
             max_bins=None if binned is not None else max_bins,
             min_samples_split=min_samples_split,
         )

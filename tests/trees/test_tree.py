@@ -264,3 +264,25 @@ def test_a_walk_ends_on_params_whose_children_loop():
     assert leaves.shape == (4,) and np.all((leaves >= 0) & (leaves < params.is_leaf.shape[0]))
     assert int(num_nodes(looped)) >= 1
     prune(looped, X, y)
+
+
+def test_max_features_draws_a_subset_per_node_from_the_key():
+    """All the features is the tree without subsets, to the bit; a subset of one feature splits each
+    node on a feature drawn from the key (different keys, different trees), every split valid."""
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    X, y = X.astype(np.float32)[:600], y[:600]
+    key = jax.random.key(0)
+    whole = decision_tree(None).fit(None, X, y)
+    jax.tree.map(
+        np.testing.assert_array_equal, whole, decision_tree(None, max_features=64).fit(key, X, y)
+    )
+    one = decision_tree(None, max_features=1).fit(key, X, y)
+    other = decision_tree(None, max_features=1).fit(jax.random.key(1), X, y)
+    assert np.any(np.asarray(one.feature) != np.asarray(other.feature))
+    assert float(np.mean(decision_tree(None).predict(one, X) == y)) == 1.0  # grown until pure
+    with pytest.raises(ValueError, match="`key` a JAX key"):
+        decision_tree(3, max_features="sqrt").fit(None, X, y)
+    with pytest.raises(ValueError, match="`max_features`"):
+        decision_tree(3, max_features=0)
