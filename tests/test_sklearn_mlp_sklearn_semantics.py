@@ -175,8 +175,8 @@ def test_convergence_warning_when_max_iter_ends_it():
 
 def test_unsupported_options_refused():
     X, y = _blobs()
-    with pytest.raises(ValueError, match="`solver`.*lbfgs"):
-        MLPClassifier(solver="lbfgs").fit(X, y)
+    with pytest.raises(ValueError, match="`solver`.*'newton'"):
+        MLPClassifier(solver="newton").fit(X, y)
     with pytest.raises(ValueError, match="early_stopping"):
         MLPClassifier(early_stopping=True).partial_fit(X, y, classes=["a", "b", "c"])
     with pytest.raises(ValueError, match="beta_1"):
@@ -201,3 +201,24 @@ def test_iris_scaled_accuracy_is_sklearns():
 
     ours, theirs = mean_score(MLPClassifier), mean_score(sklearn.neural_network.MLPClassifier)
     assert ours >= theirs - 0.01, (ours, theirs)
+
+
+@pytest.mark.parametrize("load", [datasets.load_iris, datasets.load_breast_cancer])
+def test_lbfgs_runs_scikit_learns_iterations(load, x64):
+    """``solver="lbfgs"``: from the same Glorot start, L-BFGS on the whole sample's loss stops near
+    scikit-learn's iteration (the line searches differ: SciPy's is Moré-Thuente's) with its loss and
+    predictions (float64); no ``loss_curve_``, and no ``partial_fit``, as scikit-learn's."""
+    X, y = load(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    for seed in range(2):  # alpha=1: a minimum the data do not push to zero loss
+        options = dict(hidden_layer_sizes=(10,), solver="lbfgs", alpha=1.0, random_state=seed)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)  # breast cancer: both at max_iter
+            ours = MLPClassifier(**options).fit(X, y)
+            theirs = sklearn.neural_network.MLPClassifier(**options).fit(X, y)
+        assert abs(ours.n_iter_ - theirs.n_iter_) <= max(5, theirs.n_iter_ // 10)
+        np.testing.assert_allclose(ours.loss_, theirs.loss_, rtol=2e-3)
+        assert np.mean(ours.predict(X) == theirs.predict(X)) >= 0.99
+    assert not hasattr(ours, "loss_curve_") and not hasattr(ours, "partial_fit")
+    with pytest.warns(ConvergenceWarning, match="lbfgs failed to converge after 3 iterations"):
+        MLPClassifier((10,), solver="lbfgs", max_iter=3, random_state=0).fit(X, y)

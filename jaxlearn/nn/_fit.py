@@ -15,15 +15,15 @@ from jax.typing import ArrayLike
 from jaxlearn import core
 from jaxlearn._checks import check_multiclass_sample, check_width, is_concrete
 from jaxlearn._cpu_jit import cpu_jit
-from jaxlearn._lbfgs import check_sample_weight
+from jaxlearn._lbfgs import check_sample_weight, minimize_lbfgs
 from jaxlearn.nn._epoch import one_pass
 from jaxlearn.nn._mlp import Activation, Params, mlp_apply, relu
 from jaxlearn.nn._train import picked_entries
 
 Array = jax.Array
 
-#: The optimisers :func:`mlp_fit` builds from traced hyperparameters.
-FIT_OPTIMIZERS = ("adam", "sgd")
+#: The optimisers :func:`mlp_fit` builds from traced hyperparameters, and full-batch L-BFGS.
+FIT_OPTIMIZERS = ("adam", "sgd", "lbfgs")
 #: [0, 1): Adam's decay rates (scikit-learn's ``beta_1``, ``beta_2``).
 DECAY = core.Interval(0.0, 1.0, lo_closed=True)
 
@@ -35,10 +35,10 @@ class MLPFit(NamedTuple):
       layers: the network: the last iterate, or with ``validation`` the iterate of best held-out
         accuracy (the earliest of equals).
       loss_curve: ``(max_epochs,)``: entry ``e`` the mean batch loss of epoch ``e`` (penalty
-        included), NaN from epoch ``n_epochs`` on.
+        included), NaN from epoch ``n_epochs`` on; with ``"lbfgs"``, ``(1,)``: the loss at the end.
       validation_scores: ``(max_epochs,)`` held-out accuracies after each epoch (NaN past the last),
         or ``None`` without ``validation``.
-      n_epochs: the epochs run (int32).
+      n_epochs: the epochs run (int32); with ``"lbfgs"``, its iterations.
       converged: True if the stopping rule ended the run (False: ``max_epochs`` was reached, or
         divergence).
       diverged: True if an epoch's loss or parameters became non-finite; ``layers`` then holds the last
@@ -102,8 +102,11 @@ def mlp_fit(
       validation: ``(X_val, y_val)`` or ``(X_val, y_val, w_val)``: stop on their (weighted) accuracy
         and return the best iterate (scikit-learn's ``early_stopping``).
       eta, alpha: the step size > 0 and :math:`\alpha \ge 0` (traced).
-      optimizer: ``"adam"`` (scikit-learn's Adam: ``beta_1``, ``beta_2``, ``epsilon``) or ``"sgd"``
-        (``momentum``, Nesterov's if ``nesterov``).
+      optimizer: ``"adam"`` (scikit-learn's Adam: ``beta_1``, ``beta_2``, ``epsilon``), ``"sgd"``
+        (``momentum``, Nesterov's if ``nesterov``), or ``"lbfgs"``: L-BFGS on the whole sample's
+        loss (:math:`B` all the rows) for at most ``max_epochs`` iterations, until
+        :math:`\max_j|\partial L/\partial w_j| \le` ``tol`` (scikit-learn's ``solver="lbfgs"``;
+        ``key``, ``eta``, ``batch_size``, ``validation`` and the other optimisers' numbers unused).
       batch_size, max_epochs: rows per step and the most epochs (static ints >= 1).
       activation: :math:`\sigma` of the hidden layers (static).
       tol, n_iter_no_change: the stopping rule's tolerance and patience (traced).
@@ -151,6 +154,17 @@ def mlp_fit(
         check_width("X_val", Xv, layers[0][0].shape[1])
         wv = jnp.ones(Xv.shape[0], dtype) if len(validation) == 2 else validation[2]
         validation = (Xv, yv.astype(jnp.int32), jnp.asarray(wv, dtype))
+    if optimizer == "lbfgs":
+        return _fit_lbfgs(
+            layers,
+            X.astype(dtype),
+            jnp.asarray(y).astype(jnp.int32),
+            weights,
+            _as_type(alpha, dtype),
+            _as_type(tol, dtype),
+            activation=activation,
+            max_iter=int(max_epochs),
+        )
     numbers = dict(eta=eta, alpha=alpha, tol=tol, beta_1=beta_1, beta_2=beta_2, epsilon=epsilon)
     numbers = {name: _as_type(v, dtype) for name, v in numbers.items()}
     numbers["momentum"] = _as_type(momentum, dtype)
@@ -169,6 +183,25 @@ def mlp_fit(
         max_epochs=int(max_epochs),
         shuffle=bool(shuffle),
         nesterov=bool(nesterov),
+    )
+
+
+@cpu_jit(static_argnames=("activation", "max_iter"))
+def _fit_lbfgs(layers, X, y, weights, alpha, tol, *, activation, max_iter):
+    def loss(p):
+        log_p = jax.nn.log_softmax(_logits(p, X, activation))
+        penalty = 0.5 * alpha * sum(jnp.sum(W * W) for W, _ in p)
+        return (-jnp.sum(weights * picked_entries(log_p, y)) + penalty) / jnp.sum(weights)
+
+    result = minimize_lbfgs(loss, layers, tol=tol, max_iter=max_iter)
+    diverged = ~(_finite(result.x) & jnp.isfinite(result.value))
+    return MLPFit(
+        result.x,
+        result.value[None],
+        None,
+        result.n_iter,
+        result.converged & ~diverged,
+        diverged,
     )
 
 

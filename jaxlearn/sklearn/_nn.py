@@ -18,6 +18,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from jaxlearn import core, nn
@@ -36,10 +37,19 @@ __all__ = ["MLPClassifier"]
 
 #: scikit-learn's activation names.
 ACTIVATIONS = {"relu": nn.relu, "tanh": nn.tanh, "logistic": nn.sigmoid, "identity": nn.identity}
-#: The solvers jaxlearn runs (scikit-learn's "lbfgs" is not one).
-SOLVERS = ("adam", "sgd")
+#: The solvers, as scikit-learn names them; "lbfgs" is full-batch (no partial_fit).
+SOLVERS = ("adam", "sgd", "lbfgs")
 #: [0, 1): Adam's decay rates.
 DECAY = core.Interval(0.0, 1.0, lo_closed=True)
+
+
+def _two_logits(layers, n_classes: int) -> list:
+    """With two classes the network's one logit :math:`z` stands for the logits :math:`(0, z)`."""
+    if n_classes != 2:
+        return layers
+    W, b = layers[-1]
+    last = (jnp.concatenate([jnp.zeros_like(W), W]), jnp.concatenate([jnp.zeros_like(b), b]))
+    return [*layers[:-1], last]
 
 
 class MLPClassifier(LogProbabilities, ScoringClassifier):
@@ -61,7 +71,10 @@ class MLPClassifier(LogProbabilities, ScoringClassifier):
     Args:
       hidden_layer_sizes: the hidden layer widths, e.g. ``(100,)`` or ``(64, 64)``.
       activation: ``"relu"``, ``"tanh"``, ``"logistic"`` or ``"identity"`` (of the hidden layers).
-      solver: ``"adam"`` or ``"sgd"`` (constant step size; scikit-learn's ``"lbfgs"`` is refused).
+      solver: ``"adam"``, ``"sgd"`` (constant step size) or ``"lbfgs"``: L-BFGS on the whole
+        sample's loss, at most ``max_iter`` iterations, until the largest gradient entry is at most
+        ``tol``, as scikit-learn's (``loss_`` the loss at the end; no ``loss_curve_``, no
+        ``partial_fit``; ``batch_size``, ``early_stopping`` and the step sizes unused).
       alpha: the L2 penalty :math:`\alpha \ge 0` on the weight matrices.
       batch_size: examples per step; ``"auto"``: ``min(200, n_samples)``.
       learning_rate_init: the step size (> 0).
@@ -75,8 +88,8 @@ class MLPClassifier(LogProbabilities, ScoringClassifier):
       validation_fraction: in [0, 1), the share held out (only with ``early_stopping``).
       beta_1, beta_2, epsilon: Adam's decay rates in [0, 1) and its :math:`\epsilon > 0`.
       power_t, max_fun, verbose: accepted for scikit-learn's API, with no effect (``power_t`` is read
-        only by ``learning_rate="invscaling"``, ``max_fun`` only by ``"lbfgs"``; jaxlearn prints
-        nothing).
+        only by ``learning_rate="invscaling"``; ``"lbfgs"`` here counts iterations, not loss
+        evaluations; jaxlearn prints nothing).
       learning_rate, warm_start: scikit-learn's defaults only (``"constant"``, ``False``).
 
     Example:
@@ -175,10 +188,15 @@ class MLPClassifier(LogProbabilities, ScoringClassifier):
 
     def _check_solver(self) -> None:
         if not isinstance(self.solver, str) or self.solver not in SOLVERS:
-            raise ValueError(
-                f"expected `solver` one of {SOLVERS}, got {self.solver!r} (scikit-learn's 'lbfgs' "
-                "is not supported)"
+            raise ValueError(f"expected `solver` one of {SOLVERS}, got {self.solver!r}")
+
+    def _stochastic(self) -> bool:
+        """``partial_fit`` is there for the stochastic solvers only, as scikit-learn's."""
+        if self.solver == "lbfgs":
+            raise AttributeError(
+                "partial_fit is only available for stochastic optimizers (not lbfgs)"
             )
+        return True
 
     def _sizes(self, n_features: int, n_classes: int) -> list:
         hidden = np.atleast_1d(self.hidden_layer_sizes).tolist()
@@ -225,6 +243,8 @@ class MLPClassifier(LogProbabilities, ScoringClassifier):
         # scikit-learn's draws from one RandomState: the start, then the held-out rows
         rng = check_random_state(self.random_state)
         layers = self._start(rng, X.shape[1], 1 if n_classes == 2 else n_classes, X.dtype)
+        if self.solver == "lbfgs":
+            return self._fit_lbfgs(layers, X, index, weights, activation)
         validation = None
         if self.early_stopping:
             train, held = train_test_split(
@@ -272,13 +292,7 @@ class MLPClassifier(LogProbabilities, ScoringClassifier):
         )
         n = int(result.n_epochs)
         curve = np.asarray(result.loss_curve)[:n]
-        layers = result.layers
-        if n_classes == 2:  # one logit z is the logits (0, z)
-            (W, b) = layers[-1]
-            layers = [
-                *layers[:-1],
-                (jnp.concatenate([jnp.zeros_like(W), W]), jnp.concatenate([jnp.zeros_like(b), b])),
-            ]
+        layers = _two_logits(result.layers, n_classes)
         scores = None if validation is None else np.asarray(result.validation_scores)[:n]
         kept = n if scores is None else int(np.argmax(scores)) + 1
         self.params_ = nn.MLPParams(
@@ -306,6 +320,46 @@ class MLPClassifier(LogProbabilities, ScoringClassifier):
             )
         return self
 
+    def _fit_lbfgs(self, layers, X, index, weights, activation):
+        """``solver="lbfgs"``: full-batch L-BFGS from ``layers`` (``nn.mlp_fit``'s ``"lbfgs"``)."""
+        n, size = X.shape[0], bucket(X.shape[0])
+        weights = np.ones(n, X.dtype) if weights is None else weights
+        result = nn.mlp_fit(
+            None,
+            layers,
+            pad_rows(X, size),
+            pad_rows(index, size),
+            sample_weight=pad_rows(weights, size),
+            alpha=self.alpha,
+            optimizer="lbfgs",
+            activation=activation,
+            max_epochs=self.max_iter,
+            tol=self.tol,
+        )
+        n_iter = int(result.n_epochs)  # L-BFGS iterations
+        self.params_ = nn.MLPParams(
+            _two_logits(result.layers, self.classes_.size),
+            jnp.asarray(n_iter, jnp.int32),
+            result.diverged,
+            jnp.asarray(result.loss_curve),
+            None,
+        )
+        for name in ("loss_curve_", "best_loss_", "_partial_state"):
+            self.__dict__.pop(name, None)
+        self.loss_, self.n_iter_ = float(result.loss_curve[0]), n_iter
+        self.validation_scores_ = self.best_validation_score_ = None
+        warn_if_diverged(self.params_, "MLPClassifier training")
+        # as scikit-learn's: a warning when max_iter ends it (a stop for want of any decrease at
+        # the float resolution is SciPy's relative-reduction convergence)
+        if n_iter >= self.max_iter and not bool(result.converged) and not bool(result.diverged):
+            warnings.warn(
+                f"lbfgs failed to converge after {n_iter} iterations (max_iter={self.max_iter}): "
+                "increase `max_iter` or scale the data",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        return self
+
     def _record(self, losses) -> None:
         """``loss_curve_`` (one float an epoch), ``n_iter_`` (its length) and ``best_loss_`` (its minimum)."""
         self.loss_curve_ = [float(v) for v in losses]
@@ -314,6 +368,7 @@ class MLPClassifier(LogProbabilities, ScoringClassifier):
             float(np.nanmin(self.loss_curve_)) if np.isfinite(self.loss_curve_).any() else np.nan
         )
 
+    @available_if(_stochastic)
     def partial_fit(self, X, y, classes=None):
         """One epoch over ``(X, y)`` in shuffled minibatches, from the network fitted so far (scikit-learn's
         ``partial_fit``): ``classes`` (every label ``y`` may take) is required on the first call. Each call
