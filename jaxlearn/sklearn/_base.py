@@ -170,7 +170,7 @@ def check_params(estimator) -> None:
 
 def in_input_precision(method):
     """``method(self, X, ...)`` run in float32 when ``X`` is float32 and in float64 otherwise, as
-    scikit-learn's SGD computes."""
+    scikit-learn's SGD and ridge compute."""
 
     @functools.wraps(method)
     def run(self, X, *args, **kwargs):
@@ -521,5 +521,3 @@ def make_kernel(kernel: str, gamma, degree, coef0, X=None):
     degree = check_positive_int("degree", degree)
     return Partial(_poly(degree), *scalars), gamma
 
-
-# BASE READY
