@@ -520,4 +520,3 @@ def make_kernel(kernel: str, gamma, degree, coef0, X=None):
         return Partial(_sigmoid, *scalars), gamma
     degree = check_positive_int("degree", degree)
     return Partial(_poly(degree), *scalars), gamma
-
