@@ -170,3 +170,19 @@ def test_tree_max_features_as_scikit_learns():
     assert ours >= theirs - 0.025, (ours, theirs)
     same = [DecisionTreeClassifier(max_features=8, random_state=3).fit(X, y) for _ in range(2)]
     np.testing.assert_array_equal(same[0].params_.feature, same[1].params_.feature)
+
+
+def test_forest_estimators_are_its_trees():
+    """``estimators_`` (and ``len``, indexing, iteration, as scikit-learn's ensembles): fitted
+    ``DecisionTreeClassifier`` s whose majority vote is the forest's prediction."""
+    from sklearn.datasets import load_wine
+
+    X, y = load_wine(return_X_y=True)
+    forest = RandomForestClassifier(n_estimators=7, max_depth=4, random_state=0).fit(X, y)
+    assert len(forest) == len(forest.estimators_) == 7
+    assert all(isinstance(tree, DecisionTreeClassifier) for tree in forest)
+    votes = np.stack([tree.predict(X) for tree in forest])  # labels of classes_
+    index = np.searchsorted(forest.classes_, votes)
+    majority = np.argmax(np.stack([(index == c).sum(0) for c in range(3)]), axis=0)
+    np.testing.assert_array_equal(forest.classes_[majority], forest.predict(X))
+    np.testing.assert_array_equal(forest[2].params_.threshold, forest.params_.trees.threshold[2])

@@ -43,6 +43,11 @@ KEPT = {
     "ensemble/tests/test_forest.py::test_unfitted_feature_importances[RandomForestClassifier]": (
         "RandomForestClassifier"
     ),
+    "ensemble/tests/test_forest.py::test_forest_classifier_oob[True-X0-y0-0.9-array-"
+    "RandomForestClassifier]": "RandomForestClassifier",
+    "ensemble/tests/test_forest.py::test_forest_oob_warning[RandomForestClassifier]": (
+        "RandomForestClassifier"
+    ),
     "neural_network/tests/test_mlp.py::test_partial_fit_classes_error": "MLPClassifier",
     "tests/test_multiclass.py::test_ovo_exceptions": "OneVsOneClassifier",
     "tests/test_multiclass.py::test_ovo_ties2": "OneVsOneClassifier",

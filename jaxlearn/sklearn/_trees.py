@@ -439,6 +439,42 @@ class RandomForestClassifier(_TreeEstimator):
             max_samples=self.max_samples,
         )
 
+    @property
+    def estimators_(self) -> list:
+        """The forest's trees as fitted :class:`DecisionTreeClassifier` s (each one's ``params_`` a
+        slice of ``params_.trees``, grown on its bootstrap sample), as scikit-learn's ``estimators_``."""
+        check_is_fitted(self)
+        layers = jax.device_get(self.params_.trees)  # one transfer; the trees are views of it
+        options = dict(
+            criterion=self.criterion,
+            max_depth=self.max_depth,
+            min_samples_split=self.min_samples_split,
+            min_samples_leaf=self.min_samples_leaf,
+            max_features=self.max_features,
+            max_bins=self.max_bins,
+            class_weight=self.class_weight if self.class_weight != "balanced_subsample" else None,
+        )
+        fitted = {
+            name: getattr(self, name)
+            for name in ("classes_", "n_features_in_", "feature_names_in_")
+            if hasattr(self, name)
+        }
+        trees_ = [DecisionTreeClassifier(**options) for _ in range(self.n_estimators)]
+        for t, tree in enumerate(trees_):
+            vars(tree).update(fitted, params_=jax.tree.map(lambda a, t=t: a[t], layers))
+        return trees_
+
+    def __len__(self) -> int:
+        """The number of trees, as scikit-learn's ensembles."""
+        return self.n_estimators
+
+    def __getitem__(self, index):
+        """The ``index``-th tree of :attr:`estimators_`."""
+        return self.estimators_[index]
+
+    def __iter__(self):
+        return iter(self.estimators_)
+
     def _grow(self, learner, X, index, weights=None):
         for name in ("oob_score_", "oob_decision_function_"):
             self.__dict__.pop(name, None)
