@@ -109,6 +109,8 @@ def _numeric_arguments(factory, learner) -> list:
         value, annotation = values.get(name), str(parameter.annotation)
         if callable(value) or isinstance(value, (bool, str)):
             continue
+        if "str" in annotation:  # an option that also names its values (max_features="sqrt")
+            continue
         numeric_value = isinstance(value, (int, float, np.number, np.ndarray, jax.Array))
         numeric_type = any(
             t in annotation for t in ("int", "float", "ArrayLike", "ScalarOrSchedule")

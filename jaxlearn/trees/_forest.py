@@ -5,6 +5,7 @@ slice of the trees per core, in threads."""
 from __future__ import annotations
 
 import functools
+import numbers
 from typing import NamedTuple, Optional, Union
 
 import jax
@@ -20,7 +21,7 @@ from jaxlearn._cpu_jit import NO_YNN_FUSIONS, cpu_jit
 from jaxlearn._progress import scan
 from jaxlearn._sharding import check_mesh, check_progress
 from jaxlearn._threads import cpu_parts, join_slices, run_in_threads
-from jaxlearn.core import POSITIVE_INT, BatchLearner, learner_factory, loadable
+from jaxlearn.core import POSITIVE, POSITIVE_INT, BatchLearner, learner_factory, loadable
 from jaxlearn.trees._bins import fit_bins, pad_sample, quantized
 from jaxlearn.trees._common import (
     TREE_RANGES,
@@ -65,7 +66,7 @@ class RandomForestParams(NamedTuple):
         return mean / jnp.where(total > 0, total, 1)
 
 
-@learner_factory(ranges={**TREE_RANGES, "num_trees": POSITIVE_INT})
+@learner_factory(ranges={**TREE_RANGES, "num_trees": POSITIVE_INT, "max_samples": POSITIVE})
 def random_forest(
     num_trees: int,
     max_depth: Optional[int],
@@ -405,6 +406,11 @@ def bootstrap_draws(max_samples, n: Optional[int] = None) -> int:
     rows = "[1, inf)" if n is None else f"[1, {n}]"
     if max_samples is None:
         return n
+    if isinstance(max_samples, (bool, np.bool_)) or not isinstance(max_samples, numbers.Real):
+        raise TypeError(
+            f"expected `max_samples` None, an int or a float, got {max_samples!r} of type "
+            f"{type(max_samples).__name__}"
+        )
     if isinstance(max_samples, (int, np.integer)) and not isinstance(max_samples, bool):
         if 1 <= max_samples and (n is None or max_samples <= n):
             return int(max_samples)

@@ -149,6 +149,35 @@ ROWS = [
         lambda: trees.predict_proba(_params(), _X[:3]),
         lambda p: np.testing.assert_allclose(np.asarray(p).sum(axis=1), 1.0, rtol=1e-6),
     ),
+    # bootstrap_counts: the bags of random_forest(...).fit(key, ...) on that many rows
+    Bad(
+        trees.bootstrap_counts,
+        "more draws than rows",
+        lambda: trees.bootstrap_counts(KEY, 2, len(_Y), max_samples=len(_Y) + 1),
+        "max_samples",
+    ),
+    Bad(
+        trees.bootstrap_counts,
+        "no trees",
+        lambda: trees.bootstrap_counts(KEY, 0, len(_Y)),
+        "num_trees",
+    ),
+    Bad(
+        trees.bootstrap_counts,
+        "a string of draws",
+        lambda: trees.bootstrap_counts(KEY, 2, len(_Y), max_samples="half"),
+        "max_samples",
+        TypeError,
+    ),
+    Holds(
+        trees.bootstrap_counts,
+        "the fitted forest's roots hold its bags",
+        lambda: (trees.bootstrap_counts(KEY, 2, len(_Y)), _forest()),
+        lambda pair: np.testing.assert_array_equal(
+            np.asarray(pair[1].trees.counts[:, 0]),
+            np.stack([np.bincount(_Y, weights=c, minlength=2) for c in np.asarray(pair[0])]),
+        ),
+    ),
     # num_nodes
     Bad(
         trees.num_nodes,

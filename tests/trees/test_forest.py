@@ -240,8 +240,10 @@ def test_max_samples_draws_that_many_rows_per_tree(max_depth):
         random_forest(2, 2, max_samples=151).fit(KEY, X, y)
     with pytest.raises(ValueError, match="`max_samples` None with bootstrap=False"):
         random_forest(2, 2, bootstrap=False, max_samples=0.5)
-    with pytest.raises(ValueError, match=r"`max_samples` None, an int in \[1, inf\)"):
+    with pytest.raises(ValueError, match="`max_samples`"):
         random_forest(2, 2, max_samples=0.0)
+    with pytest.raises(TypeError, match="`max_samples`"):
+        random_forest(2, 2, max_samples="half")
 
 
 def test_bootstrap_counts_are_the_fitted_trees_bags():
