@@ -1,6 +1,7 @@
 r"""The k-nearest-neighbour rules by brute force (UML sections 19.1 and 19.3).
 
-Distances are exact Euclidean distances computed in query chunks of static size: squared distances
+Distances are exact Euclidean distances (or, with ``metric="manhattan"``, :math:`\ell_1` distances,
+each computed directly) in query chunks of static size: squared Euclidean distances
 by one matrix product, :math:`\|q - x\|^2 = \|q\|^2 - 2\langle q, x\rangle + \|x\|^2`, ``lax.top_k``
 to shortlist candidates, then the shortlist re-ranked by directly computed :math:`\|q - x\|^2`, so
 that the cancellation of the expanded form (in float32) cannot reorder close neighbours.
@@ -55,6 +56,10 @@ RANGES = {"k": POSITIVE_INT, "query_chunk": POSITIVE_INT}
 #: The neighbours' weights (UML section 19.1): equal, inverse distance (scikit-learn's ``"distance"``),
 #: or proportional to distance (the formula as UML prints it).
 WEIGHTS = ("uniform", "distance", "as_printed")
+#: The distances: Euclidean (UML's :math:`\rho`) or Manhattan (:math:`\ell_1`, scikit-learn's ``p=1``).
+METRICS = ("euclidean", "manhattan")
+#: The most entries of the (queries, rows, features) differences a Manhattan chunk holds.
+MANHATTAN_ENTRIES = 2**22
 #: Extra candidates shortlisted by the expanded distance before the exact re-ranking.
 EXTRA_CANDIDATES = 8
 #: Rows of fewer scores take one ``top_k``: below about this length the two stages cost no less.
@@ -81,7 +86,12 @@ class KNNParams(NamedTuple):
 
 @learner_factory(ranges={**RANGES, "num_classes": at_least(2, integer=True)})
 def knn(
-    k: int, *, weights: str = "uniform", query_chunk: int = 256, num_classes: Optional[int] = None
+    k: int,
+    *,
+    weights: str = "uniform",
+    metric: str = "euclidean",
+    query_chunk: int = 256,
+    num_classes: Optional[int] = None,
 ) -> BatchLearner:
     r"""The k-NN rule (UML section 19.1): the majority label of the :math:`k` nearest training points.
 
@@ -99,6 +109,8 @@ def knn(
         the others 0, as scikit-learn's ``weights="distance"``) or ``"as_printed"`` (UML's formula as
         printed, :math:`w_i = \rho_i / \sum_{j \le k} \rho_j`: *farther* neighbours weigh more; all
         :math:`k` at distance 0: equal weights). Static.
+      metric: :math:`\rho`: ``"euclidean"`` or ``"manhattan"`` (:math:`\|x - x_i\|_1`; memory
+        ``query_chunk * m * d``, the chunk cut to at most 2^22 differences). Static.
       query_chunk: queries processed at once (static; memory is ``query_chunk * m`` distances).
       num_classes: the number of classes (labels ``0..num_classes-1``), or ``None`` to read it off
         concrete labels as ``max(y) + 1`` (at least 2).
@@ -122,6 +134,7 @@ def knn(
       UML sections 19.1 (the rules), 19.3 (brute-force implementation).
     """
     k, query_chunk, weights = int(k), int(query_chunk), _check_weights(weights)
+    metric = _check_metric(metric)
     num_classes = None if num_classes is None else int(num_classes)
 
     def check(X, y):
@@ -137,18 +150,20 @@ def knn(
     def predict(params, X):
         Xq = _check_query(params, X, k)
         classes = num_classes if num_classes is not None else _classes_of(params.y)
-        return _run("vote", params, Xq, k, query_chunk, classes, weights)
+        return _run("vote", params, Xq, k, query_chunk, classes, weights, metric)
 
     def decision_function(params, X):
         Xq = _check_query(params, X, k)
         classes = num_classes if num_classes is not None else _classes_of(params.y)
-        return _run("shares", params, Xq, k, query_chunk, classes, weights)
+        return _run("shares", params, Xq, k, query_chunk, classes, weights, metric)
 
     return BatchLearner(fit, predict, decision_function, check=check)
 
 
 @learner_factory(ranges=RANGES)
-def knn_regressor(k: int, *, weights: str = "uniform", query_chunk: int = 256) -> BatchLearner:
+def knn_regressor(
+    k: int, *, weights: str = "uniform", metric: str = "euclidean", query_chunk: int = 256
+) -> BatchLearner:
     r"""k-NN regression (UML section 19.1): the mean target of the :math:`k` nearest training points,
     or their weighted mean with the weights :math:`w_i(x)` of :func:`knn`:
 
@@ -162,6 +177,7 @@ def knn_regressor(k: int, *, weights: str = "uniform", query_chunk: int = 256) -
       k: the number of neighbours (structural; at most the sample size).
       weights: ``"uniform"``, ``"distance"`` (scikit-learn's ``KNeighborsRegressor(weights="distance")``)
         or ``"as_printed"``, as in :func:`knn` (static).
+      metric: ``"euclidean"`` or ``"manhattan"``, as in :func:`knn` (static).
       query_chunk: queries processed at once (static).
 
     Returns:
@@ -180,22 +196,24 @@ def knn_regressor(k: int, *, weights: str = "uniform", query_chunk: int = 256) -
       UML section 19.1.
     """
     k, query_chunk, weights = int(k), int(query_chunk), _check_weights(weights)
+    metric = _check_metric(metric)
 
     def fit(key, X, y):
         return _fit(*as_float(X, y))
 
     def predict(params, X):
         Xq = _check_query(params, X, k)
-        return _run("mean", params, Xq, k, query_chunk, weights=weights)
+        return _run("mean", params, Xq, k, query_chunk, weights=weights, metric=metric)
 
     return BatchLearner(fit, predict, check=lambda X, y: _check_sample(X, y, k))
 
 
 def neighbors(
-    params: KNNParams, X: ArrayLike, k: int, *, query_chunk: int = 256
+    params: KNNParams, X: ArrayLike, k: int, *, metric: str = "euclidean", query_chunk: int = 256
 ) -> tuple[Array, Array]:
-    r"""The :math:`k` nearest training points of each query: ``(indices, squared_distances)``, each
-    (n, k), nearest first (equal distances: lower index first).
+    r"""The :math:`k` nearest training points of each query: ``(indices, distances)``, each (n, k),
+    nearest first (equal distances: lower index first); the distances are squared for
+    ``metric="euclidean"``, :math:`\ell_1` for ``"manhattan"``.
 
     ``params`` from a k-NN ``fit``, ``X`` (n, d) finite queries of the training width,
     :math:`1 \le k \le m` (as scikit-learn's ``kneighbors``, a larger ``k`` is refused, not clipped).
@@ -208,8 +226,9 @@ def neighbors(
     """
     for name, value in (("k", k), ("query_chunk", query_chunk)):
         POSITIVE_INT.check(name, value)
-    k, query_chunk = int(k), int(query_chunk)
-    return _run("neighbors", params, _check_query(params, X, k), k, query_chunk)
+    k, query_chunk, metric = int(k), int(query_chunk), _check_metric(metric)
+    Xq = _check_query(params, X, k)
+    return _run("neighbors", params, Xq, k, query_chunk, metric=metric)
 
 
 def _store_rows(X, y):
@@ -242,9 +261,16 @@ def _check_weights(weights):
     return weights
 
 
-def _neighbour_weights(weights, sq_dist):
-    """The weights (n, k) of the neighbours at squared distances ``sq_dist`` (see :func:`knn`)."""
-    rho = jnp.sqrt(sq_dist)
+def _check_metric(metric):
+    if not isinstance(metric, str) or metric not in METRICS:
+        raise ValueError(f"expected `metric` one of {METRICS}, got {metric!r}")
+    return metric
+
+
+def _neighbour_weights(weights, dist, metric="euclidean"):
+    """The weights (n, k) of the neighbours at distances ``dist`` (squared for the Euclidean
+    metric; see :func:`knn`)."""
+    rho = jnp.sqrt(dist) if metric == "euclidean" else dist
     if (
         weights == "distance"
     ):  # on training points: those points only (their weight 1), as scikit-learn
@@ -298,6 +324,17 @@ def _classes_of(y):
             "processes); pass `num_classes=` to `knn`"
         )
     return max(2, int(np.max(np.asarray(y))) + 1)
+
+
+def _nearest_manhattan(params, Q, k):
+    r""":func:`_nearest` for the :math:`\ell_1` distance: every distance computed directly."""
+    m = params.X.shape[0]
+    dist = jnp.sum(jnp.abs(Q[:, None, :] - params.X[None, :, :]), axis=-1)  # (c, m)
+    dist = jnp.where(jnp.isinf(params.sq_norms)[None], jnp.inf, dist)  # rows left out
+    candidates = _top_k_indices(-dist, min(m, k))
+    exact = jnp.take_along_axis(dist, candidates, axis=1)
+    exact, candidates = jax.lax.sort((exact, candidates), num_keys=2)  # by distance, then index
+    return candidates, exact
 
 
 def _nearest(params, centred, Q, k):
@@ -358,14 +395,18 @@ def _map_queries(fn, Xq, chunk):
     return jax.tree_util.tree_map(lambda a: a.reshape(num_chunks * chunk, *a.shape[2:])[:n], out)
 
 
-def _answer(params, Xq, k, chunk, split, with_y=True):
+def _answer(params, Xq, k, chunk, split, with_y=True, metric="euclidean"):
     """The ``k`` nearest training points of the queries ``Xq``: ``(indices, squared distances, their
     y)`` (n, k) each (the last ``None`` unless ``with_y``). With ``split`` (inside ``shard_map``):
     each device's own ``k`` nearest, their indices made global, then one ``all_gather`` of the
     ``(n, k)`` candidates and a sort by (distance, index): the devices' candidates hold the ``k``
     nearest of all, so this is the one-device answer."""
-    centred = params.X - params.center
-    idx, dist = _map_queries(lambda Q: _nearest(params, centred, Q, k), Xq, chunk)
+    if metric == "manhattan":  # (chunk, m, d) differences: at most MANHATTAN_ENTRIES of them
+        chunk = max(1, min(chunk, MANHATTAN_ENTRIES // max(1, params.X.shape[0] * Xq.shape[1])))
+        idx, dist = _map_queries(lambda Q: _nearest_manhattan(params, Q, k), Xq, chunk)
+    else:
+        centred = params.X - params.center
+        idx, dist = _map_queries(lambda Q: _nearest(params, centred, Q, k), Xq, chunk)
     found = (dist, idx, params.y[idx]) if with_y else (dist, idx)
     if split is not None:
         found = (
@@ -393,15 +434,16 @@ def _mean(targets, w=None):
 
 
 @functools.lru_cache(maxsize=None)
-def _program(kind, k, chunk, num_classes, split, weights="uniform"):
+def _program(kind, k, chunk, num_classes, split, weights="uniform", metric="euclidean"):
     """The compiled prediction ``(params, Xq) -> answer``, one per (kind, static options, mesh): under
     ``jax.jit``, or ``jax.jit(jax.shard_map(...))`` over the mesh of a row-split ``split``."""
 
     def answer(params, Xq):
-        idx, dist, targets = _answer(params, Xq, k, chunk, split, with_y=kind != "neighbors")
+        with_y = kind != "neighbors"
+        idx, dist, targets = _answer(params, Xq, k, chunk, split, with_y, metric)
         if kind == "neighbors":
             return idx, dist
-        w = None if weights == "uniform" else _neighbour_weights(weights, dist)
+        w = None if weights == "uniform" else _neighbour_weights(weights, dist, metric)
         if kind == "mean":
             return _mean(targets, w)
         counts = _counts(targets, num_classes, jnp.ones_like(dist) if w is None else w)
@@ -418,8 +460,8 @@ def _program(kind, k, chunk, num_classes, split, weights="uniform"):
     )
 
 
-def _run(kind, params, Xq, k, chunk, num_classes=None, weights="uniform"):
+def _run(kind, params, Xq, k, chunk, num_classes=None, weights="uniform", metric="euclidean"):
     split = row_split(params.X, "params.X")
     if split is not None:
         Xq = jax.device_put(Xq, NamedSharding(split.mesh, P()))  # the queries go to every device
-    return _program(kind, k, chunk, num_classes, split, weights)(params, Xq)
+    return _program(kind, k, chunk, num_classes, split, weights, metric)(params, Xq)

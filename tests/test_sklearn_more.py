@@ -305,6 +305,26 @@ def test_knn_matches_sklearn():
     np.testing.assert_array_equal(l2.kneighbors(Q)[1], index)
 
 
+@pytest.mark.parametrize(
+    "options", [dict(p=1), dict(metric="manhattan", weights="distance"), dict(metric="cityblock")]
+)
+def test_manhattan_knn_matches_sklearn(options):
+    rng = np.random.RandomState(1)
+    X = rng.normal(size=(40, 3)).astype(np.float32)
+    y = rng.randint(0, 3, size=40)
+    Q = rng.normal(size=(25, 3)).astype(np.float32)
+    ours = KNeighborsClassifier(**options).fit(X, y)
+    theirs = sklearn.neighbors.KNeighborsClassifier(**options).fit(X, y)
+    np.testing.assert_array_equal(ours.predict(Q), theirs.predict(Q))
+    distances, index = ours.kneighbors(Q)
+    their_distances, their_index = theirs.kneighbors(Q)
+    np.testing.assert_array_equal(index, their_index)
+    np.testing.assert_allclose(distances, their_distances, rtol=1e-5)
+    regressor = KNeighborsRegressor(**options).fit(X, y * 1.0)
+    their_regressor = sklearn.neighbors.KNeighborsRegressor(**options).fit(X, y * 1.0)
+    np.testing.assert_allclose(regressor.predict(Q), their_regressor.predict(Q), rtol=1e-5)
+
+
 def test_kneighbors_of_the_training_points_leave_each_point_out_as_sklearn():
     rng = np.random.RandomState(3)
     X = rng.normal(size=(30, 3)).astype(np.float32)

@@ -28,6 +28,9 @@ from jaxlearn.sklearn._multiclass import MulticlassClassifier, evaluate, fit_lea
 
 __all__ = ["KNeighborsClassifier", "KNeighborsRegressor"]
 
+#: scikit-learn's names of the two distances.
+EUCLIDEAN, MANHATTAN = ("euclidean", "l2"), ("manhattan", "l1", "cityblock")
+
 
 class _Neighbors:
     """What both rules share: ``n_neighbors`` and ``kneighbors``."""
@@ -40,10 +43,18 @@ class _Neighbors:
         "n_jobs": N_JOBS,
     }
     _only_default = {
-        "metric": OnlyDefault(("minkowski", "euclidean", "l2"), "the distance is Euclidean"),
-        "p": OnlyDefault((2,), "the distance is Euclidean: Minkowski's p=2"),
-        "metric_params": OnlyDefault((None,), "the distance is Euclidean"),
+        "metric": OnlyDefault(
+            ("minkowski", *EUCLIDEAN, *MANHATTAN), "the distance is Euclidean or Manhattan"
+        ),
+        "p": OnlyDefault((2, 1), "Minkowski's p=2 (Euclidean) or p=1 (Manhattan)"),
+        "metric_params": OnlyDefault((None,), "the distance is Euclidean or Manhattan"),
     }
+
+    def _metric(self) -> str:
+        """``jaxlearn.neighbors``' metric for scikit-learn's ``metric`` and ``p``."""
+        if self.metric in MANHATTAN or (self.metric == "minkowski" and self.p == 1):
+            return "manhattan"
+        return "euclidean"
 
     def _check_fit_sample(self, X):
         if isinstance(self.n_neighbors, int) and self.n_neighbors > X.shape[0]:
@@ -101,7 +112,8 @@ class _Neighbors:
                     f"n_samples_fit = {n_fit}"
                 )
             index, sq = self._nearest(self._scaled(X), k)
-        return (np.sqrt(np.maximum(sq, 0)) / scale, index) if return_distance else index
+        distance = np.sqrt(np.maximum(sq, 0)) if self._metric() == "euclidean" else sq
+        return (distance / scale, index) if return_distance else index
 
     def _scaled(self, X):
         """``X`` as the stored points are scaled (``x_scale_``; unscaled without it)."""
@@ -111,7 +123,10 @@ class _Neighbors:
     def _nearest(self, queries, k: int):
         """The indices and squared distances of the ``k`` nearest stored points of the (scaled)
         ``queries``, one program per size bucket."""
-        return on_bucket_rows(lambda rows: neighbors.neighbors(self.params_, rows, k), queries)
+        metric = self._metric()
+        return on_bucket_rows(
+            lambda rows: neighbors.neighbors(self.params_, rows, k, metric=metric), queries
+        )
 
     def kneighbors_graph(self, X=None, n_neighbors=None, mode: str = "connectivity"):
         """The graph of each row of ``X`` to its nearest training points, as scikit-learn's.
@@ -119,7 +134,7 @@ class _Neighbors:
         Args:
           X: the queries (n, d); ``None``: the training points, each without itself.
           n_neighbors: how many (default ``self.n_neighbors``).
-          mode: ``"connectivity"`` (entries 1) or ``"distance"`` (the Euclidean distances).
+          mode: ``"connectivity"`` (entries 1) or ``"distance"`` (the distances).
 
         Returns:
           A ``scipy.sparse.csr_matrix`` (n, n_samples_fit) with ``n_neighbors`` entries a row.
@@ -146,8 +161,9 @@ class KNeighborsClassifier(_Neighbors, MulticlassClassifier):
       query_chunk: queries processed at once (memory ``query_chunk * n_samples`` distances).
       algorithm, leaf_size, n_jobs: accepted for scikit-learn's API, with no effect (the neighbours
         are exact whatever the search; jaxlearn's is brute force, vectorised).
-      metric, p, metric_params: scikit-learn's defaults only (the Euclidean distance: ``"minkowski"``
-        with ``p=2``, ``"euclidean"`` or ``"l2"``).
+      metric, p: the distance: Euclidean (``"minkowski"`` with ``p=2``, ``"euclidean"``, ``"l2"``)
+        or Manhattan (``"minkowski"`` with ``p=1``, ``"manhattan"``, ``"l1"``, ``"cityblock"``).
+      metric_params: scikit-learn's default only (``None``).
 
     Example:
       >>> import numpy as np
@@ -188,6 +204,7 @@ class KNeighborsClassifier(_Neighbors, MulticlassClassifier):
         return neighbors.knn(
             self.n_neighbors,
             weights=self.weights,
+            metric=self._metric(),
             query_chunk=self.query_chunk,
             num_classes=n_classes,
         )
@@ -212,8 +229,9 @@ class KNeighborsRegressor(_Neighbors, RegressorMixin, JaxlearnEstimator):
       query_chunk: queries processed at once.
       algorithm, leaf_size, n_jobs: accepted for scikit-learn's API, with no effect (the neighbours
         are exact whatever the search; jaxlearn's is brute force, vectorised).
-      metric, p, metric_params: scikit-learn's defaults only (the Euclidean distance: ``"minkowski"``
-        with ``p=2``, ``"euclidean"`` or ``"l2"``).
+      metric, p: the distance: Euclidean (``"minkowski"`` with ``p=2``, ``"euclidean"``, ``"l2"``)
+        or Manhattan (``"minkowski"`` with ``p=1``, ``"manhattan"``, ``"l1"``, ``"cityblock"``).
+      metric_params: scikit-learn's default only (``None``).
 
     Example:
       >>> import numpy as np
@@ -248,7 +266,10 @@ class KNeighborsRegressor(_Neighbors, RegressorMixin, JaxlearnEstimator):
 
     def _batch_learner(self):
         return neighbors.knn_regressor(
-            self.n_neighbors, weights=self.weights, query_chunk=self.query_chunk
+            self.n_neighbors,
+            weights=self.weights,
+            metric=self._metric(),
+            query_chunk=self.query_chunk,
         )
 
     def fit(self, X, y):

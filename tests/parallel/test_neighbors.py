@@ -45,11 +45,12 @@ def _continuous(dtype, m=M):
     return X, rng.integers(0, 3, m).astype(np.int32), Q, X[:, 0] ** 2
 
 
-def _answers(X, y, Q, target, k):
+def _answers(X, y, Q, target, k, metric="euclidean"):
     """neighbors, knn.predict and knn_regressor.predict on the sample ``(X, y)`` / ``(X, target)``."""
-    rule, regressor = nb.knn(k, query_chunk=CHUNK), nb.knn_regressor(k, query_chunk=CHUNK)
+    options = dict(metric=metric, query_chunk=CHUNK)
+    rule, regressor = nb.knn(k, **options), nb.knn_regressor(k, **options)
     params = rule.fit(KEY, X, y)
-    idx, dist = nb.neighbors(params, Q, k, query_chunk=CHUNK)
+    idx, dist = nb.neighbors(params, Q, k, **options)
     return idx, dist, rule.predict(params, Q), regressor.predict(regressor.fit(KEY, X, target), Q)
 
 
@@ -72,6 +73,19 @@ def test_split_rows_answer_equals_one_device_answer(data, k, dtype, mesh):
         d2 = ((Q[:, None, :].astype(np.float64) - X[None].astype(np.float64)) ** 2).sum(-1)
         np.testing.assert_array_equal(got[0], np.argsort(d2, axis=1, kind="stable")[:, :k])
         np.testing.assert_array_equal(got[1], np.sort(d2, axis=1)[:, :k])
+
+
+@pytest.mark.parametrize("k", [1, 5])
+def test_manhattan_split_rows_answer_equals_one_device_answer(k, mesh):
+    """The l1 neighbours of the grid (ties everywhere) split over the devices: the one-device
+    answer bit for bit, the stable order of the exact l1 distances."""
+    X, y, Q, target = _grid(np.dtype(np.float32))
+    want = _answers(X, y, Q, target, k, "manhattan")
+    split = parallel.shard_rows((X, y), mesh)
+    _assert_equal(_answers(*split, Q, parallel.shard_rows(target, mesh), k, "manhattan"), want)
+    l1 = np.abs(Q[:, None, :].astype(np.float64) - X[None].astype(np.float64)).sum(-1)
+    np.testing.assert_array_equal(want[0], np.argsort(l1, axis=1, kind="stable")[:, :k])
+    np.testing.assert_array_equal(want[1], np.sort(l1, axis=1)[:, :k])
 
 
 def test_fit_keeps_the_rows_split(mesh):
