@@ -138,7 +138,7 @@ def test_one_class_and_more_classes_are_clear_errors():
     with pytest.raises(ValueError, match="binarize"):
         jsk.Winnow(binarize=None).fit(X, np.arange(6) % 2)
     with pytest.raises(ValueError, match="`kernel`"):
-        jsk.SVC(kernel="sigmoid").fit(X, np.arange(6) % 2)
+        jsk.SVC(kernel="precomputed").fit(X, np.arange(6) % 2)
     with pytest.raises(ValueError, match="`loss`"):
         jsk.SGDClassifier(loss="squared").fit(X, np.arange(6) % 2)
 
