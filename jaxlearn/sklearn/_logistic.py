@@ -184,13 +184,7 @@ class LogisticRegression(ClassifierMixin, JaxlearnEstimator):
 
     def _C(self) -> float:
         """The learners' ``C``: ``inf`` (no penalty) for ``penalty=None``, as scikit-learn's."""
-        if self.penalty is None:
-            if self.C != 1.0:
-                warnings.warn(
-                    "Setting penalty=None will ignore the C and l1_ratio parameters", stacklevel=4
-                )
-            return math.inf
-        return self.C
+        return math.inf if self.penalty is None else self.C
 
     def _learner(self, n_classes: int) -> core.BatchLearner:
         options = dict(tol=self.tol, max_iter=self.max_iter, fit_intercept=bool(self.fit_intercept))
@@ -214,6 +208,10 @@ class LogisticRegression(ClassifierMixin, JaxlearnEstimator):
     @in_float64
     def _fit_in_float64(self, X, y, sample_weight):
         X, y = self._validate(X, y, reset=True)
+        if self.penalty is None and self.C != 1.0:  # once, at fit (predict builds the learner too)
+            warnings.warn(
+                "Setting penalty=None will ignore the C and l1_ratio parameters", stacklevel=4
+            )
         index = encode_classes(self, y)
         s = _check_sample_weight(sample_weight, X, dtype=float_dtype(), ensure_non_negative=True)
         if self.class_weight is not None:

@@ -47,15 +47,21 @@ TREE_RANGES = trees.decision_tree.ranges  # the factory's own declared ranges
 _CRITERIA = {"log_loss": "entropy"}
 
 
+def _tree_votes(params, X):
+    """(num_trees, n): each tree's label of each row of ``X``, as ``trees.decision_tree``'s predict
+    (the argmax of its leaf counts)."""
+    return jax.vmap(lambda tree: jnp.argmax(tree.counts[trees.apply(tree, X)], axis=-1))(
+        params.trees
+    )
+
+
 @cpu_jit
 def _votes_out_of_bag(params, X, out):
     """(n, K): the votes for each class of the trees whose bag left each row of ``X`` out (``out``
     (num_trees, n), 1 where the row is out of the tree's bag)."""
     k = params.trees.counts.shape[-1]
-    votes = jax.vmap(lambda tree: jnp.argmax(tree.counts[trees.apply(tree, X)], axis=-1))(
-        params.trees
-    )
-    return jnp.einsum("tn,tnk->nk", out, jax.nn.one_hot(votes, k, dtype=X.dtype))
+    votes = jax.nn.one_hot(_tree_votes(params, X), k, dtype=X.dtype)
+    return jnp.einsum("tn,tnk->nk", out, votes)
 
 
 @cpu_jit
@@ -63,14 +69,7 @@ def _vote_shares(params, X):
     """The share of the trees voting for each class: (n, K); its argmax is the forest's majority vote
     (the smallest class on a tie), as ``trees.random_forest``'s predict."""
     k = params.trees.counts.shape[-1]
-
-    def vote(
-        tree,
-    ):  # a tree's label, as ``trees.decision_tree``'s predict: the argmax of its leaf counts
-        return jnp.argmax(tree.counts[trees.apply(tree, X)], axis=-1)
-
-    votes = jax.vmap(vote)(params.trees)  # (num_trees, n)
-    return jnp.mean(jax.nn.one_hot(votes, k, dtype=X.dtype), axis=0)
+    return jnp.mean(jax.nn.one_hot(_tree_votes(params, X), k, dtype=X.dtype), axis=0)
 
 
 class _TreeEstimator(LogProbabilities, MulticlassClassifier):
