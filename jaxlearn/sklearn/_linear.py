@@ -44,6 +44,7 @@ from jaxlearn.sklearn._base import (
     row_weights,
     sample_weights,
 )
+from jaxlearn.sklearn._ovo import ovo_scores
 from jaxlearn.sklearn._sgd import EpochSGDClassifier, l1_ratio, linear_scores
 
 __all__ = [
@@ -513,7 +514,7 @@ class _KernelMixin:
 
 
 def _pair_scores(params, X):
-    """A pair's decision values, computed beforehand, are its params (for ``_ovo_scores``)."""
+    """A pair's decision values, computed beforehand, are its params (for ``ovo_scores``)."""
     return params
 
 
@@ -545,12 +546,10 @@ def _fit_pairs(kernel, X, rows, labels, weights, C, tol, max_iter):
 def _svc_decisions(kernel, support, coef, intercept, X, *, num_classes, ovr):
     """The pairs' decision values (n, pairs) (positive: the pair's first class), and scikit-learn's
     one-vs-rest shape of them (n, K): votes plus confidences squashed into (-1/3, 1/3)."""
-    from jaxlearn.sklearn._multiclass import _ovo_scores  # that module imports this one
-
     values = expansion(kernel, support, coef, X) + intercept
     if not ovr:
         return values, values
-    return values, _ovo_scores(_one_vs_one(num_classes), values.T, X)
+    return values, ovo_scores(_one_vs_one(num_classes), values.T, X)
 
 
 class SVC(_KernelMixin, ClassifierMixin, JaxlearnEstimator):

@@ -10,8 +10,6 @@ fit with inputs of the same shapes (and any new numeric hyperparameters) compile
 
 from __future__ import annotations
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 import sklearn.multiclass
 from sklearn.base import ClassifierMixin, RegressorMixin, clone
@@ -24,6 +22,7 @@ from jaxlearn._checks import check_positive_int
 from jaxlearn._cpu_jit import cpu_jit
 from jaxlearn.sklearn._base import N_JOBS, JaxlearnEstimator, encode_classes
 from jaxlearn.sklearn._linear import LinearSVC
+from jaxlearn.sklearn._ovo import ovo_scores
 
 __all__ = [
     "MulticlassPerceptron",
@@ -280,29 +279,6 @@ class OneVsRestClassifier(_Reduction):
         )
 
 
-def _ovo_scores(learner, params, X):
-    r"""scikit-learn's one-vs-one decision function (an ``extra`` of :func:`evaluate`), shape (n, K).
-
-    Pair :math:`(i, j)`, :math:`i < j`, votes for :math:`i` where its binary ``predict`` is :math:`+1`
-    (a score of exactly 0 included, as scikit-learn's ``score > 0`` votes for :math:`j`), for
-    :math:`j` where it is :math:`-1`; its score :math:`s_{ij}` (positive: :math:`i`) adds to the
-    confidence of :math:`i` and subtracts from :math:`j`'s. Class :math:`c` scores its votes plus
-    :math:`S_c / (3(|S_c| + 1))`, the confidence sum squashed into :math:`(-1/3, 1/3)`.
-    """
-    options = core.hyperparameters(learner)
-    binary, k = options["binary"], options["num_classes"]
-    first, second = multiclass.pairs(k)
-    to_first = jax.nn.one_hot(first, k, dtype=X.dtype)  # (pairs, K)
-    to_second = jax.nn.one_hot(second, k, dtype=X.dtype)
-    predicted = jax.vmap(binary.predict, (0, None), 1)(params, X)  # (n, pairs) in {-1, +1}
-    votes = (predicted > 0).astype(X.dtype) @ to_first + (predicted < 0).astype(X.dtype) @ to_second
-    if binary.decision_function is None:
-        return votes
-    score = jax.vmap(binary.decision_function, (0, None), 1)(params, X).astype(X.dtype)
-    confidence = score @ (to_first - to_second)
-    return votes + confidence / (3 * (jnp.abs(confidence) + 1))
-
-
 class OneVsOneClassifier(_Reduction):
     """One-vs-one (``jaxlearn.multiclass.all_pairs``) over a jaxlearn binary estimator.
 
@@ -354,7 +330,7 @@ class OneVsOneClassifier(_Reduction):
     def _packs_pairs(self) -> bool:
         return self._subsample() == "compact"
 
-    _extra = staticmethod(_ovo_scores)
+    _extra = staticmethod(ovo_scores)
 
     def _scores(self, X):
         """scikit-learn's ``OneVsOneClassifier.decision_function``: shape (n, K), or (n,) for two classes
