@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn import model_selection
@@ -127,3 +129,57 @@ def test_cross_validate_of_anything_else_is_scikit_learns_own():
         ours = jsk.cross_validate(estimator, X, y, cv=3, **kwargs)
         theirs = model_selection.cross_validate(estimator, X, y, cv=3, **kwargs)
         np.testing.assert_array_equal(ours["test_score"], theirs["test_score"])
+
+
+@pytest.mark.parametrize(
+    "make, grid, options",
+    [
+        (jsk.SGDClassifier, {"alpha": np.logspace(-4, 0, 8).tolist()}, {}),
+        (
+            jsk.SGDClassifier,
+            {"alpha": [1e-4, 1e-2], "l1_ratio": [0.2, 0.8]},
+            {"penalty": "elasticnet", "early_stopping": True, "average": 3},
+        ),
+        (jsk.Perceptron, {"alpha": [1e-4, 1e-3], "eta0": [0.1, 1.0]}, {"penalty": "l2"}),
+    ],
+    ids=["sgd-alpha", "sgd-elasticnet-early-stopping", "perceptron"],
+)
+@pytest.mark.parametrize("data", ["iris", "breast_cancer"])
+def test_sgd_grids_of_32_fits_or_more_are_one_program_with_the_loops_scores(
+    make, grid, options, data
+):
+    X, y = (load_iris if data == "iris" else load_breast_cancer)(return_X_y=True)
+    pipeline = make_pipeline(StandardScaler(), make(random_state=3, **options))
+    name = pipeline.steps[-1][0]
+    grid = {f"{name}__{key}": values for key, values in grid.items()}
+    cv = StratifiedKFold(8, shuffle=True, random_state=0)  # >= 32 fits
+    ours = jsk.GridSearchCV(pipeline, grid, cv=cv, return_train_score=True).fit(X, y)
+    theirs = model_selection.GridSearchCV(pipeline, grid, cv=cv, return_train_score=True)
+    theirs.fit(X, y)  # scikit-learn's loop over the same estimator: a fit per candidate and fold
+    assert ours.search_path_ == "one program"
+    for key in theirs.cv_results_:
+        if "score" in key and "time" not in key and "rank" not in key:
+            np.testing.assert_allclose(ours.cv_results_[key], theirs.cv_results_[key], atol=1e-12)
+    assert ours.best_params_ == theirs.best_params_
+
+
+def test_sgd_grids_that_one_program_cannot_run_are_scikit_learns_loop():
+    X, y = load_iris(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    many = {"alpha": np.logspace(-4, 0, 8).tolist()}
+    cases = [
+        (jsk.SGDClassifier(random_state=0), {"alpha": [1e-4, 1e-3]}, 5),  # 10 fits: the loop
+        (jsk.SGDClassifier(random_state=np.random.RandomState(0)), many, 5),  # draws per fit
+        (jsk.SGDClassifier(random_state=0), {"alpha": [0.0, *many["alpha"]]}, 5),  # refused
+    ]
+    for estimator, grid, cv in cases:
+        search = jsk.GridSearchCV(estimator, grid, cv=cv, error_score=np.nan)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            search.fit(X, y)
+        assert search.search_path_ == "scikit-learn"
+    # a fold whose training rows lack a class: scikit-learn's loop fits it on the classes it has
+    order = np.argsort(y, kind="stable")
+    folds = [(order[50:], order[:50])] + [(order[:100], order[100:])] * 31
+    search = jsk.GridSearchCV(jsk.SGDClassifier(random_state=0), {"alpha": [1e-3]}, cv=folds)
+    assert search.fit(X, y).search_path_ == "scikit-learn"

@@ -31,6 +31,7 @@ from jaxlearn.linear._sgd import SGDParams
 from jaxlearn.linear._sgd import sgd
 from jaxlearn.linear._sgd_epochs import EpochSGDParams
 from jaxlearn.linear._sgd_epochs import epoch_sgd
+from jaxlearn.linear._sgd_epochs import epoch_sgd_fits
 from jaxlearn.linear._svm import HardSVMParams
 from jaxlearn.linear._svm import SoftSVMParams
 from jaxlearn.linear._svm import check_separable
@@ -59,6 +60,7 @@ __all__ = [
     "batch_perceptron",
     "check_separable",
     "epoch_sgd",
+    "epoch_sgd_fits",
     "hard_svm",
     "inefficient_perceptron",
     "kernel_batch_perceptron",

@@ -3,15 +3,17 @@ r"""SGD in epochs of shuffled passes with Bottou's step sizes and a stopping rul
 One ``fit`` is one ``lax.while_loop`` over the epochs, each a ``lax.scan`` over a permutation of the
 rows. It is the SGD of scikit-learn's ``SGDClassifier`` and ``Perceptron`` (same losses on the margin,
 step sizes, unregularised intercept and stopping rule); :func:`jaxlearn.linear.sgd` is the book's.
+:func:`epoch_sgd_fits` runs many such fits (a grid of ``alpha``) on one sample in one loop.
 """
 
 from __future__ import annotations
 
 import functools
-from typing import NamedTuple, Optional
+from typing import Callable, NamedTuple, Optional
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.typing import ArrayLike
 
 from jaxlearn._buckets import shuffled
@@ -23,6 +25,7 @@ from jaxlearn.core import (
     POSITIVE_INT,
     BatchLearner,
     Interval,
+    hyperparameters,
     learner_factory,
     loadable,
 )
@@ -273,6 +276,70 @@ def epoch_sgd(
     return BatchLearner(fit, linear_predict, linear_score, _check)
 
 
+def epoch_sgd_fits(
+    learners: BatchLearner,
+    key,
+    X: ArrayLike,
+    y: ArrayLike,
+    sample_weight: Optional[ArrayLike] = None,
+    init: Optional[EpochSGDParams] = None,
+    validation=None,
+    seed=None,
+) -> EpochSGDParams:
+    r"""The fits of several :func:`epoch_sgd` learners on one sample, in one loop over the epochs.
+
+    ``learners`` is one learner whose numeric hyperparameters are stacked on a leading axis of length
+    :math:`G` (``jax.tree.map(lambda *a: jnp.stack(a), *learners)``; its structure, such as ``loss``,
+    shared). The result is ``jax.vmap(lambda l: l.fit(key, X, y, ...))(learners)``, the params of each
+    fit stacked, computed faster: every fit visits the rows in the same orders (the same ``key`` or
+    ``seed``), so each epoch's rows are gathered once for all of them, and a fit that has stopped waits
+    for the others unchanged. A grid of ``alpha`` on one fold is one call; ``jax.vmap`` it over folds.
+
+    Args:
+      learners: the stacked learners.
+      key, X, y, sample_weight, validation, seed: as :func:`epoch_sgd`'s ``fit`` (shared by the fits).
+      init: ``None`` (zeros), or the params to go on from, stacked as the learners.
+
+    Returns:
+      :class:`EpochSGDParams`, each field with the leading axis :math:`G`.
+
+    Examples:
+      >>> import jax, jax.numpy as jnp, jaxlearn
+      >>> X = jnp.array([[1.0, 0.5], [-1.0, -0.2], [0.8, -0.1], [-0.5, -1.0]])
+      >>> each = [jaxlearn.linear.epoch_sgd("hinge", alpha=a) for a in (0.001, 0.1)]
+      >>> learners = jax.tree.map(lambda *a: jnp.stack(a), *each)
+      >>> params = jaxlearn.linear.epoch_sgd_fits(learners, jax.random.key(0), X, jnp.sign(X[:, 0]))
+      >>> params.w.shape, params.num_epochs.shape
+      ((2, 2), (2,))
+    """
+    try:
+        options = hyperparameters(learners)
+    except TypeError:
+        options = {}
+    if options.get("loss") not in _LOSS or not isinstance(learners, BatchLearner):
+        raise TypeError(f"expected `learners` stacked epoch_sgd learners, got {learners!r}")
+    leaves = jax.tree.leaves(learners)
+    sizes = {np.shape(leaf)[0] if np.ndim(leaf) else None for leaf in leaves}
+    if len(sizes) != 1 or None in sizes:
+        raise ValueError(
+            "expected `learners` with every numeric hyperparameter stacked on one leading axis, "
+            f"got leaves of shapes {sorted({np.shape(leaf) for leaf in leaves})}"
+        )
+    (size,) = sizes
+    X, y = as_float(X, y)
+    _check(X, y)
+    weights = jnp.ones_like(y) if sample_weight is None else jnp.asarray(sample_weight, X.dtype)
+    if init is None:
+        init = jax.tree.map(
+            lambda a: jnp.broadcast_to(a, (size, *a.shape)), init_params(X.shape[1], X.dtype)
+        )
+    if seed is not None:
+        seed = jnp.asarray(seed).astype(jnp.uint32)
+    hyper = {name: options[name] for name in _TRACED}
+    structure = {name: options[name] for name in _STATIC}
+    return _fits(hyper, key, X, y, weights, init, validation, seed, **structure)
+
+
 def _fisher_yates(seed, n, size: int):
     """The order of scikit-learn's ``SequentialDataset.shuffle(seed)`` over the first ``n`` of ``size``
     rows (the rest stay last): Fisher-Yates driven by Marsaglia's 32-bit xorshift (13, 17, 5), each
@@ -291,23 +358,27 @@ def _fisher_yates(seed, n, size: int):
     return order
 
 
-def _fit_body(
-    hyper,
-    key,
-    X,
-    y,
-    weights,
-    start,
-    validation,
-    seed,
-    *,
-    loss,
-    penalty,
-    learning_rate,
-    fit_intercept,
-    shuffle,
-):
-    dtype, n = X.dtype, X.shape[0]
+class _Problem(NamedTuple):
+    """One fit's epochs, as functions of its carry (its hyperparameters closed over), so that one loop
+    over the epochs can drive one fit (:func:`_fit_body`) or many on the same rows (:func:`_fits_body`)."""
+
+    init: Callable  # start params -> carry
+    going: Callable  # carry -> bool: another epoch is due
+    epoch: Callable  # (carry, the epoch's rows) -> carry
+    finish: Callable  # carry -> EpochSGDParams
+
+
+def _sample(X, y, weights, validation):
+    """The per-row arrays each epoch visits in its order: ``X, y, weights``, whether the row is passed
+    over (a label 0 is a row left out, the padding of a size bucket; held-out rows), and ``||x||^2``
+    (for the step-by-step ``||w||^2``)."""
+    present = y != 0
+    passed_over = ~present if validation is None else ~present | validation[0]
+    return X, y, weights, passed_over, jnp.sum(X * X, axis=1)
+
+
+def _problem(hyper, X, y, validation, *, loss, penalty, learning_rate, fit_intercept) -> _Problem:
+    dtype = X.dtype
 
     def number(value):
         return jnp.asarray(value).astype(dtype)
@@ -390,10 +461,7 @@ def _fit_body(
         w, mean_w, q, (b, mean_b, t, eta, u, scale, total, sq) = packed
         return w, b, mean_w, mean_b, t, eta, u, q, scale, total, sq
 
-    present = y != 0  # a label 0 is a row left out (the padding of a size bucket)
-    passed_over = ~present if validation is None else ~present | validation[0]
-    count = jnp.sum(present).astype(dtype)
-    row_sq = jnp.sum(X * X, axis=1)  # ||x||^2 of each row, for the step-by-step ||w||^2
+    count = jnp.sum(y != 0).astype(dtype)
 
     def train_step(packed, i, rows):
         """The step on row ``i`` of the epoch's ``rows`` (``X, y, weights, passed_over, row_sq`` in
@@ -403,33 +471,19 @@ def _fit_body(
         new = pack(new)
         return jax.tree.map(lambda a, b: jnp.where(passed_epoch[i], b, a), new, packed), None
 
-    if shuffle and seed is not None:  # scikit-learn's: one permutation, applied again each epoch
-        permutation = _fisher_yates(seed, jnp.sum(present).astype(jnp.int32), n)
-
-    def next_order(epoch, order):
-        if not shuffle:
-            return order
-        if seed is None:
-            return shuffled(jax.random.fold_in(key, epoch), n)
-        return order[permutation]
-
-    def keep_going(carry):
-        epoch, _, _, _, _, _, stop, _, _ = carry
+    def going(carry):
+        epoch, _, _, _, _, _, stop, _ = carry
         return (epoch < max_iter) & ~stop
 
-    def epoch_of(carry):
-        epoch, state, eta, carried, best, stalled, _, _, order = carry
-        order = next_order(epoch, order)
-        # the rows gathered in the epoch's order once: each step then reads its row at one index
-        # shared by every problem of a vmap (a batched gather at every step runs several times slower)
-        rows = tuple(a[order] for a in (X, y, weights, passed_over, row_sq))
+    def epoch_of(carry, rows):
+        epoch, state, eta, carried, best, stalled, _, _ = carry
         w, t = state[0], state[4]
         # the epoch's first step size from t (the carry holds eta0 before the first epoch)
         zero, eta = jnp.zeros((), dtype), step_size(t, eta)
         packed, _ = jax.lax.scan(
             lambda carry, i: train_step(carry, i, rows),
             pack((*state, eta, *carried, zero, w @ w)),  # ||w||^2 exact at the start of each epoch
-            jnp.arange(n),
+            jnp.arange(y.shape[0]),
         )
         (*new, eta, u, q, scale, total, _) = unpack(packed)
         diverged = ~jnp.all(jnp.stack([jnp.isfinite(a).all() for a in new]))
@@ -457,25 +511,107 @@ def _fit_body(
             lambda a, b: jnp.where(diverged, b, a), tuple(new), state
         )  # keep the finite one
         carried = (u, q, scale)
-        return epoch + 1, state, eta, carried, best, stalled, tired | diverged, diverged, order
+        return epoch + 1, state, eta, carried, best, stalled, tired | diverged, diverged
 
-    state = (start.last_w, start.last_b, start.mean_w, start.mean_b, number(start.t))
-    # the cumulative L1 penalty u, what each weight got of it q, and scikit-learn's wscale
-    carried = (jnp.zeros((), dtype), jnp.zeros_like(start.last_w), jnp.ones((), dtype))
-    inf, zero_int, false = (
-        jnp.asarray(jnp.inf, dtype),
-        jnp.zeros((), jnp.int32),
-        jnp.zeros((), bool),
-    )
-    carry = (zero_int, state, eta0, carried, inf, zero_int, false, false, jnp.arange(n))
-    epochs, state, *_, diverged, _ = jax.lax.while_loop(keep_going, epoch_of, carry)
-    last_w, last_b, mean_w, mean_b, t = state
-    w, b = last_w, last_b
-    if average is not None:
-        w = jnp.where(average <= t - 1, mean_w, last_w)
-        b = jnp.where(average <= t - 1, mean_b, last_b)
-    return EpochSGDParams(w, b, last_w, last_b, mean_w, mean_b, t, epochs, diverged)
+    def init(start):
+        state = (start.last_w, start.last_b, start.mean_w, start.mean_b, number(start.t))
+        # the cumulative L1 penalty u, what each weight got of it q, and scikit-learn's wscale
+        carried = (jnp.zeros((), dtype), jnp.zeros_like(start.last_w), jnp.ones((), dtype))
+        inf, zero_int, false = (
+            jnp.asarray(jnp.inf, dtype),
+            jnp.zeros((), jnp.int32),
+            jnp.zeros((), bool),
+        )
+        return zero_int, state, eta0, carried, inf, zero_int, false, false
+
+    def finish(carry):
+        epochs, state, *_, diverged = carry
+        last_w, last_b, mean_w, mean_b, t = state
+        w, b = last_w, last_b
+        if average is not None:
+            w = jnp.where(average <= t - 1, mean_w, last_w)
+            b = jnp.where(average <= t - 1, mean_b, last_b)
+        return EpochSGDParams(w, b, last_w, last_b, mean_w, mean_b, t, epochs, diverged)
+
+    return _Problem(init, going, epoch_of, finish)
+
+
+def _orders(key, y, seed, shuffle: bool):
+    """``next_order(epoch, order)``: the order of the rows in epoch ``epoch`` from the last one's:
+    unchanged without ``shuffle``; scikit-learn's for ``seed`` (one Fisher-Yates permutation of the
+    rows present, applied again each epoch); else a fresh permutation from ``key``."""
+    n = y.shape[0]
+    if shuffle and seed is not None:
+        permutation = _fisher_yates(seed, jnp.sum(y != 0).astype(jnp.int32), n)
+
+    def next_order(epoch, order):
+        if not shuffle:
+            return order
+        if seed is None:
+            return shuffled(jax.random.fold_in(key, epoch), n)
+        return order[permutation]
+
+    return next_order
+
+
+def _fit_body(hyper, key, X, y, weights, start, validation, seed, *, shuffle, **structure):
+    sample = _sample(X, y, weights, validation)
+    problem = _problem(hyper, X, y, validation, **structure)
+    next_order = _orders(key, y, seed, shuffle)
+
+    def epoch_of(carry):
+        order, fit = carry
+        order = next_order(fit[0], order)
+        # the rows gathered in the epoch's order once: each step then reads its row at one index
+        # shared by every problem of a vmap (a batched gather at every step runs several times slower)
+        return order, problem.epoch(fit, tuple(a[order] for a in sample))
+
+    carry = (jnp.arange(y.shape[0]), problem.init(start))
+    _, fit = jax.lax.while_loop(lambda carry: problem.going(carry[1]), epoch_of, carry)
+    return problem.finish(fit)
+
+
+def _fits_body(hypers, key, X, y, weights, starts, validation, seed, *, shuffle, **structure):
+    """:func:`_fit_body` of every problem of ``hypers`` and ``starts`` (stacked on a leading axis) in
+    one loop over the epochs: each epoch's rows are gathered once, in the order all share, and each
+    problem's steps read them at the same index; a problem that has stopped keeps its carry."""
+    sample = _sample(X, y, weights, validation)
+    next_order = _orders(key, y, seed, shuffle)
+
+    def each(method, *args):
+        return jax.vmap(
+            lambda hyper, *a: getattr(_problem(hyper, X, y, validation, **structure), method)(*a),
+            in_axes=(0,) + (0,) * len(args[:1]) + (None,) * len(args[1:]),
+        )(hypers, *args)
+
+    def epoch_of(carry):
+        epoch, order, fits = carry
+        order = next_order(epoch, order)
+        rows = tuple(a[order] for a in sample)
+        going = each("going", fits)
+        new = each("epoch", fits, rows)
+
+        def kept(a, b):
+            return jnp.where(going.reshape(going.shape + (1,) * (a.ndim - 1)), a, b)
+
+        return epoch + 1, order, jax.tree.map(kept, new, fits)
+
+    carry = (jnp.zeros((), jnp.int32), jnp.arange(y.shape[0]), each("init", starts))
+    _, _, fits = jax.lax.while_loop(lambda carry: jnp.any(each("going", carry[2])), epoch_of, carry)
+    return each("finish", fits)
 
 
 _STATIC = ("loss", "penalty", "learning_rate", "fit_intercept", "shuffle")
+_TRACED = (
+    "alpha",
+    "l1_ratio",
+    "epsilon",
+    "eta0",
+    "power_t",
+    "max_iter",
+    "tol",
+    "n_iter_no_change",
+    "average",
+)
 _fit = jax.jit(_fit_body, static_argnames=_STATIC)
+_fits = jax.jit(_fits_body, static_argnames=_STATIC)

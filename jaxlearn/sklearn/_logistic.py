@@ -261,11 +261,15 @@ class LogisticRegression(ClassifierMixin, JaxlearnEstimator):
         return frozenset() if balanced or self.penalty is None else frozenset({"C"})
 
     @in_float64
-    def _sweep(self, Xs, y, train, grid):
-        """Every value of ``grid["C"]`` on every fold (``Xs`` (F, n, d), ``train`` (F, n)) as one
-        program: the predicted class indices (G, F, n) and ``classes``."""
+    def _sweep(self, Xs, y, folds, grid):
+        """Every value of ``grid["C"]`` on every fold (``Xs`` (F, n, d), ``folds`` scikit-learn's
+        (train, test) index pairs) as one program: the predicted class indices (G, F, n) and
+        ``classes``."""
         self._check_params()
         dtype, n = float_dtype(), Xs.shape[1]
+        train = np.zeros((len(folds), n), bool)
+        for f, (rows, _) in enumerate(folds):
+            train[f, rows] = True
         classes, index = np.unique(y, return_inverse=True)
         K, size = classes.size, bucket(n)
         weights = np.ones(n, dtype)

@@ -2,7 +2,8 @@
 folds of a jaxlearn estimator as one program.
 
 Where the estimator (or the last step of a ``Pipeline``) can sweep every searched parameter
-(``C`` of :class:`LogisticRegression`), every candidate on every fold is fitted in one ``jax.vmap``:
+(``C`` of :class:`LogisticRegression`, ``alpha`` of :class:`SGDClassifier`, ...), every candidate
+on every fold is fitted in one ``jax.vmap``:
 the folds are row weights (the rows outside a fold's training set weigh 0) and the candidates are
 the learner's traced leaves. The preprocessing steps of a pipeline are fitted per fold with
 scikit-learn, as ``GridSearchCV`` fits them. Anything else is scikit-learn's own search, unchanged.
@@ -31,10 +32,12 @@ class GridSearchCV(model_selection.GridSearchCV):
     jaxlearn estimator's numeric hyperparameters and all the folds as one vmapped program.
 
     The one-program path is taken when the estimator, or the last step of a ``Pipeline``, can sweep
-    every parameter of the grid (``C`` of :class:`LogisticRegression`), ``scoring`` is ``None`` or
-    ``"accuracy"``, ``refit`` is a bool and ``fit`` gets no fit parameters; ``cv`` is anything
-    scikit-learn takes. Otherwise the search is scikit-learn's own loop (on a CPU, a loop of the other
-    solvers' fits beats their vmapped loops, which run until the slowest problem converges).
+    every parameter of the grid (``C`` of :class:`LogisticRegression`; ``alpha``, ``l1_ratio``,
+    ``eta0``, ``power_t``, ``epsilon`` of :class:`SGDClassifier` and :class:`Perceptron` in grids of
+    32 fits or more), ``scoring`` is ``None`` or ``"accuracy"``, ``refit`` is a bool and ``fit`` gets
+    no fit parameters; ``cv`` is anything scikit-learn takes. Otherwise the search is scikit-learn's
+    own loop (on a CPU, a loop of the other solvers' fits beats their vmapped loops, which run until
+    the slowest problem converges).
     ``search_path_`` says which ran (``"one program"`` or ``"scikit-learn"``).
 
     Example:
@@ -51,21 +54,24 @@ class GridSearchCV(model_selection.GridSearchCV):
         plan = None
         if not params and self.scoring in (None, "accuracy") and isinstance(self.refit, bool):
             plan = _sweep_plan(self.estimator, self.param_grid, y)
-        if plan is None:
+        if plan is None or not self._fit_one_program(X, y, *plan):
             self.search_path_ = "scikit-learn"
             return super().fit(X, y, **params)
-        self._fit_one_program(X, y, *plan)
         self.search_path_ = "one program"
         return self
 
-    def _fit_one_program(self, X, y, steps, estimator, prefix):
+    def _fit_one_program(self, X, y, steps, estimator, prefix) -> bool:
+        """The search as one program; ``False`` (nothing set) where the estimator declines it."""
         start = time.perf_counter()
         X, y = _checked(X, y)
         candidates = list(ParameterGrid(self.param_grid))
         G = len(candidates)
-        test_scores, train_scores = _fold_scores(
+        scores = _fold_scores(
             X, y, self.cv, is_classifier(self.estimator), steps, estimator, prefix, candidates
         )
+        if scores is None:
+            return False
+        test_scores, train_scores = scores
         F = test_scores.shape[1]
         fit_seconds = (time.perf_counter() - start) / (G * F)
         results = {
@@ -98,6 +104,7 @@ class GridSearchCV(model_selection.GridSearchCV):
             self.refit_time_ = time.perf_counter() - began
             if hasattr(self.best_estimator_, "feature_names_in_"):
                 self.feature_names_in_ = self.best_estimator_.feature_names_in_
+        return True
 
 
 def cross_validate(
@@ -118,7 +125,15 @@ def cross_validate(
     plan = None
     if not options and scoring in (None, "accuracy"):
         plan = _sweep_plan(estimator, {}, y)
-    if plan is None or not getattr(plan[1], "_sweepable", frozenset)():
+    scores = None
+    if plan is not None and getattr(plan[1], "_sweepable", frozenset)():
+        steps, final, prefix = plan
+        start = time.perf_counter()
+        name = sorted(final._sweepable())[0]
+        candidate = {prefix + name: final.get_params()[name]}
+        classifier = is_classifier(estimator)
+        scores = _fold_scores(*_checked(X, y), cv, classifier, steps, final, prefix, [candidate])
+    if scores is None:
         return model_selection.cross_validate(
             estimator,
             X,
@@ -128,14 +143,7 @@ def cross_validate(
             return_train_score=return_train_score,
             **options,
         )
-    steps, final, prefix = plan
-    start = time.perf_counter()
-    X, y = _checked(X, y)
-    name = sorted(final._sweepable())[0]
-    candidate = {prefix + name: final.get_params()[name]}
-    test, train = _fold_scores(
-        X, y, cv, is_classifier(estimator), steps, final, prefix, [candidate]
-    )
+    test, train = scores
     F = test.shape[1]
     result = {
         "fit_time": np.full(F, (time.perf_counter() - start) / F),
@@ -192,9 +200,11 @@ def _checked(X, y):
 
 def _fold_scores(X, y, cv, classifier, steps, estimator, prefix, candidates):
     """The accuracy of every candidate on every fold's test and training rows, each (G, F), from one
-    vmapped fit of all of them (``estimator._sweep``)."""
+    vmapped fit of all of them (``estimator._sweep``); ``None`` where the estimator declines."""
     folds = list(check_cv(cv, y, classifier=classifier).split(X, y))
     n, F = len(y), len(folds)
+    if not getattr(estimator, "_sweeps", lambda fits: True)(len(candidates) * F):
+        return None
     train, test = np.zeros((F, n), bool), np.zeros((F, n), bool)
     for f, (rows, held_out) in enumerate(folds):
         train[f, rows], test[f, held_out] = True, True
@@ -202,7 +212,10 @@ def _fold_scores(X, y, cv, classifier, steps, estimator, prefix, candidates):
     grid = {
         key[len(prefix) :]: np.array([c[key] for c in candidates], float) for key in candidates[0]
     }
-    predicted, classes = estimator._sweep(np.stack(inputs), y, train, grid)  # (G, F, n)
+    swept = estimator._sweep(np.stack(inputs), y, folds, grid)
+    if swept is None:
+        return None
+    predicted, classes = swept  # (G, F, n)
     correct = classes[predicted] == y[None, None, :]
     return _accuracy(correct, test), _accuracy(correct, train)
 

@@ -12,11 +12,12 @@ alone sends some fits on another path (breast cancer: 85.8% against 91.2% for on
 
 from __future__ import annotations
 
+import numbers
 import warnings
 
 import jax
 import numpy as np
-from sklearn.base import ClassifierMixin
+from sklearn.base import ClassifierMixin, clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedShuffleSplit
 from sklearn.utils import check_random_state
@@ -41,6 +42,10 @@ from jaxlearn.sklearn._base import (
 __all__ = ["EpochSGDClassifier", "l1_ratio", "linear_scores"]
 
 MAX_INT = np.iinfo(np.int32).max  # scikit-learn's bound on its seeds
+#: The fewest fits (candidates times folds) a ``GridSearchCV`` runs as one program; with fewer,
+#: scikit-learn's loop (its fits share one compiled program) is done before the grid's program compiles
+#: (measured in benchmarks/grid-50k-cpu-2core.md).
+GRID_FITS = 32
 
 
 @cpu_jit
@@ -55,6 +60,25 @@ def fit_classes(learner, seeds, X, Y, W, start, validation=None):
         return learner.fit(key, X, y, sample_weight=w, init=init, validation=validation, seed=seed)
 
     return jax.vmap(one)(seeds, Y, W, start)
+
+
+@cpu_jit
+def fit_grid(learners, seeds, Xs, Ys, Ws, validation=None):
+    """:func:`fit_classes` of each fold's ``X``, ``Y``, ``W`` (stacked on a leading axis, with its own
+    ``seeds`` and ``validation``) for every learner of the stack ``learners``: params (F, P, G, ...)
+    for F folds, P problems, G learners; the learners share each epoch's rows
+    (:func:`jaxlearn.linear.epoch_sgd_fits`)."""
+
+    def fold(seeds, X, Y, W, validation):
+        def one(seed, y, w):
+            key = jax.random.key(0)  # unused: the orders come from the seed
+            return linear.epoch_sgd_fits(
+                learners, key, X, y, sample_weight=w, validation=validation, seed=seed
+            )
+
+        return jax.vmap(one)(seeds, Y, W)
+
+    return jax.vmap(fold)(seeds, Xs, Ys, Ws, validation)
 
 
 def shuffle_seeds(random_state, num_problems: int, held_out=lambda: None):
@@ -228,6 +252,72 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
         self._run(learner, X, index, sample_weight, seeds, max_iter=1)
         return self
 
+    def _sweepable(self):
+        """What :class:`~jaxlearn.sklearn.GridSearchCV` may sweep in one program: the numeric
+        hyperparameters of the steps and the penalty, where every fit draws its orders from the same
+        seed (``random_state`` an int or ``None``)."""
+        if not (self.random_state is None or isinstance(self.random_state, numbers.Integral)):
+            return frozenset()
+        return frozenset(
+            {"alpha", "l1_ratio", "eta0", "power_t", "epsilon"} & set(self.get_params())
+        )
+
+    def _sweeps(self, fits: int) -> bool:
+        """Whether a search of ``fits`` fits (candidates times folds) runs as one program: from
+        :data:`GRID_FITS` on."""
+        return fits >= GRID_FITS
+
+    def _sweep(self, Xs, y, folds, grid):
+        """Every candidate of ``grid`` (name -> (G,) values) fitted on every fold's training rows
+        (``Xs`` (F, n, d), ``folds`` scikit-learn's (train, test) index pairs) as one program: the
+        predicted class indices (G, F, n) and ``classes``, or ``None`` where scikit-learn's own loop
+        must run (a candidate it would refuse, a fold lacking a class, a fit that diverges)."""
+        candidates = [dict(zip(grid, values)) for values in zip(*grid.values())]
+        classes = np.unique(y)
+        with jax.enable_x64(Xs.dtype != np.float32):
+            try:
+                learners = [clone(self).set_params(**c)._batch_learner() for c in candidates]
+            except (InvalidParameterError, TypeError, ValueError):
+                return None
+            if not all(np.array_equal(np.unique(y[rows]), classes) for rows, _ in folds):
+                return None
+            problems, seeds = [], []
+            self.classes_ = classes  # the problems' layout, as a fit on each fold sets it
+            for (rows, _), X in zip(folds, Xs):
+                index = np.searchsorted(classes, y[rows]).astype(np.int32)
+                fold_seeds, held_out = shuffle_seeds(
+                    self.random_state,
+                    self._num_problems(),
+                    lambda rows=rows: self._held_out(y[rows]),
+                )
+                X = np.asarray(X[rows], float_dtype())
+                problems.append(self._problems(X, index, None, held_out=held_out))
+                seeds.append(fold_seeds)
+            del self.classes_
+            # one padded size for every fold (the padding rows take no part)
+            size = max(X.shape[0] for X, *_ in problems)
+            X, Y, W = (
+                np.stack([pad_rows(p[i], size, axis=p[i].ndim - 1 if i else 0) for p in problems])
+                for i in range(3)
+            )
+            validation = None
+            if problems[0][4] is not None:
+                validation = tuple(
+                    np.stack([pad_rows(p[4][i], size, p[4][i].dtype.type(0)) for p in problems])
+                    for i in range(2)
+                )
+            stack = jax.tree.map(lambda *leaves: np.stack(leaves), *learners)
+            params = fit_grid(stack, np.stack(seeds), X, Y, W, validation)
+            if np.asarray(params.diverged).any():
+                return None
+            coef, intercept = np.asarray(params.w), np.asarray(params.b)  # (F, P, G, d), (F, P, G)
+            inputs = np.stack([self._inputs(np.asarray(X, float_dtype())) for X in Xs])
+            scores = np.einsum("fnd,fpgd->gfnp", inputs, coef)
+            scores = scores + intercept.transpose(2, 0, 1)[:, :, None, :]
+        if scores.shape[-1] == 1:
+            return (scores[..., 0] > 0).astype(np.intp), classes
+        return np.argmax(scores, axis=-1).astype(np.intp), classes
+
     def _held_out(self, y):
         """scikit-learn's validation rows for ``early_stopping``: a stratified ``validation_fraction`` of
         the sample, drawn from ``random_state`` (``None`` without early stopping)."""
@@ -265,6 +355,24 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
     def _run(
         self, learner, X, index, sample_weight, seeds, max_iter, init=(None, None), held_out=None
     ):
+        n = X.shape[0]
+        X, Y, W, start, validation = self._problems(X, index, sample_weight, init, held_out)
+        params = fit_classes(learner, seeds, X, Y, W, start, validation)
+        epochs = np.asarray(params.num_epochs)
+        if np.asarray(params.diverged).any():
+            raise ValueError(
+                f"Floating-point under-/overflow occurred at epoch #{int(epochs.max())}. Scaling input data "
+                "with StandardScaler or MinMaxScaler might help."
+            )
+        self.params_ = params
+        self.n_iter_ = int(epochs.max())
+        self.t_ = float(getattr(self, "t_", 1.0) + self.n_iter_ * n)
+        self.coef_ = np.asarray(params.w)
+        self.intercept_ = np.asarray(params.b)
+
+    def _problems(self, X, index, sample_weight, init=(None, None), held_out=None):
+        """The binary problems of a fit on ``X`` with class indices ``index``, as ``fit_classes``
+        takes them: ``(X, Y, W, start, validation)``, the rows padded to their size bucket."""
         n, num_classes = X.shape[0], self.classes_.size
         weights = sample_weights(sample_weight, X)
         per_class = class_weights(self.class_weight, self.classes_, self.classes_[index])
@@ -298,20 +406,7 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
                 )
             validation = (pad_rows(held_out, size, False), pad_rows(weights, size))
         Y, W = (pad_rows(A.astype(dtype), size, axis=1) for A in (Y, W))
-        params = fit_classes(
-            learner, seeds, pad_rows(self._inputs(X), size), Y, W, start, validation
-        )
-        epochs = np.asarray(params.num_epochs)
-        if np.asarray(params.diverged).any():
-            raise ValueError(
-                f"Floating-point under-/overflow occurred at epoch #{int(epochs.max())}. Scaling input data "
-                "with StandardScaler or MinMaxScaler might help."
-            )
-        self.params_ = params
-        self.n_iter_ = int(epochs.max())
-        self.t_ = float(t + self.n_iter_ * n)
-        self.coef_ = np.asarray(params.w)
-        self.intercept_ = np.asarray(params.b)
+        return pad_rows(self._inputs(X), size), Y, W, start, validation
 
     @in_input_precision
     def decision_function(self, X) -> np.ndarray:

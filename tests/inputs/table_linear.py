@@ -329,7 +329,43 @@ def _not_converged(params):
 
 _NON_SEPARABLE = (np.array([[1.0, 0.0], [1.0, 0.0]], np.float32), np.array([1.0, -1.0], np.float32))
 
+_STACKED = jax.tree.map(
+    lambda *leaves: np.stack(leaves), *[linear.epoch_sgd(alpha=a) for a in (1e-3, 1e-1)]
+)
+
+
+def _fits(X=_X, y=_Y, learners=_STACKED):
+    return linear.epoch_sgd_fits(learners, KEY, X, y, seed=3)
+
+
 ROWS = [
+    Same(
+        linear.epoch_sgd_fits,
+        "lists",
+        lambda: _fits(_X.tolist(), _Y.tolist()),
+        lambda: _fits(),
+    ),
+    Same(
+        linear.epoch_sgd_fits,
+        "int X",
+        lambda: _fits(_XI),
+        lambda: _fits(_XI.astype(np.float32)),
+    ),
+    Bad(
+        linear.epoch_sgd_fits,
+        "one learner, not a stack",
+        lambda: _fits(learners=linear.epoch_sgd()),
+        "learners",
+    ),
+    Bad(
+        linear.epoch_sgd_fits,
+        "ridge learners",
+        lambda: _fits(learners=linear.ridge(1.0)),
+        "learners",
+        TypeError,
+    ),
+    Bad(linear.epoch_sgd_fits, "labels {0, 1}", lambda: _fits(y=(_Y + 1) / 2), "y"),
+    Bad(linear.epoch_sgd_fits, "NaN in X", lambda: _fits(np.where(_X > 2, np.nan, _X)), "X"),
     *(Bad(factory, what, call, name, error) for factory, what, call, name, error in _RANGES),
     *_instance_rows(),
     # an int hyperparameter is a number, never a truncation
