@@ -26,7 +26,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from jaxlearn import core, linear
 from jaxlearn._buckets import bucket, pad_rows
-from jaxlearn._cpu_jit import cpu_jit
+from jaxlearn._cpu_jit import FUSION_EMITTERS, cpu_jit
 from jaxlearn.linear import EpochSGDParams
 from jaxlearn.sklearn._base import (
     InvalidParameterError,
@@ -62,7 +62,7 @@ def fit_classes(learner, seeds, X, Y, W, start, validation=None):
     return jax.vmap(one)(seeds, Y, W, start)
 
 
-@cpu_jit
+@cpu_jit(extra_options=FUSION_EMITTERS)
 def fit_grid(learners, seeds, Xs, Ys, Ws, validation=None):
     """:func:`fit_classes` of each fold's ``X``, ``Y``, ``W`` (stacked on a leading axis, with its own
     ``seeds`` and ``validation``) for every learner of the stack ``learners``: params (F, P, G, ...)
