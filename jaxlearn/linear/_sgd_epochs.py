@@ -139,11 +139,9 @@ def init_params(num_features: int, dtype=jnp.float32) -> EpochSGDParams:
     return EpochSGDParams(w, b, w, b, w, b, one, zero, jnp.zeros((), bool))
 
 
-def _check(X, y, sample_weight=None, init=None, validation=None, seed=None):
-    check_sample(X, y, labels=(-1, 1))
-
-
-@learner_factory(
+#: The learner's structure (static) and its numeric hyperparameters (traced leaves).
+_STATIC = ("loss", "penalty", "learning_rate", "fit_intercept", "shuffle")
+_TRACED = (
     "alpha",
     "l1_ratio",
     "epsilon",
@@ -153,6 +151,15 @@ def _check(X, y, sample_weight=None, init=None, validation=None, seed=None):
     "tol",
     "n_iter_no_change",
     "average",
+)
+
+
+def _check(X, y, sample_weight=None, init=None, validation=None, seed=None):
+    check_sample(X, y, labels=(-1, 1))
+
+
+@learner_factory(
+    *_TRACED,
     ranges={
         "alpha": NON_NEGATIVE,
         "l1_ratio": Interval(0.0, 1.0, True, True),
@@ -601,17 +608,5 @@ def _fits_body(hypers, key, X, y, weights, starts, validation, seed, *, shuffle,
     return each("finish", fits)
 
 
-_STATIC = ("loss", "penalty", "learning_rate", "fit_intercept", "shuffle")
-_TRACED = (
-    "alpha",
-    "l1_ratio",
-    "epsilon",
-    "eta0",
-    "power_t",
-    "max_iter",
-    "tol",
-    "n_iter_no_change",
-    "average",
-)
 _fit = jax.jit(_fit_body, static_argnames=_STATIC)
 _fits = jax.jit(_fits_body, static_argnames=_STATIC)
