@@ -282,18 +282,18 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
             if not all(np.array_equal(np.unique(y[rows]), classes) for rows, _ in folds):
                 return None
             problems, seeds = [], []
-            self.classes_ = classes  # the problems' layout, as a fit on each fold sets it
+            fold_fit = clone(self)
+            fold_fit.classes_ = classes  # the problems' layout, as a fit on each fold sets it
             for (rows, _), X in zip(folds, Xs):
                 index = np.searchsorted(classes, y[rows]).astype(np.int32)
                 fold_seeds, held_out = shuffle_seeds(
                     self.random_state,
-                    self._num_problems(),
-                    lambda rows=rows: self._held_out(y[rows]),
+                    fold_fit._num_problems(),
+                    lambda rows=rows: fold_fit._held_out(y[rows]),
                 )
                 X = np.asarray(X[rows], float_dtype())
-                problems.append(self._problems(X, index, None, held_out=held_out))
+                problems.append(fold_fit._problems(X, index, None, held_out=held_out))
                 seeds.append(fold_seeds)
-            del self.classes_
             # one padded size for every fold (the padding rows take no part)
             size = max(X.shape[0] for X, *_ in problems)
             X, Y, W = (
