@@ -493,3 +493,21 @@ def test_deterministic_fits_leave_numpys_global_generator_alone(cls):
     after = np.random.get_state()[1], np.random.get_state()[2]
     np.testing.assert_array_equal(after[0], before[0])
     assert after[1] == before[1]
+
+
+@pytest.mark.parametrize(
+    "make",
+    [jsk.LinearSVC, jsk.SGDClassifier, jsk.Perceptron, jsk.LogisticRegression, jsk.RidgeClassifier],
+)
+@pytest.mark.parametrize("classes", [2, 3])
+def test_coef_and_intercept_are_writable_and_the_scores_read_them(make, classes):
+    X, y = load_iris(return_X_y=True)
+    y = y if classes == 3 else y % 2
+    model = make().fit(X, y)
+    model.coef_[...] = 0  # scikit-learn's test_write_parameters
+    model.intercept_[...] = 0
+    np.testing.assert_array_equal(model.decision_function(X), 0)
+    model.coef_[..., 0] = 1.0
+    np.testing.assert_allclose(
+        model.decision_function(X), np.squeeze(X @ model.coef_.T), rtol=1e-6, atol=1e-6
+    )

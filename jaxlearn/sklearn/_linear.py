@@ -425,7 +425,10 @@ class LinearSVC(ClassifierMixin, JaxlearnEstimator):
                 (params.w, params.b, params.n_iter, params.converged)
             )
         self.params_ = params
-        self.coef_, self.intercept_ = coef, intercept
+        self.coef_, self.intercept_ = (
+            np.array(coef),
+            np.array(intercept),
+        )  # writable, as scikit-learn's
         self.n_iter_ = int(np.max(n_iter))
         if not np.all(converged):
             warnings.warn(

@@ -203,6 +203,9 @@ class LogisticRegression(ClassifierMixin, JaxlearnEstimator):
             self.params_ = jax.tree.map(
                 lambda a: a.astype(np.float32) if a.dtype == np.float64 else a, self.params_
             )
+        # writable copies, which the scores read (as scikit-learn's, they may be set by hand)
+        self.coef_ = np.array(self.params_.w).reshape(-1, self.n_features_in_)
+        self.intercept_ = np.array(self.params_.b).reshape(-1)
         return self
 
     @in_float64
@@ -243,18 +246,6 @@ class LogisticRegression(ClassifierMixin, JaxlearnEstimator):
                 stacklevel=4,
             )
 
-    @property
-    def coef_(self) -> np.ndarray:
-        """The weights: shape (1, d) on two classes, (K, d) on more."""
-        check_is_fitted(self)
-        return np.asarray(self.params_.w).reshape(-1, self.n_features_in_)
-
-    @property
-    def intercept_(self) -> np.ndarray:
-        """The intercepts: shape (1,) on two classes, (K,) on more (0 without ``fit_intercept``)."""
-        check_is_fitted(self)
-        return np.asarray(self.params_.b).reshape(-1)
-
     def _sweepable(self):
         """What :class:`GridSearchCV` may sweep in one program: ``C`` (fixed class weights)."""
         balanced = isinstance(self.class_weight, str) and self.class_weight == "balanced"
@@ -288,9 +279,15 @@ class LogisticRegression(ClassifierMixin, JaxlearnEstimator):
     @bucketed
     def decision_function(self, X) -> np.ndarray:
         """The scores :math:`W x + b`: shape (n,) on two classes (positive means ``classes_[1]``), (n, K)."""
-        with jax.enable_x64(self.params_.w.dtype == np.float64):
+        check_is_fitted(self)
+        w, b = self.params_.w, self.params_.b
+        params = self.params_._replace(
+            w=np.asarray(self.coef_, w.dtype).reshape(w.shape),
+            b=np.asarray(self.intercept_, b.dtype).reshape(b.shape),
+        )
+        with jax.enable_x64(w.dtype == np.float64):
             X = self._check_X(X)
-            return np.asarray(_scores(self._learner(self.classes_.size), self.params_, X))
+            return np.asarray(_scores(self._learner(self.classes_.size), params, X))
 
     def predict(self, X) -> np.ndarray:
         """The most probable class (a value of ``classes_``) of each row of ``X``."""

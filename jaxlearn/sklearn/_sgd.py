@@ -367,8 +367,8 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
         self.params_ = params
         self.n_iter_ = int(epochs.max())
         self.t_ = float(getattr(self, "t_", 1.0) + self.n_iter_ * n)
-        self.coef_ = np.asarray(params.w)
-        self.intercept_ = np.asarray(params.b)
+        self.coef_ = np.array(params.w)  # writable copies, as scikit-learn's
+        self.intercept_ = np.array(params.b)
 
     def _problems(self, X, index, sample_weight, init=(None, None), held_out=None):
         """The binary problems of a fit on ``X`` with class indices ``index``, as ``fit_classes``
