@@ -29,6 +29,10 @@ KEPT = {
     "linear_model/tests/test_sgd.py::test_sgd_l1_ratio_not_used[0.7-SGDClassifier]": "SGDClassifier",
     "linear_model/tests/test_sgd.py::test_regression_losses[SGDClassifier]": "SGDClassifier",
     "linear_model/tests/test_logistic.py::test_nan": "LogisticRegression",
+    "linear_model/tests/test_logistic.py::test_write_parameters": "LogisticRegression",
+    "linear_model/tests/test_sgd.py::test_late_onset_averaging_reached[SGDClassifier]": (
+        "SGDClassifier"
+    ),
     "linear_model/tests/test_logistic.py::test_sample_weight_not_modified[balanced]": (
         "LogisticRegression"
     ),
