@@ -293,22 +293,30 @@ def epoch_sgd_fits(
     validation=None,
     seed=None,
 ) -> EpochSGDParams:
-    r"""The fits of several :func:`epoch_sgd` learners on one sample, in one loop over the epochs.
+    r"""The fits of several :func:`epoch_sgd` learners on a sample (or on each of several samples),
+    in one loop over the epochs.
 
     ``learners`` is one learner whose numeric hyperparameters are stacked on a leading axis of length
     :math:`G` (``jax.tree.map(lambda *a: jnp.stack(a), *learners)``; its structure, such as ``loss``,
     shared). The result is ``jax.vmap(lambda l: l.fit(key, X, y, ...))(learners)``, the params of each
-    fit stacked, computed faster: every fit visits the rows in the same orders (the same ``key`` or
-    ``seed``), so each epoch's rows are gathered once for all of them, and a fit that has stopped waits
-    for the others unchanged. A grid of ``alpha`` on one fold is one call; ``jax.vmap`` it over folds.
+    fit stacked, bit for bit, computed faster: every fit visits the rows in the same orders (the same
+    ``key`` or ``seed``), so each epoch's rows are gathered once for all of them and each step reads
+    one row for every fit. A fit that has stopped keeps its params; on samples of 8,192 rows or more
+    the fits still going run in smaller batches (a quarter, a sixteenth of :math:`G`) once they fit.
+
+    With ``X`` of shape (S, m, d) (``y``, ``sample_weight`` and the ``validation`` masks (S, m),
+    ``seed`` (S,)), every learner is fitted on each of the S samples, each in its own order: a grid
+    over the folds of a cross-validation (or the one-vs-rest problems of each fold) in one call.
 
     Args:
       learners: the stacked learners.
-      key, X, y, sample_weight, validation, seed: as :func:`epoch_sgd`'s ``fit`` (shared by the fits).
-      init: ``None`` (zeros), or the params to go on from, stacked as the learners.
+      key, X, y, sample_weight, validation, seed: as :func:`epoch_sgd`'s ``fit`` (shared by the fits),
+        or stacked on a leading axis of S samples.
+      init: ``None`` (zeros), or the params to go on from, stacked as the learners ((S, G, ...) with
+        S samples).
 
     Returns:
-      :class:`EpochSGDParams`, each field with the leading axis :math:`G`.
+      :class:`EpochSGDParams`, each field with the leading axis :math:`G` ((S, G, ...) with S samples).
 
     Examples:
       >>> import jax, jax.numpy as jnp, jaxlearn
@@ -334,17 +342,54 @@ def epoch_sgd_fits(
         )
     (size,) = sizes
     X, y = as_float(X, y)
-    _check(X, y)
+    samples = np.ndim(X) == 3  # several samples, each fitted by every learner
+    if not samples:
+        X, y = X[None], y[None]
+        sample_weight, init, seed, validation = jax.tree.map(
+            lambda a: jnp.asarray(a)[None], (sample_weight, init, seed, validation)
+        )
+    if np.ndim(X) != 3 or np.ndim(y) != 2:
+        raise ValueError(
+            f"expected `X` of shape (m, d) and `y` (m,), or (S, m, d) and (S, m), got {np.shape(X)} "
+            f"and {np.shape(y)}"
+        )
+    _check(X.reshape(-1, X.shape[-1]), y.reshape(-1))
+    if X.shape[:2] != y.shape:
+        raise ValueError(f"expected `X` and `y` with the same samples, got {X.shape} and {y.shape}")
     weights = jnp.ones_like(y) if sample_weight is None else jnp.asarray(sample_weight, X.dtype)
     if init is None:
-        init = jax.tree.map(
-            lambda a: jnp.broadcast_to(a, (size, *a.shape)), init_params(X.shape[1], X.dtype)
-        )
+        zeros = init_params(X.shape[-1], X.dtype)
+        init = jax.tree.map(lambda a: jnp.broadcast_to(a, (X.shape[0], size, *a.shape)), zeros)
     if seed is not None:
         seed = jnp.asarray(seed).astype(jnp.uint32)
     hyper = {name: options[name] for name in _TRACED}
     structure = {name: options[name] for name in _STATIC}
-    return _fits(hyper, key, X, y, weights, init, validation, seed, **structure)
+    params = _fits(
+        hyper,
+        key,
+        X,
+        y,
+        weights,
+        init,
+        validation,
+        seed,
+        batches=_batches(size, X.shape[1]),
+        **structure,
+    )
+    return params if samples else jax.tree.map(lambda a: a[0], params)
+
+
+#: From this many rows a sample, the epochs run the problems still going in smaller batches
+#: (:func:`_batches`); on fewer, compiling the smaller batches' epochs costs more than they save.
+BATCHED_FROM = 8192
+
+
+def _batches(size: int, n: int) -> tuple:
+    """The batch sizes of :func:`_fits_body` for ``size`` problems a sample of ``n`` rows: ``size``,
+    and on samples of :data:`BATCHED_FROM` rows or more also a quarter and a sixteenth of it."""
+    if n < BATCHED_FROM:
+        return (size,)
+    return tuple(sorted({size, -(-size // 4), -(-size // 16)}))
 
 
 def _fisher_yates(seed, n, size: int):
@@ -543,32 +588,34 @@ def _problem(hyper, X, y, validation, *, loss, penalty, learning_rate, fit_inter
     return _Problem(init, going, epoch_of, finish)
 
 
-def _orders(key, y, seed, shuffle: bool):
-    """``next_order(epoch, order)``: the order of the rows in epoch ``epoch`` from the last one's:
-    unchanged without ``shuffle``; scikit-learn's for ``seed`` (one Fisher-Yates permutation of the
-    rows present, applied again each epoch); else a fresh permutation from ``key``."""
-    n = y.shape[0]
-    if shuffle and seed is not None:
-        permutation = _fisher_yates(seed, jnp.sum(y != 0).astype(jnp.int32), n)
+def _permutation(y, seed, shuffle: bool):
+    """scikit-learn's order for ``seed``: one Fisher-Yates permutation of the rows present (``None``
+    without ``shuffle`` or ``seed``)."""
+    if not shuffle or seed is None:
+        return None
+    return _fisher_yates(seed, jnp.sum(y != 0).astype(jnp.int32), y.shape[0])
 
-    def next_order(epoch, order):
-        if not shuffle:
-            return order
-        if seed is None:
-            return shuffled(jax.random.fold_in(key, epoch), n)
-        return order[permutation]
 
-    return next_order
+def _next_order(key, epoch, order, permutation, *, shuffle: bool, seeded: bool):
+    """The order of the rows in epoch ``epoch`` from the last one's: unchanged without ``shuffle``;
+    scikit-learn's (``permutation`` applied again each epoch) when ``seeded``; else a fresh
+    permutation drawn from ``key``."""
+    if not shuffle:
+        return order
+    if not seeded:
+        return shuffled(jax.random.fold_in(key, epoch), order.shape[0])
+    return order[permutation]
 
 
 def _fit_body(hyper, key, X, y, weights, start, validation, seed, *, shuffle, **structure):
     sample = _sample(X, y, weights, validation)
     problem = _problem(hyper, X, y, validation, **structure)
-    next_order = _orders(key, y, seed, shuffle)
+    permutation = _permutation(y, seed, shuffle)
+    next_order = functools.partial(_next_order, key, shuffle=shuffle, seeded=seed is not None)
 
     def epoch_of(carry):
         order, fit = carry
-        order = next_order(fit[0], order)
+        order = next_order(fit[0], order, permutation)
         # the rows gathered in the epoch's order once: each step then reads its row at one index
         # shared by every problem of a vmap (a batched gather at every step runs several times slower)
         return order, problem.epoch(fit, tuple(a[order] for a in sample))
@@ -578,35 +625,76 @@ def _fit_body(hyper, key, X, y, weights, start, validation, seed, *, shuffle, **
     return problem.finish(fit)
 
 
-def _fits_body(hypers, key, X, y, weights, starts, validation, seed, *, shuffle, **structure):
-    """:func:`_fit_body` of every problem of ``hypers`` and ``starts`` (stacked on a leading axis) in
-    one loop over the epochs: each epoch's rows are gathered once, in the order all share, and each
-    problem's steps read them at the same index; a problem that has stopped keeps its carry."""
-    sample = _sample(X, y, weights, validation)
-    next_order = _orders(key, y, seed, shuffle)
+def _fits_body(
+    hypers, key, X, y, weights, starts, validation, seed, *, batches, shuffle, **structure
+):
+    """:func:`_fit_body` of every problem of ``hypers`` (stacked on a leading axis of length G) on each
+    of S samples (``X`` (S, n, d), ``y``, ``weights`` (S, n), ``seed`` (S,), ``starts`` (S, G, ...)),
+    in one loop over the epochs. Each epoch gathers a sample's rows once, in the order its problems
+    share, and each step reads them at one index. An epoch runs the problems still going, gathered
+    into the smallest batch of ``batches`` (increasing sizes, the last G) that holds those of every
+    sample; a problem that has stopped keeps its carry. Returns params (S, G, ...)."""
+    num_samples = y.shape[0]
 
-    def each(method, *args):
-        return jax.vmap(
-            lambda hyper, *a: getattr(_problem(hyper, X, y, validation, **structure), method)(*a),
-            in_axes=(0,) + (0,) * len(args[:1]) + (None,) * len(args[1:]),
-        )(hypers, *args)
+    def setup(X, y, weights, validation, seed):
+        return _sample(X, y, weights, validation), _permutation(y, seed, shuffle)
+
+    samples, permutations = jax.vmap(setup)(X, y, weights, validation, seed)
+    next_order = functools.partial(_next_order, key, shuffle=shuffle, seeded=seed is not None)
+    every = jax.tree.map(lambda h: jnp.broadcast_to(h, (num_samples, *jnp.shape(h))), hypers)
+
+    def each(method, hypers, fits, *extra):
+        """``method`` of every problem: ``hypers``, ``fits`` (S, k, ...), ``extra`` (S, ...)."""
+
+        def sample(hypers, fits, X, y, validation, *extra):
+            def one(hyper, fit):
+                problem = _problem(hyper, X, y, validation, **structure)
+                return getattr(problem, method)(fit, *extra)
+
+            return jax.vmap(one)(hypers, fits)
+
+        return jax.vmap(sample)(hypers, fits, X, y, validation, *extra)
 
     def epoch_of(carry):
-        epoch, order, fits = carry
-        order = next_order(epoch, order)
-        rows = tuple(a[order] for a in sample)
-        going = each("going", fits)
-        new = each("epoch", fits, rows)
+        epoch, orders, fits = carry
+        orders = jax.vmap(lambda order, p: next_order(epoch, order, p))(orders, permutations)
+        rows = jax.vmap(lambda sample, order: tuple(a[order] for a in sample))(samples, orders)
+        going = each("going", every, fits)  # (S, G)
 
-        def kept(a, b):
-            return jnp.where(going.reshape(going.shape + (1,) * (a.ndim - 1)), a, b)
+        def batch(size):
+            def run(fits):
+                chosen = jnp.argsort(~going, axis=1, stable=True)[:, :size]  # the going first
 
-        return epoch + 1, order, jax.tree.map(kept, new, fits)
+                def take(a):
+                    index = chosen.reshape(chosen.shape + (1,) * (a.ndim - 2))
+                    return jnp.take_along_axis(a, index, axis=1)
 
-    carry = (jnp.zeros((), jnp.int32), jnp.arange(y.shape[0]), each("init", starts))
-    _, _, fits = jax.lax.while_loop(lambda carry: jnp.any(each("going", carry[2])), epoch_of, carry)
-    return each("finish", fits)
+                part, on = jax.tree.map(take, fits), take(going)
+                new = each("epoch", jax.tree.map(take, every), part, rows)
+                new = jax.tree.map(
+                    lambda a, b: jnp.where(on.reshape(on.shape + (1,) * (a.ndim - 2)), a, b),
+                    new,
+                    part,
+                )
+                where = (jnp.arange(num_samples)[:, None], chosen)
+                return jax.tree.map(lambda a, b: a.at[where].set(b), fits, new)
+
+            return run
+
+        running = jnp.max(jnp.sum(going, axis=1))
+        index = jnp.searchsorted(
+            jnp.asarray(batches), running
+        )  # the smallest batch that holds them
+        fits = jax.lax.switch(index, [batch(size) for size in batches], fits)
+        return epoch + 1, orders, fits
+
+    orders = jnp.broadcast_to(jnp.arange(y.shape[1]), y.shape)
+    carry = (jnp.zeros((), jnp.int32), orders, each("init", every, starts))
+    _, _, fits = jax.lax.while_loop(
+        lambda carry: jnp.any(each("going", every, carry[2])), epoch_of, carry
+    )
+    return each("finish", every, fits)
 
 
 _fit = jax.jit(_fit_body, static_argnames=_STATIC)
-_fits = jax.jit(_fits_body, static_argnames=_STATIC)
+_fits = jax.jit(_fits_body, static_argnames=(*_STATIC, "batches"))

@@ -16,6 +16,7 @@ import numbers
 import warnings
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 from sklearn.base import ClassifierMixin, clone
 from sklearn.exceptions import ConvergenceWarning
@@ -66,19 +67,24 @@ def fit_classes(learner, seeds, X, Y, W, start, validation=None):
 def fit_grid(learners, seeds, Xs, Ys, Ws, validation=None):
     """:func:`fit_classes` of each fold's ``X``, ``Y``, ``W`` (stacked on a leading axis, with its own
     ``seeds`` and ``validation``) for every learner of the stack ``learners``: params (F, P, G, ...)
-    for F folds, P problems, G learners; the learners share each epoch's rows
-    (:func:`jaxlearn.linear.epoch_sgd_fits`)."""
+    for F folds, P problems, G learners, from one :func:`jaxlearn.linear.epoch_sgd_fits` of the
+    F x P samples."""
+    F, P, n = Ys.shape
 
-    def fold(seeds, X, Y, W, validation):
-        def one(seed, y, w):
-            key = jax.random.key(0)  # unused: the orders come from the seed
-            return linear.epoch_sgd_fits(
-                learners, key, X, y, sample_weight=w, validation=validation, seed=seed
-            )
+    def samples(a):  # (F, ...) -> (F * P, ...): each fold's array for each of its problems
+        return jnp.broadcast_to(a[:, None], (F, P, *a.shape[1:])).reshape(F * P, *a.shape[1:])
 
-        return jax.vmap(one)(seeds, Y, W)
-
-    return jax.vmap(fold)(seeds, Xs, Ys, Ws, validation)
+    key = jax.random.key(0)  # unused: the orders come from the seeds
+    params = linear.epoch_sgd_fits(
+        learners,
+        key,
+        samples(Xs),
+        Ys.reshape(F * P, n),
+        Ws.reshape(F * P, n),
+        validation=None if validation is None else tuple(samples(a) for a in validation),
+        seed=seeds.reshape(F * P),
+    )
+    return jax.tree.map(lambda a: a.reshape(F, P, *a.shape[1:]), params)
 
 
 def shuffle_seeds(random_state, num_problems: int, held_out=lambda: None):

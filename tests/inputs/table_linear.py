@@ -364,6 +364,15 @@ ROWS = [
         "learners",
         TypeError,
     ),
+    Same(
+        linear.epoch_sgd_fits,
+        "two samples stacked",
+        lambda: linear.epoch_sgd_fits(
+            _STACKED, KEY, np.stack([_X, _X[::-1]]), np.stack([_Y, _Y[::-1]]), seed=[3, 3]
+        ).w[1],
+        lambda: _fits(_X[::-1], _Y[::-1]).w,
+    ),
+    Bad(linear.epoch_sgd_fits, "1-D X", lambda: _fits(_X[:, 0]), "X"),
     Bad(linear.epoch_sgd_fits, "labels {0, 1}", lambda: _fits(y=(_Y + 1) / 2), "y"),
     Bad(linear.epoch_sgd_fits, "NaN in X", lambda: _fits(np.where(_X > 2, np.nan, _X)), "X"),
     *(Bad(factory, what, call, name, error) for factory, what, call, name, error in _RANGES),

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from jaxlearn import linear
+from jaxlearn.linear import _sgd_epochs
 
 ALPHAS = (1e-4, 1e-2, 1.0)
 
@@ -60,3 +61,23 @@ def test_a_fit_that_stopped_waits_unchanged_for_the_others():
     alone = each[0].fit(jax.random.key(0), X, y)
     np.testing.assert_allclose(shared.w[0], alone.w, rtol=1e-5, atol=1e-6)
     assert float(shared.t[0]) == float(alone.t) == 1 + 2 * 120
+
+
+def test_samples_stacked_are_each_samples_fits_and_smaller_batches_change_no_bit(monkeypatch):
+    X, y = _sample()
+    rng = np.random.default_rng(1)
+    Xs = np.stack([X, X[::-1], rng.normal(size=X.shape).astype(np.float32)])
+    ys = np.stack([y, y[::-1], np.sign(Xs[2, :, 0] + 0.1)]).astype(np.float32)
+    each = [linear.epoch_sgd(alpha=a, average=3.0) for a in (1e-5, 1e-4, 1e-2, 0.1, 1.0)]
+    learners = jax.tree.map(lambda *leaves: jnp.stack(leaves), *each)
+    key, seeds = jax.random.key(2), np.array([5, 6, 7], np.uint32)
+    whole = linear.epoch_sgd_fits(learners, key, Xs, ys, seed=seeds)
+    for s in range(3):
+        alone = linear.epoch_sgd_fits(learners, key, Xs[s], ys[s], seed=seeds[s])
+        jax.tree.map(lambda a, b, s=s: np.testing.assert_array_equal(a[s], b), whole, alone)
+    # the fits still going run in batches of 2, then 1, as they stop: the same bits
+    monkeypatch.setattr(_sgd_epochs, "BATCHED_FROM", 0)
+    assert _sgd_epochs._batches(5, 120) == (1, 2, 5)
+    batched = linear.epoch_sgd_fits(learners, key, Xs, ys, seed=seeds)
+    assert len(set(np.asarray(batched.num_epochs).ravel().tolist())) > 2
+    jax.tree.map(np.testing.assert_array_equal, batched, whole)
