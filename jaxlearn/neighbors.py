@@ -1,7 +1,7 @@
 r"""The k-nearest-neighbour rules by brute force (UML sections 19.1 and 19.3).
 
-Distances are exact Euclidean distances (or, with ``metric="manhattan"``, :math:`\ell_1` distances,
-each computed directly) in query chunks of static size: squared Euclidean distances
+Distances are exact Euclidean distances (or, with ``metric=``, :math:`\ell_1`, :math:`\ell_\infty` or
+cosine distances, each computed directly) in query chunks of static size: squared Euclidean distances
 by one matrix product, :math:`\|q - x\|^2 = \|q\|^2 - 2\langle q, x\rangle + \|x\|^2`, ``lax.top_k``
 to shortlist candidates, then the shortlist re-ranked by directly computed :math:`\|q - x\|^2`, so
 that the cancellation of the expanded form (in float32) cannot reorder close neighbours.
@@ -56,10 +56,11 @@ RANGES = {"k": POSITIVE_INT, "query_chunk": POSITIVE_INT}
 #: The neighbours' weights (UML section 19.1): equal, inverse distance (scikit-learn's ``"distance"``),
 #: or proportional to distance (the formula as UML prints it).
 WEIGHTS = ("uniform", "distance", "as_printed")
-#: The distances: Euclidean (UML's :math:`\rho`) or Manhattan (:math:`\ell_1`, scikit-learn's ``p=1``).
-METRICS = ("euclidean", "manhattan")
-#: The most entries of the (queries, rows, features) differences a Manhattan chunk holds.
-MANHATTAN_ENTRIES = 2**22
+#: The distances: Euclidean (UML's :math:`\rho`), Manhattan (:math:`\ell_1`, scikit-learn's ``p=1``),
+#: Chebyshev (:math:`\ell_\infty`) or cosine (one minus the cosine similarity).
+METRICS = ("euclidean", "manhattan", "chebyshev", "cosine")
+#: The most entries of the (queries, rows, features) differences a Manhattan or Chebyshev chunk holds.
+DIFFERENCE_ENTRIES = 2**22
 #: Extra candidates shortlisted by the expanded distance before the exact re-ranking.
 EXTRA_CANDIDATES = 8
 #: Rows of fewer scores take one ``top_k``: below about this length the two stages cost no less.
@@ -109,8 +110,10 @@ def knn(
         the others 0, as scikit-learn's ``weights="distance"``) or ``"as_printed"`` (UML's formula as
         printed, :math:`w_i = \rho_i / \sum_{j \le k} \rho_j`: *farther* neighbours weigh more; all
         :math:`k` at distance 0: equal weights). Static.
-      metric: :math:`\rho`: ``"euclidean"`` or ``"manhattan"`` (:math:`\|x - x_i\|_1`; memory
-        ``query_chunk * m * d``, the chunk cut to at most 2^22 differences). Static.
+      metric: :math:`\rho`: ``"euclidean"``, ``"manhattan"`` (:math:`\|x - x_i\|_1`),
+        ``"chebyshev"`` (:math:`\|x - x_i\|_\infty`) (these two: memory ``query_chunk * m * d``, the
+        chunk cut to at most 2^22 differences) or ``"cosine"`` (:math:`1 - \langle x, x_i\rangle /
+        (\|x\| \|x_i\|)`, a zero vector at distance 1 from all, as scikit-learn's). Static.
       query_chunk: queries processed at once (static; memory is ``query_chunk * m`` distances).
       num_classes: the number of classes (labels ``0..num_classes-1``), or ``None`` to read it off
         concrete labels as ``max(y) + 1`` (at least 2).
@@ -177,7 +180,7 @@ def knn_regressor(
       k: the number of neighbours (structural; at most the sample size).
       weights: ``"uniform"``, ``"distance"`` (scikit-learn's ``KNeighborsRegressor(weights="distance")``)
         or ``"as_printed"``, as in :func:`knn` (static).
-      metric: ``"euclidean"`` or ``"manhattan"``, as in :func:`knn` (static).
+      metric: one of :data:`METRICS`, as in :func:`knn` (static).
       query_chunk: queries processed at once (static).
 
     Returns:
@@ -213,7 +216,7 @@ def neighbors(
 ) -> tuple[Array, Array]:
     r"""The :math:`k` nearest training points of each query: ``(indices, distances)``, each (n, k),
     nearest first (equal distances: lower index first); the distances are squared for
-    ``metric="euclidean"``, :math:`\ell_1` for ``"manhattan"``.
+    ``metric="euclidean"``, the metric's own for the others.
 
     ``params`` from a k-NN ``fit``, ``X`` (n, d) finite queries of the training width,
     :math:`1 \le k \le m` (as scikit-learn's ``kneighbors``, a larger ``k`` is refused, not clipped).
@@ -326,15 +329,33 @@ def _classes_of(y):
     return max(2, int(np.max(np.asarray(y))) + 1)
 
 
-def _nearest_manhattan(params, Q, k):
-    r""":func:`_nearest` for the :math:`\ell_1` distance: every distance computed directly."""
+def _nearest_direct(params, Q, k, metric):
+    r""":func:`_nearest` for the :math:`\ell_1` (``"manhattan"``) and :math:`\ell_\infty`
+    (``"chebyshev"``) distances: every distance computed directly."""
     m = params.X.shape[0]
-    dist = jnp.sum(jnp.abs(Q[:, None, :] - params.X[None, :, :]), axis=-1)  # (c, m)
+    differences = jnp.abs(Q[:, None, :] - params.X[None, :, :])  # (c, m, d)
+    dist = jnp.sum(differences, -1) if metric == "manhattan" else jnp.max(differences, -1)
     dist = jnp.where(jnp.isinf(params.sq_norms)[None], jnp.inf, dist)  # rows left out
     candidates = _top_k_indices(-dist, min(m, k))
     exact = jnp.take_along_axis(dist, candidates, axis=1)
     exact, candidates = jax.lax.sort((exact, candidates), num_keys=2)  # by distance, then index
     return candidates, exact
+
+
+def _nearest_cosine(params, unit_X, Q, k):
+    r""":func:`_nearest` for the cosine distance :math:`1 - \langle u, v\rangle` of the rows scaled
+    to unit length (``unit_X``; a zero row stays zero, at distance 1 from all, as scikit-learn's
+    ``cosine_distances``, which clips to [0, 2]): a shortlist by one matrix product, re-ranked by
+    the distances computed row by row (the same bits however the rows are split)."""
+    m = params.X.shape[0]
+    q = jnp.linalg.norm(Q, axis=1, keepdims=True)
+    unit_Q = Q / jnp.where(q > 0, q, 1)
+    score = jnp.where(jnp.isinf(params.sq_norms)[None], -jnp.inf, unit_Q @ unit_X.T)
+    candidates = _top_k_indices(score, min(m, k + EXTRA_CANDIDATES))
+    exact = jnp.clip(1 - jnp.sum(unit_X[candidates] * unit_Q[:, None, :], axis=-1), 0, 2)
+    exact = jnp.where(jnp.isinf(params.sq_norms[candidates]), jnp.inf, exact)  # rows left out
+    exact, candidates = jax.lax.sort((exact, candidates), num_keys=2)  # by distance, then index
+    return candidates[:, :k], exact[:, :k]
 
 
 def _nearest(params, centred, Q, k):
@@ -401,9 +422,16 @@ def _answer(params, Xq, k, chunk, split, with_y=True, metric="euclidean"):
     each device's own ``k`` nearest, their indices made global, then one ``all_gather`` of the
     ``(n, k)`` candidates and a sort by (distance, index): the devices' candidates hold the ``k``
     nearest of all, so this is the one-device answer."""
-    if metric == "manhattan":  # (chunk, m, d) differences: at most MANHATTAN_ENTRIES of them
-        chunk = max(1, min(chunk, MANHATTAN_ENTRIES // max(1, params.X.shape[0] * Xq.shape[1])))
-        idx, dist = _map_queries(lambda Q: _nearest_manhattan(params, Q, k), Xq, chunk)
+    if metric in (
+        "manhattan",
+        "chebyshev",
+    ):  # (chunk, m, d) differences: DIFFERENCE_ENTRIES at most
+        chunk = max(1, min(chunk, DIFFERENCE_ENTRIES // max(1, params.X.shape[0] * Xq.shape[1])))
+        idx, dist = _map_queries(lambda Q: _nearest_direct(params, Q, k, metric), Xq, chunk)
+    elif metric == "cosine":
+        norms = jnp.linalg.norm(params.X, axis=1, keepdims=True)
+        unit_X = params.X / jnp.where(norms > 0, norms, 1)
+        idx, dist = _map_queries(lambda Q: _nearest_cosine(params, unit_X, Q, k), Xq, chunk)
     else:
         centred = params.X - params.center
         idx, dist = _map_queries(lambda Q: _nearest(params, centred, Q, k), Xq, chunk)

@@ -306,9 +306,18 @@ def test_knn_matches_sklearn():
 
 
 @pytest.mark.parametrize(
-    "options", [dict(p=1), dict(metric="manhattan", weights="distance"), dict(metric="cityblock")]
+    "options",
+    [
+        dict(p=1),
+        dict(metric="manhattan", weights="distance"),
+        dict(metric="cityblock"),
+        dict(metric="chebyshev", weights="distance"),
+        dict(p=np.inf),
+        dict(metric="cosine"),
+        dict(metric="cosine", weights="distance"),
+    ],
 )
-def test_manhattan_knn_matches_sklearn(options):
+def test_other_metrics_match_sklearn(options):
     rng = np.random.RandomState(1)
     X = rng.normal(size=(40, 3)).astype(np.float32)
     y = rng.randint(0, 3, size=40)
@@ -319,7 +328,8 @@ def test_manhattan_knn_matches_sklearn(options):
     distances, index = ours.kneighbors(Q)
     their_distances, their_index = theirs.kneighbors(Q)
     np.testing.assert_array_equal(index, their_index)
-    np.testing.assert_allclose(distances, their_distances, rtol=1e-5)
+    # (cosine distances near 0 are differences of numbers near 1: float32's absolute error)
+    np.testing.assert_allclose(distances, their_distances, rtol=1e-5, atol=1e-6)
     regressor = KNeighborsRegressor(**options).fit(X, y * 1.0)
     their_regressor = sklearn.neighbors.KNeighborsRegressor(**options).fit(X, y * 1.0)
     np.testing.assert_allclose(regressor.predict(Q), their_regressor.predict(Q), rtol=1e-5)

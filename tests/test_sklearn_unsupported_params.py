@@ -50,7 +50,7 @@ OTHER = {
     "warm_start": True,
     "positive": True,
     "kernel_params": {"gamma": 1.0},
-    "metric": "chebyshev",
+    "metric": "braycurtis",
     "priors": "empirical",
     "shrink_threshold": 0.1,
     "p": 3,

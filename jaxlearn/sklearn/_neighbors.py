@@ -9,6 +9,8 @@ training sample is a ``ValueError`` (jaxlearn refuses it, as scikit-learn's ``kn
 
 from __future__ import annotations
 
+import math
+
 import jax.numpy as jnp
 import numpy as np
 from scipy.sparse import csr_matrix
@@ -28,8 +30,9 @@ from jaxlearn.sklearn._multiclass import MulticlassClassifier, evaluate, fit_lea
 
 __all__ = ["KNeighborsClassifier", "KNeighborsRegressor"]
 
-#: scikit-learn's names of the two distances.
+#: scikit-learn's names of the distances jaxlearn computes.
 EUCLIDEAN, MANHATTAN = ("euclidean", "l2"), ("manhattan", "l1", "cityblock")
+CHEBYSHEV, COSINE = ("chebyshev", "infinity"), ("cosine",)
 
 
 class _Neighbors:
@@ -44,16 +47,24 @@ class _Neighbors:
     }
     _only_default = {
         "metric": OnlyDefault(
-            ("minkowski", *EUCLIDEAN, *MANHATTAN), "the distance is Euclidean or Manhattan"
+            ("minkowski", *EUCLIDEAN, *MANHATTAN, *CHEBYSHEV, *COSINE),
+            "the distance is Euclidean, Manhattan, Chebyshev or cosine",
         ),
-        "p": OnlyDefault((2, 1), "Minkowski's p=2 (Euclidean) or p=1 (Manhattan)"),
-        "metric_params": OnlyDefault((None,), "the distance is Euclidean or Manhattan"),
+        "p": OnlyDefault(
+            (2, 1, math.inf), "Minkowski's p=2 (Euclidean), p=1 (Manhattan) or p=inf (Chebyshev)"
+        ),
+        "metric_params": OnlyDefault((None,), "the metrics here take no parameters"),
     }
 
     def _metric(self) -> str:
         """``jaxlearn.neighbors``' metric for scikit-learn's ``metric`` and ``p``."""
-        if self.metric in MANHATTAN or (self.metric == "minkowski" and self.p == 1):
+        minkowski = self.metric == "minkowski"
+        if self.metric in MANHATTAN or (minkowski and self.p == 1):
             return "manhattan"
+        if self.metric in CHEBYSHEV or (minkowski and self.p == math.inf):
+            return "chebyshev"
+        if self.metric in COSINE:
+            return "cosine"
         return "euclidean"
 
     def _check_fit_sample(self, X):
@@ -161,8 +172,10 @@ class KNeighborsClassifier(_Neighbors, MulticlassClassifier):
       query_chunk: queries processed at once (memory ``query_chunk * n_samples`` distances).
       algorithm, leaf_size, n_jobs: accepted for scikit-learn's API, with no effect (the neighbours
         are exact whatever the search; jaxlearn's is brute force, vectorised).
-      metric, p: the distance: Euclidean (``"minkowski"`` with ``p=2``, ``"euclidean"``, ``"l2"``)
-        or Manhattan (``"minkowski"`` with ``p=1``, ``"manhattan"``, ``"l1"``, ``"cityblock"``).
+      metric, p: the distance: Euclidean (``"minkowski"`` with ``p=2``, ``"euclidean"``, ``"l2"``),
+        Manhattan (``"minkowski"`` with ``p=1``, ``"manhattan"``, ``"l1"``, ``"cityblock"``),
+        Chebyshev (``"minkowski"`` with ``p=inf``, ``"chebyshev"``, ``"infinity"``) or
+        ``"cosine"``.
       metric_params: scikit-learn's default only (``None``).
 
     Example:
@@ -229,8 +242,10 @@ class KNeighborsRegressor(_Neighbors, RegressorMixin, JaxlearnEstimator):
       query_chunk: queries processed at once.
       algorithm, leaf_size, n_jobs: accepted for scikit-learn's API, with no effect (the neighbours
         are exact whatever the search; jaxlearn's is brute force, vectorised).
-      metric, p: the distance: Euclidean (``"minkowski"`` with ``p=2``, ``"euclidean"``, ``"l2"``)
-        or Manhattan (``"minkowski"`` with ``p=1``, ``"manhattan"``, ``"l1"``, ``"cityblock"``).
+      metric, p: the distance: Euclidean (``"minkowski"`` with ``p=2``, ``"euclidean"``, ``"l2"``),
+        Manhattan (``"minkowski"`` with ``p=1``, ``"manhattan"``, ``"l1"``, ``"cityblock"``),
+        Chebyshev (``"minkowski"`` with ``p=inf``, ``"chebyshev"``, ``"infinity"``) or
+        ``"cosine"``.
       metric_params: scikit-learn's default only (``None``).
 
     Example:

@@ -194,27 +194,34 @@ def test_equal_distances_at_the_kth_place_keep_the_lower_index():
     np.testing.assert_array_equal(reg.predict(reg.fit(KEY, X, target), Q), np.full(n, 3.0))
 
 
+@pytest.mark.parametrize(
+    "metric, theirs",
+    [("manhattan", dict(p=1)), ("chebyshev", dict(p=np.inf)), ("cosine", dict(metric="cosine"))],
+)
 @pytest.mark.parametrize("k", [1, 5])
-def test_manhattan_equals_scikit_learn(k):
-    """``metric="manhattan"``: the l1 neighbours (distances, and on tie-free data the indices) and the
-    votes and means of scikit-learn's ``p=1``, uniform and distance-weighted; a query chunk cut to
-    2^22 differences gives the same answer."""
+def test_other_metrics_equal_scikit_learn(k, metric, theirs):
+    """``metric="manhattan"``, ``"chebyshev"``, ``"cosine"``: the neighbours (distances, and on
+    tie-free data the indices) and the votes and means of scikit-learn's, uniform and
+    distance-weighted; a query chunk cut to 2^22 differences gives the same answer."""
     X, y, Q, _ = _tie_free(m=2100, n=120, d=4)
-    params = knn(k, metric="manhattan").fit(KEY, X, y)
-    index, dist = neighbors(params, Q, k, metric="manhattan")
-    theirs = KNeighborsClassifier(k, p=1, algorithm="brute").fit(X, y)
-    their_dist, their_index = theirs.kneighbors(Q)
+    params = knn(k, metric=metric).fit(KEY, X, y)
+    index, dist = neighbors(params, Q, k, metric=metric)
+    sk = KNeighborsClassifier(k, algorithm="brute", **theirs).fit(X, y)
+    their_dist, their_index = sk.kneighbors(Q)
     np.testing.assert_array_equal(index, their_index)
-    np.testing.assert_allclose(dist, their_dist, rtol=1e-6)  # float32 sums against float64
-    cut = neighbors(params, Q, k, metric="manhattan", query_chunk=1024)  # 1024 x 2100 x 4 > 2^22
+    np.testing.assert_allclose(dist, their_dist, rtol=1e-6, atol=1e-6)  # float32 against float64
+    cut = neighbors(params, Q, k, metric=metric, query_chunk=1024)  # 1024 x 2100 x 4 > 2^22
     np.testing.assert_array_equal(cut[0], index)
     for weights in ("uniform", "distance"):
-        rule = knn(k, weights=weights, metric="manhattan")
-        sk = KNeighborsClassifier(k, p=1, weights=weights, algorithm="brute").fit(X, y)
+        rule = knn(k, weights=weights, metric=metric)
+        sk = KNeighborsClassifier(k, weights=weights, algorithm="brute", **theirs).fit(X, y)
         np.testing.assert_array_equal(rule.predict(params, Q), sk.predict(Q))
-        reg = knn_regressor(k, weights=weights, metric="manhattan")
-        sk_reg = KNeighborsRegressor(k, p=1, weights=weights, algorithm="brute").fit(X, y * 1.0)
+        reg = knn_regressor(k, weights=weights, metric=metric)
+        sk_reg = KNeighborsRegressor(k, weights=weights, algorithm="brute", **theirs)
         fitted = reg.fit(KEY, X, y * 1.0)
-        np.testing.assert_allclose(reg.predict(fitted, Q), sk_reg.predict(Q), rtol=1e-6)
+        # inverse cosine distances near 0 carry float32's absolute error of 1 - cos: 1e-4 relative
+        np.testing.assert_allclose(
+            reg.predict(fitted, Q), sk_reg.fit(X, y * 1.0).predict(Q), rtol=2e-4
+        )
     with pytest.raises(ValueError, match="`metric`"):
-        knn(3, metric="chebyshev")
+        knn(3, metric="braycurtis")

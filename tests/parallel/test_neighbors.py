@@ -165,3 +165,13 @@ def test_second_predict_compiles_nothing():
         params = rule.fit(KEY, *parallel.shard_rows((X[::-1].copy(), y[::-1].copy()), mesh))
         jax.block_until_ready(nb.knn(3, query_chunk=CHUNK).predict(params, Q + 1))
     assert count[0] == 0
+
+
+@pytest.mark.parametrize("metric", ["chebyshev", "cosine"])
+def test_other_metrics_split_rows_answer_equals_one_device_answer(metric, mesh):
+    """The Chebyshev and cosine neighbours of the grid (ties everywhere) split over the devices:
+    the one-device answer bit for bit."""
+    X, y, Q, target = _grid(np.dtype(np.float32))
+    want = _answers(X, y, Q, target, 5, metric)
+    split = parallel.shard_rows((X, y), mesh)
+    _assert_equal(_answers(*split, Q, parallel.shard_rows(target, mesh), 5, metric), want)
