@@ -477,3 +477,18 @@ def test_meta_estimators_over_online_and_kernel_estimators(meta):
     if isinstance(meta.estimator, SVC):
         gamma = fitted.estimator_attributes_["gamma_"]
         np.testing.assert_allclose(gamma, 1.0 / (3 * np.var(X[:20])), rtol=1e-5)
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "manhattan", "chebyshev", "cosine"])
+def test_knn_classifier_on_values_whose_squares_overflow_float32_as_sklearn(metric):
+    rng = np.random.RandomState(0)
+    X, Q = rng.normal(size=(30, 3)) * 1e25, rng.normal(size=(5, 3)) * 1e25
+    y = rng.randint(0, 2, size=30)
+    ours = KNeighborsClassifier(3, metric=metric, weights="distance").fit(X, y)
+    theirs = sklearn.neighbors.KNeighborsClassifier(3, metric=metric, weights="distance")
+    theirs.fit(X, y)
+    distances, index = ours.kneighbors(Q)
+    their_distances, their_index = theirs.kneighbors(Q)
+    np.testing.assert_array_equal(index, their_index)
+    np.testing.assert_allclose(distances, their_distances, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(ours.predict_proba(Q), theirs.predict_proba(Q), atol=1e-6)

@@ -97,9 +97,13 @@ class MulticlassClassifier(ClassifierMixin, JaxlearnEstimator):
     def _fitted_learner(self) -> core.BatchLearner:
         return self._batch_learner(None, self.classes_.size)
 
+    def _queries(self, X):
+        """The rows of ``X`` validated, as the learner takes them (default: unchanged)."""
+        return self._check_X(X)
+
     def _evaluate(self, X):
         """``(class indices, extra)`` on the rows of ``X`` (validated here), numpy arrays."""
-        queries = self._check_X(X)  # first: the fitted check
+        queries = self._queries(X)  # first: the fitted check
         learner = self._fitted_learner()  # the queries padded to their size bucket: one program
         return on_bucket_rows(
             lambda rows: evaluate(learner, self.params_, rows, self._extra), queries

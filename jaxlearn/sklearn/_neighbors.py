@@ -123,8 +123,11 @@ class _Neighbors:
                     f"n_samples_fit = {n_fit}"
                 )
             index, sq = self._nearest(self._scaled(X), k)
-        distance = np.sqrt(np.maximum(sq, 0)) if self._metric() == "euclidean" else sq
-        return (distance / scale, index) if return_distance else index
+        metric = self._metric()
+        distance = np.sqrt(np.maximum(sq, 0)) if metric == "euclidean" else sq
+        if metric != "cosine":  # (the cosine distance does not change with the rows' scale)
+            distance = distance / scale
+        return (distance, index) if return_distance else index
 
     def _scaled(self, X):
         """``X`` as the stored points are scaled (``x_scale_``; unscaled without it)."""
@@ -223,7 +226,12 @@ class KNeighborsClassifier(_Neighbors, MulticlassClassifier):
         )
 
     def _fit_params(self, learner, X, y):
-        return self._store(learner, X, y)
+        # stored as X s, as the regressor stores it (the squares of |x| >= 1e19 stay finite)
+        self.x_scale_ = power_of_two_scale(X)
+        return self._store(learner, self._scaled(X), y)
+
+    def _queries(self, X):
+        return self._scaled(self._check_X(X))
 
     _extra = staticmethod(scores)
 
