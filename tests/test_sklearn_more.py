@@ -492,3 +492,24 @@ def test_knn_classifier_on_values_whose_squares_overflow_float32_as_sklearn(metr
     np.testing.assert_array_equal(index, their_index)
     np.testing.assert_allclose(distances, their_distances, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(ours.predict_proba(Q), theirs.predict_proba(Q), atol=1e-6)
+
+
+@pytest.mark.parametrize("weights", ["uniform", "distance"])
+@pytest.mark.parametrize("metric", ["euclidean", "manhattan"])
+def test_predict_without_x_is_leave_one_out_as_sklearn(weights, metric):
+    from sklearn.datasets import make_blobs
+    from sklearn.model_selection import LeaveOneOut, cross_val_score
+
+    X, y = make_blobs(n_samples=40, centers=4, n_features=2, random_state=0)
+    X[5] = X[6]  # a duplicate: its copy is its nearest neighbour
+    options = dict(n_neighbors=7, weights=weights, metric=metric)
+    ours = KNeighborsClassifier(**options).fit(X, y)
+    theirs = sklearn.neighbors.KNeighborsClassifier(**options).fit(X, y)
+    np.testing.assert_array_equal(ours.predict(None), theirs.predict(None))
+    np.testing.assert_allclose(ours.predict_proba(None), theirs.predict_proba(None), atol=1e-6)
+    assert ours.score(None, y) == theirs.score(None, y)
+    loo = cross_val_score(KNeighborsClassifier(**options), X, y, cv=LeaveOneOut())
+    np.testing.assert_array_equal(loo, ours.predict(None) == y)
+    regressor = KNeighborsRegressor(**options).fit(X, y * 1.5)
+    their_regressor = sklearn.neighbors.KNeighborsRegressor(**options).fit(X, y * 1.5)
+    np.testing.assert_allclose(regressor.predict(None), their_regressor.predict(None), rtol=1e-5)

@@ -41,6 +41,12 @@ KEPT = {
     "svm/tests/test_svm.py::test_consistent_decision_function[42]": "SVC",
     "svm/tests/test_svm.py::test_linearsvc_iris[42]": "LinearSVC",
     "neighbors/tests/test_neighbors.py::test_dtype_convert": "KNeighborsClassifier",
+    "neighbors/tests/test_neighbors.py::test_neighbor_classifiers_loocv[brute-nn_model0]": (
+        "KNeighborsClassifier"
+    ),
+    "neighbors/tests/test_neighbors.py::test_neighbor_regressors_loocv[brute-nn_model0]": (
+        "KNeighborsRegressor"
+    ),
     "neighbors/tests/test_nearest_centroid.py::test_pickle": "NearestCentroid",
     "tree/tests/test_tree.py::test_importances_raises": "DecisionTreeClassifier",
     "tree/tests/test_tree.py::test_big_input": "DecisionTreeClassifier",

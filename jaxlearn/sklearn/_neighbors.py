@@ -129,6 +129,21 @@ class _Neighbors:
             distance = distance / scale
         return (distance, index) if return_distance else index
 
+    def _left_out_neighbours(self):
+        """For ``X=None`` (leave-one-out, as scikit-learn's): each training point's neighbours among
+        the others, ``(index, weights)`` (n, k), the weights by ``self.weights`` from the distances."""
+        distances, index = self.kneighbors()
+        if self.weights == "uniform":
+            return index, np.ones(index.shape)
+        if self.weights == "distance":  # on copies of the point (distance 0): those copies only
+            here = distances == 0
+            inverse = 1 / np.where(here, 1, distances)
+            return index, np.where(here.any(axis=1, keepdims=True), here, inverse)
+        total = distances.sum(axis=1, keepdims=True)  # "as_printed"
+        return index, np.where(
+            total > 0, distances / np.where(total > 0, total, 1), 1 / index.shape[1]
+        )
+
     def _scaled(self, X):
         """``X`` as the stored points are scaled (``x_scale_``; unscaled without it)."""
         scale = getattr(self, "x_scale_", 1.0)
@@ -235,9 +250,23 @@ class KNeighborsClassifier(_Neighbors, MulticlassClassifier):
 
     _extra = staticmethod(scores)
 
+    def predict(self, X) -> np.ndarray:
+        """The labels (values of ``classes_``) of the rows of ``X`` (n, d); ``None``: of the training
+        points, each by its neighbours among the others (leave-one-out, as scikit-learn's)."""
+        if X is None:
+            return self.classes_[np.argmax(self.predict_proba(None), axis=1)]
+        return super().predict(X)
+
     def predict_proba(self, X) -> np.ndarray:
-        """Each class's share of the (weighted) votes of the ``n_neighbors`` nearest points: (n, K)."""
-        return self._evaluate(X)[1]
+        """Each class's share of the (weighted) votes of the ``n_neighbors`` nearest points: (n, K);
+        ``X=None``: of the training points, each by its neighbours among the others."""
+        if X is not None:
+            return self._evaluate(X)[1]
+        index, weights = self._left_out_neighbours()
+        labels = np.asarray(self.params_.y)[index]
+        votes = np.zeros((index.shape[0], self.classes_.size))
+        np.add.at(votes, (np.arange(index.shape[0])[:, None], labels), weights)
+        return votes / votes.sum(axis=1, keepdims=True)
 
 
 class KNeighborsRegressor(_Neighbors, RegressorMixin, JaxlearnEstimator):
@@ -312,7 +341,12 @@ class KNeighborsRegressor(_Neighbors, RegressorMixin, JaxlearnEstimator):
         return self
 
     def predict(self, X) -> np.ndarray:
-        """The (weighted) mean target of the ``n_neighbors`` nearest training points of each row: (n,)."""
+        """The (weighted) mean target of the ``n_neighbors`` nearest training points of each row: (n,);
+        ``X=None``: of the training points, each by its neighbours among the others (leave-one-out)."""
+        if X is None:
+            index, weights = self._left_out_neighbours()
+            targets = np.asarray(self.params_.y)[index]
+            return np.sum(weights * targets, axis=1) / np.sum(weights, axis=1)
         X = self._scaled(self._check_X(X))
         learner = self._batch_learner()
         return on_bucket_rows(lambda rows: evaluate(learner, self.params_, rows)[0], X)
