@@ -146,7 +146,7 @@ ROWS = [
         "weights",
     ),
     Bad(nb.knn, "weights 'Distance'", lambda: nb.knn(3, weights="Distance"), "weights"),
-    Bad(nb.knn, "metric 'cosine'", lambda: nb.knn(3, metric="cosine"), "metric"),
+    Bad(nb.knn, "metric 'braycurtis'", lambda: nb.knn(3, metric="braycurtis"), "metric"),
     Bad(nb.knn_regressor, "metric None", lambda: nb.knn_regressor(2, metric=None), "metric"),
     Bad(nb.knn_regressor, "weights None", lambda: nb.knn_regressor(2, weights=None), "weights"),
     Bad(
