@@ -207,3 +207,18 @@ def test_one_vs_one_meta_estimator_over_the_binary_learner():
     meta = OneVsOneClassifier(SVC(C=1.0)).fit(Xtr, ytr)
     assert np.mean(meta.predict(Xte) == SVC(C=1.0).fit(Xtr, ytr).predict(Xte)) >= 0.95
     assert jax.tree_util.tree_leaves(meta.params_)
+
+
+@pytest.mark.parametrize("method", ["sigmoid", "isotonic"])
+def test_probabilities_by_calibration_as_scikit_learn_recommends(method):
+    """scikit-learn 1.9 deprecates ``SVC(probability=True)`` for ``CalibratedClassifierCV(SVC(),
+    ensemble=False)``: over ours, its probabilities are those over scikit-learn's SVC (to the
+    float32 decision values)."""
+    from sklearn.calibration import CalibratedClassifierCV
+
+    X, y = datasets.load_iris(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    ours = CalibratedClassifierCV(SVC(), ensemble=False, method=method).fit(X, y)
+    theirs = CalibratedClassifierCV(SkSVC(), ensemble=False, method=method).fit(X, y)
+    np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=0.02)
+    np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))

@@ -584,7 +584,9 @@ class SVC(_KernelMixin, ClassifierMixin, JaxlearnEstimator):
       random_state: unused (the solver is deterministic); kept for scikit-learn's signature.
       shrinking, cache_size, verbose: accepted for scikit-learn's API, with no effect (libsvm's
         shrinking heuristic and kernel cache do not change the solution; jaxlearn prints nothing).
-      probability: ``"deprecated"`` or ``False`` only (no Platt scaling: no ``predict_proba``).
+      probability: ``"deprecated"`` or ``False`` only (no Platt scaling: no ``predict_proba``). For
+        probabilities, ``CalibratedClassifierCV(SVC(), ensemble=False)``, as scikit-learn 1.9
+        recommends in place of ``probability=True``: it calibrates this ``decision_function``.
 
     Attributes:
       support_, support_vectors_, n_support_: the support vectors' rows (by class, then by row), the
@@ -612,7 +614,9 @@ class SVC(_KernelMixin, ClassifierMixin, JaxlearnEstimator):
     _no_effect = {"shrinking": None, "cache_size": core.POSITIVE, "verbose": None}
     _only_default = {
         "probability": OnlyDefault(
-            ("deprecated", False), "no Platt scaling: SVC has no predict_proba here"
+            ("deprecated", False),
+            "no Platt scaling: use CalibratedClassifierCV(SVC(), ensemble=False), as "
+            "scikit-learn 1.9 recommends",
         )
     }
 
