@@ -43,6 +43,7 @@ from jaxlearn._checks import (
     is_concrete,
     num_classes_of,
 )
+from jaxlearn._knn_weights import neighbour_weights
 from jaxlearn._sharding import device_index, row_split, rows_like
 from jaxlearn._shared import as_float, float_dtype
 from jaxlearn.core import POSITIVE_INT, BatchLearner, learner_factory, loadable
@@ -270,20 +271,6 @@ def _check_metric(metric):
     return metric
 
 
-def _neighbour_weights(weights, dist, metric="euclidean"):
-    """The weights (n, k) of the neighbours at distances ``dist`` (squared for the Euclidean
-    metric; see :func:`knn`)."""
-    rho = jnp.sqrt(dist) if metric == "euclidean" else dist
-    if (
-        weights == "distance"
-    ):  # on training points: those points only (their weight 1), as scikit-learn
-        here = rho == 0
-        inverse = 1 / jnp.where(here, 1, rho)
-        return jnp.where(jnp.any(here, axis=1, keepdims=True), here.astype(rho.dtype), inverse)
-    total = jnp.sum(rho, axis=1, keepdims=True)  # "as_printed"; all k on the query: equal weights
-    return jnp.where(total > 0, rho / jnp.where(total > 0, total, 1), 1 / rho.shape[1])
-
-
 def _check_sample(X, y, k):
     check_sample(X, y, labels=None)
     _check_k(k, X)
@@ -337,9 +324,7 @@ def _nearest_direct(params, Q, k, metric):
     dist = jnp.sum(differences, -1) if metric == "manhattan" else jnp.max(differences, -1)
     dist = jnp.where(jnp.isinf(params.sq_norms)[None], jnp.inf, dist)  # rows left out
     candidates = _top_k_indices(-dist, min(m, k))
-    exact = jnp.take_along_axis(dist, candidates, axis=1)
-    exact, candidates = jax.lax.sort((exact, candidates), num_keys=2)  # by distance, then index
-    return candidates, exact
+    return _ranked(params, candidates, jnp.take_along_axis(dist, candidates, axis=1), k)
 
 
 def _nearest_cosine(params, unit_X, Q, k):
@@ -353,9 +338,7 @@ def _nearest_cosine(params, unit_X, Q, k):
     score = jnp.where(jnp.isinf(params.sq_norms)[None], -jnp.inf, unit_Q @ unit_X.T)
     candidates = _top_k_indices(score, min(m, k + EXTRA_CANDIDATES))
     exact = jnp.clip(1 - jnp.sum(unit_X[candidates] * unit_Q[:, None, :], axis=-1), 0, 2)
-    exact = jnp.where(jnp.isinf(params.sq_norms[candidates]), jnp.inf, exact)  # rows left out
-    exact, candidates = jax.lax.sort((exact, candidates), num_keys=2)  # by distance, then index
-    return candidates[:, :k], exact[:, :k]
+    return _ranked(params, candidates, exact, k)
 
 
 def _nearest(params, centred, Q, k):
@@ -367,8 +350,14 @@ def _nearest(params, centred, Q, k):
     score = 2 * ((Q - params.center) @ centred.T) - params.sq_norms  # ||q - c||^2 - ||q - x||^2
     candidates = _top_k_indices(score, min(m, k + EXTRA_CANDIDATES))
     exact = jnp.sum((params.X[candidates] - Q[:, None, :]) ** 2, axis=-1)
-    exact = jnp.where(jnp.isinf(params.sq_norms[candidates]), jnp.inf, exact)  # rows left out
-    exact, candidates = jax.lax.sort((exact, candidates), num_keys=2)  # by distance, then index
+    return _ranked(params, candidates, exact, k)
+
+
+def _ranked(params, candidates, exact, k):
+    """The ``k`` nearest of the shortlisted ``candidates`` (c, s) at their exact distances ``exact``
+    (c, s): the rows left out at :math:`+\\infty`, sorted by distance, then index."""
+    exact = jnp.where(jnp.isinf(params.sq_norms[candidates]), jnp.inf, exact)
+    exact, candidates = jax.lax.sort((exact, candidates), num_keys=2)
     return candidates[:, :k], exact[:, :k]
 
 
@@ -422,10 +411,8 @@ def _answer(params, Xq, k, chunk, split, with_y=True, metric="euclidean"):
     each device's own ``k`` nearest, their indices made global, then one ``all_gather`` of the
     ``(n, k)`` candidates and a sort by (distance, index): the devices' candidates hold the ``k``
     nearest of all, so this is the one-device answer."""
-    if metric in (
-        "manhattan",
-        "chebyshev",
-    ):  # (chunk, m, d) differences: DIFFERENCE_ENTRIES at most
+    if metric in ("manhattan", "chebyshev"):
+        # (chunk, m, d) differences: DIFFERENCE_ENTRIES at most
         chunk = max(1, min(chunk, DIFFERENCE_ENTRIES // max(1, params.X.shape[0] * Xq.shape[1])))
         idx, dist = _map_queries(lambda Q: _nearest_direct(params, Q, k, metric), Xq, chunk)
     elif metric == "cosine":
@@ -471,7 +458,8 @@ def _program(kind, k, chunk, num_classes, split, weights="uniform", metric="eucl
         idx, dist, targets = _answer(params, Xq, k, chunk, split, with_y, metric)
         if kind == "neighbors":
             return idx, dist
-        w = None if weights == "uniform" else _neighbour_weights(weights, dist, metric)
+        rho = jnp.sqrt(dist) if metric == "euclidean" else dist
+        w = None if weights == "uniform" else neighbour_weights(weights, rho)
         if kind == "mean":
             return _mean(targets, w)
         counts = _counts(targets, num_classes, jnp.ones_like(dist) if w is None else w)

@@ -425,10 +425,8 @@ class LinearSVC(ClassifierMixin, JaxlearnEstimator):
                 (params.w, params.b, params.n_iter, params.converged)
             )
         self.params_ = params
-        self.coef_, self.intercept_ = (
-            np.array(coef),
-            np.array(intercept),
-        )  # writable, as scikit-learn's
+        # writable copies, as scikit-learn's
+        self.coef_, self.intercept_ = np.array(coef), np.array(intercept)
         self.n_iter_ = int(np.max(n_iter))
         if not np.all(converged):
             warnings.warn(

@@ -19,6 +19,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from jaxlearn import core, neighbors
 from jaxlearn._buckets import bucket, on_bucket_rows, pad_rows
+from jaxlearn._knn_weights import compiled_neighbour_weights
 from jaxlearn.sklearn._base import (
     N_JOBS,
     JaxlearnEstimator,
@@ -135,14 +136,7 @@ class _Neighbors:
         distances, index = self.kneighbors()
         if self.weights == "uniform":
             return index, np.ones(index.shape)
-        if self.weights == "distance":  # on copies of the point (distance 0): those copies only
-            here = distances == 0
-            inverse = 1 / np.where(here, 1, distances)
-            return index, np.where(here.any(axis=1, keepdims=True), here, inverse)
-        total = distances.sum(axis=1, keepdims=True)  # "as_printed"
-        return index, np.where(
-            total > 0, distances / np.where(total > 0, total, 1), 1 / index.shape[1]
-        )
+        return index, np.asarray(compiled_neighbour_weights(self.weights, distances))
 
     def _scaled(self, X):
         """``X`` as the stored points are scaled (``x_scale_``; unscaled without it)."""

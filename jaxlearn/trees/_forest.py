@@ -411,7 +411,7 @@ def bootstrap_draws(max_samples, n: Optional[int] = None) -> int:
             f"expected `max_samples` None, an int or a float, got {max_samples!r} of type "
             f"{type(max_samples).__name__}"
         )
-    if isinstance(max_samples, (int, np.integer)) and not isinstance(max_samples, bool):
+    if isinstance(max_samples, (int, np.integer)):  # (bools were refused above)
         if 1 <= max_samples and (n is None or max_samples <= n):
             return int(max_samples)
     elif isinstance(max_samples, (float, np.floating)) and 0 < max_samples <= 1:
