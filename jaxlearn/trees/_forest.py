@@ -35,6 +35,7 @@ from jaxlearn.trees._common import (
     tree_sample_check,
 )
 from jaxlearn.trees._criteria import check_criterion
+from jaxlearn.trees._deep_histograms import deep_histograms, grow_binned
 from jaxlearn.trees._features import bin_features, presort, quantize
 from jaxlearn.trees._grow import heap_uniforms
 from jaxlearn.trees._histogram import (
@@ -166,16 +167,25 @@ def random_forest(
         X, y = as_tree_sample(X, y)
         weights = as_weights(sample_weight, X)
         size = feature_count(max_features, X.shape[1])
-        # the sorted sweep for trees of any depth, and for exact thresholds with feature subsets and
-        # min_samples_leaf > 1: it draws among the features with a split leaving min_samples_leaf a
-        # side, which histograms of the drawn features cannot tell
+        subset = None if size >= X.shape[1] else size
+        # Trees of any depth: on a CPU, the histograms of each level's nodes when the bins of
+        # concrete data give the sorted sweep's trees (multiplicities, no real weights); else the
+        # sorted sweep. The sweep also grows exact thresholds with feature subsets and
+        # min_samples_leaf > 1: it draws among the features with a split leaving min_samples_leaf
+        # a side, which histograms of the drawn features cannot tell.
+        deep = max_depth is None and mesh is None and not balanced_subsample
         sweep = max_depth is None or (
             max_bins is None and size < X.shape[1] and min_samples_leaf > 1
         )
-        binned = None if sweep and max_bins is None else fit_bins(X, max_bins, weights)
-        subset = None if size >= X.shape[1] else size
+        binned = None if sweep and max_bins is None and not deep else fit_bins(X, max_bins, weights)
+        deep = (
+            deep
+            and binned is not None
+            and deep_histograms(weights, subset, min_samples_leaf, criterion, binned[1].shape[0], k)
+        )
+        sweep = sweep and not deep
         program_bins = max_bins  # the bins the program makes itself (of traced data)
-        if not sweep and (binned is not None or max_bins is not None):
+        if not sweep and not deep and (binned is not None or max_bins is not None):
             # deep trees (or, under a trace, all `max_bins` bins): the sweep grows the same trees
             num_bins = max_bins if binned is None else binned[1].shape[0]
             sweep = not histograms_cheaper(max_depth, X.shape[0], X.shape[1], subset, num_bins, k)
@@ -267,8 +277,9 @@ def _fit(
     m, d = X.shape
     if sample_weight is not None:
         sample_weight = sample_weight.astype(X.dtype)
+    deep = max_depth is None and binned is not None  # the levels' histograms, at any depth
     if max_depth is None:  # as deep as the data allow
-        max_depth, sweep = max(m - 1, 0), True
+        max_depth, sweep = max(m - 1, 0), not deep
     if (
         sweep
     ):  # the sorted sweep, on the quantised values (max_bins=None: quantised before, or exact)
@@ -318,6 +329,10 @@ def _fit(
             max_features=max_features,
             min_samples_split=min_samples_split,
         )
+        if deep:  # one tree after the other (a `lax.switch` of each level's width, per tree)
+            return jax.lax.map(
+                lambda kw: grow_binned(kw[0], *binned, y, kw[1], **static), (grow_keys, weights)
+            )
         if binned is not None:
             uniforms = None
             if max_features is not None:  # the sorted sweep's draws, in heap order

@@ -40,7 +40,7 @@ UNROLL_WORK = 5 * 10**7
 #: forest, whose first fit is the longer compilation (:data:`FOREST_DEEP_LEVELS`).
 DEEP_LEVELS = 3
 FOREST_DEEP_LEVELS = 2
-#: Histograms of at most this many bins are summed over the bins by a chain of additions (:func:`_over_bins`).
+#: Histograms of at most this many bins are summed over the bins by a chain of additions (:func:`over_bins`).
 CHAIN_BINS = 32
 
 
@@ -192,7 +192,7 @@ def grow_together(
             value = jnp.concatenate([value, ones], axis=2)
         hist = jnp.zeros(num_trees * w * r * num_bins * c, count_dtype)
         hist = hist.at[index.reshape(-1)].add(value.reshape(-1).astype(count_dtype), mode="drop")
-        left = _over_bins(hist.reshape(num_trees, w, r, num_bins, c))
+        left = over_bins(hist.reshape(num_trees, w, r, num_bins, c))
         node_totals = totals
         if with_sizes or min_samples_split > 2:  # (an impure node holds 2 examples or more)
             sizes = jax.ops.segment_sum(
@@ -218,7 +218,7 @@ def grow_together(
             n_left.reshape(num_trees, w, r * num_bins),
         )
         node_score = jnp.max(score, axis=2)
-        best = _first_max(score, node_score)
+        best = first_max(score, node_score)
         best_row, b_lo = best // num_bins, best % num_bins
         if chosen is None:
             best_feature = best_row
@@ -228,7 +228,7 @@ def grow_together(
         at_lo = jnp.take_along_axis(n_left, best[..., None], axis=2)
         position = jnp.arange(r * num_bins, dtype=jnp.int32)
         later = (position > best[..., None]) & (n_left > at_lo)
-        b_hi = _first_true(later) % num_bins
+        b_hi = first_true(later) % num_bins
         lo_hi = edges[jnp.stack([b_lo, b_hi]), best_feature[None]]  # (2, T, w)
         thr = midpoint(lo_hi[0], lo_hi[1])
         # a node splits when it is impure and has a valid split (even of gain 0, as ID3 does)
@@ -277,7 +277,7 @@ def grow_together(
     return jax.vmap(lambda tree: from_heap(tree, max_depth, m))(heap)
 
 
-def _over_bins(hist):
+def over_bins(hist):
     """Cumulative sums over the bins (axis 3). Up to :data:`CHAIN_BINS` bins a chain of static additions,
     one per bin (exact in int32; on CPU faster than ``jnp.cumsum``'s windowed reduction of these short
     axes); else ``jnp.cumsum``."""
@@ -289,13 +289,13 @@ def _over_bins(hist):
     return jnp.stack(sums, axis=3)
 
 
-def _first_max(score, top):
+def first_max(score, top):
     """The first index of ``top`` (the maximum) along axis 2, as ``jnp.argmax``: two plain reductions,
     which XLA's CPU backend vectorises (its arg-max, a reduction of pairs, it does not)."""
-    return _first_true(score == top[..., None])
+    return first_true(score == top[..., None])
 
 
-def _first_true(mask):
+def first_true(mask):
     """The first ``True`` index along axis 2 (0 where there is none, as ``jnp.argmax``)."""
     size = mask.shape[2]
     return jnp.min(jnp.where(mask, jnp.arange(size, dtype=jnp.int32), size), axis=2) % size

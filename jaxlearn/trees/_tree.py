@@ -50,6 +50,7 @@ from jaxlearn.trees._common import (
     tree_sample_check,
 )
 from jaxlearn.trees._criteria import check_criterion
+from jaxlearn.trees._deep_histograms import deep_histograms, grow_binned
 from jaxlearn.trees._features import presort, quantize
 from jaxlearn.trees._histogram import grow_histograms, histograms_cheaper
 from jaxlearn.trees._params import DecisionTreeParams, child
@@ -166,6 +167,25 @@ def decision_tree(
                 min_samples_leaf=min_samples_leaf,
                 min_samples_split=min_samples_split,
             )
+        if (
+            binned is not None
+            and max_depth is None
+            and is_concrete(y)
+            and deep_histograms(weights, subset, min_samples_leaf, criterion, binned[1].shape[0], k)
+        ):  # any depth, few bins in use or few distinct values: histograms of each level, the same tree
+            bins, edges, y, count = pad_sample(*binned, y)
+            return _fit_deep(
+                key,
+                bins,
+                edges,
+                y,
+                count,
+                num_classes=k,
+                criterion=criterion,
+                min_samples_leaf=min_samples_leaf,
+                max_features=subset,
+                min_samples_split=min_samples_split,
+            )
         if binned is not None and max_bins is not None:  # each value its bin's upper edge, the
             X = quantized(*binned)  # quantiles of the rows of positive weight, as the histograms'
         if weights is None:
@@ -273,6 +293,45 @@ def _fit(
         weights,
         presort(X),
         max_depth=max_depth,
+        num_classes=num_classes,
+        criterion=criterion,
+        min_samples_leaf=min_samples_leaf,
+        max_features=max_features,
+        min_samples_split=min_samples_split,
+    )
+
+
+@cpu_jit(
+    extra_options=NO_YNN_FUSIONS,
+    static_argnames=(
+        "num_classes",
+        "criterion",
+        "min_samples_leaf",
+        "max_features",
+        "min_samples_split",
+    ),
+)
+def _fit_deep(
+    key,
+    bins,
+    edges,
+    y,
+    count,
+    *,
+    num_classes,
+    criterion,
+    min_samples_leaf,
+    max_features,
+    min_samples_split,
+):
+    m = bins.shape[0]
+    return grow_binned(
+        key,
+        bins,
+        edges,
+        y,
+        (jnp.arange(m, dtype=jnp.int32) < count).astype(jnp.int32),  # the padding weighs 0
+        max_depth=max(m - 1, 0),
         num_classes=num_classes,
         criterion=criterion,
         min_samples_leaf=min_samples_leaf,
