@@ -76,19 +76,20 @@ def _quantile_levels(max_bins: int, dtype: str) -> np.ndarray:
 
 def _distinct_bins(X: np.ndarray) -> Optional[tuple[np.ndarray, np.ndarray]]:
     """One bin per distinct value of each feature, or ``None`` if a feature has too many values."""
-    values = []
-    for column in X.T:  # a loop over the features, on the host; stops at the first too-rich one
-        distinct = np.unique(column)
-        if len(distinct) > MAX_EXACT_BINS:
-            return None
-        values.append(distinct)
-    num_bins = max(2, max(len(v) for v in values))
-    edges = np.stack(
-        [np.concatenate([v, np.full(num_bins - len(v), v[-1], v.dtype)]) for v in values], 1
-    )
-    bins = np.stack([np.searchsorted(v, column) for v, column in zip(values, X.T)], 1).astype(
-        np.int32
-    )
+    m, d = X.shape
+    order = np.argsort(X, axis=0, kind="stable")
+    ordered = np.take_along_axis(X, order, axis=0)
+    new = np.ones((m, d), bool)  # the first of each run of equal values, per column
+    new[1:] = ordered[1:] != ordered[:-1]
+    rank = np.cumsum(new, axis=0, dtype=np.int32) - 1  # the bin of each sorted value
+    if rank[-1].max() >= MAX_EXACT_BINS:
+        return None
+    num_bins = max(2, int(rank[-1].max()) + 1)
+    columns = np.broadcast_to(np.arange(d), (m, d))
+    edges = np.repeat(ordered[-1:], num_bins, axis=0)  # a column's unused tail: its last value
+    edges[rank[new], columns[new]] = ordered[new]
+    bins = np.empty((m, d), np.int32)
+    bins[order, columns] = rank
     return bins, edges
 
 
