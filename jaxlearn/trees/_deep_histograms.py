@@ -25,9 +25,8 @@ import math
 import jax
 import jax.numpy as jnp
 
-from jaxlearn.trees._criteria import valid_split_score
 from jaxlearn.trees._grow import LevelSplits, class_counts, draw_subsets, grow_levels, node_uniforms
-from jaxlearn.trees._histogram import first_max, first_true, over_bins
+from jaxlearn.trees._histogram import best_bin_splits, cumulative_histograms
 
 Array = jax.Array
 
@@ -97,10 +96,8 @@ def grow_binned(
     exact = jnp.issubdtype(weights.dtype, jnp.integer)
     with_sizes = min_samples_leaf > 1 or not exact  # a channel counting the examples a side
     c = k + 1 if with_sizes else k
-    r = d if max_features is None else max_features
     narrow = bins.astype(jnp.uint8 if num_bins <= 256 else jnp.int32)
     extremes = jnp.concatenate([narrow, ~narrow], axis=1)  # a node's largest bin and ~ its smallest
-    sizes_weight = alive.astype(weights.dtype)
 
     def search(level, w, slot, totals, sizes, state, keys):
         chunk = min(chunk_size(m, num_bins * c), w)
@@ -124,38 +121,21 @@ def grow_binned(
                 u = node_uniforms(jax.lax.dynamic_slice_in_dim(keys, first, chunk), d)
                 chosen = draw_subsets(u, candidates, max_features)  # (chunk, r)
                 row_bins = jnp.take_along_axis(bins, chosen[segment_c], axis=1)  # (m, r)
-            cell = (segment[:, None] * r + jnp.arange(r, dtype=jnp.int32)) * num_bins + row_bins
-            index, value = cell * c + y[:, None], jnp.broadcast_to(weights[:, None], cell.shape)
-            if with_sizes:
-                index = jnp.concatenate([index, cell * c + k], axis=1)
-                value = jnp.concatenate(
-                    [value, jnp.broadcast_to(sizes_weight[:, None], cell.shape)], axis=1
-                )
-            hist = jnp.zeros(chunk * r * num_bins * c, weights.dtype)
-            hist = hist.at[index.reshape(-1)].add(value.reshape(-1), mode="drop")
-            left = over_bins(hist.reshape(1, chunk, r, num_bins, c))[0]
+            left = cumulative_histograms(
+                segment[None], row_bins[None], y, weights[None], chunk, num_bins, k, with_sizes
+            )
             node_totals = jax.lax.dynamic_slice_in_dim(totals, first, chunk)
             if with_sizes:
                 node_sizes = jax.lax.dynamic_slice_in_dim(sizes, first, chunk)
                 node_totals = jnp.concatenate(
                     [node_totals, node_sizes[:, None].astype(weights.dtype)], axis=1
                 )
-            right = node_totals[:, None, None, :] - left
-            if with_sizes:
-                n_left, n_right = left[..., k], right[..., k]
-            else:
-                n_left, n_right = jnp.sum(left, -1), jnp.sum(right, -1)
-            valid = (n_left >= min_samples_leaf) & (n_right >= min_samples_leaf)
-            score = valid_split_score(left[..., :k], right[..., :k], valid, criterion, dtype)
-            score = score.reshape(1, chunk, r * num_bins)
-            n_left = n_left.reshape(1, chunk, r * num_bins)
-            node_score = jnp.max(score, axis=2)
-            best = first_max(score, node_score)
-            at_lo = jnp.take_along_axis(n_left, best[..., None], axis=2)
-            position = jnp.arange(r * num_bins, dtype=jnp.int32)
-            b_hi = first_true((position > best[..., None]) & (n_left > at_lo)) % num_bins
-            node_score, best, b_hi = node_score[0], best[0], b_hi[0]
-            row, b_lo = best // num_bins, best % num_bins
+            node_score, row, b_lo, b_hi = (
+                a[0]
+                for a in best_bin_splits(
+                    left, node_totals[None], k, with_sizes, min_samples_leaf, criterion, dtype
+                )
+            )
             feature = row if chosen is None else jnp.take_along_axis(chosen, row[:, None], 1)[:, 0]
             return tuple(
                 jax.lax.dynamic_update_slice_in_dim(a, v, first, 0)

@@ -182,53 +182,21 @@ def grow_together(
             )
             feature = jnp.take_along_axis(chosen, node_c[:, :, None], axis=1)  # (T, m, r)
             row_bins = jnp.take_along_axis(bins[None], feature, axis=2)
-        slot = (
-            (segment[:, :, None] * r + jnp.arange(r, dtype=jnp.int32)) * num_bins + row_bins
-        ) * c
-        index, value = slot + y[None, :, None], jnp.broadcast_to(weights[:, :, None], slot.shape)
-        if with_sizes:
-            index = jnp.concatenate([index, slot + k], axis=2)
-            ones = jnp.broadcast_to(alive[:, :, None], slot.shape).astype(count_dtype)
-            value = jnp.concatenate([value, ones], axis=2)
-        hist = jnp.zeros(num_trees * w * r * num_bins * c, count_dtype)
-        hist = hist.at[index.reshape(-1)].add(value.reshape(-1).astype(count_dtype), mode="drop")
-        left = over_bins(hist.reshape(num_trees, w, r, num_bins, c))
-        node_totals = totals
         if with_sizes or min_samples_split > 2:  # (an impure node holds 2 examples or more)
             sizes = jax.ops.segment_sum(
                 alive.reshape(-1).astype(count_dtype),
                 segment.reshape(-1),
                 num_segments=num_trees * w,
             ).reshape(num_trees, w, 1)
-        if with_sizes:
-            node_totals = jnp.concatenate([totals, sizes], axis=2)
-        right = node_totals[:, :, None, None, :] - left
-        if with_sizes:
-            n_left, n_right = left[..., k], right[..., k]
-        else:
-            n_left, n_right = jnp.sum(left, -1), jnp.sum(right, -1)
-        valid = (n_left >= min_samples_leaf) & (n_right >= min_samples_leaf)
-        score = valid_split_score(
-            left[..., :k], right[..., :k], valid, criterion, dtype
-        )  # (T, w, r, B)
-        # the best (row, bin) of each node: the first maximum in row-major order, i.e. the lowest
-        # feature (rows are in increasing feature order), then the lowest threshold
-        score, n_left = (
-            score.reshape(num_trees, w, r * num_bins),
-            n_left.reshape(num_trees, w, r * num_bins),
+        left = cumulative_histograms(segment, row_bins, y, weights, w, num_bins, k, with_sizes)
+        node_totals = jnp.concatenate([totals, sizes], axis=2) if with_sizes else totals
+        node_score, best_row, b_lo, b_hi = best_bin_splits(
+            left, node_totals, k, with_sizes, min_samples_leaf, criterion, dtype
         )
-        node_score = jnp.max(score, axis=2)
-        best = first_max(score, node_score)
-        best_row, b_lo = best // num_bins, best % num_bins
         if chosen is None:
             best_feature = best_row
         else:
             best_feature = jnp.take_along_axis(chosen, best_row[..., None], axis=2)[..., 0]
-        # the next bin present in the node: the first later bin of the row with more examples on its left
-        at_lo = jnp.take_along_axis(n_left, best[..., None], axis=2)
-        position = jnp.arange(r * num_bins, dtype=jnp.int32)
-        later = (position > best[..., None]) & (n_left > at_lo)
-        b_hi = first_true(later) % num_bins
         lo_hi = edges[jnp.stack([b_lo, b_hi]), best_feature[None]]  # (2, T, w)
         thr = midpoint(lo_hi[0], lo_hi[1])
         # a node splits when it is impure and has a valid split (even of gain 0, as ID3 does)
@@ -275,6 +243,55 @@ def grow_together(
         feature, threshold, is_leaf, counts, node_impurity, gains, jnp.zeros_like(feature)
     )
     return jax.vmap(lambda tree: from_heap(tree, max_depth, m))(heap)
+
+
+def cumulative_histograms(segment, row_bins, y, weights, w, num_bins, k, with_sizes):
+    """(T, w, r, B, c): per tree and node the class counts left of each bin's upper edge, for each
+    of its ``r`` rows (features), by one scatter-add of the examples' weights and cumulative sums
+    over the bins; with ``with_sizes`` a last channel counts the examples of positive weight.
+
+    ``segment`` (T, m): each example's flat node id ``t * w + node`` (``T * w``: in no node);
+    ``row_bins`` (T or 1, m, r) its bin in each row; ``y`` (m,); ``weights`` (T, m) in the counts' dtype.
+    """
+    num_trees = segment.shape[0]
+    r = row_bins.shape[2]
+    c = k + 1 if with_sizes else k
+    cell = ((segment[:, :, None] * r + jnp.arange(r, dtype=jnp.int32)) * num_bins + row_bins) * c
+    index, value = cell + y[None, :, None], jnp.broadcast_to(weights[:, :, None], cell.shape)
+    if with_sizes:
+        index = jnp.concatenate([index, cell + k], axis=2)
+        ones = jnp.broadcast_to((weights > 0)[:, :, None], cell.shape).astype(weights.dtype)
+        value = jnp.concatenate([value, ones], axis=2)
+    hist = jnp.zeros(num_trees * w * r * num_bins * c, weights.dtype)
+    hist = hist.at[index.reshape(-1)].add(value.reshape(-1), mode="drop")
+    return over_bins(hist.reshape(num_trees, w, r, num_bins, c))
+
+
+def best_bin_splits(left, node_totals, k, with_sizes, min_samples_leaf, criterion, dtype):
+    """The best split of each node from its :func:`cumulative_histograms` ``left`` (T, w, r, B, c) and
+    its totals ``node_totals`` (T, w, c): ``(score, row, b_lo, b_hi)``, each (T, w).
+
+    The best (row, bin) is the first maximum in row-major order: the lowest feature (rows are in
+    increasing feature order), then the lowest threshold. ``b_lo`` is its bin, the last on the left;
+    ``b_hi`` the next bin present in the node (the first later bin of the row with more examples on
+    its left). The score is ``-inf`` where no split leaves ``min_samples_leaf`` examples a side.
+    """
+    num_trees, w, r, num_bins, _ = left.shape
+    right = node_totals[:, :, None, None, :] - left
+    if with_sizes:
+        n_left, n_right = left[..., k], right[..., k]
+    else:
+        n_left, n_right = jnp.sum(left, -1), jnp.sum(right, -1)
+    valid = (n_left >= min_samples_leaf) & (n_right >= min_samples_leaf)
+    score = valid_split_score(left[..., :k], right[..., :k], valid, criterion, dtype)
+    score = score.reshape(num_trees, w, r * num_bins)
+    n_left = n_left.reshape(num_trees, w, r * num_bins)
+    node_score = jnp.max(score, axis=2)
+    best = first_max(score, node_score)
+    at_lo = jnp.take_along_axis(n_left, best[..., None], axis=2)
+    position = jnp.arange(r * num_bins, dtype=jnp.int32)
+    b_hi = first_true((position > best[..., None]) & (n_left > at_lo)) % num_bins
+    return node_score, best // num_bins, best % num_bins, b_hi
 
 
 def over_bins(hist):
