@@ -173,6 +173,22 @@ def test_product_grid_in_chunks():
     )
 
 
+@pytest.mark.parametrize("batch_size", [None, 2])
+def test_folds_side_by_side_score_as_the_folds_in_turn(monkeypatch, batch_size):
+    """On an accelerator the folds are vmapped (one loop over an online learner's steps for every
+    fit); on a CPU they run in turn. Both programs, forced here on the CPU, give the hand loop's
+    scores."""
+    points = [{"lam": lam} for lam in LAMS.tolist()]
+    want = hand_scores(soft_svm, points, X, Y, KEY, 3, accuracy)
+    for together in (True, False):
+        monkeypatch.setattr(selection, "_folds_together", lambda together=together: together)
+        jax.clear_caches()  # the choice is made when the program is traced
+        result = selection.grid_search(
+            soft_svm, {"lam": LAMS}, X, Y, key=KEY, folds=3, refit=False, batch_size=batch_size
+        )
+        np.testing.assert_allclose(result.scores, want, atol=1e-6)
+
+
 def test_regression_scoring_and_callable():
     w = jnp.array([1.0, -2.0, 0.5])
     y = X @ w + 0.3 * jax.random.normal(jax.random.key(2), (X.shape[0],))
