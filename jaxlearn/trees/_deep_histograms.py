@@ -36,16 +36,15 @@ Array = jax.Array
 MAX_NODE_CELLS = 256
 
 
-def deep_histograms(weights, subset, min_samples_leaf, criterion, num_bins, num_classes) -> bool:
+def deep_histograms(weights, subset, min_samples_leaf, num_bins, num_classes) -> bool:
     """Whether an eager fit grows its trees of any depth by :func:`grow_binned`, on the ``num_bins``
     bins read off the concrete sample, rather than by the sorted sweep: on a CPU, for multiplicities
-    (``weights`` ``None``: no real weights), the Gini or training-error criterion (whose scores of
-    integer counts are the sweep's to the bit), feature subsets (``subset``) only with
-    ``min_samples_leaf`` 1, and at most :data:`MAX_NODE_CELLS` histogram cells a node and feature."""
+    (``weights`` ``None``: real weights summed in another order than the sweep's may round
+    otherwise), feature subsets (``subset``) only with ``min_samples_leaf`` 1, and at most
+    :data:`MAX_NODE_CELLS` histogram cells a node and feature."""
     return (
         jax.default_backend() == "cpu"
         and weights is None
-        and criterion != "entropy"
         and (subset is None or min_samples_leaf == 1)
         and num_bins * num_classes <= MAX_NODE_CELLS
     )
@@ -133,7 +132,7 @@ def grow_binned(
             node_score, row, b_lo, b_hi = (
                 a[0]
                 for a in best_bin_splits(
-                    left, node_totals[None], k, with_sizes, min_samples_leaf, criterion, dtype
+                    left, node_totals[None], k, with_sizes, min_samples_leaf, criterion, dtype, m
                 )
             )
             feature = row if chosen is None else jnp.take_along_axis(chosen, row[:, None], 1)[:, 0]

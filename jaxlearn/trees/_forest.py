@@ -181,7 +181,7 @@ def random_forest(
         deep = (
             deep
             and binned is not None
-            and deep_histograms(weights, subset, min_samples_leaf, criterion, binned[1].shape[0], k)
+            and deep_histograms(weights, subset, min_samples_leaf, binned[1].shape[0], k)
         )
         sweep = sweep and not deep
         program_bins = max_bins  # the bins the program makes itself (of traced data)

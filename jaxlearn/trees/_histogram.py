@@ -191,7 +191,7 @@ def grow_together(
         left = cumulative_histograms(segment, row_bins, y, weights, w, num_bins, k, with_sizes)
         node_totals = jnp.concatenate([totals, sizes], axis=2) if with_sizes else totals
         node_score, best_row, b_lo, b_hi = best_bin_splits(
-            left, node_totals, k, with_sizes, min_samples_leaf, criterion, dtype
+            left, node_totals, k, with_sizes, min_samples_leaf, criterion, dtype, m
         )
         if chosen is None:
             best_feature = best_row
@@ -267,14 +267,15 @@ def cumulative_histograms(segment, row_bins, y, weights, w, num_bins, k, with_si
     return over_bins(hist.reshape(num_trees, w, r, num_bins, c))
 
 
-def best_bin_splits(left, node_totals, k, with_sizes, min_samples_leaf, criterion, dtype):
+def best_bin_splits(left, node_totals, k, with_sizes, min_samples_leaf, criterion, dtype, most):
     """The best split of each node from its :func:`cumulative_histograms` ``left`` (T, w, r, B, c) and
     its totals ``node_totals`` (T, w, c): ``(score, row, b_lo, b_hi)``, each (T, w).
 
     The best (row, bin) is the first maximum in row-major order: the lowest feature (rows are in
     increasing feature order), then the lowest threshold. ``b_lo`` is its bin, the last on the left;
     ``b_hi`` the next bin present in the node (the first later bin of the row with more examples on
-    its left). The score is ``-inf`` where no split leaves ``min_samples_leaf`` examples a side.
+    its left). The score is ``-inf`` where no split leaves ``min_samples_leaf`` examples a side;
+    ``most`` bounds integer counts (:func:`~jaxlearn.trees._criteria.valid_split_score`).
     """
     num_trees, w, r, num_bins, _ = left.shape
     right = node_totals[:, :, None, None, :] - left
@@ -283,7 +284,7 @@ def best_bin_splits(left, node_totals, k, with_sizes, min_samples_leaf, criterio
     else:
         n_left, n_right = jnp.sum(left, -1), jnp.sum(right, -1)
     valid = (n_left >= min_samples_leaf) & (n_right >= min_samples_leaf)
-    score = valid_split_score(left[..., :k], right[..., :k], valid, criterion, dtype)
+    score = valid_split_score(left[..., :k], right[..., :k], valid, criterion, dtype, most)
     score = score.reshape(num_trees, w, r * num_bins)
     n_left = n_left.reshape(num_trees, w, r * num_bins)
     node_score = jnp.max(score, axis=2)

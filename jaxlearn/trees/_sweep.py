@@ -107,7 +107,7 @@ def grow(
         left = cum - base  # counts of positions start..p of the node
         right = totals[nodes_c] - left
         valid = fits & (_next(xs) > xs)
-        score = valid_split_score(left, right, valid, criterion, dtype)
+        score = valid_split_score(left, right, valid, criterion, dtype, most=m)
 
         best = segment_max(score, segments)
         at_best = valid & (

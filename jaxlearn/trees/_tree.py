@@ -171,7 +171,7 @@ def decision_tree(
             binned is not None
             and max_depth is None
             and is_concrete(y)
-            and deep_histograms(weights, subset, min_samples_leaf, criterion, binned[1].shape[0], k)
+            and deep_histograms(weights, subset, min_samples_leaf, binned[1].shape[0], k)
         ):  # any depth, few bins in use or few distinct values: histograms of each level, the same tree
             bins, edges, y, count = pad_sample(*binned, y)
             return _fit_deep(

@@ -34,22 +34,26 @@ def _noisy(seed=0, m=320, d=6, values=7, k=3):
     [
         dict(),
         dict(criterion="train_error", min_samples_split=5),
-        dict(min_samples_leaf=3),
+        dict(criterion="entropy", min_samples_leaf=3),
         dict(max_features=3),
     ],
-    ids=["gini", "train_error-mss5", "msl3", "subsets"],
+    ids=["gini", "train_error-mss5", "entropy-msl3", "subsets"],
 )
 def test_tree_of_any_depth_is_the_sorted_sweeps(options):
     X, y = _noisy()
     tree = decision_tree(None, num_classes=3, **options)
-    assert deep_histograms(None, options.get("max_features"), 1, "gini", 7, 3)
+    assert deep_histograms(None, options.get("max_features"), 1, 7, 3)
     assert_same_tree(tree.fit(KEY, X, y), jax.jit(tree.fit)(KEY, X, y))
 
 
 @pytest.mark.parametrize(
     "options",
-    [dict(), dict(max_bins=None, bootstrap=False), dict(max_features=None, max_samples=0.5)],
-    ids=["bootstrap-sqrt", "exact-no-bootstrap", "all-features-half-draws"],
+    [
+        dict(),
+        dict(max_bins=None, bootstrap=False),
+        dict(max_features=None, max_samples=0.5, criterion="entropy"),
+    ],
+    ids=["bootstrap-sqrt", "exact-no-bootstrap", "all-features-half-draws-entropy"],
 )
 def test_forest_of_any_depth_grows_the_sorted_sweeps_trees(options):
     X, y = _noisy(seed=1)
@@ -57,8 +61,8 @@ def test_forest_of_any_depth_grows_the_sorted_sweeps_trees(options):
     assert_same_tree(forest.fit(KEY, X, y).trees, jax.jit(forest.fit)(KEY, X, y).trees)
 
 
-@pytest.mark.parametrize("max_features", [None, 8])
-def test_levels_of_several_rounds_grow_the_sweeps_tree_on_the_digits(max_features):
+@pytest.mark.parametrize("max_features, criterion", [(None, "gini"), (8, "entropy")])
+def test_levels_of_several_rounds_grow_the_sweeps_tree_on_the_digits(max_features, criterion):
     """The digits' levels hold up to about 80 nodes: several rounds of 16 nodes each."""
     X, y = load_digits(return_X_y=True)
     X, y = X[:1024].astype(np.float32), y[:1024].astype(np.int32)
@@ -67,7 +71,7 @@ def test_levels_of_several_rounds_grow_the_sweeps_tree_on_the_digits(max_feature
     options = dict(
         max_depth=X.shape[0] - 1,
         num_classes=10,
-        criterion="gini",
+        criterion=criterion,
         min_samples_leaf=1,
         max_features=max_features,
     )
@@ -93,11 +97,10 @@ def _level_widths(tree):
 
 
 def test_the_sweep_keeps_what_histograms_would_change():
-    """Real weights and the entropy (float sums in another order), feature subsets with
-    min_samples_leaf > 1 (drawn among the features with a split), many bins x classes (slower)."""
-    assert deep_histograms(None, None, 1, "gini", 17, 10)
-    assert not deep_histograms(np.ones(3), None, 1, "gini", 17, 10)
-    assert not deep_histograms(None, None, 1, "entropy", 17, 10)
-    assert not deep_histograms(None, 3, 2, "gini", 17, 10)
-    assert deep_histograms(None, None, 2, "gini", 17, 10)
-    assert not deep_histograms(None, None, 1, "gini", MAX_NODE_CELLS // 2 + 1, 2)
+    """Real weights (float sums in another order), feature subsets with min_samples_leaf > 1 (drawn
+    among the features with a split), many bins x classes (slower)."""
+    assert deep_histograms(None, None, 1, 17, 10)
+    assert not deep_histograms(np.ones(3), None, 1, 17, 10)
+    assert not deep_histograms(None, 3, 2, 17, 10)
+    assert deep_histograms(None, None, 2, 17, 10)
+    assert not deep_histograms(None, None, 1, MAX_NODE_CELLS // 2 + 1, 2)
