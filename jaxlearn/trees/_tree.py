@@ -3,10 +3,12 @@ r"""The decision tree learner: the factory, its ``fit`` and prediction (UML sect
 ``fit`` is one jit-compiled program. Each feature is sorted once and a ``lax.while_loop`` over the
 levels finds the best split of every node of a level at once by the sorted sweep of UML section
 18.2.3 (:mod:`jaxlearn.trees._sweep`, growth in :mod:`jaxlearn.trees._grow`), until every node is a
-leaf. A shallow tree (an int ``max_depth``) on features of few values (at most 256 distinct values,
-or ``max_bins`` quantile bins) is grown by class histograms over one bin per value in use instead
-(:mod:`jaxlearn.trees._histogram`, bins from :mod:`jaxlearn.trees._bins`), where they cost less.
-Both find the same splits (tested); the params are described in :mod:`jaxlearn.trees._params`.
+leaf. On features of few values (at most 256 distinct values, or ``max_bins`` quantile bins) an eager
+fit grows by class histograms over one bin per value in use instead, where they cost less: a
+shallow tree (an int ``max_depth``) over every node a level could hold
+(:mod:`jaxlearn.trees._histogram`), a tree of any depth over the nodes each level holds
+(:mod:`jaxlearn.trees._deep_histograms`); bins from :mod:`jaxlearn.trees._bins`. All find the same
+splits (tested); the params are described in :mod:`jaxlearn.trees._params`.
 
 Notes on :func:`decision_tree`:
 
@@ -91,7 +93,7 @@ def decision_tree(
       max_features: ``None`` (every feature at every node), or the size of a random subset of
         features each node splits on, drawn from ``key`` among those with a split in it (as in
         :func:`~jaxlearn.trees.random_forest`): ``"sqrt"``, ``"log2"``, an int or a fraction of
-        :math:`d`; then grown by the sorted sweep.
+        :math:`d`.
 
     With ``sample_weight`` :math:`s_i \ge 0` every count above is a weighted count
     (:math:`P_S` the weighted shares, :math:`C` the impurity of the weighted class frequencies),
