@@ -168,12 +168,13 @@ def random_forest(
         weights = as_weights(sample_weight, X)
         size = feature_count(max_features, X.shape[1])
         subset = None if size >= X.shape[1] else size
-        # Trees of any depth: on a CPU, the histograms of each level's nodes when the bins of
-        # concrete data give the sorted sweep's trees (multiplicities, no real weights); else the
-        # sorted sweep. The sweep also grows exact thresholds with feature subsets and
-        # min_samples_leaf > 1: it draws among the features with a split leaving min_samples_leaf
-        # a side, which histograms of the drawn features cannot tell.
-        deep = max_depth is None and mesh is None and not balanced_subsample
+        # Shallow trees on bins: the histograms of every node a level could hold. Deeper ones (any
+        # depth): on a CPU, the histograms of each level's nodes when the bins of concrete data
+        # give the sorted sweep's trees (multiplicities, no real weights); else the sorted sweep.
+        # The sweep also grows exact thresholds with feature subsets and min_samples_leaf > 1: it
+        # draws among the features with a split leaving min_samples_leaf a side, which histograms
+        # of the drawn features cannot tell.
+        deep = mesh is None and not balanced_subsample
         sweep = max_depth is None or (
             max_bins is None and size < X.shape[1] and min_samples_leaf > 1
         )
@@ -183,12 +184,13 @@ def random_forest(
             and binned is not None
             and deep_histograms(weights, subset, min_samples_leaf, binned[1].shape[0], k)
         )
-        sweep = sweep and not deep
         program_bins = max_bins  # the bins the program makes itself (of traced data)
-        if not sweep and not deep and (binned is not None or max_bins is not None):
+        if not sweep and (binned is not None or max_bins is not None):
             # deep trees (or, under a trace, all `max_bins` bins): the sweep grows the same trees
             num_bins = max_bins if binned is None else binned[1].shape[0]
             sweep = not histograms_cheaper(max_depth, X.shape[0], X.shape[1], subset, num_bins, k)
+        deep = deep and sweep  # where the sweep would grow them
+        sweep = sweep and not deep
         if sweep and binned is not None:  # on the values quantised here (the quantiles of the
             if max_bins is not None:  # rows of positive weight, as the histograms')
                 X, program_bins = quantized(*binned), None
@@ -210,6 +212,7 @@ def random_forest(
         options = dict(
             max_depth=max_depth,
             sweep=bool(sweep),
+            deep=bool(deep),
             num_classes=k,
             criterion=criterion,
             max_bins=program_bins,
@@ -237,6 +240,7 @@ def random_forest(
         "parts",
         "max_depth",
         "sweep",
+        "deep",
         "num_classes",
         "criterion",
         "min_samples_leaf",
@@ -263,6 +267,7 @@ def _fit(
     parts,
     max_depth,
     sweep=False,
+    deep=False,
     num_classes,
     criterion,
     min_samples_leaf,
@@ -277,7 +282,6 @@ def _fit(
     m, d = X.shape
     if sample_weight is not None:
         sample_weight = sample_weight.astype(X.dtype)
-    deep = max_depth is None and binned is not None  # the levels' histograms, at any depth
     if max_depth is None:  # as deep as the data allow
         max_depth, sweep = max(m - 1, 0), not deep
     if (
@@ -329,7 +333,7 @@ def _fit(
             max_features=max_features,
             min_samples_split=min_samples_split,
         )
-        if deep:  # one tree after the other (a `lax.switch` of each level's width, per tree)
+        if deep:  # one tree after the other (each level's nodes in rounds, per tree)
             return jax.lax.map(
                 lambda kw: grow_binned(kw[0], *binned, y, kw[1], **static), (grow_keys, weights)
             )

@@ -171,10 +171,9 @@ def decision_tree(
             )
         if (
             binned is not None
-            and max_depth is None
             and is_concrete(y)
             and deep_histograms(weights, subset, min_samples_leaf, binned[1].shape[0], k)
-        ):  # any depth, few bins in use or few distinct values: histograms of each level, the same tree
+        ):  # deeper, few bins in use or few distinct values: histograms of each level, the same tree
             bins, edges, y, count = pad_sample(*binned, y)
             return _fit_deep(
                 key,
@@ -182,6 +181,7 @@ def decision_tree(
                 edges,
                 y,
                 count,
+                max_depth=max_depth,
                 num_classes=k,
                 criterion=criterion,
                 min_samples_leaf=min_samples_leaf,
@@ -306,6 +306,7 @@ def _fit(
 @cpu_jit(
     extra_options=NO_YNN_FUSIONS,
     static_argnames=(
+        "max_depth",
         "num_classes",
         "criterion",
         "min_samples_leaf",
@@ -320,6 +321,7 @@ def _fit_deep(
     y,
     count,
     *,
+    max_depth,
     num_classes,
     criterion,
     min_samples_leaf,
@@ -333,7 +335,7 @@ def _fit_deep(
         edges,
         y,
         (jnp.arange(m, dtype=jnp.int32) < count).astype(jnp.int32),  # the padding weighs 0
-        max_depth=max(m - 1, 0),
+        max_depth=max(m - 1, 0) if max_depth is None else max_depth,
         num_classes=num_classes,
         criterion=criterion,
         min_samples_leaf=min_samples_leaf,

@@ -14,6 +14,7 @@ from jaxlearn.trees import decision_tree, random_forest
 from jaxlearn.trees._bins import fit_bins, quantized
 from jaxlearn.trees._deep_histograms import MAX_NODE_CELLS, chunk_size, deep_histograms, grow_binned
 from jaxlearn.trees._features import presort
+from jaxlearn.trees._histogram import histograms_cheaper
 from jaxlearn.trees._sweep import grow
 from tests.trees.checks import assert_same_tree
 
@@ -39,9 +40,12 @@ def _noisy(seed=0, m=320, d=6, values=7, k=3):
     ],
     ids=["gini", "train_error-mss5", "entropy-msl3", "subsets"],
 )
-def test_tree_of_any_depth_is_the_sorted_sweeps(options):
+@pytest.mark.parametrize("max_depth", [None, 12])
+def test_tree_of_any_depth_is_the_sorted_sweeps(options, max_depth):
+    """``max_depth`` None or deep enough that the sweep would grow it (``histograms_cheaper``)."""
     X, y = _noisy()
-    tree = decision_tree(None, num_classes=3, **options)
+    tree = decision_tree(max_depth, num_classes=3, **options)
+    assert max_depth is None or not histograms_cheaper(max_depth, 320, 6, None, 7, 3)
     assert deep_histograms(None, options.get("max_features"), 1, 7, 3)
     assert_same_tree(tree.fit(KEY, X, y), jax.jit(tree.fit)(KEY, X, y))
 
@@ -55,9 +59,10 @@ def test_tree_of_any_depth_is_the_sorted_sweeps(options):
     ],
     ids=["bootstrap-sqrt", "exact-no-bootstrap", "all-features-half-draws-entropy"],
 )
-def test_forest_of_any_depth_grows_the_sorted_sweeps_trees(options):
+@pytest.mark.parametrize("max_depth", [None, 12])
+def test_forest_of_any_depth_grows_the_sorted_sweeps_trees(options, max_depth):
     X, y = _noisy(seed=1)
-    forest = random_forest(5, None, num_classes=3, **options)
+    forest = random_forest(5, max_depth, num_classes=3, **options)
     assert_same_tree(forest.fit(KEY, X, y).trees, jax.jit(forest.fit)(KEY, X, y).trees)
 
 
