@@ -213,9 +213,7 @@ def _folds_together() -> bool:
 def _grid_program(learners, X, y, train, test, keys, *, score, batch_size, mesh=None):
     """scores[p, f] = score(y[test[f]], predict(fit(keys[f], X[train[f]], y[train[f]]), X[test[f]]))."""
 
-    def points(
-        learners,
-    ):  # the folds (vmapped or in turn), within each the points on its shared data
+    def points(learners):  # the folds vmapped or in turn; each fold's points on its data
         def one_fold(tr, te, key):
             X_train, y_train, X_test, y_test = X[tr], y[tr], X[te], y[te]
 

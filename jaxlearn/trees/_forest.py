@@ -97,8 +97,8 @@ def random_forest(
 
     Args:
       num_trees, max_depth: the number of trees (>= 1) and the most levels of every tree, in
-        [0, 24] (structural), or ``None``: every tree grown until no leaf can split (by the sorted
-        sweep, on the quantised values when ``max_bins`` is set).
+        [0, 24] (structural), or ``None``: every tree grown until no leaf can split (on the
+        quantised values when ``max_bins`` is set).
       max_features: per-node subset size: ``"sqrt"``, ``"log2"``, an int, a fraction of :math:`d`, ``None``.
       bootstrap: grow each tree on a bootstrap sample (else on :math:`S`).
       criterion, min_samples_leaf, min_samples_split, num_classes: as for
