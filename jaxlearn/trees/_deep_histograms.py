@@ -36,17 +36,18 @@ Array = jax.Array
 MAX_NODE_CELLS = 256
 
 
-def deep_histograms(weights, subset, min_samples_leaf, num_bins, num_classes) -> bool:
+def deep_histograms(weights, subset, min_samples_leaf, num_bins=None, num_classes=None) -> bool:
     """Whether an eager fit grows its trees of any depth by :func:`grow_binned`, on the ``num_bins``
     bins read off the concrete sample, rather than by the sorted sweep: on a CPU, for multiplicities
     (``weights`` ``None``: real weights summed in another order than the sweep's may round
     otherwise), feature subsets (``subset``) only with ``min_samples_leaf`` 1, and at most
-    :data:`MAX_NODE_CELLS` histogram cells a node and feature."""
+    :data:`MAX_NODE_CELLS` histogram cells a node and feature. With ``num_bins`` ``None``: the
+    conditions known before the sample is binned (whether binning it may pay)."""
     return (
         jax.default_backend() == "cpu"
         and weights is None
         and (subset is None or min_samples_leaf == 1)
-        and num_bins * num_classes <= MAX_NODE_CELLS
+        and (num_bins is None or num_bins * num_classes <= MAX_NODE_CELLS)
     )
 
 

@@ -174,7 +174,11 @@ def random_forest(
         # The sweep also grows exact thresholds with feature subsets and min_samples_leaf > 1: it
         # draws among the features with a split leaving min_samples_leaf a side, which histograms
         # of the drawn features cannot tell.
-        deep = mesh is None and not balanced_subsample
+        deep = (  # whether binning exact thresholds may pay, before the sample is binned
+            mesh is None
+            and not balanced_subsample
+            and deep_histograms(weights, subset, min_samples_leaf)
+        )
         sweep = max_depth is None or (
             max_bins is None and size < X.shape[1] and min_samples_leaf > 1
         )

@@ -109,3 +109,5 @@ def test_the_sweep_keeps_what_histograms_would_change():
     assert not deep_histograms(None, 3, 2, 17, 10)
     assert deep_histograms(None, None, 2, 17, 10)
     assert not deep_histograms(None, None, 1, MAX_NODE_CELLS // 2 + 1, 2)
+    assert deep_histograms(None, None, 1)  # before binning: binning may pay
+    assert not deep_histograms(np.ones(3), None, 1)
