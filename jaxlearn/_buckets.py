@@ -8,6 +8,9 @@ weight 0) makes every size in a bucket run the same program, at most 25% more ro
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -32,6 +35,41 @@ def bucket(n: int) -> int:
         if size >= n:
             return size
     raise AssertionError("unreachable: 2^(k+1) >= n")
+
+
+#: The rows of the whole sample while fits on its parts run (:func:`parts_of`), else ``None``.
+_WHOLE_ROWS: contextvars.ContextVar = contextvars.ContextVar("jaxlearn_whole_rows", default=None)
+
+
+@contextlib.contextmanager
+def parts_of(num_rows: int):
+    """Within the block, fits on parts of a sample of ``num_rows`` rows pad their rows as a fit on the
+    whole sample does (:func:`fit_bucket`): the folds of a grid search and its refit on every row run
+    one compiled program. The added rows take no part in a fit: what changes is the programs
+    compiled (and, where the padded size reorders a solver's sums, the last bits of its result)."""
+    token = _WHOLE_ROWS.set(int(num_rows))
+    try:
+        yield
+    finally:
+        _WHOLE_ROWS.reset(token)
+
+
+def fit_bucket(count: int, rows: int | None = None) -> int:
+    """The padded size of ``count`` rows of a fit on a sample of ``rows`` rows (``count`` itself by
+    default): :func:`bucket` of ``count``, or inside :func:`parts_of` of the count it scales to on the
+    whole sample (``count * whole / rows``, rounded up).
+
+    >>> fit_bucket(333), bucket(500)
+    (384, 512)
+    >>> with parts_of(500):
+    ...     fit_bucket(333)
+    512
+    """
+    rows = count if rows is None else int(rows)
+    whole = _WHOLE_ROWS.get()
+    if whole is not None and 0 < rows < whole:
+        count = -(-int(count) * whole // rows)
+    return bucket(count)
 
 
 def pad_rows(array, size: int, value=0, axis: int = 0) -> np.ndarray:

@@ -183,3 +183,54 @@ def test_sgd_grids_that_one_program_cannot_run_are_scikit_learns_loop():
     folds = [(order[50:], order[:50])] + [(order[:100], order[100:])] * 31
     search = jsk.GridSearchCV(jsk.SGDClassifier(random_state=0), {"alpha": [1e-3]}, cv=folds)
     assert search.fit(X, y).search_path_ == "scikit-learn"
+
+
+def test_the_folds_and_the_refit_run_one_fit_program():
+    import jax
+    from sklearn.datasets import load_digits
+
+    from jaxlearn.sklearn._linear import _fit_pairs
+
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:500], (y[:500] >= 5).astype(int)  # folds of 333 rows (bucket 384), refit 500 (512)
+    grid = {"C": [0.1, 10.0], "gamma": [0.001, 0.01]}
+    jax.clear_caches()
+    ours = jsk.GridSearchCV(jsk.SVC(), grid, cv=3).fit(X, y)
+    assert ours.search_path_ == "scikit-learn" and _fit_pairs._cache_size() == 1
+    jax.clear_caches()
+    theirs = model_selection.GridSearchCV(jsk.SVC(), grid, cv=3).fit(X, y)
+    assert _fit_pairs._cache_size() == 2  # scikit-learn's loop: the folds' bucket, then the refit's
+    for fold in range(3):
+        key = f"split{fold}_test_score"
+        np.testing.assert_array_equal(ours.cv_results_[key], theirs.cv_results_[key])
+    assert ours.best_params_ == theirs.best_params_
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: jsk.LinearSVC(),
+        lambda: jsk.SGDClassifier(early_stopping=True, random_state=0),
+        lambda: jsk.KNeighborsClassifier(),
+        lambda: jsk.DecisionTreeClassifier(random_state=0),
+        lambda: jsk.RandomForestClassifier(n_estimators=5, oob_score=True, random_state=0),
+        lambda: jsk.MLPClassifier(max_iter=20, early_stopping=True, random_state=0),
+    ],
+    ids=["linear-svc", "sgd-early-stopping", "knn", "tree", "forest-oob", "mlp-early-stopping"],
+)
+def test_a_fit_padded_as_the_whole_sample_is_the_same_fit(make):
+    from jaxlearn._buckets import bucket, fit_bucket, parts_of
+
+    X, y = load_iris(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    part = np.random.default_rng(0).permutation(150)[:90]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the MLP's ConvergenceWarning
+        with parts_of(150):
+            assert (fit_bucket(90), bucket(90)) == (160, 96)
+            padded = make().fit(X[part], y[part])
+        alone = make().fit(X[part], y[part])
+    score = "decision_function" if hasattr(alone, "decision_function") else "predict_proba"
+    np.testing.assert_array_equal(getattr(padded, score)(X), getattr(alone, score)(X))
+    if hasattr(alone, "oob_score_"):
+        assert padded.oob_score_ == alone.oob_score_

@@ -22,7 +22,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from jaxlearn import core, linear, multiclass
-from jaxlearn._buckets import bucket, on_bucket_rows, pad_rows
+from jaxlearn._buckets import fit_bucket, on_bucket_rows, pad_rows
 from jaxlearn._cpu_jit import FUSION_EMITTERS, UNOPTIMISED, cpu_jit
 from jaxlearn._shared import sign_label
 from jaxlearn.kernels import expansion, gram
@@ -398,7 +398,9 @@ class LinearSVC(ClassifierMixin, JaxlearnEstimator):
         # "balanced" counts the classes by their weights, as liblinear's wrapper does
         per_class = class_weights(self.class_weight, self.classes_, y, sample_weight=weights)
         num_classes, dtype = self.classes_.size, float_dtype()
-        size = bucket(X.shape[0])  # rows of weight 0 up to the size bucket: one program per bucket
+        size = fit_bucket(
+            X.shape[0]
+        )  # rows of weight 0 up to the size bucket: one program per bucket
         if self.multi_class == "crammer_singer":
             learner = multiclass.multiclass_svm_dual_cd(
                 float(self.C), num_classes, **self._options()
@@ -698,7 +700,7 @@ class SVC(_KernelMixin, ClassifierMixin, JaxlearnEstimator):
         first, second = multiclass.pairs(self.classes_.size)
         member = (index == first[:, None]) | (index == second[:, None])  # (pairs, n)
         counts = member.sum(axis=1)
-        length = bucket(counts.max())  # size buckets: one program for every size in a bucket
+        length = fit_bucket(counts.max(), X.shape[0])  # size buckets: one program per bucket
         slots = np.arange(length) < counts[:, None]  # a pair's rows, then padding
         rows = np.argsort(~member, axis=1, kind="stable").astype(np.int32)
         rows = pad_rows(rows, length, axis=1)[:, :length]
@@ -706,7 +708,7 @@ class SVC(_KernelMixin, ClassifierMixin, JaxlearnEstimator):
         labels = np.where(index[rows] == first[:, None], 1.0, -1.0).astype(X.dtype)
         costs = np.where(slots, weights[rows], 0.0).astype(X.dtype)
         steps = self._steps(X.shape[0])
-        sample = pad_rows(X, bucket(X.shape[0]))
+        sample = pad_rows(X, fit_bucket(X.shape[0]))
         solution = _fit_pairs(self._kernel(), sample, rows, labels, costs, self.C, self.tol, steps)
         coef = np.zeros((X.shape[0], first.size), X.dtype)  # (n, pairs)
         pair_of_slot = np.broadcast_to(np.arange(first.size)[:, None], rows.shape)
@@ -730,7 +732,7 @@ class SVC(_KernelMixin, ClassifierMixin, JaxlearnEstimator):
         self.dual_coef_ = -dual_coef if binary else dual_coef
         self.intercept_ = -intercept if binary else intercept
         self.n_iter_ = np.asarray(solution.n_iter, np.int32)
-        self.fit_status_ = int(not np.all(solution.converged))
+        self.fit_status_ = int(not np.asarray(solution.converged).all())
         if self.fit_status_:
             warnings.warn(
                 f"Solver terminated early (max_iter={self.max_iter}): the KKT violation of "
@@ -898,7 +900,7 @@ class NearestCentroid(_KernelMixin, ClassifierMixin, JaxlearnEstimator):
                 f"{self.classes_[totals <= 0]!r}"
             )
         self._prepare(X)
-        n, size = X.shape[0], bucket(X.shape[0])  # rows of weight 0 up to the size bucket
+        n, size = X.shape[0], fit_bucket(X.shape[0])  # rows of weight 0 up to the size bucket
         rows = [pad_rows(a, size) for a in (X, index, weights)]
         centroids, A = _class_means(*rows, np.empty(self.classes_.size))
         A = np.asarray(A)[:n]
@@ -1037,7 +1039,9 @@ class _RidgeMixin:
         # one penalty for all columns (one factorisation), or one each: scikit-learn's (n_targets,)
         ridge = linear.ridge(alpha.ravel()[0] if alpha.size == 1 else alpha)
         intercept = bool(self.fit_intercept)
-        size = bucket(X.shape[0])  # rows of weight 0 up to the size bucket: one program per bucket
+        size = fit_bucket(
+            X.shape[0]
+        )  # rows of weight 0 up to the size bucket: one program per bucket
         X, Y, weights = (pad_rows(a, size) for a in (X, np.asarray(Y, X.dtype), weights))
         # the closed form draws nothing: no key (one drawn from `random_state` would take the
         # global NumPy generator's next number at every fit)
@@ -1296,7 +1300,7 @@ class KernelRidge(_KernelMixin, BatchRegressor):
         weights = sample_weights(sample_weight, X)
         self.weight_total_ = float(np.sum(weights))
         self._prepare(X)
-        size = bucket(X.shape[0])
+        size = fit_bucket(X.shape[0])
         params = self._batch_learner(X).fit(
             None,  # the closed form draws nothing
             pad_rows(self._scaled(X), size),

@@ -17,7 +17,7 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from jaxlearn import core, linear, multiclass
-from jaxlearn._buckets import bucket, pad_rows
+from jaxlearn._buckets import bucket, fit_bucket, pad_rows
 from jaxlearn._checks import POSITIVE_OR_INF
 from jaxlearn._cpu_jit import UNOPTIMISED, cpu_jit
 from jaxlearn.sklearn._base import (
@@ -230,7 +230,9 @@ class LogisticRegression(ClassifierMixin, JaxlearnEstimator):
             )
         K = self.classes_.size
         target = (2 * index - 1).astype(float_dtype()) if K == 2 else index
-        size = bucket(X.shape[0])  # rows of weight 0 up to the size bucket: one program per bucket
+        size = fit_bucket(
+            X.shape[0]
+        )  # rows of weight 0 up to the size bucket: one program per bucket
         params = _fit(
             self._learner(K), pad_rows(X, size), pad_rows(target, size), pad_rows(s, size)
         )

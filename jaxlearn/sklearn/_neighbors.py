@@ -18,7 +18,7 @@ from sklearn.base import RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from jaxlearn import core, neighbors
-from jaxlearn._buckets import bucket, on_bucket_rows, pad_rows
+from jaxlearn._buckets import fit_bucket, on_bucket_rows, pad_rows
 from jaxlearn._knn_weights import compiled_neighbour_weights
 from jaxlearn.sklearn._base import (
     N_JOBS,
@@ -80,7 +80,7 @@ class _Neighbors:
         rows repeat the first one (the stored centre, the midpoint of the bounding box, is unchanged)
         and have squared norm :math:`+\\infty`, so they are never anyone's neighbour."""
         n = self.n_samples_fit_ = X.shape[0]
-        size = bucket(n)
+        size = fit_bucket(n)
         X = np.concatenate([X, np.repeat(X[:1], size - n, axis=0)])
         params = fit_learner(learner, None, X, pad_rows(y, size))
         sq_norms = np.asarray(params.sq_norms).copy()  # on the host: no program to compile

@@ -22,7 +22,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from jaxlearn import core, nn
-from jaxlearn._buckets import bucket, pad_rows
+from jaxlearn._buckets import fit_bucket, pad_rows
 from jaxlearn._checks import check_positive_int, warn_if_diverged
 from jaxlearn.sklearn._base import (
     LogProbabilities,
@@ -245,7 +245,7 @@ class MLPClassifier(LogProbabilities, ScoringClassifier):
         layers = self._start(rng, X.shape[1], 1 if n_classes == 2 else n_classes, X.dtype)
         if self.solver == "lbfgs":
             return self._fit_lbfgs(layers, X, index, weights, activation)
-        validation = None
+        validation, rows = None, X.shape[0]
         if self.early_stopping:
             train, held = train_test_split(
                 np.arange(X.shape[0]),
@@ -260,13 +260,14 @@ class MLPClassifier(LogProbabilities, ScoringClassifier):
                 )
             held_weights = np.ones(held.size, X.dtype) if weights is None else weights[held]
             validation = tuple(
-                pad_rows(a, bucket(held.size)) for a in (X[held], index[held], held_weights)
+                pad_rows(a, fit_bucket(held.size, rows))
+                for a in (X[held], index[held], held_weights)
             )
             X, index = X[train], index[train]
             weights = None if weights is None else weights[train]
         # the rows padded to their size bucket with weight 0 (they join no batch): a new training
         # size in the bucket runs the same compiled program
-        n, size = X.shape[0], bucket(X.shape[0])
+        n, size = X.shape[0], fit_bucket(X.shape[0], rows)
         weights = np.ones(n, X.dtype) if weights is None else weights
         result = nn.mlp_fit(
             key_from(rng),  # the order of the epochs' batches
@@ -322,7 +323,7 @@ class MLPClassifier(LogProbabilities, ScoringClassifier):
 
     def _fit_lbfgs(self, layers, X, index, weights, activation):
         """``solver="lbfgs"``: full-batch L-BFGS from ``layers`` (``nn.mlp_fit``'s ``"lbfgs"``)."""
-        n, size = X.shape[0], bucket(X.shape[0])
+        n, size = X.shape[0], fit_bucket(X.shape[0])
         weights = np.ones(n, X.dtype) if weights is None else weights
         result = nn.mlp_fit(
             None,

@@ -26,7 +26,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from jaxlearn import core, linear
-from jaxlearn._buckets import bucket, pad_rows
+from jaxlearn._buckets import fit_bucket, pad_rows
 from jaxlearn._cpu_jit import FUSION_EMITTERS, cpu_jit
 from jaxlearn.linear import EpochSGDParams
 from jaxlearn.sklearn._base import (
@@ -402,7 +402,7 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
             start = start._replace(last_b=self._start_array("intercept_init", intercept, (rows,)))
         start = start._replace(t=np.full(rows, t, dtype))
         # rows left out (label 0, weight 0) up to the size bucket: one program for its every size
-        size = bucket(n)
+        size = fit_bucket(n)
         validation = None
         if held_out is not None:
             if not (weights[held_out] > 0).any():

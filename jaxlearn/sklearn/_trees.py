@@ -27,7 +27,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from jaxlearn import core, trees
-from jaxlearn._buckets import bucket, on_bucket_rows, pad_rows
+from jaxlearn._buckets import fit_bucket, on_bucket_rows, pad_rows
 from jaxlearn._cpu_jit import cpu_jit
 from jaxlearn.sklearn._base import (
     N_JOBS,
@@ -490,7 +490,7 @@ class RandomForestClassifier(_TreeEstimator):
 
     def _score_out_of_bag(self, params, key, X, index):
         """``oob_decision_function_`` and ``oob_score_`` (Breiman's out-of-bag estimate)."""
-        n, size = X.shape[0], bucket(X.shape[0])
+        n, size = X.shape[0], fit_bucket(X.shape[0])
         counts = np.asarray(trees.bootstrap_counts(key, self.n_estimators, n, self.max_samples))
         out = (counts == 0).astype(X.dtype)  # (trees, n): the row is out of the tree's bag
         votes = np.asarray(_votes_out_of_bag(params, pad_rows(X, size), pad_rows(out.T, size).T))

@@ -22,7 +22,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlearn._buckets import bucket, pad_rows
+from jaxlearn._buckets import bucket, fit_bucket, pad_rows
 
 Array = jax.Array
 
@@ -106,7 +106,7 @@ def pad_sample(bins, edges, y) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
     that repeat each column's last one (bins no example falls in). Returns ``(bins, edges, y, count)``."""
     bins, edges, y = np.asarray(bins), np.asarray(edges), np.asarray(y)
     count = bins.shape[0]
-    size = bucket(count)
+    size = fit_bucket(count)
     bins, y = pad_rows(bins, size), pad_rows(y, size)
     tail = np.repeat(edges[-1:], bucket(edges.shape[0]) - edges.shape[0], axis=0)
     return bins, np.concatenate([edges, tail]), y, np.asarray(count, np.int32)

@@ -15,7 +15,7 @@ from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 from jax.typing import ArrayLike
 
-from jaxlearn._buckets import bucket, pad_rows
+from jaxlearn._buckets import bucket, fit_bucket, pad_rows
 from jaxlearn._checks import is_concrete
 from jaxlearn._cpu_jit import NO_YNN_FUSIONS, cpu_jit
 from jaxlearn._progress import scan
@@ -207,7 +207,7 @@ def random_forest(
             X = np.zeros((y.shape[0], X.shape[1]), X.dtype)  # only its shape is read on this path
             weights = None if weights is None else pad_rows(weights, y.shape[0])
         elif is_concrete(X, y, weights):
-            size_rows = bucket(X.shape[0])
+            size_rows = fit_bucket(X.shape[0])
             X, y = pad_rows(np.asarray(X), size_rows), pad_rows(np.asarray(y), size_rows)
             weights = None if weights is None else pad_rows(weights, size_rows)
         # on the device now: under x64 a NumPy float64 argument would be read as float32 in the threads

@@ -36,7 +36,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlearn._buckets import bucket, pad_rows
+from jaxlearn._buckets import fit_bucket, pad_rows
 from jaxlearn._checks import is_concrete
 from jaxlearn._cpu_jit import NO_YNN_FUSIONS, cpu_jit
 from jaxlearn.core import BatchLearner, learner_factory
@@ -195,7 +195,7 @@ def decision_tree(
                 np.ones(X.shape[0], np.int32) if is_concrete(X) else jnp.ones(X.shape[0], jnp.int32)
             )
         if is_concrete(X, y, weights):  # padded to size buckets: rows of weight 0 take no part
-            size = bucket(X.shape[0])
+            size = fit_bucket(X.shape[0])
             X, y, weights = (pad_rows(a, size) for a in (X, y, weights))
         return _fit(
             key,
