@@ -122,6 +122,7 @@ ESTIMATORS = {
     "Perceptron": lambda: jsk.Perceptron(random_state=0),
     "NearestCentroid": lambda: jsk.NearestCentroid(),
     "RidgeClassifier": lambda: jsk.RidgeClassifier(),
+    "OneVsRestClassifier": lambda: jsk.OneVsRestClassifier(jsk.LinearSVC(random_state=0)),
 }
 
 

@@ -100,3 +100,17 @@ def test_over_any_other_estimator_is_scikit_learns_reduction(iris, reduction, ma
     # a refit over a jaxlearn binary estimator is one program again, with nothing left over
     ours.set_params(estimator=jsk.LinearSVC()).fit(X, labels)
     assert not hasattr(ours, "reduction_") and ours.predict(X[:3]).tolist() == ["setosa"] * 3
+
+
+@pytest.mark.parametrize("dual", [False, True])
+def test_one_vs_rest_over_linear_svc_is_its_own_one_vs_rest_fit(iris, dual):
+    # scikit-learn's LinearSVC is one-vs-rest over the same K problems, each clone with the same seed
+    X, y = iris
+    svc = jsk.LinearSVC(dual=dual, random_state=3)
+    ours = jsk.OneVsRestClassifier(svc).fit(X, y)
+    alone = jsk.LinearSVC(dual=dual, random_state=3).fit(X, y)
+    np.testing.assert_array_equal(ours.params_.w, alone.params_.w)
+    np.testing.assert_array_equal(ours.params_.b, alone.params_.b)
+    np.testing.assert_array_equal(ours.predict(X), alone.predict(X))
+    theirs = sklearn.multiclass.OneVsRestClassifier(svc).fit(X, y)
+    np.testing.assert_allclose(ours.decision_function(X), theirs.decision_function(X), atol=1e-5)

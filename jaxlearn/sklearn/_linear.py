@@ -382,6 +382,14 @@ class LinearSVC(ClassifierMixin, JaxlearnEstimator):
             return linear.svm_primal_lbfgs(float(self.C), **self._options())
         return linear.svm_primal_newton(float(self.C), **self._options())
 
+    def _fit_problems(self, learner, key, X, Y, W):
+        """The binary problems of labels ``Y`` (problems, n) in {-1, +1} and weights ``W`` (problems,
+        n) fitted by ``learner`` (from :meth:`_batch_learner`) as one program, the same ``key`` for
+        each: params stacked over the problems. Also ``OneVsRestClassifier``'s fit over this one."""
+        if self.dual_:
+            return _fit_dual_problems(learner, key, X, Y, W)
+        return _fit_primal_problems(learner, None, X, Y, W)  # the primal solvers draw nothing
+
     def fit(self, X, y, sample_weight=None):
         """Fit on ``X`` (n, d) and labels ``y`` (two or more values).
 
@@ -420,9 +428,8 @@ class LinearSVC(ClassifierMixin, JaxlearnEstimator):
                 for A in one_vs_rest(index, num_classes, weights, per_class)
             )
             learner = self._batch_learner(X)
-            key = self._key() if self.dual_ else None  # the primal solvers draw nothing
-            fit = _fit_dual_problems if self.dual_ else _fit_primal_problems
-            params = fit(learner, key, pad_rows(X, size), Y, W)
+            key = self._key() if self.dual_ else None  # no draw from a global generator for nothing
+            params = self._fit_problems(learner, key, pad_rows(X, size), Y, W)
             coef, intercept, n_iter, converged = jax.device_get(  # one transfer
                 (params.w, params.b, params.n_iter, params.converged)
             )

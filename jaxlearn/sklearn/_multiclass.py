@@ -17,7 +17,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from jaxlearn import core, multiclass
-from jaxlearn._buckets import on_bucket_rows
+from jaxlearn._buckets import fit_bucket, on_bucket_rows, pad_rows
 from jaxlearn._checks import check_positive_int
 from jaxlearn._cpu_jit import cpu_jit
 from jaxlearn.sklearn._base import N_JOBS, JaxlearnEstimator, encode_classes
@@ -197,8 +197,15 @@ class _Reduction(ScoringClassifier):
         key = inner._key() if self.random_state is None else self._key()
         # a packed one-vs-one reads the pairs' sizes off `y` first: its own compiled program
         packed = self._packs_pairs()
-        self.params_ = learner.fit(key, X, y) if packed else fit_learner(learner, key, X, y)
+        if packed:
+            self.params_ = learner.fit(key, X, y)
+        else:
+            self.params_ = self._fit_params(inner, learner, key, X, y)
         return self
+
+    def _fit_params(self, inner, learner: core.BatchLearner, key, X, y):
+        """The reduction's params: ``learner.fit(key, X, y)`` as one program."""
+        return fit_learner(learner, key, X, y)
 
     def _packs_pairs(self) -> bool:
         return False
@@ -246,7 +253,10 @@ class OneVsRestClassifier(_Reduction):
     The K binary problems "class i against the rest" are fitted as one ``jax.vmap`` of the binary
     learner's fit (one key per problem, split from the binary estimator's ``random_state``); the class
     of largest binary score wins (ties: the first class). With two classes both problems are fitted
-    (they mirror each other) and ``decision_function`` is ``s_1 - s_0``.
+    (they mirror each other) and ``decision_function`` is ``s_1 - s_0``. Over ``LinearSVC`` the
+    problems are its own one-vs-rest fit (each with the key of its ``random_state``, as scikit-learn's
+    clones draw), on the rows padded to their size bucket: a new training size in the bucket compiles
+    nothing.
 
     Args:
       estimator: a jaxlearn binary estimator with a batch learner (``LinearSVC()``, ``SVC(...)``,
@@ -276,6 +286,18 @@ class OneVsRestClassifier(_Reduction):
 
     def _reduce(self, binary, n_classes):
         return multiclass.one_vs_all(binary, n_classes)
+
+    def _fit_params(self, inner, learner, key, X, y):
+        """Over an estimator that fits weighted binary problems as one program (``LinearSVC``), its
+        program on the rows padded to their size bucket (weight 0): every size in a bucket runs it,
+        and the params are those of its own one-vs-rest fit."""
+        if not hasattr(inner, "_fit_problems"):
+            return super()._fit_params(inner, learner, key, X, y)
+        classes = np.arange(self.classes_.size)
+        Y = np.where(y[None, :] == classes[:, None], 1, -1).astype(X.dtype)
+        size = fit_bucket(X.shape[0])
+        Y, W = (pad_rows(A, size, axis=1) for A in (Y, np.ones_like(Y)))
+        return inner._fit_problems(inner._batch_learner(), key, pad_rows(X, size), Y, W)
 
     def _scikit_learns(self):
         return sklearn.multiclass.OneVsRestClassifier(
