@@ -123,6 +123,7 @@ ESTIMATORS = {
     "NearestCentroid": lambda: jsk.NearestCentroid(),
     "RidgeClassifier": lambda: jsk.RidgeClassifier(),
     "OneVsRestClassifier": lambda: jsk.OneVsRestClassifier(jsk.LinearSVC(random_state=0)),
+    "OneVsOneClassifier": lambda: jsk.OneVsOneClassifier(jsk.LinearSVC(random_state=0)),
 }
 
 

@@ -15,7 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlearn._buckets import bucket
+from jaxlearn._buckets import bucket, fit_bucket, pad_rows
 from jaxlearn._checks import check_multiclass_sample, is_concrete
 from jaxlearn._cpu_jit import cpu_jit
 from jaxlearn._sharding import row_split
@@ -187,10 +187,13 @@ def all_pairs(binary: BatchLearner, num_classes: int, *, subsample: str = "pair"
 
     def fit(key, X, y):
         if subsample == "compact" and is_concrete(y) and row_split(X) is None:
-            labels = np.asarray(y).astype(np.int32)
+            # concrete rows are padded to their size bucket (rows no pair holds): one program a bucket
+            size = fit_bucket(len(y)) if is_concrete(X) else len(y)
+            labels = pad_rows(np.asarray(y).astype(np.int32), size, -1)
             Y = np.where(labels == first[:, None], 1, np.where(labels == second[:, None], -1, 0))
             slots = _own_slots(Y != 0)
             Y = np.take_along_axis(Y, slots, axis=1)  # 0 past a pair's own examples
+            X = pad_rows(np.asarray(X), size) if is_concrete(X) else X
             return _fit_packed(binary, key, X, slots, Y)
         X, y = as_sample(X, y)
         i, j = jnp.asarray(first, jnp.int32)[:, None], jnp.asarray(second, jnp.int32)[:, None]
