@@ -124,6 +124,7 @@ ESTIMATORS = {
     "RidgeClassifier": lambda: jsk.RidgeClassifier(),
     "OneVsRestClassifier": lambda: jsk.OneVsRestClassifier(jsk.LinearSVC(random_state=0)),
     "OneVsOneClassifier": lambda: jsk.OneVsOneClassifier(jsk.LinearSVC(random_state=0)),
+    "MulticlassPerceptron": lambda: jsk.MulticlassPerceptron(),
 }
 
 

@@ -7,8 +7,10 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from jaxlearn._checks import check_multiclass_sample
+from jaxlearn._lbfgs import check_sample_weight
 from jaxlearn.core import POSITIVE_INT, BatchLearner, learner_factory, loadable
 from jaxlearn.multiclass._common import (
     NUM_CLASSES,
@@ -60,8 +62,10 @@ def multiclass_perceptron(
       feature_map: ``psi(x, y, num_classes) -> (d,)``, the multivector map by default.
 
     Returns:
-      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y) -> MulticlassPerceptronParams`` (``key``
-      unused), ``predict`` the labels (int32), ``decision_function`` the scores ``(n, k)``.
+      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y, sample_weight=None) ->
+      MulticlassPerceptronParams`` (``key`` unused; ``sample_weight`` (n,) >= 0 scales each example's
+      update, and an example of weight 0 takes no part: the book's Perceptron is all weights 1),
+      ``predict`` the labels (int32), ``decision_function`` the scores ``(n, k)``.
 
     Examples:
       >>> import jax.numpy as jnp
@@ -78,10 +82,12 @@ def multiclass_perceptron(
     blocks = feature_map is multivector
     psi = as_feature_map(feature_map)
 
-    def fit(key, X, y):
+    def fit(key, X, y, sample_weight=None):
         del key  # deterministic: cyclic passes
         X, y = as_sample(X, y)
-        return _fit(X, y, psi, num_classes=k, max_epochs=max_epochs, blocks=blocks)
+        weight = jnp.ones(X.shape[0], X.dtype) if sample_weight is None else sample_weight
+        weight = jnp.asarray(weight).astype(X.dtype)
+        return _fit(X, y, weight, psi, num_classes=k, max_epochs=max_epochs, blocks=blocks)
 
     def decision_function(params, X):
         return linear_scores(params, X, psi, k, blocks)
@@ -89,7 +95,10 @@ def multiclass_perceptron(
     def predict(params, X):
         return argmax_label(decision_function(params, X))
 
-    check = functools.partial(check_multiclass_sample, num_classes=k)
+    def check(X, y, sample_weight=None):
+        check_multiclass_sample(X, y, k)
+        check_sample_weight(sample_weight, np.shape(X)[0])
+
     return BatchLearner(fit, predict, decision_function, check)
 
 
@@ -100,37 +109,39 @@ BLOCK = 64
 
 
 @functools.partial(jax.jit, static_argnames=("num_classes", "max_epochs", "blocks"))
-def _fit(X, y, psi, *, num_classes, max_epochs, blocks):
+def _fit(X, y, weight, psi, *, num_classes, max_epochs, blocks):
     dtype = X.dtype
     n = X.shape[0]
     labels = jnp.arange(num_classes, dtype=jnp.int32)
     # BLOCK rows past the end, never violations, so that every block is a full slice
     X_padded = jnp.concatenate([X, jnp.zeros((BLOCK, *X.shape[1:]), X.dtype)])
     y_padded = jnp.concatenate([y, jnp.zeros(BLOCK, y.dtype)])
+    weight_padded = jnp.concatenate([weight, jnp.zeros(BLOCK, weight.dtype)])
 
     def scores_of(w, rows):
         if blocks:  # the multivector map: <w, Psi(x, c)> = <w_c, x>
             return rows.astype(dtype) @ w.reshape(num_classes, -1).T
         return jax.vmap(lambda x: all_features(psi, x, num_classes).astype(dtype) @ w)(rows)
 
-    def update(w, x, label, y_hat):
+    def update(w, x, label, y_hat, s):
         if blocks:
-            x = x.astype(dtype)
+            x = s * x.astype(dtype)
             return w.reshape(num_classes, -1).at[label].add(x).at[y_hat].add(-x).reshape(-1)
-        return w + (psi(x, label, num_classes) - psi(x, y_hat, num_classes)).astype(dtype)
+        return w + s * (psi(x, label, num_classes) - psi(x, y_hat, num_classes)).astype(dtype)
 
     def visit_block(carry):
         w, i, updates = carry
         rows = jax.lax.dynamic_slice_in_dim(X_padded, i, BLOCK)
         targets = jax.lax.dynamic_slice_in_dim(y_padded, i, BLOCK)
+        weights = jax.lax.dynamic_slice_in_dim(weight_padded, i, BLOCK)
         scores = scores_of(w, rows)
         own = jnp.take_along_axis(scores, targets[:, None], axis=1)[:, 0]
         others = jnp.where(labels == targets[:, None], -jnp.inf, scores)
         y_hat = jnp.argmax(others, axis=1)
-        violated = (jnp.max(others, axis=1) >= own) & (i + jnp.arange(BLOCK, dtype=jnp.int32) < n)
+        violated = (jnp.max(others, axis=1) >= own) & (weights > 0)  # rows past n weigh 0
         found = jnp.any(violated)
         j = jnp.argmax(violated).astype(jnp.int32)  # the first violation of the block
-        w = jnp.where(found, update(w, rows[j], targets[j], y_hat[j]), w)
+        w = jnp.where(found, update(w, rows[j], targets[j], y_hat[j], weights[j]), w)
         return (
             w,
             jnp.where(found, i + j + 1, i + BLOCK).astype(jnp.int32),

@@ -38,6 +38,12 @@ def fit_learner(learner: core.BatchLearner, key, X, y):
     return learner.fit(key, X, y)
 
 
+@cpu_jit
+def fit_weighted(learner: core.BatchLearner, key, X, y, weights):
+    """``learner.fit(key, X, y, sample_weight=weights)`` as one compiled program."""
+    return learner.fit(key, X, y, sample_weight=weights)
+
+
 @cpu_jit(static_argnames=("extra",))
 def evaluate(learner: core.BatchLearner, params, X, extra=None):
     """``(learner.predict(params, X), extra(learner, params, X))`` as one compiled program, so that
@@ -471,6 +477,13 @@ class MulticlassPerceptron(ScoringClassifier):
 
     def _batch_learner(self, X, n_classes):
         return multiclass.multiclass_perceptron(n_classes, max_epochs=self.max_iter)
+
+    def _fit_params(self, learner, X, y):
+        # the rows padded to their size bucket with weight 0 (no pass visits them as a violation):
+        # every training size in a bucket runs one program
+        size = fit_bucket(X.shape[0])
+        weights = pad_rows(np.ones(X.shape[0], X.dtype), size)
+        return fit_weighted(learner, None, pad_rows(X, size), pad_rows(y, size), weights)
 
     def fit(self, X, y):
         """Fit on ``X`` (n, d) and labels ``y``; ``n_iter_`` is the passes made (``params_.num_epochs``).

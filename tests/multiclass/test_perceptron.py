@@ -125,6 +125,27 @@ def test_passes_are_the_python_loop_update_for_update(separable, x64):
     assert bool(params.converged) == converged
 
 
+@pytest.mark.parametrize("separable", [True, False])
+def test_rows_of_weight_zero_take_no_part_and_weights_scale_the_updates(separable, x64):
+    rng = np.random.default_rng(4)
+    k, m = 4, 150
+    centers = rng.integers(-6, 7, size=(k, 5))
+    y = rng.integers(0, k, size=m).astype(np.int32)
+    X = centers[y] + rng.integers(-1 if separable else -9, 2 if separable else 10, size=(m, 5))
+    X = np.c_[X, np.ones(m)].astype(np.float64)
+    learner = multiclass_perceptron(k, max_epochs=40)
+    keep = rng.random(m) < 0.7  # rows of weight 0 among the others, in every block
+    alone = learner.fit(None, X[keep], y[keep])
+    weighted = learner.fit(None, X, y, sample_weight=keep.astype(np.float64))
+    doubled = learner.fit(None, X[keep], y[keep], sample_weight=np.full(keep.sum(), 2.0))
+    # weight 2 everywhere: each update doubled, every score doubled, so the same violations
+    for params, scale in ((weighted, 1.0), (doubled, 2.0)):
+        np.testing.assert_array_equal(params.w, scale * np.asarray(alone.w))
+        assert int(params.num_updates) == int(alone.num_updates) > 1
+        assert int(params.num_epochs) == int(alone.num_epochs)
+        assert bool(params.converged) == bool(alone.converged) == separable
+
+
 def test_not_separable_stops_at_max_epochs():
     X = jnp.array([[1.0], [1.0]])
     params = multiclass_perceptron(2, max_epochs=7).fit(None, X, jnp.array([0, 1], jnp.int32))
@@ -147,3 +168,5 @@ def test_bad_input():
         multiclass_perceptron(3, max_epochs=0)
     with pytest.raises(ValueError, match="same number of examples"):
         multiclass_perceptron(3).fit(None, X, jnp.array([0, 1, 2]))
+    with pytest.raises(ValueError, match="`sample_weight` of shape"):
+        multiclass_perceptron(3).fit(None, X, jnp.array([0, 1, 2, 0]), sample_weight=jnp.ones(3))
