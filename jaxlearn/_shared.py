@@ -63,11 +63,21 @@ def float_dtype(x: ArrayLike):
     return dtype if jnp.issubdtype(dtype, jnp.floating) else jnp.result_type(float)
 
 
+def on_device(x: ArrayLike, dtype=None) -> Array:
+    """``jnp.asarray(x, dtype)`` that compiles nothing for a NumPy array (``jnp.asarray`` stages one
+    through a small program compiled for each shape): converted on the host, then ``jax.device_put``
+    (in the canonical dtype, as ``jnp.asarray``)."""
+    if isinstance(x, np.ndarray):
+        return jax.device_put(x if dtype is None else x.astype(dtype, copy=False))
+    x = jnp.asarray(x)
+    return x if dtype is None else x.astype(dtype)
+
+
 def as_float(X: ArrayLike, y: ArrayLike) -> tuple[Array, Array]:
     """``X`` and ``y`` as arrays of the floating dtype the learner computes in (``X``'s own if floating)."""
-    X = jnp.asarray(X)
+    X = on_device(X)
     dtype = float_dtype(X)
-    return X.astype(dtype), jnp.asarray(y).astype(dtype)
+    return X.astype(dtype), on_device(y, dtype)
 
 
 def sign_label(score: Array) -> Array:

@@ -16,6 +16,7 @@ from jaxlearn import core
 from jaxlearn._checks import check_multiclass_sample, check_width, is_concrete
 from jaxlearn._cpu_jit import cpu_jit
 from jaxlearn._lbfgs import check_sample_weight, minimize_lbfgs
+from jaxlearn._shared import on_device
 from jaxlearn.nn._epoch import one_pass
 from jaxlearn.nn._mlp import Activation, Params, mlp_apply, relu
 from jaxlearn.nn._train import picked_entries
@@ -139,7 +140,7 @@ def mlp_fit(
     core.POSITIVE_INT.check("n_iter_no_change", n_iter_no_change)
     core.POSITIVE_INT.check("batch_size", batch_size)
     core.POSITIVE_INT.check("max_epochs", max_epochs)
-    X = jnp.asarray(X)
+    X = on_device(X)
     k = layers[-1][0].shape[0]
     check_multiclass_sample(X, y, max(k, 2))
     check_width("X", X, layers[0][0].shape[1])
@@ -158,7 +159,7 @@ def mlp_fit(
         return _fit_lbfgs(
             layers,
             X.astype(dtype),
-            jnp.asarray(y).astype(jnp.int32),
+            on_device(y, jnp.int32),
             weights,
             _as_type(alpha, dtype),
             _as_type(tol, dtype),
@@ -173,7 +174,7 @@ def mlp_fit(
         key,
         layers,
         X.astype(dtype),
-        jnp.asarray(y).astype(jnp.int32),
+        on_device(y, jnp.int32),
         weights,
         validation,
         numbers,

@@ -24,6 +24,7 @@ from sklearn.utils.validation import check_is_fitted
 from jaxlearn import core, nn
 from jaxlearn._buckets import fit_bucket, pad_rows
 from jaxlearn._checks import check_positive_int, warn_if_diverged
+from jaxlearn._shared import on_device
 from jaxlearn.sklearn._base import (
     LogProbabilities,
     OnlyDefault,
@@ -298,10 +299,10 @@ class MLPClassifier(LogProbabilities, ScoringClassifier):
         kept = n if scores is None else int(np.argmax(scores)) + 1
         self.params_ = nn.MLPParams(
             layers,
-            jnp.asarray(kept, jnp.int32),
+            on_device(np.asarray(kept, np.int32)),
             result.diverged,
-            jnp.asarray(curve),
-            None if scores is None else jnp.asarray(scores),
+            on_device(np.asarray(curve)),
+            None if scores is None else on_device(scores),
         )
         self._record(curve)
         self._partial_state = None

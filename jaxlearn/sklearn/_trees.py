@@ -29,6 +29,7 @@ from sklearn.utils.validation import check_is_fitted
 from jaxlearn import core, trees
 from jaxlearn._buckets import fit_bucket, on_bucket_rows, pad_rows
 from jaxlearn._cpu_jit import cpu_jit
+from jaxlearn._shared import on_device
 from jaxlearn.sklearn._base import (
     N_JOBS,
     InvalidParameterError,
@@ -275,8 +276,8 @@ class DecisionTreeClassifier(_TreeEstimator):
         importances[order] = np.asarray(params.feature_importances)
         is_leaf, feature = jax.device_get((params.is_leaf, params.feature))  # named on the host
         return params._replace(
-            feature=jnp.asarray(np.where(is_leaf, 0, order[feature]).astype(np.int32)),
-            feature_importances=jnp.asarray(importances),
+            feature=on_device(np.where(is_leaf, 0, order[feature]).astype(np.int32)),
+            feature_importances=on_device(importances),
         )
 
     def _batch_learner(self, X, n_classes):

@@ -19,7 +19,7 @@ from jaxlearn._checks import (
     num_classes_of,
 )
 from jaxlearn._lbfgs import check_sample_weight
-from jaxlearn._shared import float_dtype
+from jaxlearn._shared import float_dtype, on_device
 from jaxlearn.core import POSITIVE_INT, Interval
 from jaxlearn.trees._params import DecisionTreeParams, num_features
 
@@ -98,7 +98,7 @@ def check_query(params, X, name: str = "X"):
     check_ndim(name, X, 2, "(n, d)")
     check_width(name, X, num_features(params))
     check_finite(name, X)
-    return jnp.asarray(X).astype(params.threshold.dtype)
+    return on_device(X, params.threshold.dtype)
 
 
 def check_tree(params, what: type = DecisionTreeParams) -> None:
