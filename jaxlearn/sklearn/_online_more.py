@@ -96,7 +96,7 @@ class KernelPerceptron(OnlineClassifier, BinaryClassifier):
 
 
 def _binarized(X, threshold):
-    X = jnp.asarray(X)
+    X = X if isinstance(X, np.ndarray) else jnp.asarray(X)  # NumPy stays on the host: no programs
     return (X > threshold).astype(X.dtype)
 
 
