@@ -3,6 +3,8 @@ programs (trees, L-BFGS, epochs of SGD or Adam) in less time, where JAX accepts 
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import math
 import re
@@ -28,9 +30,24 @@ FUSION_EMITTERS = {"xla_cpu_use_fusion_emitters": True}
 #: over classes slower (``cpu_jit(..., extra_options=NO_YNN_FUSIONS)``).
 NO_YNN_FUSIONS = {"xla_cpu_experimental_ynn_fusion_type": ""}
 
+#: The small-data options of :func:`compile_small_data_with` blocks (``None`` outside them).
+_BLOCK_OPTIONS: contextvars.ContextVar = contextvars.ContextVar("jaxlearn_small_data", default=None)
+
 #: The options the running XLA refused ("No such compile option"), left out from then on.
 _UNKNOWN: set = set()
 _UNKNOWN_OPTION = re.compile(r"No such compile option: '([^']+)'")
+
+
+@contextlib.contextmanager
+def compile_small_data_with(options):
+    """Within the block, every :func:`cpu_jit` program of small data compiles with ``options`` (in
+    place of its own small-data options; ``None``: as outside): a generic program over a learner,
+    such as a reduction's over a binary learner, compiles as that learner's own fit does."""
+    token = _BLOCK_OPTIONS.set(options)
+    try:
+        yield
+    finally:
+        _BLOCK_OPTIONS.reset(token)
 
 
 def cpu_jit(fn=None, *, extra_options=None, small_data_options=None, **options):
@@ -50,9 +67,9 @@ def cpu_jit(fn=None, *, extra_options=None, small_data_options=None, **options):
     compiled = {}  # the jitted function with the options the running XLA knows, by their names
 
     def with_known_options(args, kwargs):
-        chosen = wanted
-        if small_data_options and _size(args, kwargs) <= SMALL_DATA:
-            chosen = {**wanted, **small_data_options}
+        chosen, small = wanted, _BLOCK_OPTIONS.get() or small_data_options
+        if small and _size(args, kwargs) <= SMALL_DATA:
+            chosen = {**wanted, **small}
         known = {name: value for name, value in chosen.items() if name not in _UNKNOWN}
         key = tuple(sorted(known))
         if key not in compiled:
@@ -70,7 +87,10 @@ def cpu_jit(fn=None, *, extra_options=None, small_data_options=None, **options):
                 return use(jitted, *args, **kwargs)
             except RuntimeError as error:  # XlaRuntimeError
                 unknown = _UNKNOWN_OPTION.search(str(error))
-                if unknown is None or unknown.group(1) not in every:
+                if unknown is None or unknown.group(1) not in {
+                    **every,
+                    **(_BLOCK_OPTIONS.get() or {}),
+                }:
                     usable[0] = False  # not an option's fault: plain jit
                 else:  # a jaxlib without it: the others kept
                     _UNKNOWN.add(unknown.group(1))

@@ -76,3 +76,17 @@ def test_small_data_options_apply_up_to_the_size_and_not_past_it(monkeypatch):
     assert float(total(jnp.ones(8), 2.0)) == 10.0  # the small program again, no new jit
     assert used == [_cpu_jit.UNOPTIMISED]  # one jit with the options, for the small arguments
     assert total._cache_size() == 3  # its two programs, and the plain jit's one
+
+
+def test_a_block_gives_its_small_data_options_to_every_program(monkeypatch):
+    used = _record_jit_options(monkeypatch)
+    monkeypatch.setattr(_cpu_jit, "CPU_COMPILER_OPTIONS", {})
+    plain = _cpu_jit.cpu_jit(lambda x: jnp.sum(x) * 2)  # no small-data options of its own
+    own = _cpu_jit.cpu_jit(lambda x: jnp.sum(x) * 3, small_data_options=_cpu_jit.UNOPTIMISED)
+    used.clear()
+    with _cpu_jit.compile_small_data_with(_cpu_jit.UNOPTIMISED):
+        assert float(plain(jnp.ones(4))) == 8.0
+    with _cpu_jit.compile_small_data_with({"xla_llvm_disable_expensive_passes": True}):
+        assert float(own(jnp.ones(4))) == 12.0  # the block's options in place of its own
+    assert float(plain(jnp.ones(4))) == 8.0  # outside: plain jit, as before
+    assert used == [_cpu_jit.UNOPTIMISED, {"xla_llvm_disable_expensive_passes": True}]

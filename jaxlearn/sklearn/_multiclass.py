@@ -19,7 +19,7 @@ from sklearn.utils.validation import check_is_fitted
 from jaxlearn import core, multiclass
 from jaxlearn._buckets import fit_bucket, on_bucket_rows, pad_rows
 from jaxlearn._checks import check_positive_int
-from jaxlearn._cpu_jit import cpu_jit
+from jaxlearn._cpu_jit import compile_small_data_with, cpu_jit
 from jaxlearn.sklearn._base import N_JOBS, JaxlearnEstimator, encode_classes
 from jaxlearn.sklearn._linear import LinearSVC
 from jaxlearn.sklearn._ovo import ovo_scores
@@ -203,10 +203,12 @@ class _Reduction(ScoringClassifier):
         key = inner._key() if self.random_state is None else self._key()
         # a packed one-vs-one reads the pairs' sizes off `y` first: its own compiled program
         packed = self._packs_pairs()
-        if packed:
-            self.params_ = learner.fit(key, X, y)
-        else:
-            self.params_ = self._fit_params(inner, learner, key, X, y)
+        # the programs over the binary learner compile as the binary estimator's own fit
+        with compile_small_data_with(getattr(inner, "_small_data_options", lambda: None)()):
+            if packed:
+                self.params_ = learner.fit(key, X, y)
+            else:
+                self.params_ = self._fit_params(inner, learner, key, X, y)
         return self
 
     def _fit_params(self, inner, learner: core.BatchLearner, key, X, y):
