@@ -87,10 +87,8 @@ def cpu_jit(fn=None, *, extra_options=None, small_data_options=None, **options):
                 return use(jitted, *args, **kwargs)
             except RuntimeError as error:  # XlaRuntimeError
                 unknown = _UNKNOWN_OPTION.search(str(error))
-                if unknown is None or unknown.group(1) not in {
-                    **every,
-                    **(_BLOCK_OPTIONS.get() or {}),
-                }:
+                asked = {**every, **(_BLOCK_OPTIONS.get() or {})}
+                if unknown is None or unknown.group(1) not in asked:
                     usable[0] = False  # not an option's fault: plain jit
                 else:  # a jaxlib without it: the others kept
                     _UNKNOWN.add(unknown.group(1))

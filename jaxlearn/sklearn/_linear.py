@@ -411,9 +411,8 @@ class LinearSVC(ClassifierMixin, JaxlearnEstimator):
         # "balanced" counts the classes by their weights, as liblinear's wrapper does
         per_class = class_weights(self.class_weight, self.classes_, y, sample_weight=weights)
         num_classes, dtype = self.classes_.size, float_dtype()
-        size = fit_bucket(
-            X.shape[0]
-        )  # rows of weight 0 up to the size bucket: one program per bucket
+        # rows of weight 0 up to the size bucket: one program per bucket
+        size = fit_bucket(X.shape[0])
         if self.multi_class == "crammer_singer":
             learner = multiclass.multiclass_svm_dual_cd(
                 float(self.C), num_classes, **self._options()
@@ -1051,9 +1050,8 @@ class _RidgeMixin:
         # one penalty for all columns (one factorisation), or one each: scikit-learn's (n_targets,)
         ridge = linear.ridge(alpha.ravel()[0] if alpha.size == 1 else alpha)
         intercept = bool(self.fit_intercept)
-        size = fit_bucket(
-            X.shape[0]
-        )  # rows of weight 0 up to the size bucket: one program per bucket
+        # rows of weight 0 up to the size bucket: one program per bucket
+        size = fit_bucket(X.shape[0])
         X, Y, weights = (pad_rows(a, size) for a in (X, np.asarray(Y, X.dtype), weights))
         # the closed form draws nothing: no key (one drawn from `random_state` would take the
         # global NumPy generator's next number at every fit)

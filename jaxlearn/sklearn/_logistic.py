@@ -230,9 +230,8 @@ class LogisticRegression(ClassifierMixin, JaxlearnEstimator):
             )
         K = self.classes_.size
         target = (2 * index - 1).astype(float_dtype()) if K == 2 else index
-        size = fit_bucket(
-            X.shape[0]
-        )  # rows of weight 0 up to the size bucket: one program per bucket
+        # rows of weight 0 up to the size bucket: one program per bucket
+        size = fit_bucket(X.shape[0])
         params = _fit(
             self._learner(K), pad_rows(X, size), pad_rows(target, size), pad_rows(s, size)
         )
