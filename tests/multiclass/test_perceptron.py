@@ -106,17 +106,22 @@ def _passes_in_python(X, y, k, max_epochs):
     return w.ravel(), updates, epochs, updates == before
 
 
+def _integer_clusters(rng, separable: bool, k: int = 4, m: int = 150):
+    """``m`` examples of ``k`` classes on small integer features and a constant one (exact
+    arithmetic: ties happen), separable or not."""
+    centers = rng.integers(-6, 7, size=(k, 5))
+    y = rng.integers(0, k, size=m).astype(np.int32)
+    X = centers[y] + rng.integers(-1 if separable else -9, 2 if separable else 10, size=(m, 5))
+    return np.c_[X, np.ones(m)].astype(np.float64), y
+
+
 @pytest.mark.parametrize("separable", [True, False])
 def test_passes_are_the_python_loop_update_for_update(separable, x64):
     """The passes score several examples at once and jump to the next violation; on small integer
     features (exact arithmetic, so ties happen and count as violations) the weights, updates, passes
     and flag are those of the loop that visits one example at a time, over 150 examples (3 blocks)."""
-    rng = np.random.default_rng(3)
-    k, m = 4, 150
-    centers = rng.integers(-6, 7, size=(k, 5))
-    y = rng.integers(0, k, size=m).astype(np.int32)
-    X = centers[y] + rng.integers(-1 if separable else -9, 2 if separable else 10, size=(m, 5))
-    X = np.c_[X, np.ones(m)].astype(np.float64)
+    k = 4
+    X, y = _integer_clusters(np.random.default_rng(3), separable, k)
     w, updates, epochs, converged = _passes_in_python(X, y, k, max_epochs=40)
     params = multiclass_perceptron(k, max_epochs=40).fit(None, X, y)
     assert updates > 2 * k and (epochs < 40) == separable == converged
@@ -128,13 +133,9 @@ def test_passes_are_the_python_loop_update_for_update(separable, x64):
 @pytest.mark.parametrize("separable", [True, False])
 def test_rows_of_weight_zero_take_no_part_and_weights_scale_the_updates(separable, x64):
     rng = np.random.default_rng(4)
-    k, m = 4, 150
-    centers = rng.integers(-6, 7, size=(k, 5))
-    y = rng.integers(0, k, size=m).astype(np.int32)
-    X = centers[y] + rng.integers(-1 if separable else -9, 2 if separable else 10, size=(m, 5))
-    X = np.c_[X, np.ones(m)].astype(np.float64)
-    learner = multiclass_perceptron(k, max_epochs=40)
-    keep = rng.random(m) < 0.7  # rows of weight 0 among the others, in every block
+    X, y = _integer_clusters(rng, separable)
+    learner = multiclass_perceptron(4, max_epochs=40)
+    keep = rng.random(len(y)) < 0.7  # rows of weight 0 among the others, in every block
     alone = learner.fit(None, X[keep], y[keep])
     weighted = learner.fit(None, X, y, sample_weight=keep.astype(np.float64))
     doubled = learner.fit(None, X[keep], y[keep], sample_weight=np.full(keep.sum(), 2.0))
