@@ -24,7 +24,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from jaxlearn import core, linear, multiclass
 from jaxlearn._buckets import fit_bucket, on_bucket_rows, pad_rows
 from jaxlearn._cpu_jit import FUSION_EMITTERS, UNOPTIMISED, cpu_jit
-from jaxlearn._shared import sign_label
+from jaxlearn._shared import on_device, sign_label
 from jaxlearn.kernels import expansion, gram
 from jaxlearn.sklearn._base import (
     FINITE,
@@ -60,6 +60,8 @@ __all__ = [
 
 
 def _ones_column(X):
+    if isinstance(X, np.ndarray):  # on the host: no small program compiled per shape
+        return on_device(np.concatenate([X, np.ones((X.shape[0], 1), X.dtype)], axis=1))
     X = jnp.asarray(X)
     return jnp.concatenate([X, jnp.ones((X.shape[0], 1), X.dtype)], axis=1)
 
