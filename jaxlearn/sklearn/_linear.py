@@ -1058,7 +1058,7 @@ class _RidgeMixin:
         # the closed form draws nothing: no key (one drawn from `random_state` would take the
         # global NumPy generator's next number at every fit)
         params = _fit_ridge_columns(ridge, intercept, None, X, Y, weights)
-        self.params_ = jax.tree_util.tree_map(np.asarray, params)  # on the host, in X's precision
+        self.params_ = jax.device_get(params)  # on the host (one transfer), in X's precision
         # coef_ and intercept_ writable (a copy), as scikit-learn's: predict reads them
         w = np.array(self.params_.w)
         self.coef_ = w[:, :-1] if intercept else w
@@ -1319,7 +1319,7 @@ class KernelRidge(_KernelMixin, BatchRegressor):
             pad_rows(np.asarray(y, X.dtype), size),
             pad_rows(weights, size),
         )
-        self.params_ = jax.tree_util.tree_map(np.asarray, params)  # on the host, in X's precision
+        self.params_ = jax.device_get(params)  # on the host (one transfer), in X's precision
         return self
 
     @in_input_precision
