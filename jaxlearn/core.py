@@ -158,6 +158,7 @@ def run(
     progress: bool = False,
     block_size: Optional[int] = None,
     unroll: Optional[int] = None,
+    active: Optional[ArrayLike] = None,
 ) -> tuple[State, Any]:
     """Play the online protocol over a stream, as one ``lax.scan``.
 
@@ -187,6 +188,11 @@ def run(
         (default): 4 on streams of at least :data:`UNROLL_FROM` rounds, where it halves the time of
         cheap rounds on CPU (the Perceptron at d=100), else 1: unrolling compiles the round 4 times
         (0.4-1.2 s more on a first call) to save a few milliseconds per 1,000 rounds.
+      active: optional ``(T,)`` bools: a round where it is ``False`` leaves the state as it was (its
+        ``Info`` is still traced). A stream padded with inactive rounds to a fixed length gives the
+        state of its active rounds (to the last bit: XLA may compile an update's arithmetic
+        otherwise beside the select), so streams of several lengths run one compiled program. The
+        rounds then run one by one (no block rule).
 
     Returns:
       ``(final_state, trace)``: ``trace`` is ``Info`` (or ``trace_fn(Info)``) stacked over time.
@@ -214,10 +220,17 @@ def run(
     if unroll is None:
         unroll = 4 if _stream_length(xs, ys) >= UNROLL_FROM else 1
     POSITIVE_INT.check("unroll", unroll)
-    if block_size and learner.run_block is not None:
+    if active is not None:
+        active = _checks.as_array(active)
+        if active.shape != (_stream_length(xs, ys),) or active.dtype != jnp.bool_:
+            raise ValueError(
+                f"expected `active` of shape ({_stream_length(xs, ys)},) and dtype bool, one flag "
+                f"a round, got shape {active.shape} and dtype {active.dtype}"
+            )
+    if block_size and learner.run_block is not None and active is None:
         result = _run_blocked(learner, state, xs, ys, trace_fn, progress, int(block_size))
     else:
-        result = _run_scan(learner, state, xs, ys, trace_fn, progress, int(unroll))
+        result = _run_scan(learner, state, xs, ys, active, trace_fn, progress, int(unroll))
     _checks.warn_if_diverged(result[0], "run")
     return result
 
@@ -345,14 +358,17 @@ def _stream_length(xs, ys) -> int:
 
 
 # The learner is a pytree argument: a new value of a numeric hyperparameter compiles nothing new.
-@cpu_jit(static_argnums=(4, 5, 6))
-def _run_scan(learner, state, xs, ys, trace_fn, progress, unroll):
-    def step(s, xy):
-        s, info = learner.update(s, *xy)
-        return s, (info if trace_fn is None else trace_fn(info))
+@cpu_jit(static_argnums=(5, 6, 7))
+def _run_scan(learner, state, xs, ys, active, trace_fn, progress, unroll):
+    def step(s, xya):
+        x, y, a = xya
+        new, info = learner.update(s, x, y)
+        if a is not None:  # an inactive round keeps the state
+            new = jax.tree_util.tree_map(lambda n, o: jnp.where(a, n, o), new, s)
+        return new, (info if trace_fn is None else trace_fn(info))
 
-    xys = (xs, ys)
-    return _progress.scan(step, state, xys, progress=progress, desc="jaxlearn.run", unroll=unroll)
+    xya = (xs, ys, active)
+    return _progress.scan(step, state, xya, progress=progress, desc="jaxlearn.run", unroll=unroll)
 
 
 @cpu_jit(static_argnums=(4, 5, 6))

@@ -128,6 +128,22 @@ def test_block_mode_vmaps_over_learning_rates(stream):
     chex.assert_trees_all_close(blocked, seq, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("learner", LINEAR, ids=["perceptron", "margin", "ogd"])
+def test_inactive_rounds_leave_the_state_as_it_was(stream, learner):
+    X, y = stream
+    active = np.random.default_rng(0).random(len(y)) < 0.6  # inactive rounds among the others
+    state0 = learner.init(X[0])
+    alone, _ = core.run(learner, state0, X[active], y[active])
+    masked, trace = core.run(learner, state0, X, y, active=active)
+    if learner is LINEAR[2]:  # OGD's steps scale: XLA compiles them beside the select to 1 ulp
+        chex.assert_trees_all_close(masked, alone, rtol=1e-6, atol=1e-7)
+    else:  # the perceptrons add examples: the state of the active rounds, bit for bit
+        chex.assert_trees_all_equal(masked, alone)
+    assert np.asarray(trace.prediction).shape == (len(y),)  # every round traced
+    with pytest.raises(ValueError, match=r"expected `active` of shape \(40,\) and dtype bool"):
+        core.run(learner, state0, X, y, active=active[:-1])
+
+
 def test_bad_block_size(stream):
     X, y = stream
     learner = online.perceptron()

@@ -23,6 +23,7 @@ from jax.tree_util import Partial
 from sklearn.utils import check_random_state
 
 from jaxlearn import core, losses, online
+from jaxlearn._buckets import fit_bucket
 from jaxlearn._checks import check_positive_int
 from jaxlearn._cpu_jit import cpu_jit
 from jaxlearn._shared import sign_label
@@ -78,12 +79,19 @@ def play_epochs(learner, state, X, y, random_state, epochs: int, shuffle: bool):
     n = X.shape[0]
     rng = check_random_state(random_state) if shuffle else None
     per_chunk = min(epochs, max(1, CHUNK_ROWS // n))
+    # each epoch padded to the sample's size bucket with rounds that leave the state as it was (on
+    # the first example), and the sample with copies of it: every size in a bucket runs one program
+    size = fit_bucket(n)
+    X_padded, y_padded = (np.concatenate([a, np.repeat(a[:1], size - n, axis=0)]) for a in (X, y))
     done = 0
     while done < epochs:
         count = min(per_chunk, epochs - done)
-        state = play(learner, state, X, y, epoch_order(rng, n, count, shuffle))
+        order = epoch_order(rng, n, count, shuffle).reshape(count, n)
+        rounds = np.concatenate([order, np.zeros((count, size - n), order.dtype)], axis=1)
+        active = np.tile(np.arange(size) < n, count)
+        state = play(learner, state, X, y, rounds.reshape(-1), active)
         done += count
-        if done < epochs and bool(_fixed_point(learner, state, X, y)):
+        if done < epochs and bool(_fixed_point(learner, state, X_padded, y_padded)):
             if hasattr(
                 state, "step"
             ):  # the rounds the remaining epochs would have played (int32, wraps)
@@ -106,14 +114,14 @@ def epoch_order(random_state, n: int, epochs: int, shuffle: bool) -> np.ndarray:
     return np.argsort(draws, axis=1, kind="stable").reshape(-1)
 
 
-def play(learner, state, X, y, order=None):
+def play(learner, state, X, y, order=None, active=None):
     """``core.run`` of ``learner`` from ``state`` over the stream ``X[order], y[order]`` (all of the
     epochs' examples, concatenated: one compiled scan), round by round (``block_size=0``: the
     block rule of the perceptrons pays off on long streams only, and compiles in about three times
-    as long)."""
+    as long); the rounds where ``active`` is ``False`` leave the state as it was."""
     if order is not None:
         X, y = X[order], y[order]
-    state, _ = core.run(learner, state, X, y, trace_fn=_no_trace, block_size=0)
+    state, _ = core.run(learner, state, X, y, trace_fn=_no_trace, block_size=0, active=active)
     return state
 
 

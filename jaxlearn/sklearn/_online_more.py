@@ -8,6 +8,7 @@ import numpy as np
 from jax.tree_util import Partial
 
 from jaxlearn import core, kernels, online
+from jaxlearn._buckets import on_bucket_rows
 from jaxlearn._checks import check_labels
 from jaxlearn._cpu_jit import cpu_jit
 from jaxlearn.sklearn._base import FINITE, BinaryClassifier, make_kernel
@@ -164,7 +165,10 @@ class Winnow(OnlineClassifier):
     def predict(self, X):
         """The predicted labels (values of ``classes_``) of the rows of ``X``."""
         X = self._inputs(self._check_X(X))
-        return self.classes_[np.asarray(_predict_all(self._learner(), self.state_, X))]
+        learner = self._learner()  # the queries padded to their size bucket: one program a bucket
+        return self.classes_[
+            on_bucket_rows(lambda rows: _predict_all(learner, self.state_, rows), X)
+        ]
 
     def _batch_learner(self, X=None) -> core.BatchLearner:
         """As for the other online estimators, on the binarised input (``binarize=None``: 0.5)."""
