@@ -217,15 +217,16 @@ def run(
     if block_size is None:
         block_size = learner.block_size
     NON_NEGATIVE_INT.check("block_size", block_size)
+    length = _stream_length(xs, ys)
     if unroll is None:
-        unroll = 4 if _stream_length(xs, ys) >= UNROLL_FROM else 1
+        unroll = 4 if length >= UNROLL_FROM else 1
     POSITIVE_INT.check("unroll", unroll)
     if active is not None:
         active = _checks.as_array(active)
-        if active.shape != (_stream_length(xs, ys),) or active.dtype != jnp.bool_:
+        if active.shape != (length,) or active.dtype != jnp.bool_:
             raise ValueError(
-                f"expected `active` of shape ({_stream_length(xs, ys)},) and dtype bool, one flag "
-                f"a round, got shape {active.shape} and dtype {active.dtype}"
+                f"expected `active` of shape ({length},) and dtype bool, one flag a round, got "
+                f"shape {active.shape} and dtype {active.dtype}"
             )
     if block_size and learner.run_block is not None and active is None:
         result = _run_blocked(learner, state, xs, ys, trace_fn, progress, int(block_size))

@@ -237,10 +237,13 @@ _fit_primal_problems = cpu_jit(_fit_problems, small_data_options=UNOPTIMISED)
 _fit_dual_problems = cpu_jit(_fit_problems_in_turn, extra_options=FUSION_EMITTERS)
 
 
-@functools.partial(cpu_jit, extra_options=FUSION_EMITTERS)
-def _fit_weighted(learner, key, X, y, w):
-    """``learner.fit(key, X, y, sample_weight=w)`` as one compiled program (the learner a pytree)."""
+def weighted_fit(learner, key, X, y, w):
+    """``learner.fit(key, X, y, sample_weight=w)`` (the learner a pytree), to compile as one program."""
     return learner.fit(key, X, y, sample_weight=w)
+
+
+# Crammer-Singer's dual coordinate descent: many one-coordinate steps (see _fit_dual_problems)
+_fit_weighted = cpu_jit(weighted_fit, extra_options=FUSION_EMITTERS)
 
 
 class LinearSVC(ClassifierMixin, JaxlearnEstimator):

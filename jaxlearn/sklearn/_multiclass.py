@@ -21,7 +21,7 @@ from jaxlearn._buckets import fit_bucket, on_bucket_rows, pad_rows
 from jaxlearn._checks import check_positive_int
 from jaxlearn._cpu_jit import compile_small_data_with, cpu_jit
 from jaxlearn.sklearn._base import N_JOBS, JaxlearnEstimator, encode_classes
-from jaxlearn.sklearn._linear import LinearSVC
+from jaxlearn.sklearn._linear import LinearSVC, weighted_fit
 from jaxlearn.sklearn._ovo import ovo_scores
 
 __all__ = [
@@ -38,10 +38,8 @@ def fit_learner(learner: core.BatchLearner, key, X, y):
     return learner.fit(key, X, y)
 
 
-@cpu_jit
-def fit_weighted(learner: core.BatchLearner, key, X, y, weights):
-    """``learner.fit(key, X, y, sample_weight=weights)`` as one compiled program."""
-    return learner.fit(key, X, y, sample_weight=weights)
+#: ``learner.fit(key, X, y, sample_weight=w)`` as one compiled program (XLA's default options).
+fit_weighted = cpu_jit(weighted_fit)
 
 
 @cpu_jit(static_argnames=("extra",))

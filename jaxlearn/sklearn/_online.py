@@ -23,7 +23,7 @@ from jax.tree_util import Partial
 from sklearn.utils import check_random_state
 
 from jaxlearn import core, losses, online
-from jaxlearn._buckets import fit_bucket
+from jaxlearn._buckets import fit_bucket, pad_rows
 from jaxlearn._checks import check_positive_int
 from jaxlearn._cpu_jit import cpu_jit
 from jaxlearn._shared import sign_label
@@ -87,9 +87,9 @@ def play_epochs(learner, state, X, y, random_state, epochs: int, shuffle: bool):
     while done < epochs:
         count = min(per_chunk, epochs - done)
         order = epoch_order(rng, n, count, shuffle).reshape(count, n)
-        rounds = np.concatenate([order, np.zeros((count, size - n), order.dtype)], axis=1)
+        rounds = pad_rows(order, size, axis=1).reshape(-1)  # the padding rounds on example 0
         active = np.tile(np.arange(size) < n, count)
-        state = play(learner, state, X, y, rounds.reshape(-1), active)
+        state = play(learner, state, X, y, rounds, active)
         done += count
         if done < epochs and bool(_fixed_point(learner, state, X_padded, y_padded)):
             if hasattr(
