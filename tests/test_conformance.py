@@ -552,8 +552,10 @@ BATCH = [
         small=lambda C: multiclass.multinomial_logistic_regression(C, K, max_iter=2),
         labels=LABELS,
         params_type=multiclass.MultinomialLogisticParams,
-        rtol=1e-4,
-        atol=1e-5,
+        # solved to tol=1e-3 in float32: a vmapped fit's reductions may sum in another order
+        # (seen on AVX2 CPUs: 2e-4 relative), which moves the iterate within that tolerance
+        rtol=1e-3,
+        atol=1e-4,
         min_accuracy=0.6,
         bad_label=MULTICLASS_LABEL,
     ),

@@ -101,8 +101,10 @@ def test_vmap_over_C_is_the_separate_fits(x64):
     swept = jax.vmap(lambda C: linear.logistic_regression(C, **TIGHT).fit(KEY, X, y))(Cs)
     for i, C in enumerate(Cs.tolist()):
         one = linear.logistic_regression(C, **TIGHT).fit(KEY, X, y)
-        _close(swept.w[i], one.w, 1e-7)
-        _close(swept.b[i], one.b, 1e-7)
+        # float64 solves to TIGHT's tolerance; a vmapped matmul may sum in another order (AVX2 CPUs
+        # differ from AVX-512 ones by about 1e-7 of the largest weight at C = 100)
+        _close(swept.w[i], one.w, 1e-6)
+        _close(swept.b[i], one.b, 1e-6)
     assert (
         swept.converged.all() and len(set(swept.n_iter.tolist())) > 1
     )  # each member stops on its own
