@@ -268,6 +268,20 @@ def test_mlp_padding_changes_no_bit_and_a_new_size_compiles_nothing():
     )
     for a, b in zip(jax.tree.leaves(alone), jax.tree.leaves(padded)):
         np.testing.assert_array_equal(a, b)
+    # below scikit-learn's 200 rows a batch is the whole sample: the padded sample's one batch holds
+    # the same rows in the same order (and zeros), summed in another order
+    whole = nn.mlp_fit(key, layers, X[:107], y[:107], batch_size=107, max_epochs=6)
+    padded = nn.mlp_fit(
+        key,
+        layers,
+        np.r_[X[:107], np.zeros((5, 64), np.float32)],
+        np.r_[y[:107], np.zeros(5, int)],
+        sample_weight=np.r_[np.ones(107), np.zeros(5)],
+        batch_size=112,
+        max_epochs=6,
+    )
+    for a, b in zip(jax.tree.leaves(whole), jax.tree.leaves(padded)):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         first = jsk.MLPClassifier(hidden_layer_sizes=(16,), max_iter=3, random_state=0)
@@ -299,6 +313,7 @@ COMPILES_PER_SIZE = {
             "MarginPerceptron",
             "OnlineGradientDescentClassifier",
             "Winnow",
+            "MLPClassifier",  # below 200 rows, one batch of the padded sample
             *sorted(COMPILES_PER_SIZE),
         )
     ],

@@ -270,6 +270,10 @@ class MLPClassifier(LogProbabilities, ScoringClassifier):
         # size in the bucket runs the same compiled program
         n, size = X.shape[0], fit_bucket(X.shape[0], rows)
         weights = np.ones(n, X.dtype) if weights is None else weights
+        # a batch of every row (scikit-learn's min(200, n) below 200 rows) is the padded sample's one
+        # batch: the same rows in the same order, and one program for every size in the bucket
+        batch_size = self._batch(n)
+        batch_size = size if batch_size >= n else batch_size
         result = nn.mlp_fit(
             key_from(rng),  # the order of the epochs' batches
             layers,
@@ -280,7 +284,7 @@ class MLPClassifier(LogProbabilities, ScoringClassifier):
             eta=self.learning_rate_init,
             alpha=self.alpha,
             optimizer=self.solver,
-            batch_size=self._batch(n),
+            batch_size=batch_size,
             activation=activation,
             max_epochs=self.max_iter,
             tol=self.tol,
