@@ -38,27 +38,27 @@ def check_instances(X: ArrayLike, width: int) -> None:
 
 def linear_score(params, X: ArrayLike) -> Array:
     r"""The scores :math:`\langle w, x_i\rangle` (plus ``params.b`` where the params carry one): one
-    compiled program, not an operation compiled at a time."""
+    compiled program, not an operation compiled at a time (of ``w`` and ``b`` alone: the params'
+    other fields, such as a dual fit's one variable per example, are not its arguments)."""
     check_instances(X, params.w.shape[-1])
-    return _score(params, jnp.asarray(X))
+    return _score(params.w, getattr(params, "b", None), jnp.asarray(X))
 
 
 def linear_predict(params, X: ArrayLike) -> Array:
     """+1 where :func:`linear_score` is positive, -1 elsewhere (``sign_label``), in one program."""
     check_instances(X, params.w.shape[-1])
-    return _predict(params, jnp.asarray(X))
+    return _predict(params.w, getattr(params, "b", None), jnp.asarray(X))
 
 
 @jax.jit
-def _score(params, X):
-    score = X.astype(params.w.dtype) @ params.w
-    b = getattr(params, "b", None)
+def _score(w, b, X):
+    score = X.astype(w.dtype) @ w
     return score if b is None else score + b
 
 
 @jax.jit
-def _predict(params, X):
-    return sign_label(_score(params, X))
+def _predict(w, b, X):
+    return sign_label(_score(w, b, X))
 
 
 def as_support_dtype(params, X: ArrayLike) -> Array:

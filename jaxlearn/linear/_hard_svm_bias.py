@@ -32,29 +32,32 @@ from jaxlearn.linear._common import DualState, dual_unbounded, kkt_tolerance
 # separable the dual is unbounded: ||w|| / sum(alpha) bounds the margin of every (w', b') (sum alpha y = 0)
 # and the loop stops once it is below max(sqrt(eps), 1e-5) R, R the radius of the centred sample.
 @functools.partial(jax.jit, static_argnames=("max_steps",))
-def hard_svm_bias_fit(X, y, tol, *, max_steps):
-    """``(w, b, alpha, violation, num_steps)`` of (15.2): float arrays in ``X``'s dtype, an int32 count."""
+def hard_svm_bias_fit(X, y, tol, present, *, max_steps):
+    """``(w, b, alpha, violation, num_steps)`` of (15.2) over the examples marked ``present`` (bool,
+    (m,)): float arrays in ``X``'s dtype, an int32 count."""
     dtype = X.dtype
     eps = jnp.finfo(dtype).eps
     tol = jnp.asarray(tol).astype(dtype)
-    center = jnp.mean(X, axis=0)
-    Xc = X - center
+    center = present_mean(X, present)
+    Xc = jnp.where(present[:, None], X - center, jnp.zeros_like(X))  # an absent example: 0
     sq_norms = jnp.sum(Xc * Xc, axis=1)
     radius = jnp.sqrt(jnp.max(sq_norms))
-    both = jnp.any(y > 0) & jnp.any(y < 0)  # one class: w = 0, b = y (no pair to step on)
+    # one class: w = 0, b = y (no pair to step on)
+    both = jnp.any(present & (y > 0)) & jnp.any(present & (y < 0))
+    count = jnp.sum(present, dtype=jnp.int32)
     # a pair of points closer than sqrt(eps) R with opposite labels (no curvature: the dual is unbounded
     # along it) stops the loop: its margin is below the resolution
     min_curvature = jnp.maximum(eps * radius**2, jnp.finfo(dtype).tiny)
 
     def extremes(alpha, s):
-        up = (y > 0) | (alpha > 0)
-        low = (y < 0) | (alpha > 0)
+        up = present & ((y > 0) | (alpha > 0))
+        low = present & ((y < 0) | (alpha > 0))
         return jnp.max(jnp.where(up, s, -jnp.inf)), jnp.min(jnp.where(low, s, jnp.inf))
 
     def pair_step(_, carry):
         alpha, s, flat = carry
-        up = (y > 0) | (alpha > 0)
-        low = (y < 0) | (alpha > 0)
+        up = present & ((y > 0) | (alpha > 0))
+        low = present & ((y < 0) | (alpha > 0))
         i = jnp.argmax(jnp.where(up, s, -jnp.inf))
         k_i = Xc @ Xc[i]
         gain = s[i] - s  # the first-order gain of the pair (i, t)
@@ -81,7 +84,7 @@ def hard_svm_bias_fit(X, y, tol, *, max_steps):
 
     def body(state):
         carry = (state.alpha, y - Xc @ state.w, jnp.array(False))
-        alpha, _, flat = jax.lax.fori_loop(0, X.shape[0], pair_step, carry)
+        alpha, _, flat = jax.lax.fori_loop(0, count, pair_step, carry)  # a pair step per example
         w = Xc.T @ (alpha * y)  # recompute: no drift from the incremental updates
         violation, stop = kkt(alpha, w)
         return DualState(alpha, w, violation, stop | flat, state.step + 1)
@@ -95,6 +98,13 @@ def hard_svm_bias_fit(X, y, tol, *, max_steps):
     )
     state = jax.lax.while_loop(cond, body, init)
     high, low = extremes(state.alpha, y - Xc @ state.w)
-    b = jnp.where(both, (high + low) / 2, y[0]) - jnp.vdot(state.w, center)
+    first = y[jnp.argmax(present)]
+    b = jnp.where(both, (high + low) / 2, first) - jnp.vdot(state.w, center)
     violation = jnp.where(both, state.violation, jnp.zeros_like(state.violation))
     return state.w, b, state.alpha, violation, state.step
+
+
+def present_mean(X, present):
+    """The mean of the rows of ``X`` marked ``present`` (``X``'s mean when every row is)."""
+    total = jnp.sum(jnp.where(present[:, None], X, jnp.zeros_like(X)), axis=0)
+    return total / jnp.sum(present).astype(X.dtype)

@@ -18,6 +18,7 @@ import numpy as np
 from jax.typing import ArrayLike
 
 from jaxlearn._checks import check_positive_int, check_sample, is_concrete
+from jaxlearn._lbfgs import check_sample_weight
 from jaxlearn._regularized import check_variant, hinge_subgradient, regularized_sgd
 from jaxlearn._shared import as_float
 from jaxlearn.core import POSITIVE, POSITIVE_INT, BatchLearner, learner_factory, loadable
@@ -31,7 +32,7 @@ from jaxlearn.linear._common import (
     linear_score,
     minibatches,
 )
-from jaxlearn.linear._hard_svm_bias import hard_svm_bias_fit
+from jaxlearn.linear._hard_svm_bias import hard_svm_bias_fit, present_mean
 
 Array = jax.Array
 
@@ -203,8 +204,10 @@ def hard_svm(
         Appending a constant feature instead regularises it (UML section 15.1.1): another halfspace.
 
     Returns:
-      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y) -> HardSVMParams`` (``key`` unused),
-      ``predict`` +1 iff :math:`\langle w_0, x\rangle + b_0 > 0`, ``decision_function`` the score.
+      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y, sample_weight=None) -> HardSVMParams``
+      (``key`` unused; an example of weight 0 takes no part, as if it were not in the sample, and the
+      positive weights are alike: a hard margin has no trade-off to weigh), ``predict`` +1 iff
+      :math:`\langle w_0, x\rangle + b_0 > 0`, ``decision_function`` the score.
 
     Examples:
       >>> import jax.numpy as jnp
@@ -225,23 +228,33 @@ def hard_svm(
     if not isinstance(fit_intercept, (bool, np.bool_)):
         raise TypeError(f"expected `fit_intercept` a bool, got {fit_intercept!r}")
 
-    def fit(key, X, y):
+    def fit(key, X, y, sample_weight=None):
         del key  # deterministic: cyclic sweeps
-        if (
-            fit_intercept
-            and is_concrete(y)
-            and not (np.any(np.asarray(y) > 0) and np.any(np.asarray(y) < 0))
-        ):
-            raise ValueError(
-                "expected `y` with examples of both classes -1 and +1 for hard_svm(fit_intercept=True), "
-                "found one class only (the bias alone separates it: no margin to maximise)"
-            )
+        if sample_weight is None:
+            present = np.ones(np.shape(X)[0], bool)
+        elif is_concrete(sample_weight):  # on the host: no program compiled for the comparison
+            present = np.asarray(sample_weight) > 0
+        else:
+            present = jnp.asarray(sample_weight) > 0
+        if fit_intercept and is_concrete(y, present):
+            labels = np.asarray(y)[np.asarray(present)]
+            if not (np.any(labels > 0) and np.any(labels < 0)):
+                raise ValueError(
+                    "expected `y` with examples of both classes -1 and +1 for "
+                    "hard_svm(fit_intercept=True), found one class only (the bias alone separates "
+                    "it: no margin to maximise)"
+                )
         X, y = as_float(X, y)
         if fit_intercept:
-            return _bias_params(X, y, tol, *hard_svm_bias_fit(X, y, tol, max_steps=max_steps))
-        return _hard_svm_fit(X, y, tol, max_steps=max_steps)
+            fitted = hard_svm_bias_fit(X, y, tol, present, max_steps=max_steps)
+            return _bias_params(X, y, tol, present, *fitted)
+        return _hard_svm_fit(X, y, tol, present, max_steps=max_steps)
 
-    return BatchLearner(fit, linear_predict, linear_score, check=check_sample)
+    def check(X, y, sample_weight=None):
+        check_sample(X, y)
+        check_sample_weight(sample_weight, np.shape(X)[0])
+
+    return BatchLearner(fit, linear_predict, linear_score, check=check)
 
 
 # Coordinate step: alpha_i <- max(0, alpha_i + (1 - y_i <w, x_i>) / ||x_i||^2), w updated alongside. The
@@ -250,14 +263,15 @@ def hard_svm(
 # every alpha >= 0, falls like 1/sweeps: the loop stops once it is below max(sqrt(eps), 1e-5) R.
 # A bias is not part of (15.3): fit_intercept solves (15.2) instead (_hard_svm_bias).
 @functools.partial(jax.jit, static_argnames=("max_steps",))
-def _hard_svm_fit(X, y, tol, *, max_steps):
+def _hard_svm_fit(X, y, tol, present, *, max_steps):
     dtype = X.dtype
     eps = jnp.finfo(dtype).eps
     tol = jnp.asarray(tol).astype(dtype)
-    Z = y[:, None] * X  # rows y_i x_i: the constraints are <w, z_i> >= 1
+    # rows y_i x_i: the constraints are <w, z_i> >= 1; an absent example's row is 0 and never moves
+    Z = jnp.where(present[:, None], y[:, None] * X, jnp.zeros_like(X))
     sq_norms = jnp.sum(Z * Z, axis=1)
     radius = jnp.sqrt(jnp.max(sq_norms))
-    degenerate = jnp.any(sq_norms == 0)  # <w, 0> >= 1 is infeasible
+    degenerate = jnp.any(present & (sq_norms == 0))  # <w, 0> >= 1 is infeasible
     safe_sq = jnp.where(sq_norms > 0, sq_norms, jnp.ones_like(sq_norms))
 
     def coordinate(i, carry):
@@ -270,14 +284,16 @@ def _hard_svm_fit(X, y, tol, *, max_steps):
 
     def kkt(alpha, w):
         gap = 1 - Z @ w
-        violation = jnp.max(jnp.where(alpha > 0, jnp.abs(gap), jnp.maximum(gap, 0)))
+        violation = jnp.max(
+            jnp.where(present, jnp.where(alpha > 0, jnp.abs(gap), jnp.maximum(gap, 0)), 0)
+        )
         infeasible = degenerate | dual_unbounded(alpha, w, radius)  # a margin below the resolution
         return violation, (violation <= kkt_tolerance(tol, radius, w)) | infeasible
 
     def body(state):
         # A sweep visits, in order, the coordinates its start can move: alpha_i > 0, or a constraint not
         # met with room (alpha_i = 0 and <w, z_i> > 1 would stay 0). The KKT check is on every one.
-        movable = (state.alpha > 0) | (Z @ state.w <= 1)
+        movable = present & ((state.alpha > 0) | (Z @ state.w <= 1))
         order = jnp.nonzero(movable, size=Z.shape[0], fill_value=0)[0]
         visit = lambda j, carry: coordinate(order[j], carry)  # noqa: E731
         alpha, w = jax.lax.fori_loop(0, jnp.sum(movable), visit, (state.alpha, state.w))
@@ -294,7 +310,7 @@ def _hard_svm_fit(X, y, tol, *, max_steps):
     state = jax.lax.while_loop(cond, body, init)
     alpha, w = state.alpha, state.w
     norm = jnp.linalg.norm(w)
-    separable = (jnp.min(Z @ w) > 0) & ~degenerate
+    separable = (jnp.min(jnp.where(present, Z @ w, jnp.inf)) > 0) & ~degenerate
     converged = separable & (state.violation <= kkt_tolerance(tol, radius, w))
     support = alpha > jnp.sqrt(eps) * jnp.max(alpha)
     margin = jnp.where(
@@ -305,11 +321,11 @@ def _hard_svm_fit(X, y, tol, *, max_steps):
 
 
 @jax.jit
-def _bias_params(X, y, tol, w, b, alpha, violation, num_steps):
+def _bias_params(X, y, tol, present, w, b, alpha, violation, num_steps):
     eps = jnp.finfo(X.dtype).eps
     norm = jnp.linalg.norm(w)
-    separable = jnp.min(y * (X @ w + b)) > 0
-    spread = jnp.max(jnp.linalg.norm(X - jnp.mean(X, axis=0), axis=1))
+    separable = jnp.min(jnp.where(present, y * (X @ w + b), jnp.inf)) > 0
+    spread = jnp.max(jnp.where(present, jnp.linalg.norm(X - present_mean(X, present), axis=1), 0))
     converged = separable & (violation <= kkt_tolerance(tol, spread, w))
     support = alpha > jnp.sqrt(eps) * jnp.max(alpha)
     margin = jnp.where(separable, 1 / norm, jnp.zeros_like(norm))  # 1/0 = inf: one class, w = 0

@@ -212,3 +212,28 @@ def test_non_separable_samples_are_reported():
     linear.check_separable(
         _fit(X.astype(np.float32), -np.sign(X @ np.ones(3) - 2.0).astype(np.float32))
     )
+
+
+@pytest.mark.parametrize("fit_intercept", [False, True], ids=["homogeneous", "bias"])
+def test_examples_of_weight_zero_take_no_part(x64, fit_intercept):
+    """``fit(..., sample_weight)``: examples of weight 0 (here far on the wrong side, so they would
+    change the solution) leave the fit of the others' sample, to the solver's tolerance in float64
+    (sums over more rows round differently); the positive weights are alike."""
+    X, y = _sample(0)
+    X = X if fit_intercept else X - OFFSET  # the homogeneous problem: separable through the origin
+    learner = linear.hard_svm(fit_intercept=fit_intercept, tol=1e-10)
+    alone = learner.fit(None, X, y)
+    outliers = np.tile(X[:2], (3, 1)) * 4 + 1
+    X_all = np.concatenate([X[:10], outliers, X[10:]])
+    y_all = np.concatenate([y[:10], -np.tile(y[:2], 3), y[10:]])
+    weights = np.concatenate([np.full(10, 2.0), np.zeros(6), np.full(len(y) - 10, 0.5)])
+    mixed = learner.fit(None, X_all, y_all, weights)
+    assert bool(alone.converged) and bool(mixed.converged) and bool(mixed.separable)
+    np.testing.assert_allclose(mixed.w, alone.w, rtol=0, atol=1e-8)
+    np.testing.assert_allclose(mixed.b, alone.b, rtol=0, atol=1e-8)
+    kept = np.r_[np.arange(10), np.arange(16, len(y_all))]
+    np.testing.assert_allclose(np.asarray(mixed.alpha)[kept], alone.alpha, rtol=0, atol=1e-7)
+    np.testing.assert_array_equal(np.asarray(mixed.alpha)[10:16], 0)
+    np.testing.assert_allclose(mixed.margin, alone.margin, rtol=1e-9)
+    with pytest.raises(ValueError, match="sample_weight"):
+        learner.check(X, y, np.ones(len(y) + 1))
