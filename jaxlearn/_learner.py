@@ -155,6 +155,14 @@ def _equal(a, b) -> bool:
         return False
 
 
+def _real(value):
+    """A Python or NumPy integer as a Python float, anything else as it is: a real hyperparameter
+    given as ``1`` traces as ``1.0`` does (a weak float), so the two share one compiled program."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return float(value)
+    return value
+
+
 def _is_traced_value(value) -> bool:
     """A traced hyperparameter is a leaf (or a pytree of them, such as a kernel ``Partial``)."""
     return value is not None and (isinstance(value, Partial) or not callable(value))
@@ -272,6 +280,8 @@ def learner_factory(
             bound.apply_defaults()
             for name, interval in ranges.items():
                 interval.check(name, bound.arguments[name])
+                if name in traced and not interval.integer:
+                    bound.arguments[name] = _real(bound.arguments[name])
             learner = _checked(factory(**bound.arguments))
             leaves = {
                 n: v for n, v in bound.arguments.items() if n in traced and _is_traced_value(v)

@@ -745,7 +745,8 @@ class SVC(_KernelMixin, ClassifierMixin, JaxlearnEstimator):
         costs = np.where(slots, weights[rows], 0.0).astype(X.dtype)
         steps = self._steps(X.shape[0])
         sample = pad_rows(X, fit_bucket(X.shape[0]))
-        solution = _fit_pairs(self._kernel(), sample, rows, labels, costs, self.C, self.tol, steps)
+        numbers = float(self.C), float(self.tol)  # C=1 and C=1.0: one program
+        solution = _fit_pairs(self._kernel(), sample, rows, labels, costs, *numbers, steps)
         coef = np.zeros((X.shape[0], first.size), X.dtype)  # (n, pairs)
         pair_of_slot = np.broadcast_to(np.arange(first.size)[:, None], rows.shape)
         coef[rows[slots], pair_of_slot[slots]] = np.asarray(solution.dual_coef)[slots]

@@ -105,13 +105,16 @@ class MulticlassClassifier(ClassifierMixin, JaxlearnEstimator):
         """The rows of ``X`` validated, as the learner takes them (default: unchanged)."""
         return self._check_X(X)
 
+    def _query_params(self):
+        """The fitted params that predictions read (default: ``params_``)."""
+        return self.params_
+
     def _evaluate(self, X):
         """``(class indices, extra)`` on the rows of ``X`` (validated here), numpy arrays."""
         queries = self._queries(X)  # first: the fitted check
         learner = self._fitted_learner()  # the queries padded to their size bucket: one program
-        return on_bucket_rows(
-            lambda rows: evaluate(learner, self.params_, rows, self._extra), queries
-        )
+        params = self._query_params()
+        return on_bucket_rows(lambda rows: evaluate(learner, params, rows, self._extra), queries)
 
     def predict(self, X) -> np.ndarray:
         """The predicted labels (values of ``classes_``) of the rows of ``X`` (n, d)."""

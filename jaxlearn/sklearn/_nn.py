@@ -217,6 +217,10 @@ class MLPClassifier(LogProbabilities, ScoringClassifier):
             layers.append((np.ascontiguousarray(W.T), b))
         return layers
 
+    def _query_params(self):
+        # the network alone: the histories' lengths (the epochs run) would make a program per fit
+        return self.params_._replace(loss_curve=None, validation_loss=None)
+
     def _batch_learner(self, X, n_classes):
         """The learner whose ``predict``/``decision_function`` read ``params_`` (after fit)."""
         return nn.mlp_classifier(
@@ -281,7 +285,7 @@ class MLPClassifier(LogProbabilities, ScoringClassifier):
             pad_rows(index, size),
             sample_weight=pad_rows(weights, size),
             validation=validation,
-            eta=self.learning_rate_init,
+            eta=float(self.learning_rate_init),
             alpha=self.alpha,
             optimizer=self.solver,
             batch_size=batch_size,
@@ -435,7 +439,7 @@ class MLPClassifier(LogProbabilities, ScoringClassifier):
             state,
             X,
             index,
-            eta=self.learning_rate_init,
+            eta=float(self.learning_rate_init),
             weight_decay=self.alpha,
             optimizer=self.solver,
             batch_size=self._batch(X.shape[0]),
