@@ -72,6 +72,30 @@ def fit_bucket(count: int, rows: int | None = None) -> int:
     return bucket(count)
 
 
+#: Up to this many rows, the fits of a search (:func:`parts_of`) pad their per-example arrays to the
+#: whole sample's bucket (:func:`example_slots`): on small data a compiled program costs more than
+#: the padding's arithmetic.
+SMALL_SAMPLE = 4096
+
+
+def example_slots(count: int) -> int:
+    """The padded length of a fitted model's ``count`` per-example entries (an SVM's support
+    vectors): the next power of two, at least 8, so that refits with other counts share programs;
+    inside :func:`parts_of` a sample of at most :data:`SMALL_SAMPLE` rows, that sample's bucket, the
+    same for every fit of the search (a fit keeps at most the sample's rows).
+
+    >>> example_slots(100), example_slots(300)
+    (128, 512)
+    >>> with parts_of(500):
+    ...     example_slots(100), example_slots(300)
+    (512, 512)
+    """
+    whole = _WHOLE_ROWS.get()
+    if whole is not None and count <= whole <= SMALL_SAMPLE:
+        return bucket(whole)
+    return max(SMALLEST, 1 << (int(count) - 1).bit_length())
+
+
 def pad_rows(array, size: int, value=0, axis: int = 0) -> np.ndarray:
     """``array`` with rows of ``value`` appended along ``axis`` up to ``size`` (unchanged if it has them)."""
     array = np.asarray(array)

@@ -189,7 +189,7 @@ def test_the_folds_and_the_refit_run_one_fit_program():
     import jax
     from sklearn.datasets import load_digits
 
-    from jaxlearn.sklearn._linear import _fit_pairs
+    from jaxlearn.sklearn._linear import _fit_pairs, _svc_decisions
 
     X, y = load_digits(return_X_y=True)
     X, y = X[:500], (y[:500] >= 5).astype(int)  # folds of 333 rows (bucket 384), refit 500 (512)
@@ -197,6 +197,10 @@ def test_the_folds_and_the_refit_run_one_fit_program():
     jax.clear_caches()
     ours = jsk.GridSearchCV(jsk.SVC(), grid, cv=3).fit(X, y)
     assert ours.search_path_ == "scikit-learn" and _fit_pairs._cache_size() == 1
+    # the candidates keep from about 190 to 500 support vectors: padded to the sample's bucket,
+    # their scores run one program
+    assert len({model.support_.size for model in _refits(grid, X, y)}) > 1
+    assert _svc_decisions._cache_size() == 1
     jax.clear_caches()
     theirs = model_selection.GridSearchCV(jsk.SVC(), grid, cv=3).fit(X, y)
     assert _fit_pairs._cache_size() == 2  # scikit-learn's loop: the folds' bucket, then the refit's
@@ -204,6 +208,10 @@ def test_the_folds_and_the_refit_run_one_fit_program():
         key = f"split{fold}_test_score"
         np.testing.assert_array_equal(ours.cv_results_[key], theirs.cv_results_[key])
     assert ours.best_params_ == theirs.best_params_
+
+
+def _refits(grid, X, y):
+    return [jsk.SVC(**params).fit(X, y) for params in model_selection.ParameterGrid(grid)]
 
 
 @pytest.mark.parametrize(

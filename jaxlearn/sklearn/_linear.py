@@ -22,7 +22,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from jaxlearn import core, linear, multiclass
-from jaxlearn._buckets import fit_bucket, on_bucket_rows, pad_rows
+from jaxlearn._buckets import example_slots, fit_bucket, on_bucket_rows, pad_rows
 from jaxlearn._cpu_jit import FUSION_EMITTERS, UNOPTIMISED, cpu_jit
 from jaxlearn._shared import on_device, sign_label
 from jaxlearn.kernels import expansion, gram
@@ -784,10 +784,11 @@ class SVC(_KernelMixin, ClassifierMixin, JaxlearnEstimator):
         X = self._check_X(X)
         binary = self.classes_.size == 2
         intercept = -self.intercept_ if binary else self.intercept_
-        # the support padded with zero coefficients to a power of two: a refit with another number
-        # of support vectors (another C, another fold) reuses the compiled program
+        # the support padded with zero coefficients (to a power of two; in a search, to the sample's
+        # bucket): a refit with another number of support vectors (another C, another fold) reuses
+        # the compiled program
         count = self.support_vectors_.shape[0]
-        extra = ((0, max(8, 1 << (count - 1).bit_length()) - count), (0, 0))
+        extra = ((0, example_slots(count) - count), (0, 0))
         support = np.pad(self.support_vectors_.astype(X.dtype), extra)
         coef = np.pad(self.pair_dual_coef_.astype(X.dtype), extra)
         decisions = functools.partial(
