@@ -156,9 +156,10 @@ def _equal(a, b) -> bool:
 
 
 def _real(value):
-    """A Python or NumPy integer as a Python float, anything else as it is: a real hyperparameter
-    given as ``1`` traces as ``1.0`` does (a weak float), so the two share one compiled program."""
-    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+    """A Python integer or a NumPy scalar number as a Python float, anything else as it is: a real
+    hyperparameter given as ``1`` or ``np.float64(1.0)`` (a value of ``np.logspace``) traces as
+    ``1.0`` does (a weak float), so they share one compiled program."""
+    if isinstance(value, (int, np.integer, np.floating)) and not isinstance(value, bool):
         return float(value)
     return value
 

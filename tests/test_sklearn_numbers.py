@@ -1,12 +1,14 @@
 """A real hyperparameter written as an integer (``C=1``, ``alpha=10``: what a grid search's list
-often holds) runs the program compiled for the same number as a float, and a refit that stops at
-another epoch predicts with the program it compiled before."""
+often holds) or as a NumPy scalar (``np.logspace``'s values) runs the program compiled for the same
+Python float, and a refit that stops at another epoch predicts with the program it compiled
+before."""
 
 from __future__ import annotations
 
 import warnings
 
 import jax
+import numpy as np
 import pytest
 from sklearn.datasets import load_iris
 from sklearn.preprocessing import StandardScaler
@@ -50,9 +52,10 @@ def test_a_real_hyperparameter_given_as_an_int_compiles_nothing_new(name):
                 value = next(v for v in (1, 2, 0) if _fits(make, parameter, float(v), X, y))
             except StopIteration:
                 continue
-            with count_compilations() as compiled:
-                make(**{parameter: value}).fit(X, y).predict(X)
-            assert compiled[0] == 0, f"{name}({parameter}={value}) compiled {compiled[0]}"
+            for given in (value, np.float64(value)):  # an int, a value of np.logspace
+                with count_compilations() as compiled:
+                    make(**{parameter: given}).fit(X, y).predict(X)
+                assert compiled[0] == 0, f"{name}({parameter}={given!r}) compiled {compiled[0]}"
             checked += 1
     if not checked:
         pytest.skip(f"{name} takes none of 0, 1, 2 for its real hyperparameters")
