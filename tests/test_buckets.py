@@ -256,31 +256,25 @@ def test_mlp_padding_changes_no_bit_and_a_new_size_compiles_nothing():
     X, y = load_digits(return_X_y=True)
     X = (X / 16).astype(np.float32)
     key, layers = jax.random.PRNGKey(0), nn.glorot_init(jax.random.PRNGKey(1), [64, 16, 10])
-    alone = nn.mlp_fit(key, layers, X[:410], y[:410], batch_size=100, max_epochs=6)
-    padded = nn.mlp_fit(
-        key,
-        layers,
-        np.r_[X[:410], np.zeros((38, 64), np.float32)],
-        np.r_[y[:410], np.zeros(38, int)],
-        sample_weight=np.r_[np.ones(410), np.zeros(38)],
-        batch_size=100,
-        max_epochs=6,
-    )
-    for a, b in zip(jax.tree.leaves(alone), jax.tree.leaves(padded)):
+
+    def alone_and_padded(n, size, batch_alone, batch_padded):
+        alone = nn.mlp_fit(key, layers, X[:n], y[:n], batch_size=batch_alone, max_epochs=6)
+        padded = nn.mlp_fit(
+            key,
+            layers,
+            pad_rows(X[:n], size),
+            pad_rows(y[:n], size),
+            sample_weight=pad_rows(np.ones(n), size),
+            batch_size=batch_padded,
+            max_epochs=6,
+        )
+        return zip(jax.tree.leaves(alone), jax.tree.leaves(padded))
+
+    for a, b in alone_and_padded(410, 448, 100, 100):
         np.testing.assert_array_equal(a, b)
     # below scikit-learn's 200 rows a batch is the whole sample: the padded sample's one batch holds
     # the same rows in the same order (and zeros), summed in another order
-    whole = nn.mlp_fit(key, layers, X[:107], y[:107], batch_size=107, max_epochs=6)
-    padded = nn.mlp_fit(
-        key,
-        layers,
-        np.r_[X[:107], np.zeros((5, 64), np.float32)],
-        np.r_[y[:107], np.zeros(5, int)],
-        sample_weight=np.r_[np.ones(107), np.zeros(5)],
-        batch_size=112,
-        max_epochs=6,
-    )
-    for a, b in zip(jax.tree.leaves(whole), jax.tree.leaves(padded)):
+    for a, b in alone_and_padded(107, 112, 107, 112):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

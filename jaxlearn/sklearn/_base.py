@@ -27,7 +27,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from jaxlearn import core, kernels
-from jaxlearn._buckets import on_bucket_rows
+from jaxlearn._buckets import fit_bucket, on_bucket_rows, pad_rows
 from jaxlearn._checks import check_positive_int
 
 __all__ = [
@@ -401,7 +401,14 @@ class BatchBinaryClassifier(BinaryClassifier):
     ``_batch_learner()`` without ``X`` rebuilds the fitted learner. Meta-estimators that fit the
     learner themselves call ``_prepare(X)`` then ``_batch_learner(X)``. ``fit`` stores the learner's
     params in ``params_``; ``decision_function`` is the learner's own.
+
+    The learner's ``fit`` takes ``sample_weight``, an example of weight 0 taking no part: ``fit``
+    pads the rows to their size bucket with such examples (one program for every size in it) and
+    cuts the params' fields named in ``_per_example`` (one entry per row) back to the sample's rows.
     """
+
+    #: The params' fields with one entry per training row.
+    _per_example: tuple = ()
 
     def _batch_learner(self, X=None) -> core.BatchLearner:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -415,8 +422,12 @@ class BatchBinaryClassifier(BinaryClassifier):
         X, y = self._validate(X, y, reset=True)
         y = self._encode_binary(y)
         self._prepare(X)
-        learner = self._batch_learner(X)
-        self.params_ = learner.fit(self._key(), X, y)
+        n, size = X.shape[0], fit_bucket(X.shape[0])
+        present = pad_rows(np.ones(n, X.dtype), size)
+        padded = (pad_rows(X, size), pad_rows(y, size, 1))
+        params = self._batch_learner(X).fit(self._key(), *padded, present)
+        cut = {name: np.asarray(getattr(params, name))[:n] for name in self._per_example}
+        self.params_ = params._replace(**cut)
         return self
 
     def _decision(self, X):

@@ -499,6 +499,7 @@ class HardMarginSVC(BatchBinaryClassifier):
     _pair_subsample = "cycle"
 
     _parameter_constraints = {"max_steps": core.POSITIVE_INT, "tol": core.POSITIVE}
+    _per_example = ("alpha", "support")
 
     def __init__(self, *, fit_intercept=True, max_steps=1000, tol=1e-4):
         self.fit_intercept = fit_intercept
@@ -508,24 +509,6 @@ class HardMarginSVC(BatchBinaryClassifier):
     def _batch_learner(self, X=None):
         learner = linear.hard_svm(max_steps=self.max_steps, tol=self.tol)
         return with_intercept(learner, bool(self.fit_intercept))
-
-    def fit(self, X, y):
-        """Fit on ``X`` of shape (n, d) and labels ``y`` (any two values); the rows are padded to their
-        size bucket with examples of weight 0 (no part in the fit): one program for every size in it.
-
-        Returns:
-          self.
-        """
-        X, y = self._validate(X, y, reset=True)
-        y = self._encode_binary(y)
-        self._prepare(X)
-        n, size = X.shape[0], fit_bucket(X.shape[0])
-        present = pad_rows(np.ones(n, X.dtype), size)
-        padded = (pad_rows(X, size), pad_rows(y, size, 1))
-        params = self._batch_learner(X).fit(self._key(), *padded, present)
-        alpha, support = (np.asarray(a)[:n] for a in (params.alpha, params.support))
-        self.params_ = params._replace(alpha=alpha, support=support)
-        return self
 
 
 class _KernelMixin:
