@@ -7,7 +7,7 @@ of their loss: :func:`regularized_sgd` is that loop, once; each learner supplies
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 import jax
 import jax.numpy as jnp
@@ -33,6 +33,27 @@ def sample_indices(key: Array, steps: int, m: int) -> Array:
     """The examples SGD visits: ``jax.random.randint(key, (steps,), 0, m)`` (uniform, with replacement),
     int32 whether or not x64 is on, so float32 and float64 fits visit the same examples."""
     return jax.random.randint(key, (steps,), 0, m, dtype=jnp.int32)
+
+
+def present_indices(key: Array, steps: int, weight: Array) -> tuple[Array, Array]:
+    r"""The examples SGD visits when some have weight 0: ``(idx, count)``.
+
+        ``idx`` (``steps``,) are :func:`sample_indices`' draws over the :math:`m_+` examples of positive
+        ``weight`` (m,), each mapped to that example's position (with every weight positive, the draws
+        themselves); ``count`` is how many of them to run, :math:`\lfloor T m_+ / m
+    floor` (at least
+        one), the steps per example of the whole sample. Appending examples of weight 0 to a sample,
+        with ``steps`` grown by as many per example, changes neither the first ``count`` draws (JAX's
+        partitionable threefry, its default, draws element ``t`` from ``t`` alone) nor ``count``.
+    """
+    m = weight.shape[0]
+    present = weight > 0
+    m_plus = jnp.sum(present, dtype=jnp.int32)
+    rows = jnp.nonzero(present, size=m, fill_value=0)[0].astype(jnp.int32)
+    draws = jax.random.randint(key, (steps,), 0, m_plus, dtype=jnp.int32)
+    whole, rest = divmod(steps, m)  # T = whole m + rest; rest m_+ / m rounded down in float32
+    count = whole * m_plus + jnp.floor((rest / m) * m_plus.astype(jnp.float32)).astype(jnp.int32)
+    return rows[draws], jnp.maximum(count, 1)
 
 
 def hinge_subgradient(X: Array, y: Array) -> Callable[[Array, Array], Array]:
@@ -65,6 +86,7 @@ def regularized_sgd(
     variant: str = "uml",
     sparse: bool = False,
     progress: bool = False,
+    count: Optional[ArrayLike] = None,
 ) -> Any:
     r"""SGD for regularised loss minimisation, averaged (UML section 15.5; SS10 Algorithm 7).
 
@@ -86,6 +108,8 @@ def regularized_sgd(
         a step costs the learner's score only, and :math:`\bar w` is formed after the loop from the
         increments (each weighted by :math:`\sum_{t > u} 1/(\lambda d_t)`).
       progress: a tqdm bar over the steps (static; needs the ``progress`` extra).
+      count: run the first ``count`` steps of ``idx`` only, :math:`1 \le` ``count`` :math:`\le T`
+        (may be traced: one program for every count), and average their iterates; ``None``: all.
 
     Returns:
       :math:`\bar w`, shaped like ``zeros``.
@@ -103,19 +127,26 @@ def regularized_sgd(
     scales = step_scales(lam, steps, variant, dtype)
 
     if sparse:
+        if count is not None:
+            raise ValueError("expected `count` None with `sparse=True` (every step runs)")
         return _sparse_sgd(subgradient, idx, scales, zeros)
 
     def step(carry, it):
         theta, total = carry
-        i, scale = it
+        i, scale = it[:2]
         w = jax.tree_util.tree_map(lambda a: a * scale, theta)
-        theta = jax.tree_util.tree_map(jnp.subtract, theta, subgradient(w, i))
-        return (theta, jax.tree_util.tree_map(jnp.add, total, w)), None
+        new = (
+            jax.tree_util.tree_map(jnp.subtract, theta, subgradient(w, i)),
+            jax.tree_util.tree_map(jnp.add, total, w),
+        )
+        if count is not None:  # past the count: the carry unchanged
+            new = jax.tree_util.tree_map(lambda a, b: jnp.where(it[2] < count, a, b), new, carry)
+        return new, None
 
-    (_, total), _ = scan(
-        step, (zeros, zeros), (idx, scales), progress=progress, desc="jaxlearn SGD"
-    )
-    return jax.tree_util.tree_map(lambda a: a / jnp.asarray(steps, a.dtype), total)
+    xs = (idx, scales) if count is None else (idx, scales, jnp.arange(steps, dtype=jnp.int32))
+    (_, total), _ = scan(step, (zeros, zeros), xs, progress=progress, desc="jaxlearn SGD")
+    run = steps if count is None else count
+    return jax.tree_util.tree_map(lambda a: a / jnp.asarray(run, a.dtype), total)
 
 
 def _sparse_sgd(subgradient, idx, scales, zeros):

@@ -92,6 +92,36 @@ def test_padding_leaves_crammer_singer_to_rounding():
     np.testing.assert_allclose(unpadded.w, padded.w, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("make", [multiclass.multiclass_svm, multiclass.multiclass_sgd])
+def test_padding_changes_no_bit_of_the_multiclass_sgd(make):
+    # the padded fit draws the same examples (JAX draws element t from t alone) and runs as many
+    # steps per real row: the first max_iter * n of its max_iter * 160 steps
+    X, y, weights = _multiclass()
+    key = jax.random.key(1)
+    unpadded = make(0.01, 5 * 150, 3, fit_intercept=True).fit(key, X, y)
+    padded = jax.jit(make(0.01, 5 * 160, 3, fit_intercept=True).fit)(
+        key, *(pad_rows(a, 160) for a in (X, y, weights))
+    )
+    np.testing.assert_array_equal(unpadded.w, padded.w)
+    np.testing.assert_array_equal(unpadded.b, padded.b)
+
+
+def test_multiclass_svc_fits_as_the_unpadded_learner_and_zero_weights_as_rows_left_out():
+    X, y, _ = _multiclass()
+    order = np.random.default_rng(0).permutation(150)
+    X, y = X[order], y[order]
+    model = jsk.MulticlassSVC(C=2.0, max_iter=5, random_state=0).fit(X[:107], y[:107])  # 112 rows
+    learner = multiclass.multiclass_svm(1 / (2.0 * 107), 5 * 107, 3, fit_intercept=True)
+    unpadded = learner.fit(model._key(), X[:107], y[:107])
+    np.testing.assert_array_equal(model.coef_, np.asarray(unpadded.w).reshape(3, -1))
+    np.testing.assert_array_equal(model.intercept_, unpadded.b)
+    weight = np.where(np.arange(150) % 3 == 0, 0.0, 1.0)  # lam and the steps count 100 rows
+    weighted = jsk.MulticlassSVC(C=2.0, max_iter=5, random_state=0).fit(X, y, sample_weight=weight)
+    alone = jsk.MulticlassSVC(C=2.0, max_iter=5, random_state=0).fit(X[weight > 0], y[weight > 0])
+    np.testing.assert_array_equal(weighted.coef_, alone.coef_)
+    np.testing.assert_array_equal(weighted.intercept_, alone.intercept_)
+
+
 @pytest.mark.parametrize("which", ["logistic", "primal", "multinomial"])
 def test_padding_leaves_lbfgs_to_its_tolerance(which):
     # L-BFGS sums the gradient over the rows: more (zero) rows change the rounding, so the two runs
@@ -287,29 +317,18 @@ def test_mlp_padding_changes_no_bit_and_a_new_size_compiles_nothing():
     assert compiled[0] == 0
 
 
-#: The estimators whose fits cannot yet leave padded rows out, and why: each compiles for a new size.
-COMPILES_PER_SIZE = {
-    "MulticlassSVC": "its SGD takes max_iter times the sample's size in steps",
-}
-
-
 @pytest.mark.parametrize(
     "name",
     [
-        pytest.param(name, marks=pytest.mark.xfail(reason=why, strict=True))
-        if (why := COMPILES_PER_SIZE.get(name))
-        else name
-        for name in (
-            "KNeighborsRegressor",
-            "KernelRidge",
-            "KernelPerceptron",  # the online estimators' epochs padded with rounds that change nothing
-            "MarginPerceptron",
-            "OnlineGradientDescentClassifier",
-            "Winnow",
-            "MLPClassifier",  # below 200 rows, one batch of the padded sample
-            "HardMarginSVC",  # examples of weight 0 take no part in the hard margin
-            *sorted(COMPILES_PER_SIZE),
-        )
+        "KNeighborsRegressor",
+        "KernelRidge",
+        "KernelPerceptron",  # the online estimators' epochs padded with rounds that change nothing
+        "MarginPerceptron",
+        "OnlineGradientDescentClassifier",
+        "Winnow",
+        "MLPClassifier",  # below 200 rows, one batch of the padded sample
+        "HardMarginSVC",  # examples of weight 0 take no part in the hard margin
+        "MulticlassSVC",  # examples of weight 0 never drawn, max_iter * n of the padded steps run
     ],
 )
 def test_the_other_estimators_compile_nothing_for_a_new_size_in_the_bucket(name):

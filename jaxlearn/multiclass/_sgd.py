@@ -84,8 +84,13 @@ def multiclass_sgd(
         1 appended in UML Exercise 17.1; multivector only).
 
     Returns:
-      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y) -> MulticlassSGDParams``; ``predict`` the
-      argmax labels (int32, ties to the minimal index); ``decision_function`` the scores ``(n, k)``.
+      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y, sample_weight=None) -> MulticlassSGDParams``;
+      ``predict`` the argmax labels (int32, ties to the minimal index); ``decision_function`` the
+      scores ``(n, k)``. With ``sample_weight`` (m,) >= 0, each step draws uniformly among the
+      :math:`m_+` examples of positive weight and its sub-gradient is scaled by the example's
+      weight; the fit runs :math:`\lfloor T m_+ / m \rfloor` of the :math:`T` steps (at least one),
+      as many per example as on the :math:`m_+` examples alone, whose draws they are: examples of
+      weight 0 appended to the sample (and ``steps`` grown by as many per example) change nothing.
 
     Examples:
       >>> import jax, jax.numpy as jnp
@@ -101,18 +106,24 @@ def multiclass_sgd(
 
 
 @functools.partial(jax.jit, static_argnames=("num_classes", "blocks", "fit_intercept"))
-def _fit(idx, X, y, eta, cost, psi, *, num_classes, blocks, fit_intercept):
+def _fit(idx, X, y, eta, cost, psi, weight=None, count=None, *, num_classes, blocks, fit_intercept):
     if fit_intercept:
         X = jnp.concatenate([X, jnp.ones((X.shape[0], 1), X.dtype)], axis=1)
-    subgradient, zeros = hinge_subgradient(X, y, cost, psi, num_classes, blocks)
+    subgradient, zeros = hinge_subgradient(X, y, cost, psi, num_classes, blocks, weight)
     eta = jnp.asarray(eta).astype(X.dtype)
 
-    def step(carry, i):  # adds w^(t) to the running sum, then takes the step to w^(t+1)
+    def step(carry, it):  # adds w^(t) to the running sum, then takes the step to w^(t+1)
         w, total = carry
-        return (w - eta * subgradient(w, i), total + w), None
+        i = it if count is None else it[0]
+        new = (w - eta * subgradient(w, i), total + w)
+        if count is not None:  # past the count: the carry unchanged
+            new = tuple(jnp.where(it[1] < count, a, b) for a, b in zip(new, carry))
+        return new, None
 
-    (_, total), _ = jax.lax.scan(step, (zeros, zeros), idx)
-    w_bar = total / jnp.asarray(idx.shape[0], X.dtype)
+    steps = idx.shape[0]
+    xs = idx if count is None else (idx, jnp.arange(steps, dtype=jnp.int32))
+    (_, total), _ = jax.lax.scan(step, (zeros, zeros), xs)
+    w_bar = total / jnp.asarray(steps if count is None else count, X.dtype)
     if fit_intercept:
         return MulticlassSGDParams(w=w_bar[:, :-1].reshape(-1), b=w_bar[:, -1])
     return MulticlassSGDParams(w=w_bar.reshape(-1), b=jnp.zeros(num_classes, X.dtype))

@@ -16,7 +16,8 @@ import numpy as np
 from jax.typing import ArrayLike
 
 from jaxlearn._checks import check_class_labels, check_finite, check_multiclass_sample, check_ndim
-from jaxlearn._regularized import regularized_sgd, sample_indices
+from jaxlearn._lbfgs import check_sample_weight
+from jaxlearn._regularized import present_indices, regularized_sgd, sample_indices
 from jaxlearn._shared import float_dtype
 from jaxlearn.core import (
     NON_NEGATIVE,
@@ -121,8 +122,13 @@ def multiclass_svm(
       fit_intercept: per-class regularised intercepts ``b`` (a constant feature; multivector only).
 
     Returns:
-      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y) -> MulticlassSVMParams``; ``predict`` the
-      argmax labels (int32, ties to the minimal index); ``decision_function`` the scores ``(n, k)``.
+      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y, sample_weight=None) -> MulticlassSVMParams``;
+      ``predict`` the argmax labels (int32, ties to the minimal index); ``decision_function`` the
+      scores ``(n, k)``. With ``sample_weight`` (m,) >= 0, each step draws uniformly among the
+      :math:`m_+` examples of positive weight and its sub-gradient is scaled by the example's
+      weight; the fit runs :math:`\lfloor T m_+ / m \rfloor` of the :math:`T` steps (at least one),
+      as many per example as on the :math:`m_+` examples alone, whose draws they are: examples of
+      weight 0 appended to the sample (and ``steps`` grown by as many per example) change nothing.
 
     Examples:
       >>> import jax, jax.numpy as jnp
@@ -141,8 +147,10 @@ def sgd_learner(
     program, step_size, steps, num_classes, delta, feature_map, fit_intercept
 ) -> BatchLearner:
     """The learner of a multiclass SGD (:func:`multiclass_svm`, ``multiclass_sgd``): ``fit`` draws the
-    ``steps`` indices from the key and runs ``program(idx, X, y, step_size, cost, psi, *, num_classes,
-    blocks, fit_intercept)``; the scores are :func:`linear_scores`, the labels their argmax."""
+    ``steps`` indices from the key and runs ``program(idx, X, y, step_size, cost, psi, weight=None,
+    count=None, *, num_classes, blocks, fit_intercept)`` (with ``sample_weight``: the weights and
+    the steps to run, from :func:`~jaxlearn._regularized.present_indices`); the scores are
+    :func:`linear_scores`, the labels their argmax."""
     steps, k = int(steps), int(num_classes)
     if delta is not None:
         check_cost_matrix(delta, k)
@@ -154,12 +162,16 @@ def sgd_learner(
         )
     psi = as_feature_map(feature_map)
 
-    def fit(key, X, y):
+    def fit(key, X, y, sample_weight=None):
         X, y = as_sample(X, y)
         cost = zero_one_cost(k, X.dtype) if delta is None else jnp.asarray(delta).astype(X.dtype)
-        idx = sample_indices(key, steps, X.shape[0])
         options = dict(num_classes=k, blocks=blocks, fit_intercept=fit_intercept)
-        return program(idx, X, y, step_size, cost, psi, **options)
+        if sample_weight is None:
+            idx = sample_indices(key, steps, X.shape[0])
+            return program(idx, X, y, step_size, cost, psi, **options)
+        weight = jnp.asarray(sample_weight).astype(X.dtype)
+        idx, count = present_indices(key, steps, weight)
+        return program(idx, X, y, step_size, cost, psi, weight, count, **options)
 
     def decision_function(params, X):
         return linear_scores(params, X, psi, k, blocks)
@@ -167,7 +179,10 @@ def sgd_learner(
     def predict(params, X):
         return argmax_label(decision_function(params, X))
 
-    check = functools.partial(check_multiclass_sample, num_classes=k)
+    def check(X, y, sample_weight=None):
+        check_multiclass_sample(X, y, k)
+        check_sample_weight(sample_weight, np.shape(X)[0])
+
     return BatchLearner(fit, predict, decision_function, check)
 
 
@@ -204,12 +219,15 @@ def _plus_bias(params, scores):
     return scores if b is None else scores + b
 
 
-def hinge_subgradient(X: Array, y: Array, cost: Array, psi, num_classes: int, blocks: bool):
+def hinge_subgradient(
+    X: Array, y: Array, cost: Array, psi, num_classes: int, blocks: bool, weight=None
+):
     r"""The generalised hinge's sub-gradient on example ``i`` and the start :math:`w^{(1)} = 0`.
 
     Returns ``(subgradient, zeros)``: ``subgradient(w, i)`` is :math:`\Psi(x_i, \hat y) - \Psi(x_i, y_i)`
-    with :math:`\hat y` from :func:`loss_augmented_argmax` (exactly 0 when :math:`\hat y = y_i`), shaped
-    like ``zeros``: a ``(k, n)`` matrix for the multivector map (row ``y`` is :math:`w_y`), else ``(d,)``.
+    with :math:`\hat y` from :func:`loss_augmented_argmax` (exactly 0 when :math:`\hat y = y_i`), times
+    ``weight[i]`` where ``weight`` (m,) is given, shaped like ``zeros``: a ``(k, n)`` matrix for the
+    multivector map (row ``y`` is :math:`w_y`), else ``(d,)``.
     """
     dtype = X.dtype
     if blocks:  # w as a (k, n) matrix: Psi(x, y) is x in row y
@@ -218,6 +236,7 @@ def hinge_subgradient(X: Array, y: Array, cost: Array, psi, num_classes: int, bl
             x, label = X[i], y[i]
             y_hat = loss_augmented_argmax(W @ x, cost[:, label], label)
             move = jnp.where(y_hat != label, x, jnp.zeros_like(x))  # v = 0 exactly when y_hat = y
+            move = move if weight is None else weight[i] * move
             return jnp.zeros_like(W).at[label].add(-move).at[y_hat].add(move)
 
         return subgradient, jnp.zeros((num_classes, X.shape[1]), dtype)
@@ -226,18 +245,19 @@ def hinge_subgradient(X: Array, y: Array, cost: Array, psi, num_classes: int, bl
         x, label = X[i], y[i]
         features = all_features(psi, x, num_classes).astype(dtype)
         y_hat = loss_augmented_argmax(features @ w, cost[:, label], label)
-        return jnp.where(y_hat != label, features[y_hat] - features[label], jnp.zeros_like(w))
+        v = jnp.where(y_hat != label, features[y_hat] - features[label], jnp.zeros_like(w))
+        return v if weight is None else weight[i] * v
 
     d = jax.eval_shape(lambda x: psi(x, 0, num_classes), X[0]).shape[0]
     return subgradient, jnp.zeros(d, dtype)
 
 
 @functools.partial(jax.jit, static_argnames=("num_classes", "blocks", "fit_intercept"))
-def _fit(idx, X, y, lam, cost, psi, *, num_classes, blocks, fit_intercept):
+def _fit(idx, X, y, lam, cost, psi, weight=None, count=None, *, num_classes, blocks, fit_intercept):
     if fit_intercept:
         X = jnp.concatenate([X, jnp.ones((X.shape[0], 1), X.dtype)], axis=1)
-    subgradient, zeros = hinge_subgradient(X, y, cost, psi, num_classes, blocks)
-    w_bar = regularized_sgd(subgradient, idx, lam, zeros)
+    subgradient, zeros = hinge_subgradient(X, y, cost, psi, num_classes, blocks, weight)
+    w_bar = regularized_sgd(subgradient, idx, lam, zeros, count=count)
     if fit_intercept:
         return MulticlassSVMParams(w=w_bar[:, :-1].reshape(-1), b=w_bar[:, -1])
     return MulticlassSVMParams(w=w_bar.reshape(-1), b=jnp.zeros(num_classes, X.dtype))

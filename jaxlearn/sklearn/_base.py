@@ -47,6 +47,7 @@ __all__ = [
     "float_dtype",
     "key_from",
     "make_kernel",
+    "present_weights",
     "row_weights",
     "sample_weights",
     "stacked",
@@ -228,6 +229,14 @@ def sample_weights(sample_weight, X) -> np.ndarray:
     """``sample_weight`` checked as scikit-learn checks it (shape (n,), finite, >= 0; ``None``: ones), in
     jaxlearn's float dtype."""
     return _check_sample_weight(sample_weight, X, dtype=float_dtype())
+
+
+def present_weights(sample_weight, X) -> np.ndarray:
+    """:func:`sample_weights`, refusing negative weights and a sample with no positive weight."""
+    weights = _check_sample_weight(sample_weight, X, dtype=float_dtype(), ensure_non_negative=True)
+    if not np.any(weights > 0):
+        raise ValueError("expected `sample_weight` with a positive weight, got all zeros")
+    return weights
 
 
 def row_weights(class_weight, classes, index, sample_weight=None) -> np.ndarray:

@@ -10,6 +10,7 @@ fit with inputs of the same shapes (and any new numeric hyperparameters) compile
 
 from __future__ import annotations
 
+import jax
 import numpy as np
 import sklearn.multiclass
 from sklearn.base import ClassifierMixin, RegressorMixin, clone
@@ -20,7 +21,7 @@ from jaxlearn import core, multiclass
 from jaxlearn._buckets import fit_bucket, on_bucket_rows, pad_rows
 from jaxlearn._checks import check_positive_int
 from jaxlearn._cpu_jit import compile_small_data_with, cpu_jit
-from jaxlearn.sklearn._base import N_JOBS, JaxlearnEstimator, encode_classes
+from jaxlearn.sklearn._base import N_JOBS, JaxlearnEstimator, encode_classes, present_weights
 from jaxlearn.sklearn._linear import LinearSVC, weighted_fit
 from jaxlearn.sklearn._ovo import ovo_scores
 
@@ -397,6 +398,9 @@ class MulticlassSVC(ScoringClassifier):
       max_iter: epochs: ``steps = max_iter * n_samples`` SGD steps (uniformly drawn examples).
       random_state: seeds the example order (``None``, an int or a ``RandomState``).
 
+    ``fit`` runs the rows padded to their size bucket with weight 0 (never drawn): every training
+    size in a bucket runs one compiled program, and draws the examples an unpadded fit draws.
+
     Example:
       >>> import numpy as np
       >>> from jaxlearn.sklearn import MulticlassSVC
@@ -418,24 +422,36 @@ class MulticlassSVC(ScoringClassifier):
         self.max_iter = max_iter
         self.random_state = random_state
 
-    def _batch_learner(self, X, n_classes):
-        if X is None:  # after fit: predict needs neither lam nor the step count
+    def _batch_learner(self, X, n_classes, present=None):
+        """The learner for the sample ``X`` (``None``: for predict, which needs neither ``lam``
+        nor the step count), of which ``present`` rows (default: all) have a positive weight."""
+        if X is None:
             lam, steps = 1.0, 1
         else:
-            m = X.shape[0]
-            lam = lam_of_C(self.C, m) if self.lam is None else self.lam
-            steps = check_positive_int("max_iter", self.max_iter) * m
+            present = X.shape[0] if present is None else present
+            lam = lam_of_C(self.C, present) if self.lam is None else self.lam
+            steps = check_positive_int("max_iter", self.max_iter) * X.shape[0]
         return multiclass.multiclass_svm(
             lam, steps, n_classes, fit_intercept=bool(self.fit_intercept)
         )
 
-    def fit(self, X, y):
-        """Fit on ``X`` (n, d) and labels ``y`` (two or more values); ``n_iter_`` is ``max_iter``.
+    def fit(self, X, y, sample_weight=None):
+        """Fit on ``X`` (n, d) and labels ``y`` (two or more values), each example's hinge loss
+        scaled by its ``sample_weight`` (>= 0; ``None``: 1; an example of weight 0 takes no part and
+        ``C`` is per example of positive weight); ``n_iter_`` is ``max_iter``.
 
         Returns:
           self.
         """
-        super().fit(X, y)
+        X, y = self._validate(X, y, reset=True)
+        y = encode_classes(self, y)
+        weight = present_weights(sample_weight, X)
+        present = int(np.count_nonzero(weight))
+        # the draws of a padded fit are the unpadded fit's where JAX draws element t from t alone
+        size = fit_bucket(X.shape[0]) if jax.config.jax_threefry_partitionable else X.shape[0]
+        X, y, weight = (pad_rows(a, size) for a in (X, y, weight))
+        learner = self._batch_learner(X, self.classes_.size, present)
+        self.params_ = fit_weighted(learner, self._key(), X, y, weight)
         self.n_iter_ = int(self.max_iter)
         return self
 

@@ -34,6 +34,44 @@ def _transcription(X, y, lam, steps, delta, key):
     return total / steps
 
 
+def _weighted_transcription(X, y, lam, steps, weight, key):
+    """:func:`_transcription` with sample weights, in NumPy: the draws over the examples of positive
+    weight, each sub-gradient times its example's weight, the first floor(T m+ / m) steps run."""
+    rows = np.flatnonzero(weight > 0)
+    draws = np.asarray(sample_indices(key, steps, rows.size))  # the same bits as a traced m+
+    count = max(steps * rows.size // weight.size, 1)
+    k = int(y.max()) + 1
+    theta, total = np.zeros((k, X.shape[1])), np.zeros((k, X.shape[1]))
+    for t, i in enumerate(rows[draws[:count]], start=1):
+        W = theta / (lam * t)
+        total += W
+        scores = W @ X[i]
+        terms = (np.arange(k) != y[i]) + scores - scores[y[i]]
+        terms[y[i]] = -np.inf
+        y_hat = int(np.argmax(terms))
+        if terms[y_hat] > 0:
+            theta[y[i]] += weight[i] * X[i]
+            theta[y_hat] -= weight[i] * X[i]
+    return total / count
+
+
+def test_sample_weights_equal_the_book_loop_with_weights(x64):
+    X, y = blobs(jax.random.PRNGKey(1), 40, jnp.float64, k=3)
+    weight = np.array(jax.random.uniform(jax.random.PRNGKey(2), (40,), jnp.float64, 0.2, 3.0))
+    weight[[0, 7, 8, 31]] = 0.0  # never drawn
+    params = multiclass_svm(0.1, 100, 3).fit(KEY, X, y, sample_weight=weight)  # 90 of the steps
+    want = _weighted_transcription(np.asarray(X), np.asarray(y), 0.1, 100, weight, KEY)
+    np.testing.assert_allclose(np.asarray(params.w).reshape(3, -1), want, rtol=1e-12, atol=1e-12)
+
+
+def test_a_constant_weight_c_is_lambda_over_c(x64):
+    # theta grows c times faster: w^(t) = theta / (lam t) is the fit of lam / c, step for step
+    X, y = blobs(jax.random.PRNGKey(1), 40, jnp.float64, k=3)
+    weighted = multiclass_svm(0.1, 300, 3).fit(KEY, X, y, sample_weight=jnp.full(40, 2.5))
+    plain = multiclass_svm(0.1 / 2.5, 300, 3).fit(KEY, X, y)
+    np.testing.assert_allclose(weighted.w, plain.w, rtol=1e-10, atol=1e-12)
+
+
 def test_equals_the_book_loop_with_a_cost_matrix(x64):
     X, y = blobs(jax.random.PRNGKey(1), 30, jnp.float64, k=4)
     delta = np.array([[0, 1, 2, 3], [1, 0, 1, 2], [2, 1, 0, 1], [3, 2, 1, 0]], np.float64)
@@ -125,6 +163,13 @@ def test_bad_input():
         multiclass_svm(0.0, 10, 3)
     with pytest.raises(ValueError, match=r"`steps` an integer in \[1, inf\)"):
         multiclass_svm(0.1, 0, 3)
+    svm = multiclass_svm(0.1, 10, 3)
+    with pytest.raises(ValueError, match=r"`sample_weight` >= 0, found -1"):
+        svm.fit(KEY, X, y, sample_weight=jnp.ones(20).at[3].set(-1.0))
+    with pytest.raises(ValueError, match="`sample_weight` with a positive sum, got all zeros"):
+        svm.fit(KEY, X, y, sample_weight=jnp.zeros(20))
+    with pytest.raises(ValueError, match="got 19 weights for 20 examples"):
+        svm.fit(KEY, X, y, sample_weight=jnp.ones(19))
     with pytest.raises(ValueError, match="fit_intercept"):
         multiclass_svm(
             0.1, 10, 3, fit_intercept=True, feature_map=lambda x, y, k: multivector(x, y, k)
