@@ -49,7 +49,8 @@ def present_indices(key: Array, steps: int, weight: Array) -> tuple[Array, Array
     m = weight.shape[0]
     present = weight > 0
     m_plus = jnp.sum(present, dtype=jnp.int32)
-    rows = jnp.nonzero(present, size=m, fill_value=0)[0].astype(jnp.int32)
+    iota = jnp.arange(m, dtype=jnp.int32)
+    rows = jax.lax.top_k(jnp.where(present, -iota, -iota - m), m)[1]  # present first, in order
     draws = jax.random.randint(key, (steps,), 0, m_plus, dtype=jnp.int32)
     whole, rest = divmod(steps, m)  # T = whole m + rest; rest m_+ / m rounded down in float32
     count = whole * m_plus + jnp.floor((rest / m) * m_plus.astype(jnp.float32)).astype(jnp.int32)
@@ -109,7 +110,8 @@ def regularized_sgd(
         increments (each weighted by :math:`\sum_{t > u} 1/(\lambda d_t)`).
       progress: a tqdm bar over the steps (static; needs the ``progress`` extra).
       count: run the first ``count`` steps of ``idx`` only, :math:`1 \le` ``count`` :math:`\le T`
-        (may be traced: one program for every count), and average their iterates; ``None``: all.
+        (may be traced: one program for every count), and average their iterates; ``None``: all
+        (not with ``sparse`` or ``progress``).
 
     Returns:
       :math:`\bar w`, shaped like ``zeros``.
@@ -126,25 +128,27 @@ def regularized_sgd(
     steps = idx.shape[0]
     scales = step_scales(lam, steps, variant, dtype)
 
+    if count is not None and (sparse or progress):
+        raise ValueError("expected `count` None with `sparse=True` or `progress=True`")
     if sparse:
-        if count is not None:
-            raise ValueError("expected `count` None with `sparse=True` (every step runs)")
         return _sparse_sgd(subgradient, idx, scales, zeros)
 
     def step(carry, it):
         theta, total = carry
-        i, scale = it[:2]
+        i, scale = it
         w = jax.tree_util.tree_map(lambda a: a * scale, theta)
-        new = (
-            jax.tree_util.tree_map(jnp.subtract, theta, subgradient(w, i)),
-            jax.tree_util.tree_map(jnp.add, total, w),
-        )
-        if count is not None:  # past the count: the carry unchanged
-            new = jax.tree_util.tree_map(lambda a, b: jnp.where(it[2] < count, a, b), new, carry)
-        return new, None
+        theta = jax.tree_util.tree_map(jnp.subtract, theta, subgradient(w, i))
+        return (theta, jax.tree_util.tree_map(jnp.add, total, w)), None
 
-    xs = (idx, scales) if count is None else (idx, scales, jnp.arange(steps, dtype=jnp.int32))
-    (_, total), _ = scan(step, (zeros, zeros), xs, progress=progress, desc="jaxlearn SGD")
+    if count is None:
+        (_, total), _ = scan(
+            step, (zeros, zeros), (idx, scales), progress=progress, desc="jaxlearn SGD"
+        )
+    else:  # a loop of `count` steps: one program for every count, no step past it
+        theta_total = jax.lax.fori_loop(
+            0, count, lambda t, carry: step(carry, (idx[t], scales[t]))[0], (zeros, zeros)
+        )
+        total = theta_total[1]
     run = steps if count is None else count
     return jax.tree_util.tree_map(lambda a: a / jnp.asarray(run, a.dtype), total)
 

@@ -112,18 +112,15 @@ def _fit(idx, X, y, eta, cost, psi, weight=None, count=None, *, num_classes, blo
     subgradient, zeros = hinge_subgradient(X, y, cost, psi, num_classes, blocks, weight)
     eta = jnp.asarray(eta).astype(X.dtype)
 
-    def step(carry, it):  # adds w^(t) to the running sum, then takes the step to w^(t+1)
+    def step(carry, i):  # adds w^(t) to the running sum, then takes the step to w^(t+1)
         w, total = carry
-        i = it if count is None else it[0]
-        new = (w - eta * subgradient(w, i), total + w)
-        if count is not None:  # past the count: the carry unchanged
-            new = tuple(jnp.where(it[1] < count, a, b) for a, b in zip(new, carry))
-        return new, None
+        return (w - eta * subgradient(w, i), total + w), None
 
-    steps = idx.shape[0]
-    xs = idx if count is None else (idx, jnp.arange(steps, dtype=jnp.int32))
-    (_, total), _ = jax.lax.scan(step, (zeros, zeros), xs)
-    w_bar = total / jnp.asarray(steps if count is None else count, X.dtype)
+    if count is None:
+        (_, total), _ = jax.lax.scan(step, (zeros, zeros), idx)
+    else:  # the first `count` steps: one program for every count
+        total = jax.lax.fori_loop(0, count, lambda t, c: step(c, idx[t])[0], (zeros, zeros))[1]
+    w_bar = total / jnp.asarray(idx.shape[0] if count is None else count, X.dtype)
     if fit_intercept:
         return MulticlassSGDParams(w=w_bar[:, :-1].reshape(-1), b=w_bar[:, -1])
     return MulticlassSGDParams(w=w_bar.reshape(-1), b=jnp.zeros(num_classes, X.dtype))

@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from jaxlearn import linear, losses
-from jaxlearn._regularized import sample_indices
+from jaxlearn._regularized import regularized_sgd, sample_indices
 from jaxlearn.multiclass import loss_augmented_argmax, multiclass_svm, multivector
+from jaxlearn.multiclass._svm import hinge_subgradient
 from tests.multiclass.data import blobs, digits_split
 
 KEY = jax.random.PRNGKey(0)
@@ -62,6 +63,19 @@ def test_sample_weights_equal_the_book_loop_with_weights(x64):
     params = multiclass_svm(0.1, 100, 3).fit(KEY, X, y, sample_weight=weight)  # 90 of the steps
     want = _weighted_transcription(np.asarray(X), np.asarray(y), 0.1, 100, weight, KEY)
     np.testing.assert_allclose(np.asarray(params.w).reshape(3, -1), want, rtol=1e-12, atol=1e-12)
+
+
+def test_the_first_count_steps_are_the_run_of_those_steps():
+    X, y = blobs(jax.random.PRNGKey(1), 40, jnp.float32, k=3)
+    subgradient, zeros = hinge_subgradient(X, y, 1 - jnp.eye(3), multivector, 3, True)
+    idx = sample_indices(KEY, 300, 40)
+    run = jax.jit(lambda count: regularized_sgd(subgradient, idx, 0.1, zeros, count=count))
+    for count in (1, 123, 300):
+        want = regularized_sgd(subgradient, idx[:count], 0.1, zeros)
+        np.testing.assert_array_equal(run(count), want)
+    assert run._cache_size() == 1
+    with pytest.raises(ValueError, match="`count` None with `sparse=True` or `progress=True`"):
+        regularized_sgd(subgradient, idx, 0.1, zeros, count=5, progress=True)
 
 
 def test_a_constant_weight_c_is_lambda_over_c(x64):
