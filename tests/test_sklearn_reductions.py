@@ -5,6 +5,7 @@ estimator (scikit-learn's, or a jaxlearn one that is multiclass itself or a regr
 is scikit-learn's own, in ``reduction_``. Either way a user gets scikit-learn's answers.
 """
 
+import jax
 import numpy as np
 import pytest
 import sklearn.linear_model
@@ -15,6 +16,7 @@ from sklearn.naive_bayes import GaussianNB
 from sklearn.preprocessing import StandardScaler
 
 import jaxlearn.sklearn as jsk
+from tests.harness import count_compilations
 
 REDUCTIONS = ["OneVsRestClassifier", "OneVsOneClassifier"]
 
@@ -114,3 +116,27 @@ def test_one_vs_rest_over_linear_svc_is_its_own_one_vs_rest_fit(iris, dual):
     np.testing.assert_array_equal(ours.predict(X), alone.predict(X))
     theirs = sklearn.multiclass.OneVsRestClassifier(svc).fit(X, y)
     np.testing.assert_allclose(ours.decision_function(X), theirs.decision_function(X), atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["SGDClassifier", "Perceptron"])
+def test_one_vs_rest_over_sgd_fits_as_scikit_learns_clones(iris, name):
+    # each of scikit-learn's clones shuffles with the seed of the same random_state: so do ours, in
+    # one program over the rows padded to their size bucket (which compiles nothing for a new size)
+    X, y = iris
+    with jax.enable_x64(True):
+        ours = jsk.OneVsRestClassifier(getattr(jsk, name)(random_state=0)).fit(X, y)
+        theirs = sklearn.multiclass.OneVsRestClassifier(
+            getattr(sklearn.linear_model, name)(random_state=0)
+        ).fit(X, y)
+        coef = np.stack([estimator.coef_[0] for estimator in theirs.estimators_])
+        np.testing.assert_allclose(ours.params_.w, coef, rtol=1e-12, atol=1e-12)
+        np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
+        np.testing.assert_allclose(
+            ours.decision_function(X), theirs.decision_function(X), rtol=1e-10, atol=1e-10
+        )
+        order = np.random.default_rng(0).permutation(len(y))  # three classes in every prefix
+        X, y = X[order], y[order]
+        jsk.OneVsRestClassifier(getattr(jsk, name)(random_state=0)).fit(X[:100], y[:100])
+        with count_compilations() as compiled:  # 100 and 107 rows: both in the bucket of 112
+            jsk.OneVsRestClassifier(getattr(jsk, name)(random_state=0)).fit(X[:107], y[:107])
+    assert compiled[0] == 0

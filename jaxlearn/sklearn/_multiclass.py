@@ -263,10 +263,10 @@ class OneVsRestClassifier(_Reduction):
     The K binary problems "class i against the rest" are fitted as one ``jax.vmap`` of the binary
     learner's fit (one key per problem, split from the binary estimator's ``random_state``); the class
     of largest binary score wins (ties: the first class). With two classes both problems are fitted
-    (they mirror each other) and ``decision_function`` is ``s_1 - s_0``. Over ``LinearSVC`` the
-    problems are its own one-vs-rest fit (each with the key of its ``random_state``, as scikit-learn's
-    clones draw), on the rows padded to their size bucket: a new training size in the bucket compiles
-    nothing.
+    (they mirror each other) and ``decision_function`` is ``s_1 - s_0``. Over ``LinearSVC``,
+    ``SGDClassifier`` and ``Perceptron`` the problems are the estimator's own one-vs-rest fit (each
+    with the key or shuffle seed of its ``random_state``, as scikit-learn's clones draw), on the rows
+    padded to their size bucket: a new training size in the bucket compiles nothing.
 
     Args:
       estimator: a jaxlearn binary estimator with a batch learner (``LinearSVC()``, ``SVC(...)``,
@@ -298,16 +298,20 @@ class OneVsRestClassifier(_Reduction):
         return multiclass.one_vs_all(binary, n_classes)
 
     def _fit_params(self, inner, learner, key, X, y):
-        """Over an estimator that fits weighted binary problems as one program (``LinearSVC``), its
-        program on the rows padded to their size bucket (weight 0): every size in a bucket runs it,
-        and the params are those of its own one-vs-rest fit."""
+        """Over an estimator that fits weighted binary problems as one program (``LinearSVC``, the
+        SGD estimators), its program on the rows padded to their size bucket (weight 0): every size
+        in a bucket runs it, and the params are those of its own one-vs-rest fit (the SGD
+        estimators: each problem shuffled as scikit-learn's clone of it would be)."""
         if not hasattr(inner, "_fit_problems"):
             return super()._fit_params(inner, learner, key, X, y)
+        if self.random_state is not None and "random_state" in inner.get_params():
+            inner.set_params(random_state=self.random_state)  # the fits' randomness, as the key's
         classes = np.arange(self.classes_.size)
         Y = np.where(y[None, :] == classes[:, None], 1, -1).astype(X.dtype)
         size = fit_bucket(X.shape[0])
         Y, W = (pad_rows(A, size, axis=1) for A in (Y, np.ones_like(Y)))
-        return inner._fit_problems(inner._batch_learner(), key, pad_rows(X, size), Y, W)
+        params = inner._fit_problems(inner._batch_learner(), key, pad_rows(X, size), Y, W)
+        return super()._fit_params(inner, learner, key, X, y) if params is None else params
 
     def _scikit_learns(self):
         return sklearn.multiclass.OneVsRestClassifier(

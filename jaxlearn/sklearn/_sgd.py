@@ -324,6 +324,37 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
             return (scores[..., 0] > 0).astype(np.intp), classes
         return np.argmax(scores, axis=-1).astype(np.intp), classes
 
+    def _fit_problems(self, learner, key, X, Y, W):
+        """``OneVsRestClassifier``'s binary problems, labels ``Y`` (problems, n) in {-1, +1} (0: a
+        padding row) with weights ``W``, as scikit-learn's fits its clones of this estimator: each
+        problem shuffled by the seed of this estimator's ``random_state`` (the same for all), as one
+        program (``key`` unused); ``None`` where a clone would hold out or weigh its own rows
+        (``early_stopping``, ``class_weight``)."""
+        if getattr(self, "early_stopping", False) or self.class_weight is not None:
+            return None
+        problems, dtype = Y.shape[0], float_dtype()
+        seed = shuffle_seeds(self.random_state, 1)[0]
+        zero_w, zero = np.zeros((problems, X.shape[1]), dtype), np.zeros(problems, dtype)
+        start = EpochSGDParams(
+            zero_w,
+            zero,
+            zero_w,
+            zero,
+            zero_w,
+            zero,
+            zero + 1,
+            np.zeros(problems, np.int32),
+            zero > 0,
+        )
+        seeds = np.repeat(seed, problems)
+        params = fit_classes(learner, seeds, self._inputs(X), Y, W, start)
+        if np.asarray(params.diverged).any():
+            raise ValueError(
+                f"Floating-point under-/overflow occurred at epoch #{int(np.max(params.num_epochs))}. "
+                "Scaling input data with StandardScaler or MinMaxScaler might help."
+            )
+        return params
+
     def _held_out(self, y):
         """scikit-learn's validation rows for ``early_stopping``: a stratified ``validation_fraction`` of
         the sample, drawn from ``random_state`` (``None`` without early stopping)."""
