@@ -140,3 +140,27 @@ def test_one_vs_rest_over_sgd_fits_as_scikit_learns_clones(iris, name):
         with count_compilations() as compiled:  # 100 and 107 rows: both in the bucket of 112
             jsk.OneVsRestClassifier(getattr(jsk, name)(random_state=0)).fit(X[:107], y[:107])
     assert compiled[0] == 0
+
+
+@pytest.mark.parametrize("name", ["SGDClassifier", "Perceptron"])
+def test_one_vs_one_over_sgd_fits_each_pair_as_scikit_learns_clone(iris, name):
+    # each pair on its own rows, in their order, shuffled by the seed of the same random_state
+    X, y = iris
+    with jax.enable_x64(True):
+        ours = jsk.OneVsOneClassifier(getattr(jsk, name)(random_state=0)).fit(X, y)
+        theirs = sklearn.multiclass.OneVsOneClassifier(
+            getattr(sklearn.linear_model, name)(random_state=0)
+        ).fit(X, y)
+        coef = np.stack([estimator.coef_[0] for estimator in theirs.estimators_])
+        # a pair (i, j) scores class i positive, scikit-learn's clone class j
+        np.testing.assert_allclose(ours.params_.w, -coef, rtol=1e-12, atol=1e-12)
+        np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
+        np.testing.assert_allclose(
+            ours.decision_function(X), theirs.decision_function(X), rtol=1e-10, atol=1e-10
+        )
+        order = np.random.default_rng(0).permutation(len(y))
+        X, y = X[order], y[order]
+        jsk.OneVsOneClassifier(getattr(jsk, name)(random_state=0)).fit(X[:100], y[:100])
+        with count_compilations() as compiled:  # the largest pairs: one bucket
+            jsk.OneVsOneClassifier(getattr(jsk, name)(random_state=0)).fit(X[:107], y[:107])
+    assert compiled[0] == 0

@@ -208,7 +208,7 @@ class _Reduction(ScoringClassifier):
         # the programs over the binary learner compile as the binary estimator's own fit
         with compile_small_data_with(getattr(inner, "_small_data_options", lambda: None)()):
             if packed:
-                self.params_ = learner.fit(key, X, y)
+                self.params_ = self._fit_packed(inner, learner, key, X, y)
             else:
                 self.params_ = self._fit_params(inner, learner, key, X, y)
         return self
@@ -219,6 +219,10 @@ class _Reduction(ScoringClassifier):
 
     def _packs_pairs(self) -> bool:
         return False
+
+    def _fit_packed(self, inner, learner: core.BatchLearner, key, X, y):
+        """The params of a reduction that packs its problems' rows: ``learner.fit(key, X, y)``."""
+        return learner.fit(key, X, y)
 
     def _fitted_reduction(self):
         """scikit-learn's fitted reduction where it ran (see the class), else ``None``."""
@@ -331,10 +335,12 @@ class OneVsOneClassifier(_Reduction):
         other estimator goes through scikit-learn's ``OneVsOneClassifier``, one fit per pair, in
         ``reduction_`` (``subsample`` and ``random_state`` then take no part).
       subsample: how a pair's problem leaves out the other classes: ``"auto"`` (the default:
-        ``"compact"`` over ``LinearSVC``, ``SVC``, ``RidgeClassifier`` and ``NearestCentroid``,
-        ``"cycle"`` over ``HardMarginSVC``, else ``"mask"``), ``"compact"`` (each pair
-        fitted on its own examples, as scikit-learn fits it, packed into the slots of the largest
-        pair: for the exact solvers, on which an example of label 0 takes no part), ``"mask"``
+        ``"compact"`` over ``LinearSVC``, ``SVC``, ``RidgeClassifier``, ``NearestCentroid``,
+        ``SGDClassifier`` and ``Perceptron``, ``"cycle"`` over ``HardMarginSVC``, else ``"mask"``),
+        ``"compact"`` (each pair fitted on its own examples, as scikit-learn fits it, packed into
+        the slots of the largest pair: for the exact solvers, on which an example of label 0 takes
+        no part, and the SGD estimators, each pair shuffled by the seed of their ``random_state``
+        as scikit-learn's clones are), ``"mask"``
         (their examples get label 0, a zero sub-gradient, so every pair has scikit-learn's one ``C``),
         ``"pair"`` (each pair's SGD draws from its own examples: several times fewer steps on 10
         classes, but the book's per-pair ``C = 1/(lam n_ij)``, not scikit-learn's ``C``) or
@@ -369,6 +375,26 @@ class OneVsOneClassifier(_Reduction):
 
     def _packs_pairs(self) -> bool:
         return self._subsample() == "compact"
+
+    def _fit_packed(self, inner, learner, key, X, y):
+        """Over an estimator that fits binary problems of their own rows as one program (the SGD
+        estimators: ``_fit_samples``), each pair's rows in their order, padded to the size bucket of
+        the largest pair (label 0, weight 0): each pair fitted as scikit-learn fits its clone of the
+        estimator on them (shuffled by the seed of its ``random_state``); else the library's packing."""
+        fit = getattr(inner, "_fit_samples", None)
+        if fit is not None:
+            if self.random_state is not None and "random_state" in inner.get_params():
+                inner.set_params(random_state=self.random_state)  # the fits' randomness
+            first, second = (a[:, None] for a in multiclass.pairs(self.classes_.size))
+            Y = np.where(y[None, :] == first, 1, np.where(y[None, :] == second, -1, 0))
+            size = fit_bucket(int(np.max(np.sum(Y != 0, axis=1))))
+            rows = np.argsort(Y == 0, axis=1, kind="stable")[:, :size]  # each pair's rows first
+            Y = pad_rows(np.take_along_axis(Y, rows, axis=1).astype(X.dtype), size, axis=1)
+            rows = pad_rows(rows, size, axis=1)  # the padding: row 0, label 0, weight 0
+            params = fit(inner._batch_learner(), X[rows], Y, (Y != 0).astype(X.dtype))
+            if params is not None:
+                return params
+        return learner.fit(key, X, y)
 
     _extra = staticmethod(ovo_scores)
 

@@ -139,6 +139,8 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
     """
 
     _bool_or_int = ("average", "verbose")
+    #: ``OneVsOneClassifier`` fits each pair on its own rows, as scikit-learn's clones are fitted
+    _pair_subsample = "compact"
 
     def _options(self) -> dict:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -347,7 +349,25 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
             zero > 0,
         )
         seeds = np.repeat(seed, problems)
-        params = fit_classes(learner, seeds, self._inputs(X), Y, W, start)
+        return self._checked_finite(fit_classes(learner, seeds, self._inputs(X), Y, W, start))
+
+    def _fit_samples(self, learner, Xs, Ys, Ws):
+        """``OneVsOneClassifier``'s binary problems, each on its own rows ``Xs`` (problems, n, d),
+        labels ``Ys`` (problems, n) in {-1, +1} (0: a padding row) and weights ``Ws``, as
+        scikit-learn's fits its clones of this estimator (see :meth:`_fit_problems`), as one
+        program; ``None`` where a clone would hold out or weigh its own rows."""
+        if getattr(self, "early_stopping", False) or self.class_weight is not None:
+            return None
+        problems = Ys.shape[0]
+        seeds = np.repeat(shuffle_seeds(self.random_state, 1)[0], problems)[:, None]
+        stack = jax.tree.map(lambda leaf: np.asarray(leaf)[None], learner)  # one learner
+        inputs = np.stack([self._inputs(X) for X in Xs])
+        params = fit_grid(stack, seeds, inputs, Ys[:, None], Ws[:, None])
+        params = jax.tree.map(lambda a: a[:, 0, 0], params)  # (problems, ...)
+        return self._checked_finite(params)
+
+    def _checked_finite(self, params):
+        """``params``, or scikit-learn's ``ValueError`` where a fit diverged."""
         if np.asarray(params.diverged).any():
             raise ValueError(
                 f"Floating-point under-/overflow occurred at epoch #{int(np.max(params.num_epochs))}. "
