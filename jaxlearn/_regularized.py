@@ -38,13 +38,12 @@ def sample_indices(key: Array, steps: int, m: int) -> Array:
 def present_indices(key: Array, steps: int, weight: Array) -> tuple[Array, Array]:
     r"""The examples SGD visits when some have weight 0: ``(idx, count)``.
 
-        ``idx`` (``steps``,) are :func:`sample_indices`' draws over the :math:`m_+` examples of positive
-        ``weight`` (m,), each mapped to that example's position (with every weight positive, the draws
-        themselves); ``count`` is how many of them to run, :math:`\lfloor T m_+ / m
-    floor` (at least
-        one), the steps per example of the whole sample. Appending examples of weight 0 to a sample,
-        with ``steps`` grown by as many per example, changes neither the first ``count`` draws (JAX's
-        partitionable threefry, its default, draws element ``t`` from ``t`` alone) nor ``count``.
+    ``idx`` (``steps``,) are :func:`sample_indices`' draws over the :math:`m_+` examples of positive
+    ``weight`` (m,), each mapped to that example's position (with every weight positive, the draws
+    themselves); ``count`` is how many of them to run, :math:`\lfloor T m_+ / m \rfloor` (at least
+    one), the steps per example of the whole sample. Appending examples of weight 0 to a sample,
+    with ``steps`` grown by as many per example, changes neither the first ``count`` draws (JAX's
+    partitionable threefry, its default, draws element ``t`` from ``t`` alone) nor ``count``.
     """
     m = weight.shape[0]
     present = weight > 0

@@ -107,6 +107,13 @@ def shuffle_seeds(random_state, num_problems: int, held_out=lambda: None):
     return np.array(seeds, np.uint32), split
 
 
+def _zero_start(problems: int, d: int, dtype) -> EpochSGDParams:
+    """The start of ``problems`` fits from zero weights, in NumPy (no small programs compiled)."""
+    zero_w, zero = np.zeros((problems, d), dtype), np.zeros(problems, dtype)
+    epochs = np.zeros(problems, np.int32)
+    return EpochSGDParams(zero_w, zero, zero_w, zero, zero_w, zero, zero, epochs, zero > 0)
+
+
 def _shuffle_seed(rng) -> int:
     """A binary fit's draws from its own ``rng``: its dataset's seed (unused), then its shuffle seed."""
     rng.randint(1, MAX_INT)
@@ -335,20 +342,8 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
         if getattr(self, "early_stopping", False) or self.class_weight is not None:
             return None
         problems, dtype = Y.shape[0], float_dtype()
-        seed = shuffle_seeds(self.random_state, 1)[0]
-        zero_w, zero = np.zeros((problems, X.shape[1]), dtype), np.zeros(problems, dtype)
-        start = EpochSGDParams(
-            zero_w,
-            zero,
-            zero_w,
-            zero,
-            zero_w,
-            zero,
-            zero + 1,
-            np.zeros(problems, np.int32),
-            zero > 0,
-        )
-        seeds = np.repeat(seed, problems)
+        seeds = np.repeat(shuffle_seeds(self.random_state, 1)[0], problems)
+        start = _zero_start(problems, X.shape[1], dtype)._replace(t=np.ones(problems, dtype))
         return self._checked_finite(fit_classes(learner, seeds, self._inputs(X), Y, W, start))
 
     def _fit_samples(self, learner, Xs, Ys, Ws):
@@ -361,8 +356,7 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
         problems = Ys.shape[0]
         seeds = np.repeat(shuffle_seeds(self.random_state, 1)[0], problems)[:, None]
         stack = jax.tree.map(lambda leaf: np.asarray(leaf)[None], learner)  # one learner
-        inputs = np.stack([self._inputs(X) for X in Xs])
-        params = fit_grid(stack, seeds, inputs, Ys[:, None], Ws[:, None])
+        params = fit_grid(stack, seeds, self._inputs(Xs), Ys[:, None], Ws[:, None])
         params = jax.tree.map(lambda a: a[:, 0, 0], params)  # (problems, ...)
         return self._checked_finite(params)
 
@@ -414,13 +408,8 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
     ):
         n = X.shape[0]
         X, Y, W, start, validation = self._problems(X, index, sample_weight, init, held_out)
-        params = fit_classes(learner, seeds, X, Y, W, start, validation)
+        params = self._checked_finite(fit_classes(learner, seeds, X, Y, W, start, validation))
         epochs = np.asarray(params.num_epochs)
-        if np.asarray(params.diverged).any():
-            raise ValueError(
-                f"Floating-point under-/overflow occurred at epoch #{int(epochs.max())}. Scaling input data "
-                "with StandardScaler or MinMaxScaler might help."
-            )
         self.params_ = params
         self.n_iter_ = int(epochs.max())
         self.t_ = float(getattr(self, "t_", 1.0) + self.n_iter_ * n)
@@ -442,10 +431,7 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
                 lambda a: np.asarray(a, dtype) if a.dtype.kind == "f" else a, start
             )
         elif start is None:  # zeros (NumPy: no small programs compiled per number of classes)
-            zero_w, zero = np.zeros((rows, X.shape[1]), dtype), np.zeros(rows, dtype)
-            start = EpochSGDParams(
-                zero_w, zero, zero_w, zero, zero_w, zero, zero, np.zeros(rows, np.int32), zero > 0
-            )
+            start = _zero_start(rows, X.shape[1], dtype)
         coef, intercept = init
         if coef is not None:  # scikit-learn's warm start: the weights, not the mean of the iterates
             start = start._replace(last_w=self._start_array("coef_init", coef, (rows, X.shape[1])))
