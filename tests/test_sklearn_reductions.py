@@ -119,48 +119,32 @@ def test_one_vs_rest_over_linear_svc_is_its_own_one_vs_rest_fit(iris, dual):
 
 
 @pytest.mark.parametrize("name", ["SGDClassifier", "Perceptron"])
-def test_one_vs_rest_over_sgd_fits_as_scikit_learns_clones(iris, name):
-    # each of scikit-learn's clones shuffles with the seed of the same random_state: so do ours, in
-    # one program over the rows padded to their size bucket (which compiles nothing for a new size)
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_over_sgd_fits_each_problem_as_scikit_learns_clone(iris, reduction, name):
+    # each of scikit-learn's clones shuffles with the seed of the same random_state (one-vs-one: on
+    # its pair's own rows, in their order): so do ours, in one program over the rows padded to their
+    # size bucket, which compiles nothing for a new size in the bucket
     X, y = iris
     with jax.enable_x64(True):
-        ours = jsk.OneVsRestClassifier(getattr(jsk, name)(random_state=0)).fit(X, y)
-        theirs = sklearn.multiclass.OneVsRestClassifier(
-            getattr(sklearn.linear_model, name)(random_state=0)
-        ).fit(X, y)
+        ours, theirs = _pair(
+            reduction,
+            getattr(jsk, name)(random_state=0),
+            getattr(sklearn.linear_model, name)(random_state=0),
+        )
+        ours.fit(X, y), theirs.fit(X, y)
         coef = np.stack([estimator.coef_[0] for estimator in theirs.estimators_])
-        np.testing.assert_allclose(ours.params_.w, coef, rtol=1e-12, atol=1e-12)
+        sign = (
+            -1 if reduction == "OneVsOneClassifier" else 1
+        )  # a pair (i, j): ours scores i positive
+        np.testing.assert_allclose(ours.params_.w, sign * coef, rtol=1e-12, atol=1e-12)
         np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
         np.testing.assert_allclose(
             ours.decision_function(X), theirs.decision_function(X), rtol=1e-10, atol=1e-10
         )
         order = np.random.default_rng(0).permutation(len(y))  # three classes in every prefix
         X, y = X[order], y[order]
-        jsk.OneVsRestClassifier(getattr(jsk, name)(random_state=0)).fit(X[:100], y[:100])
-        with count_compilations() as compiled:  # 100 and 107 rows: both in the bucket of 112
-            jsk.OneVsRestClassifier(getattr(jsk, name)(random_state=0)).fit(X[:107], y[:107])
-    assert compiled[0] == 0
-
-
-@pytest.mark.parametrize("name", ["SGDClassifier", "Perceptron"])
-def test_one_vs_one_over_sgd_fits_each_pair_as_scikit_learns_clone(iris, name):
-    # each pair on its own rows, in their order, shuffled by the seed of the same random_state
-    X, y = iris
-    with jax.enable_x64(True):
-        ours = jsk.OneVsOneClassifier(getattr(jsk, name)(random_state=0)).fit(X, y)
-        theirs = sklearn.multiclass.OneVsOneClassifier(
-            getattr(sklearn.linear_model, name)(random_state=0)
-        ).fit(X, y)
-        coef = np.stack([estimator.coef_[0] for estimator in theirs.estimators_])
-        # a pair (i, j) scores class i positive, scikit-learn's clone class j
-        np.testing.assert_allclose(ours.params_.w, -coef, rtol=1e-12, atol=1e-12)
-        np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
-        np.testing.assert_allclose(
-            ours.decision_function(X), theirs.decision_function(X), rtol=1e-10, atol=1e-10
-        )
-        order = np.random.default_rng(0).permutation(len(y))
-        X, y = X[order], y[order]
-        jsk.OneVsOneClassifier(getattr(jsk, name)(random_state=0)).fit(X[:100], y[:100])
-        with count_compilations() as compiled:  # the largest pairs: one bucket
-            jsk.OneVsOneClassifier(getattr(jsk, name)(random_state=0)).fit(X[:107], y[:107])
+        make = getattr(jsk, reduction)
+        make(getattr(jsk, name)(random_state=0)).fit(X[:100], y[:100])
+        with count_compilations() as compiled:  # 100 and 107 rows (and their pairs): one bucket
+            make(getattr(jsk, name)(random_state=0)).fit(X[:107], y[:107])
     assert compiled[0] == 0

@@ -84,13 +84,10 @@ def multiclass_sgd(
         1 appended in UML Exercise 17.1; multivector only).
 
     Returns:
-      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y, sample_weight=None) -> MulticlassSGDParams``;
-      ``predict`` the argmax labels (int32, ties to the minimal index); ``decision_function`` the
-      scores ``(n, k)``. With ``sample_weight`` (m,) >= 0, each step draws uniformly among the
-      :math:`m_+` examples of positive weight and its sub-gradient is scaled by the example's
-      weight; the fit runs :math:`\lfloor T m_+ / m \rfloor` of the :math:`T` steps (at least one),
-      as many per example as on the :math:`m_+` examples alone, whose draws they are: examples of
-      weight 0 appended to the sample (and ``steps`` grown by as many per example) change nothing.
+      A :class:`~jaxlearn.core.BatchLearner`: ``fit(key, X, y, sample_weight=None) ->
+      MulticlassSGDParams`` (``sample_weight`` as :func:`~jaxlearn.multiclass.multiclass_svm`
+      takes it); ``predict`` the argmax labels (int32, ties to the minimal index);
+      ``decision_function`` the scores ``(n, k)``.
 
     Examples:
       >>> import jax, jax.numpy as jnp
