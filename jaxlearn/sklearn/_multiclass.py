@@ -195,6 +195,8 @@ class _Reduction(ScoringClassifier):
         X, y = self._validate(X, y, reset=True)
         y = encode_classes(self, y)
         inner = self._binary()
+        if self.random_state is not None and "random_state" in inner.get_params():
+            inner.set_params(random_state=self.random_state)  # the fits' randomness, as the key's
         inner._check_params()  # the binary estimator's own names
         prepare = getattr(inner, "_prepare", None)
         if prepare is not None:
@@ -308,8 +310,6 @@ class OneVsRestClassifier(_Reduction):
         estimators: each problem shuffled as scikit-learn's clone of it would be)."""
         if not hasattr(inner, "_fit_problems"):
             return super()._fit_params(inner, learner, key, X, y)
-        if self.random_state is not None and "random_state" in inner.get_params():
-            inner.set_params(random_state=self.random_state)  # the fits' randomness, as the key's
         classes = np.arange(self.classes_.size)
         Y = np.where(y[None, :] == classes[:, None], 1, -1).astype(X.dtype)
         size = fit_bucket(X.shape[0])
@@ -383,8 +383,6 @@ class OneVsOneClassifier(_Reduction):
         estimator on them (shuffled by the seed of its ``random_state``); else the library's packing."""
         fit = getattr(inner, "_fit_samples", None)
         if fit is not None:
-            if self.random_state is not None and "random_state" in inner.get_params():
-                inner.set_params(random_state=self.random_state)  # the fits' randomness
             first, second = (a[:, None] for a in multiclass.pairs(self.classes_.size))
             Y = np.where(y[None, :] == first, 1, np.where(y[None, :] == second, -1, 0))
             size = fit_bucket(int(np.max(np.sum(Y != 0, axis=1))))

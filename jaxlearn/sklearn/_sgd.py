@@ -339,10 +339,10 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
         problem shuffled by the seed of this estimator's ``random_state`` (the same for all), as one
         program (``key`` unused); ``None`` where a clone would hold out or weigh its own rows
         (``early_stopping``, ``class_weight``)."""
-        if getattr(self, "early_stopping", False) or self.class_weight is not None:
+        seeds = self._clones_seeds(Y.shape[0])
+        if seeds is None:
             return None
         problems, dtype = Y.shape[0], float_dtype()
-        seeds = np.repeat(shuffle_seeds(self.random_state, 1)[0], problems)
         start = _zero_start(problems, X.shape[1], dtype)._replace(t=np.ones(problems, dtype))
         return self._checked_finite(fit_classes(learner, seeds, self._inputs(X), Y, W, start))
 
@@ -351,14 +351,21 @@ class EpochSGDClassifier(ClassifierMixin, JaxlearnEstimator):
         labels ``Ys`` (problems, n) in {-1, +1} (0: a padding row) and weights ``Ws``, as
         scikit-learn's fits its clones of this estimator (see :meth:`_fit_problems`), as one
         program; ``None`` where a clone would hold out or weigh its own rows."""
-        if getattr(self, "early_stopping", False) or self.class_weight is not None:
+        seeds = self._clones_seeds(Ys.shape[0])
+        if seeds is None:
             return None
-        problems = Ys.shape[0]
-        seeds = np.repeat(shuffle_seeds(self.random_state, 1)[0], problems)[:, None]
         stack = jax.tree.map(lambda leaf: np.asarray(leaf)[None], learner)  # one learner
-        params = fit_grid(stack, seeds, self._inputs(Xs), Ys[:, None], Ws[:, None])
+        params = fit_grid(stack, seeds[:, None], self._inputs(Xs), Ys[:, None], Ws[:, None])
         params = jax.tree.map(lambda a: a[:, 0, 0], params)  # (problems, ...)
         return self._checked_finite(params)
+
+    def _clones_seeds(self, problems: int):
+        """The shuffle seed of each of ``problems`` clones of this estimator, as scikit-learn's
+        reductions fit them (every clone has this ``random_state``: one seed, repeated); ``None``
+        where a clone would hold out or weigh its own rows (``early_stopping``, ``class_weight``)."""
+        if self.early_stopping or self.class_weight is not None:
+            return None
+        return np.repeat(shuffle_seeds(self.random_state, 1)[0], problems)
 
     def _checked_finite(self, params):
         """``params``, or scikit-learn's ``ValueError`` where a fit diverged."""
