@@ -101,8 +101,9 @@ def warn_if_diverged(result: Any, what: str, stacklevel: int = 3) -> None:
 # --- numbers -------------------------------------------------------------------------------------
 
 
-#: A ``jax.Array`` of at least this many entries is summarised on its own device by one compiled pass
-#: (:func:`array_summary`); smaller arrays and host arrays by NumPy (no program to compile).
+#: A ``jax.Array`` of at least this many entries on an accelerator is summarised on its own device by
+#: one compiled pass (:func:`array_summary`); smaller arrays, host arrays and arrays on the CPU (which
+#: NumPy reads where they are) by NumPy, with no program to compile.
 ON_DEVICE_FROM = 1 << 20
 
 
@@ -113,6 +114,11 @@ def _device_min_max(x):
     return jnp.min(x), jnp.max(x), jnp.all(jnp.isfinite(x))
 
 
+def _on_accelerator(array: jax.Array) -> bool:
+    """Whether some of ``array`` lives off the host (a GPU or TPU)."""
+    return any(device.platform != "cpu" for device in array.devices())
+
+
 _last_summary: list = [None]  # (weak reference to a jax.Array, its summary): arrays are immutable
 
 
@@ -120,7 +126,9 @@ def array_summary(leaf) -> tuple[bool, Any, Any]:
     """``(all finite, min, max)`` of a non-empty array. A large ``jax.Array`` is read in one pass on its
     own device (three scalars come back, no copy of it to the host), and the summary of the last one is
     kept, so that ``check_finite`` and ``check_range`` of the same stream read it once."""
-    on_device = isinstance(leaf, jax.Array) and leaf.size >= ON_DEVICE_FROM
+    on_device = (
+        isinstance(leaf, jax.Array) and leaf.size >= ON_DEVICE_FROM and _on_accelerator(leaf)
+    )
     if on_device:
         last = _last_summary[0]
         if last is not None and last[0]() is leaf:

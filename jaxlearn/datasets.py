@@ -16,7 +16,7 @@ from jax.typing import ArrayLike
 
 from jaxlearn import core
 from jaxlearn._checks import check_finite, check_ndim
-from jaxlearn._shared import drawn_flat, float_dtype
+from jaxlearn._shared import drawn_flat, float_dtype, on_device
 
 __all__ = [
     "disjunction",
@@ -111,7 +111,11 @@ def separable(
     n, d = _check_size(n=n, d=d)
     _check_scalar("margin", margin, core.UNIT)
     dtype = _float_dtype(dtype)
-    margin = jnp.asarray(margin).astype(dtype)
+    return _separable(key, jnp.asarray(margin, dtype), n, d, dtype)
+
+
+@functools.partial(jax.jit, static_argnums=(2, 3, 4))
+def _separable(key, margin, n, d, dtype):  # one program: one compilation per (n, d, dtype)
     k_w, k_x = jax.random.split(key)
     w_star = _unit_vector(k_w, d, dtype)
     X = _unit_ball(k_x, n, d, dtype)
@@ -137,11 +141,16 @@ def noisy_halfspace(
     n, d = _check_size(n=n, d=d)
     _check_scalar("flip", flip, core.UNIT)
     dtype = _float_dtype(dtype)
+    return _noisy_halfspace(key, jnp.asarray(flip, dtype), n, d, dtype)
+
+
+@functools.partial(jax.jit, static_argnums=(2, 3, 4))
+def _noisy_halfspace(key, flip, n, d, dtype):  # one program: one compilation per (n, d, dtype)
     k_w, k_x, k_f = jax.random.split(key, 3)
     w_star = _unit_vector(k_w, d, dtype)
     X = _unit_ball(k_x, n, d, dtype)
     y = jnp.where(X @ w_star >= 0, 1.0, -1.0).astype(dtype)
-    y = jnp.where(jax.random.bernoulli(k_f, jnp.asarray(flip).astype(dtype), (n,)), -y, y)
+    y = jnp.where(jax.random.bernoulli(k_f, flip, (n,)), -y, y)
     return X, y, w_star
 
 
@@ -214,11 +223,16 @@ def standardize(X: ArrayLike) -> Array:
     (constant columns are left centred); bool/int columns are promoted to the default float dtype."""
     if X is None or isinstance(X, (str, bytes)):
         raise TypeError(f"expected `X` a numeric array of shape (m, d), got {type(X).__name__}")
-    X = jnp.asarray(np.asarray(X) if isinstance(X, list) else X)
+    X = on_device(np.asarray(X) if isinstance(X, list) else X)
     check_ndim("X", X, 2, "(m, d)")
     if X.shape[0] == 0:
         raise ValueError(f"expected `X` with m >= 1 rows, got shape {X.shape}")
     check_finite("X", X)
+    return _standardize(X)
+
+
+@jax.jit
+def _standardize(X):  # one program per shape
     X = X.astype(float_dtype(X))
     std = jnp.std(X, axis=0)
     return (X - jnp.mean(X, axis=0)) / jnp.where(std > 0, std, 1.0)
@@ -382,7 +396,7 @@ def ocr_words(
     _check_scalar("noise", noise, core.NON_NEGATIVE)
     dtype = _float_dtype(dtype)
     images, table, counts = _digit_images(split)
-    follow, noise = jnp.asarray(follow).astype(dtype), jnp.asarray(noise).astype(dtype)
+    follow, noise = jnp.asarray(follow, dtype), jnp.asarray(noise, dtype)
     return _ocr_words(key, images, table, counts, follow, noise, num_words, length, q, dtype)
 
 
@@ -438,10 +452,15 @@ def ranking_queries(
         raise ValueError(f"expected `levels` >= 2 grades, got {levels}")
     _check_scalar("noise", noise, core.NON_NEGATIVE)
     dtype = _float_dtype(dtype)
+    noise = jnp.asarray(noise, dtype)
+    return _ranking_queries(key, noise, num_queries, num_items, d, levels, dtype)
+
+
+@functools.partial(jax.jit, static_argnums=(2, 3, 4, 5, 6))
+def _ranking_queries(key, noise, num_queries, num_items, d, levels, dtype):  # one program
     k_w, k_x, k_z = jax.random.split(key, 3)
     w_star = _unit_vector(k_w, d, dtype)
     X = drawn_flat(jax.random.normal, k_x, (num_queries, num_items, d), dtype=dtype)
-    noise = jnp.asarray(noise, dtype)
     z = drawn_flat(jax.random.normal, k_z, (num_queries, num_items), dtype=dtype)
     s = (X @ w_star + noise * z) / jnp.sqrt(1 + noise**2)
     cuts = jax.scipy.stats.norm.ppf(jnp.arange(1, levels, dtype=dtype) / levels).astype(dtype)

@@ -8,6 +8,7 @@ import pytest
 
 from jaxlearn import core, datasets, kernels, losses, online
 from jaxlearn._checks import check_finite, check_range
+from tests.harness import count_compilations
 
 
 @pytest.fixture
@@ -188,6 +189,7 @@ def test_finite_and_range_checks_summarise_large_arrays_on_their_device(monkeypa
     from jaxlearn import _checks
 
     monkeypatch.setattr(_checks, "ON_DEVICE_FROM", 4 if on_device else 1 << 20)
+    monkeypatch.setattr(_checks, "_on_accelerator", lambda array: True)  # as on a GPU
     good = jnp.linspace(0.0, 1.0, 12).reshape(3, 4)
     check_finite("X", good)
     check_range("ys", good, 0.0, 1.0)
@@ -211,10 +213,23 @@ def test_one_nan_in_a_large_array_is_found():
         check_range("ys", big, 0.0, 1.0)
 
 
+def test_a_large_array_on_the_cpu_is_checked_without_compiling():
+    # NumPy reads it where it is: no program compiled for the checks of a new shape
+    big = jnp.zeros((1025, 1024))
+    jax.block_until_ready(big)
+    with count_compilations() as compiled:
+        check_finite("X", big)
+        check_range("ys", big, 0.0, 1.0)
+    assert compiled[0] == 0
+    with pytest.raises(ValueError, match="expected `X` to be finite, found NaN or inf values"):
+        check_finite("X", big.at[1024, 1023].set(jnp.inf))
+
+
 def test_a_large_arrays_summary_is_read_once_for_both_checks(monkeypatch):
     from jaxlearn import _checks
 
     monkeypatch.setattr(_checks, "ON_DEVICE_FROM", 4)
+    monkeypatch.setattr(_checks, "_on_accelerator", lambda array: True)  # as on a GPU
     calls = []
     summarise = _checks._device_min_max
     monkeypatch.setattr(_checks, "_device_min_max", lambda x: calls.append(1) or summarise(x))

@@ -9,6 +9,7 @@ import pytest
 
 from jaxlearn import datasets
 from jaxlearn._shared import drawn_flat
+from tests.harness import count_compilations
 
 
 @pytest.mark.parametrize("margin", [0.0, 0.05, 0.3, 0.9])
@@ -20,6 +21,25 @@ def test_separable_promises(margin, d, dtype):
     assert float(jnp.linalg.norm(X, axis=1).max()) <= 1 + 1e-6
     assert float((y * (X @ w_star)).min()) >= margin - 1e-6
     assert set(np.unique(y).tolist()) <= {-1.0, 1.0}
+
+
+@pytest.mark.parametrize(
+    "generate",
+    [
+        lambda key, n: datasets.separable(key, n, 3, 0.1),
+        lambda key, n: datasets.noisy_halfspace(key, n, 3, 0.1),
+        lambda key, n: datasets.ranking_queries(key, n, 4, 3),
+        lambda key, n: datasets.standardize(np.arange(3.0 * n).reshape(n, 3) % 7),
+    ],
+    ids=["separable", "noisy_halfspace", "ranking_queries", "standardize"],
+)
+def test_a_generator_is_one_program_per_size(generate):
+    key = jax.random.PRNGKey(3)
+    jax.block_until_ready(generate(key, 29))  # what a first call sets up, once
+    for n, programs in ((31, 1), (31, 0)):  # a new size: one program; the same size again: none
+        with count_compilations() as compiled:
+            jax.block_until_ready(generate(key, n))
+        assert compiled[0] == programs
 
 
 def test_separable_is_traceable_in_margin():

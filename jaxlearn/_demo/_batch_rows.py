@@ -7,6 +7,7 @@ learner's own quantity (objective, margin, updates) in its own column.
 
 from __future__ import annotations
 
+import functools
 import time
 
 import jax
@@ -18,7 +19,6 @@ from jaxlearn import (
     kernels,
     linear,
     losses,
-    metrics,
     multiclass,
     neighbors,
     nn,
@@ -32,7 +32,21 @@ from jaxlearn._demo._online_rows import TIMING
 
 
 def _acc(y, predicted) -> str:
-    return f"{float(metrics.accuracy(y, predicted)):.3f}"
+    """The share of equal labels, as :func:`jaxlearn.metrics.accuracy` (by NumPy, on the host)."""
+    return f"{np.mean(np.asarray(y, np.float64) == np.asarray(predicted, np.float64)):.3f}"
+
+
+@functools.partial(jax.jit, static_argnums=0)
+def _objective(loss, lam, w, X, y):
+    r""":math:`\lambda/2 \|w\|^2 + \frac1m \sum_i \ell(w, x_i, y_i)`."""
+    return lam / 2 * jnp.vdot(w, w) + jnp.mean(jax.vmap(loss, (None, 0, 0))(w, X, y))
+
+
+@jax.jit
+def _circle(key):
+    """1,000 points uniform in [-1, 1]^2, labelled +1 outside the circle |x|^2 = 1/2."""
+    X = jax.random.uniform(key, (1000, 2), minval=-1.0, maxval=1.0)
+    return X, jnp.where(jnp.sum(X**2, axis=1) > 0.5, 1.0, -1.0)
 
 
 def _per_s(count: float, seconds: float, unit: str) -> str:
@@ -67,8 +81,7 @@ def linear_rows(key):
         ),
     ]:
         params, seconds = _fit_timed(learner, Xc, yc)
-        risk = jnp.mean(jax.vmap(loss, (None, 0, 0))(params.w, Xc, yc))
-        objective = lam / 2 * jnp.vdot(params.w, params.w) + risk
+        objective = _objective(loss, lam, params.w, Xc, yc)
         yield {
             "learner": name,
             "data": "breast cancer",
@@ -102,8 +115,7 @@ def linear_rows(key):
         "throughput": _per_s(500, seconds, "examples"),
     }
 
-    Xk = jax.random.uniform(key, (1000, 2), minval=-1.0, maxval=1.0)
-    yk = jnp.where(jnp.sum(Xk**2, axis=1) > 0.5, 1.0, -1.0)
+    Xk, yk = _circle(key)
     learner = linear.kernel_svm(kernels.gaussian(0.1), 1e-3, 20_000)
     params, seconds = _fit_timed(learner, Xk, yk)
     yield {
@@ -170,7 +182,7 @@ def multiclass_rows(key):
     X, y, w_star, R = _clusters(k_clusters)
     learner = multiclass.multiclass_perceptron(5)
     params, seconds = _fit_timed(learner, X, y)
-    bound = theory.multiclass_perceptron_bound(R, jnp.linalg.norm(w_star))
+    bound = theory.multiclass_perceptron_bound(R, np.linalg.norm(np.asarray(w_star)))
     yield {
         "learner": "multiclass perceptron",
         "data": "5 clusters (Ex. 17.1) n=1000",
@@ -198,10 +210,10 @@ def multiclass_rows(key):
             "throughput": _per_s(3000, seconds, "SGD steps"),
         }
 
-    X, Y, _ = datasets.ranking_queries(k_queries, 600, 10, 8, noise=0.3)
+    X, Y, _ = jax.device_get(datasets.ranking_queries(k_queries, 600, 10, 8, noise=0.3))
     learner = ranking.ranking_svm(0.01, 4000)
     params, seconds = _fit_timed(learner, X[:400], Y[:400])
-    tau = jnp.mean(_kendall_tau_losses(learner.predict(params, X[400:]), Y[400:]))
+    tau = np.mean(_kendall_tau_losses(learner.predict(params, X[400:]), Y[400:]))
     yield {
         "learner": "ranking SVM, Kendall (17.4)",
         "data": "400 + 200 queries x 10 items",
@@ -217,8 +229,9 @@ def nn_rows(key):
     x, y = jax.random.normal(k_x, (8,)), jnp.array([0.5, -1.0, 2.0])
     by_hand = jax.jit(nn.backprop)(params, x, y)
     by_grad = jax.jit(jax.grad(lambda p: nn.squared_loss(nn.mlp_apply(p, x), y)))(params)
+    by_hand, by_grad = jax.device_get((by_hand, by_grad))
     gap = max(
-        float(jnp.max(jnp.abs(a - b)))
+        float(np.max(np.abs(a - b)))
         for a, b in zip(jax.tree_util.tree_leaves(by_hand), jax.tree_util.tree_leaves(by_grad))
     )
     yield {

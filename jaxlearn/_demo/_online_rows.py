@@ -8,6 +8,7 @@ against bound, round by round) go to ``curves``.
 
 from __future__ import annotations
 
+import functools
 import sys
 import threading
 import time
@@ -24,17 +25,18 @@ TIMING = threading.Lock()
 
 
 def _timed_run(learner, X, y, state0=None, **kwargs):
-    """Run once to compile, then time a second run; return (state, trace, rounds per second).
+    """Run once to compile, then time a second run; return (state, trace, rounds per second), the
+    trace on the host (the table's counts and curves are NumPy's: no program to compile for them).
 
     ``state0`` defaults to ``learner.init(X[0])``; ``kwargs`` go to :func:`jaxlearn.core.run`.
     """
-    state0 = learner.init(X[0]) if state0 is None else state0
+    state0 = learner.init(np.asarray(X)[0]) if state0 is None else state0
     jax.block_until_ready(core.run(learner, state0, X, y, **kwargs))
     with TIMING:
         start = time.perf_counter()
         state, trace = jax.block_until_ready(core.run(learner, state0, X, y, **kwargs))
         seconds = time.perf_counter() - start
-    return state, trace, y.shape[0] / seconds
+    return state, jax.device_get(trace), y.shape[0] / seconds
 
 
 def rounds_per_s(speed: float) -> str:
@@ -43,7 +45,38 @@ def rounds_per_s(speed: float) -> str:
 
 
 def _accuracy(y, predicted) -> str:
-    return f"{float(metrics.accuracy(y, predicted)):.3f}"
+    """The share of equal labels, as :func:`jaxlearn.metrics.accuracy` (by NumPy, on the host)."""
+    return f"{np.mean(np.asarray(y, np.float64) == np.asarray(predicted, np.float64)):.3f}"
+
+
+def _signs(scores) -> np.ndarray:
+    return np.where(np.asarray(scores) > 0, 1.0, -1.0)
+
+
+@functools.partial(jax.jit, static_argnums=1)
+def _uniform(key, shape):
+    return jax.random.uniform(key, shape)
+
+
+@functools.partial(jax.jit, static_argnums=(1, 2))
+def _randint(key, shape, high):
+    return jax.random.randint(key, shape, 0, high)
+
+
+@functools.partial(jax.jit, static_argnums=2)
+def _expert_predictions(k_x, k_y, T):
+    """32 experts' predictions in [0.01, 0.99] and outcomes, 1 with probability 0.3."""
+    X = jax.random.uniform(k_x, (T, 32), minval=0.01, maxval=0.99)
+    return X, jax.random.bernoulli(k_y, 0.3, (T,)).astype(jnp.float32)
+
+
+@jax.jit
+def _circle(key):
+    """Points uniform in [-1, 1]^2 labelled by the circle |x|^2 = 1/2, none within 0.1 of it (in |x|^2)
+    (those are the rows that ``keep`` marks)."""
+    X = jax.random.uniform(key, (4000, 2), minval=-1.0, maxval=1.0)
+    radius2 = jnp.sum(X**2, axis=1)
+    return X, jnp.where(radius2 > 0.5, 1.0, -1.0), jnp.abs(radius2 - 0.5) > 0.1
 
 
 def _cumulative(mistake) -> np.ndarray:
@@ -94,9 +127,8 @@ def online_rows(key, curves):
         "throughput": rounds_per_s(speed),
     }
 
-    Xc = jax.random.uniform(k_ker, (4000, 2), minval=-1.0, maxval=1.0)
-    Xc = Xc[jnp.abs(jnp.sum(Xc**2, axis=1) - 0.5) > 0.1]
-    yc = jnp.where(jnp.sum(Xc**2, axis=1) > 0.5, 1.0, -1.0)
+    Xc, yc, keep = jax.device_get(_circle(k_ker))
+    Xc, yc = Xc[keep], yc[keep]
     learner = online.kernel_perceptron(kernels.polynomial(2), budget=256)
     state, trace, speed = _timed_run(learner, Xc, yc)
     full = " (budget full!)" if bool(trace.budget_full.any()) else ""
@@ -145,13 +177,11 @@ def online_rows(key, curves):
     yield {
         "learner": "OGD on ||w|| <= U, hinge, eta=U/(R sqrt T)",
         "data": "noisy n=20000 d=20 flip=0.1",
-        "mistakes": int((trace.prediction * yn <= 0).sum()),
+        "mistakes": int((trace.prediction * np.asarray(yn) <= 0).sum()),
         "regret": f"{regret[-1]:.0f}",
         "bound": f"regret <= U R sqrt(T) = {float(theory.ogd_regret_bound(U, Rn, T)):.0f}",
         "comparator": f"best fixed u, ||u|| <= U = {U:g} (hinge)",
-        "train acc": _accuracy(
-            yn, jnp.where(core.predict_batch(learner, state, Xn) > 0, 1.0, -1.0)
-        ),
+        "train acc": _accuracy(yn, _signs(core.predict_batch(learner, state, Xn))),
         "throughput": rounds_per_s(speed),
     }
 
@@ -160,8 +190,8 @@ def online_rows(key, curves):
     except ImportError as err:
         print(f"(skipping breast cancer: {err})", file=sys.stderr)
         return
-    Xc = datasets.standardize(Xc)
-    X5, y5 = jnp.tile(Xc, (5, 1)), jnp.tile(yc, 5)
+    Xc = np.asarray(datasets.standardize(Xc))
+    X5, y5 = np.tile(Xc, (5, 1)), np.tile(yc, 5)
     for name, learner in [
         ("perceptron", online.perceptron()),
         ("OGD, hinge, eta=0.05", online.online_gradient_descent(losses.hinge, 0.05)),
@@ -173,7 +203,7 @@ def online_rows(key, curves):
             "data": "breast cancer, 5 passes",
             "mistakes": int((trace.prediction * y5 <= 0).sum()),
             "bound": "none (not separable)",
-            "train acc": _accuracy(yc, jnp.where(score > 0, 1.0, -1.0)),
+            "train acc": _accuracy(yc, _signs(score)),
             "throughput": rounds_per_s(speed),
         }
 
@@ -195,8 +225,8 @@ def expert_rows(key, curves):
         "throughput": rounds_per_s(speed),
     }
 
-    X, y = datasets.expert_advice(k_noisy, T, n, jnp.linspace(0.1, 0.5, n))
-    wrong = np.asarray(X != y[:, None])
+    X, y = datasets.expert_advice(k_noisy, T, n, np.linspace(0.1, 0.5, n))
+    wrong = np.asarray(X) != np.asarray(y)[:, None]
     best_so_far = np.cumsum(wrong, axis=0, dtype=np.int64).min(axis=1)
     best = int(best_so_far[-1])
     data = f"{n} experts, best errs {best}, T={T}"
@@ -216,7 +246,9 @@ def expert_rows(key, curves):
     eta = float(np.sqrt(2 * np.log(n) / T))
     t = np.arange(1, T + 1)
     learner = experts.randomized_weighted_majority(eta)
-    _, trace, speed = _timed_run(learner, X, y, state0=learner.init(X[0], jax.random.PRNGKey(1)))
+    _, trace, speed = _timed_run(
+        learner, X, y, state0=learner.init(np.asarray(X)[0], jax.random.PRNGKey(1))
+    )
     regret = np.cumsum(np.asarray(trace.expected_loss, np.float64)) - best_so_far
     curves["experts"].append(("randomized WM (expected)", regret, np.log(n) / eta + eta * t / 2))
     yield {
@@ -228,12 +260,12 @@ def expert_rows(key, curves):
         "throughput": rounds_per_s(speed),
     }
 
-    losses_ = jax.random.uniform(k_loss, (T, 1000))
+    losses_ = _uniform(k_loss, (T, 1000))
     eta = float(np.sqrt(2 * np.log(1000) / T))
     learner = experts.hedge(eta)
     keep = lambda info: info.loss  # noqa: E731 - the allocations themselves would be T x n
     _, loss, speed = _timed_run(
-        learner, None, losses_, state0=learner.init(jnp.zeros(1000)), trace_fn=keep
+        learner, None, losses_, state0=learner.init(np.zeros(1000, np.float32)), trace_fn=keep
     )
     regret = np.asarray(metrics.regret(loss, losses_))
     curves["experts"].append(("hedge", regret, np.log(1000) / eta + eta * t / 2))
@@ -247,8 +279,8 @@ def expert_rows(key, curves):
     }
 
     N = 63  # thresholds on a grid: |H| = 64, Ldim = floor(log2 64) = 6
-    H = (jnp.arange(N)[None, :] < jnp.arange(N + 1)[:, None]).astype(jnp.int32)
-    points = jax.random.randint(k_soft, (2000,), 0, N)
+    H = (np.arange(N)[None, :] < np.arange(N + 1)[:, None]).astype(np.int32)
+    points = np.asarray(_randint(k_soft, (2000,), N))
     learner = experts.soa(H)
     _, trace, speed = _timed_run(learner, points, H[N // 3][points])
     ldim = experts.littlestone_dimension(H)
@@ -262,8 +294,7 @@ def expert_rows(key, curves):
     }
 
     k_x, k_y = jax.random.split(k_soft)
-    Xs = jax.random.uniform(k_x, (T, 32), minval=0.01, maxval=0.99)
-    ys = jax.random.bernoulli(k_y, 0.3, (T,)).astype(jnp.float32)
+    Xs, ys = _expert_predictions(k_x, k_y, T)
     for loss, eta in (("entropic", 1.0), ("square", 0.5)):
         learner = experts.weighted_average(eta, loss)
         _, trace, speed = _timed_run(learner, Xs, ys)
