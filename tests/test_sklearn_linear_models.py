@@ -4,6 +4,7 @@ sample and class weights, partial_fit, and one compiled program for every class.
 
 import warnings
 
+import jax
 import numpy as np
 import pytest
 import sklearn.linear_model as sk_linear
@@ -511,3 +512,32 @@ def test_coef_and_intercept_are_writable_and_the_scores_read_them(make, classes)
     np.testing.assert_allclose(
         model.decision_function(X), np.squeeze(X @ model.coef_.T), rtol=1e-6, atol=1e-6
     )
+
+
+@pytest.mark.parametrize("name", ["SGDClassifier", "Perceptron", "LinearSVC", "SVC"])
+def test_two_classes_fit_their_one_problem_unbatched_as_vmapped(monkeypatch, name):
+    # a single binary problem is fitted without vmap (a program that traces and compiles in less
+    # time); the one-example steps give the bits of the vmapped fit of that one problem, Newton's
+    # method on LinearSVC's primal (matrix products of other shapes) the same solution to rounding
+    from jaxlearn.sklearn import _linear
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X = StandardScaler().fit_transform(X[:150]).astype(np.float32)
+    y = y[:150]
+    seeded = {"random_state": 0} if name in ("SGDClassifier", "Perceptron") else {}
+    unbatched = getattr(jsk, name)(**seeded).fit(X, y).decision_function(X)
+    batched_calls = []
+
+    def vmapped(fit, *problems):
+        batched_calls.append(problems[0].shape[0])
+        return jax.vmap(fit)(*problems)
+
+    for module in (_linear, _sgd):
+        monkeypatch.setattr(module, "map_problems", vmapped)
+    jax.clear_caches()  # retrace: the cached programs hold the unbatched fit
+    batched = getattr(jsk, name)(**seeded).fit(X, y).decision_function(X)
+    assert batched_calls == [1]
+    if name == "LinearSVC":
+        np.testing.assert_allclose(unbatched, batched, rtol=1e-4, atol=1e-5)
+    else:
+        np.testing.assert_array_equal(unbatched, batched)

@@ -39,6 +39,7 @@ from jaxlearn.sklearn._base import (
     float_dtype,
     in_input_precision,
     make_kernel,
+    map_problems,
     one_vs_rest,
     power_of_two_scale,
     row_weights,
@@ -223,7 +224,7 @@ class SGDClassifier(EpochSGDClassifier):
 def _fit_problems(learner, key, X, Y, W):
     """``learner.fit`` of each row of ``Y`` (labels {-1, +1}) with sample weights ``W``: one program,
     vmapped over the rows (the one-vs-rest problems)."""
-    return jax.vmap(lambda y, w: learner.fit(key, X, y, sample_weight=w))(Y, W)
+    return map_problems(lambda y, w: learner.fit(key, X, y, sample_weight=w), Y, W)
 
 
 def _fit_problems_in_turn(learner, key, X, Y, W):
@@ -561,7 +562,7 @@ def _fit_pairs(kernel, X, rows, labels, weights, C, tol, max_iter):
     G = gram(kernel, X)
     learner = linear.kernel_svm_dual_cd(None, C, tol=tol, max_iter=max_iter)
     fit = lambda r, y, w: learner.fit(None, G[r[:, None], r[None, :]], y, w)
-    return jax.vmap(fit)(rows, labels, weights)
+    return map_problems(fit, rows, labels, weights)
 
 
 @cpu_jit(static_argnames=("num_classes", "ovr"))

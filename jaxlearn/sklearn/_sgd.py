@@ -36,6 +36,7 @@ from jaxlearn.sklearn._base import (
     encode_classes,
     float_dtype,
     in_input_precision,
+    map_problems,
     one_vs_rest,
     sample_weights,
 )
@@ -60,7 +61,7 @@ def fit_classes(learner, seeds, X, Y, W, start, validation=None):
         key = jax.random.key(0)  # unused: the orders come from the seed
         return learner.fit(key, X, y, sample_weight=w, init=init, validation=validation, seed=seed)
 
-    return jax.vmap(one)(seeds, Y, W, start)
+    return map_problems(one, seeds, Y, W, start)
 
 
 @cpu_jit(extra_options=FUSION_EMITTERS)
