@@ -514,18 +514,22 @@ def test_coef_and_intercept_are_writable_and_the_scores_read_them(make, classes)
     )
 
 
-@pytest.mark.parametrize("name", ["SGDClassifier", "Perceptron", "LinearSVC", "SVC"])
+@pytest.mark.parametrize(
+    "name", ["SGDClassifier", "Perceptron", "LinearSVC", "SVC", "RidgeClassifier", "Ridge"]
+)
 def test_two_classes_fit_their_one_problem_unbatched_as_vmapped(monkeypatch, name):
-    # a single binary problem is fitted without vmap (a program that traces and compiles in less
-    # time); the one-example steps give the bits of the vmapped fit of that one problem, Newton's
-    # method on LinearSVC's primal (matrix products of other shapes) the same solution to rounding
+    # a single binary problem (or one regression target) is fitted without vmap (a program that
+    # traces and compiles in less time); the one-example steps and the closed form give the bits of
+    # the vmapped fit of that one problem, Newton's method on LinearSVC's primal (matrix products of
+    # other shapes) the same solution to rounding
     from jaxlearn.sklearn import _linear
 
     X, y = load_breast_cancer(return_X_y=True)
     X = StandardScaler().fit_transform(X[:150]).astype(np.float32)
     y = y[:150]
     seeded = {"random_state": 0} if name in ("SGDClassifier", "Perceptron") else {}
-    unbatched = getattr(jsk, name)(**seeded).fit(X, y).decision_function(X)
+    scores = "predict" if name == "Ridge" else "decision_function"
+    unbatched = getattr(getattr(jsk, name)(**seeded).fit(X, y), scores)(X)
     batched_calls = []
 
     def vmapped(fit, *problems):
@@ -535,7 +539,7 @@ def test_two_classes_fit_their_one_problem_unbatched_as_vmapped(monkeypatch, nam
     for module in (_linear, _sgd):
         monkeypatch.setattr(module, "map_problems", vmapped)
     jax.clear_caches()  # retrace: the cached programs hold the unbatched fit
-    batched = getattr(jsk, name)(**seeded).fit(X, y).decision_function(X)
+    batched = getattr(getattr(jsk, name)(**seeded).fit(X, y), scores)(X)
     assert batched_calls == [1]
     if name == "LinearSVC":
         np.testing.assert_allclose(unbatched, batched, rtol=1e-4, atol=1e-5)

@@ -983,9 +983,10 @@ def _fit_ridge(ridge, fit_intercept, key, X, y, weights=None):
 def _fit_ridge_columns(ridge, fit_intercept, key, X, Y, weights):
     """:func:`_fit_ridge` of each column of ``Y`` (n, t): one program, vmapped over the columns, with
     one penalty (``ridge``'s ``lam`` a scalar) or one each (of shape (t,))."""
-    each = jnp.ndim(core.hyperparameters(ridge)["lam"]) > 0
-    fit = jax.vmap(_fit_ridge, in_axes=(0 if each else None, None, None, None, 1, None))
-    return fit(ridge, fit_intercept, key, X, Y, weights)
+    if jnp.ndim(core.hyperparameters(ridge)["lam"]) > 0:
+        fit = jax.vmap(_fit_ridge, in_axes=(0, None, None, None, 1, None))
+        return fit(ridge, fit_intercept, key, X, Y, weights)
+    return map_problems(lambda y: _fit_ridge(ridge, fit_intercept, key, X, y, weights), Y.T)
 
 
 def _fit_signed_ridge(ridge, key, X, y, *, fit_intercept):
