@@ -1,8 +1,9 @@
 """Data: generators with known ground truth, and loaders for the data sets bundled with scikit-learn
 and river.
 
-Generators take a ``jax.random`` key first and return JAX arrays; their hyperparameters (``margin``,
-``flip``) are traced, so a sweep over them is one vmapped program.
+Generators take a ``jax.random`` key first and return JAX arrays; each is one compiled program per
+size, and their hyperparameters (``margin``, ``flip``) are traced, so a sweep over them is one
+vmapped program.
 """
 
 from __future__ import annotations
