@@ -103,7 +103,12 @@ def cpu_jit(fn=None, *, extra_options=None, small_data_options=None, **options):
         with_options = [jitted for jitted in compiled.values() if jitted is not plain]
         return plain._cache_size() + sum(jitted._cache_size() for jitted in with_options)
 
+    def clear_cache():  # as jax.jit's: the next call traces and compiles again
+        for jitted in {id(j): j for j in (plain, *compiled.values())}.values():
+            jitted.clear_cache()
+
     call._cache_size = cache_size
+    call.clear_cache = clear_cache
     call.compile = functools.partial(
         on, lambda jitted, *a, **k: jitted.trace(*a, **k).lower().compile()
     )

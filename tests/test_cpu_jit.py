@@ -90,3 +90,20 @@ def test_a_block_gives_its_small_data_options_to_every_program(monkeypatch):
         assert float(own(jnp.ones(4))) == 12.0  # the block's options in place of its own
     assert float(plain(jnp.ones(4))) == 8.0  # outside: plain jit, as before
     assert used == [_cpu_jit.UNOPTIMISED, {"xla_llvm_disable_expensive_passes": True}]
+
+
+def test_clear_cache_makes_the_next_call_trace_again():
+    traced = []
+
+    def double(x):
+        traced.append(x.shape)
+        return 2 * x
+
+    program = _cpu_jit.cpu_jit(double)
+    program(jnp.arange(3.0))
+    program(jnp.arange(3.0))
+    assert len(traced) == 1 and program._cache_size() == 1
+    program.clear_cache()
+    assert program._cache_size() == 0
+    np.testing.assert_array_equal(program(jnp.arange(3.0)), [0.0, 2.0, 4.0])
+    assert len(traced) == 2

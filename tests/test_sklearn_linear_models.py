@@ -538,8 +538,19 @@ def test_two_classes_fit_their_one_problem_unbatched_as_vmapped(monkeypatch, nam
 
     for module in (_linear, _sgd):
         monkeypatch.setattr(module, "map_problems", vmapped)
-    jax.clear_caches()  # retrace: the cached programs hold the unbatched fit
-    batched = getattr(getattr(jsk, name)(**seeded).fit(X, y), scores)(X)
+    programs = (
+        _sgd.fit_classes,
+        _linear._fit_primal_problems,
+        _linear._fit_pairs,
+        _linear._fit_ridge_columns,
+    )
+    for program in programs:  # retrace: the cached programs hold the unbatched fit
+        program.clear_cache()
+    try:
+        batched = getattr(getattr(jsk, name)(**seeded).fit(X, y), scores)(X)
+    finally:
+        for program in programs:  # and leave none of the vmapped ones to later tests
+            program.clear_cache()
     assert batched_calls == [1]
     if name == "LinearSVC":
         np.testing.assert_allclose(unbatched, batched, rtol=1e-4, atol=1e-5)
