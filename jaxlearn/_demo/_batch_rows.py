@@ -28,25 +28,13 @@ from jaxlearn import (
     trees,
 )
 from jaxlearn._cpu_jit import cpu_jit
-from jaxlearn._demo._online_rows import TIMING
-
-
-def _acc(y, predicted) -> str:
-    """The share of equal labels, as :func:`jaxlearn.metrics.accuracy` (by NumPy, on the host)."""
-    return f"{np.mean(np.asarray(y, np.float64) == np.asarray(predicted, np.float64)):.3f}"
+from jaxlearn._demo._online_rows import TIMING, accuracy_cell, circle
 
 
 @functools.partial(jax.jit, static_argnums=0)
 def _objective(loss, lam, w, X, y):
     r""":math:`\lambda/2 \|w\|^2 + \frac1m \sum_i \ell(w, x_i, y_i)`."""
     return lam / 2 * jnp.vdot(w, w) + jnp.mean(jax.vmap(loss, (None, 0, 0))(w, X, y))
-
-
-@jax.jit
-def _circle(key):
-    """1,000 points uniform in [-1, 1]^2, labelled +1 outside the circle |x|^2 = 1/2."""
-    X = jax.random.uniform(key, (1000, 2), minval=-1.0, maxval=1.0)
-    return X, jnp.where(jnp.sum(X**2, axis=1) > 0.5, 1.0, -1.0)
 
 
 def _per_s(count: float, seconds: float, unit: str) -> str:
@@ -85,7 +73,7 @@ def linear_rows(key):
         yield {
             "learner": name,
             "data": "breast cancer",
-            "train acc": _acc(yc, learner.predict(params, Xc)),
+            "train acc": accuracy_cell(yc, learner.predict(params, Xc)),
             "objective": f"{float(objective):.3f}",
             "throughput": _per_s(steps, seconds, "SGD steps"),
         }
@@ -98,7 +86,7 @@ def linear_rows(key):
     yield {
         "learner": "hard-SVM (dual ascent)",
         "data": data,
-        "train acc": _acc(y, learner.predict(params, X)),
+        "train acc": accuracy_cell(y, learner.predict(params, X)),
         "margin": f"{float(margin):.4f}",
         "bound": "margin >= 0.1 (the generator's)",
         "throughput": _per_s(500, seconds, "examples"),
@@ -109,19 +97,19 @@ def linear_rows(key):
     yield {
         "learner": "batch perceptron",
         "data": data,
-        "train acc": _acc(y, learner.predict(params, X)),
+        "train acc": accuracy_cell(y, learner.predict(params, X)),
         "updates": int(params.num_updates),
         "bound": f"updates <= (R/g(S))^2 = {float(bound):.0f}",
         "throughput": _per_s(500, seconds, "examples"),
     }
 
-    Xk, yk = _circle(key)
+    Xk, yk, _ = circle(key, 1000)
     learner = linear.kernel_svm(kernels.gaussian(0.1), 1e-3, 20_000)
     params, seconds = _fit_timed(learner, Xk, yk)
     yield {
         "learner": "kernel SVM, gaussian(0.1)",
         "data": "circle n=1000 d=2",
-        "train acc": _acc(yk, learner.predict(params, Xk)),
+        "train acc": accuracy_cell(yk, learner.predict(params, Xk)),
         "throughput": _per_s(20_000, seconds, "SGD steps"),
     }
 
@@ -174,8 +162,8 @@ def multiclass_rows(key):
         yield {
             "learner": name,
             "data": data,
-            "train acc": _acc(y_train, learner.predict(params, X_train)),
-            "test acc": _acc(y_test, learner.predict(params, X_test)),
+            "train acc": accuracy_cell(y_train, learner.predict(params, X_train)),
+            "test acc": accuracy_cell(y_test, learner.predict(params, X_test)),
             "throughput": _per_s(steps, seconds, "SGD steps"),
         }
 
@@ -186,7 +174,7 @@ def multiclass_rows(key):
     yield {
         "learner": "multiclass perceptron",
         "data": "5 clusters (Ex. 17.1) n=1000",
-        "train acc": _acc(y, learner.predict(params, X)),
+        "train acc": accuracy_cell(y, learner.predict(params, X)),
         "updates": int(params.num_updates),
         "bound": f"updates <= (R|w*|)^2 = {float(bound):.0f}",
         "throughput": _per_s(1000 * int(params.num_epochs), seconds, "examples"),
@@ -204,8 +192,8 @@ def multiclass_rows(key):
         yield {
             "learner": name,
             "data": "ocr_words, 300 words x 6 letters, noisy",
-            "train acc": _acc(Y_train.ravel(), learner.predict(params, X_train).ravel()),
-            "test acc": _acc(Y_test.ravel(), learner.predict(params, X_test).ravel()),
+            "train acc": accuracy_cell(Y_train.ravel(), learner.predict(params, X_train).ravel()),
+            "test acc": accuracy_cell(Y_test.ravel(), learner.predict(params, X_test).ravel()),
             "other": "letter accuracies",
             "throughput": _per_s(3000, seconds, "SGD steps"),
         }
@@ -249,8 +237,8 @@ def nn_rows(key):
     yield {
         "learner": "MLP 64-128-10, Adam (nn.train)",
         "data": "digits, 70/30 split",
-        "train acc": _acc(y_train, learner.predict(params, X_train)),
-        "test acc": _acc(y_test, learner.predict(params, X_test)),
+        "train acc": accuracy_cell(y_train, learner.predict(params, X_train)),
+        "test acc": accuracy_cell(y_test, learner.predict(params, X_test)),
         "throughput": _per_s(32 * steps, seconds, "examples"),
     }
 
@@ -266,7 +254,7 @@ def tree_rows(key):
     yield {
         "learner": "ID3, depth 2 (Exercise 18.2)",
         "data": "the book's 4 examples",
-        "train acc": _acc(y, learner.predict(params, X)),
+        "train acc": accuracy_cell(y, learner.predict(params, X)),
         "other": "the best depth-2 tree: 1.000",
     }
     try:
@@ -282,8 +270,8 @@ def tree_rows(key):
         yield {
             "learner": name,
             "data": data,
-            "train acc": _acc(y_train, learner.predict(params, X_train)),
-            "test acc": _acc(y_test, learner.predict(params, X_test)),
+            "train acc": accuracy_cell(y_train, learner.predict(params, X_train)),
+            "test acc": accuracy_cell(y_test, learner.predict(params, X_test)),
             "throughput": _per_s(m, seconds, "examples"),
         }
     for k in (1, 5):
@@ -298,7 +286,7 @@ def tree_rows(key):
         yield {
             "learner": f"{k}-NN (brute force, lax.top_k)",
             "data": data,
-            "train acc": _acc(y_train, predict(params, X_train)),
-            "test acc": _acc(y_test, predicted),
+            "train acc": accuracy_cell(y_train, predict(params, X_train)),
+            "test acc": accuracy_cell(y_test, predicted),
             "throughput": _per_s(X_test.shape[0], seconds, "queries"),
         }

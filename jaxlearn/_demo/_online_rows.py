@@ -44,7 +44,7 @@ def rounds_per_s(speed: float) -> str:
     return f"{speed:,.0f} rounds/s"
 
 
-def _accuracy(y, predicted) -> str:
+def accuracy_cell(y, predicted) -> str:
     """The share of equal labels, as :func:`jaxlearn.metrics.accuracy` (by NumPy, on the host)."""
     return f"{np.mean(np.asarray(y, np.float64) == np.asarray(predicted, np.float64)):.3f}"
 
@@ -70,13 +70,13 @@ def _expert_predictions(k_x, k_y, T):
     return X, jax.random.bernoulli(k_y, 0.3, (T,)).astype(jnp.float32)
 
 
-@jax.jit
-def _circle(key):
-    """Points uniform in [-1, 1]^2 labelled by the circle |x|^2 = 1/2, none within 0.1 of it (in |x|^2)
-    (those are the rows that ``keep`` marks)."""
-    X = jax.random.uniform(key, (4000, 2), minval=-1.0, maxval=1.0)
+@functools.partial(jax.jit, static_argnums=1)
+def circle(key, n: int):
+    """``n`` points uniform in [-1, 1]^2, labelled +1 outside the circle |x|^2 = 1/2 (else -1), and
+    their |x|^2."""
+    X = jax.random.uniform(key, (n, 2), minval=-1.0, maxval=1.0)
     radius2 = jnp.sum(X**2, axis=1)
-    return X, jnp.where(radius2 > 0.5, 1.0, -1.0), jnp.abs(radius2 - 0.5) > 0.1
+    return X, jnp.where(radius2 > 0.5, 1.0, -1.0), radius2
 
 
 def _cumulative(mistake) -> np.ndarray:
@@ -111,7 +111,7 @@ def online_rows(key, curves):
             "data": data,
             "mistakes": int(trace.mistake.sum()),
             "bound": f"mistakes <= (R/g)^2 = {float(bound):.0f}",
-            "train acc": _accuracy(y, core.predict_batch(learner, state, X)),
+            "train acc": accuracy_cell(y, core.predict_batch(learner, state, X)),
             "throughput": rounds_per_s(speed),
         }
 
@@ -123,11 +123,12 @@ def online_rows(key, curves):
         "mistakes": int(trace.mistake.sum()),
         "updates": int(trace.update.sum()),
         "bound": f"updates <= 12/g^2 = {float(theory.margin_perceptron_bound(gamma_unit)):.0f}",
-        "train acc": _accuracy(y, core.predict_batch(learner, state, X)),
+        "train acc": accuracy_cell(y, core.predict_batch(learner, state, X)),
         "throughput": rounds_per_s(speed),
     }
 
-    Xc, yc, keep = jax.device_get(_circle(k_ker))
+    Xc, yc, radius2 = jax.device_get(circle(k_ker, 4000))
+    keep = np.abs(radius2 - 0.5) > 0.1  # none within 0.1 of the circle (in |x|^2)
     Xc, yc = Xc[keep], yc[keep]
     learner = online.kernel_perceptron(kernels.polynomial(2), budget=256)
     state, trace, speed = _timed_run(learner, Xc, yc)
@@ -136,7 +137,7 @@ def online_rows(key, curves):
         "learner": "kernel perceptron, poly(2)",
         "data": f"circle n={Xc.shape[0]} d=2",
         "mistakes": f"{int(trace.mistake.sum())}{full}",
-        "train acc": _accuracy(yc, core.predict_batch(learner, state, Xc)),
+        "train acc": accuracy_cell(yc, core.predict_batch(learner, state, Xc)),
         "throughput": rounds_per_s(speed),
     }
 
@@ -152,7 +153,7 @@ def online_rows(key, curves):
         "data": "4-of-200 disjunction n=20000",
         "mistakes": int(trace.mistake.sum()),
         "bound": f"mistakes <= 2+3k(1+log2 n) = {bound:.0f}",
-        "train acc": _accuracy(yb, core.predict_batch(learner, state, Xb)),
+        "train acc": accuracy_cell(yb, core.predict_batch(learner, state, Xb)),
         "throughput": rounds_per_s(speed),
     }
 
@@ -181,7 +182,7 @@ def online_rows(key, curves):
         "regret": f"{regret[-1]:.0f}",
         "bound": f"regret <= U R sqrt(T) = {float(theory.ogd_regret_bound(U, Rn, T)):.0f}",
         "comparator": f"best fixed u, ||u|| <= U = {U:g} (hinge)",
-        "train acc": _accuracy(yn, _signs(core.predict_batch(learner, state, Xn))),
+        "train acc": accuracy_cell(yn, _signs(core.predict_batch(learner, state, Xn))),
         "throughput": rounds_per_s(speed),
     }
 
@@ -203,7 +204,7 @@ def online_rows(key, curves):
             "data": "breast cancer, 5 passes",
             "mistakes": int((trace.prediction * y5 <= 0).sum()),
             "bound": "none (not separable)",
-            "train acc": _accuracy(yc, _signs(score)),
+            "train acc": accuracy_cell(yc, _signs(score)),
             "throughput": rounds_per_s(speed),
         }
 
