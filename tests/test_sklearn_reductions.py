@@ -133,9 +133,8 @@ def test_over_sgd_fits_each_problem_as_scikit_learns_clone(iris, reduction, name
         )
         ours.fit(X, y), theirs.fit(X, y)
         coef = np.stack([estimator.coef_[0] for estimator in theirs.estimators_])
-        sign = (
-            -1 if reduction == "OneVsOneClassifier" else 1
-        )  # a pair (i, j): ours scores i positive
+        # a pair (i, j): ours scores i positive, scikit-learn's j
+        sign = -1 if reduction == "OneVsOneClassifier" else 1
         np.testing.assert_allclose(ours.params_.w, sign * coef, rtol=1e-12, atol=1e-12)
         np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
         np.testing.assert_allclose(
