@@ -114,7 +114,7 @@ def _device_min_max(x):
     return jnp.min(x), jnp.max(x), jnp.all(jnp.isfinite(x))
 
 
-def _on_accelerator(array: jax.Array) -> bool:
+def on_accelerator(array: jax.Array) -> bool:
     """Whether some of ``array`` lives off the host (a GPU or TPU)."""
     return any(device.platform != "cpu" for device in array.devices())
 
@@ -126,9 +126,7 @@ def array_summary(leaf) -> tuple[bool, Any, Any]:
     """``(all finite, min, max)`` of a non-empty array. A large ``jax.Array`` is read in one pass on its
     own device (three scalars come back, no copy of it to the host), and the summary of the last one is
     kept, so that ``check_finite`` and ``check_range`` of the same stream read it once."""
-    on_device = (
-        isinstance(leaf, jax.Array) and leaf.size >= ON_DEVICE_FROM and _on_accelerator(leaf)
-    )
+    on_device = isinstance(leaf, jax.Array) and leaf.size >= ON_DEVICE_FROM and on_accelerator(leaf)
     if on_device:
         last = _last_summary[0]
         if last is not None and last[0]() is leaf:

@@ -189,7 +189,7 @@ def test_finite_and_range_checks_summarise_large_arrays_on_their_device(monkeypa
     from jaxlearn import _checks
 
     monkeypatch.setattr(_checks, "ON_DEVICE_FROM", 4 if on_device else 1 << 20)
-    monkeypatch.setattr(_checks, "_on_accelerator", lambda array: True)  # as on a GPU
+    monkeypatch.setattr(_checks, "on_accelerator", lambda array: True)  # as on a GPU
     good = jnp.linspace(0.0, 1.0, 12).reshape(3, 4)
     check_finite("X", good)
     check_range("ys", good, 0.0, 1.0)
@@ -229,7 +229,7 @@ def test_a_large_arrays_summary_is_read_once_for_both_checks(monkeypatch):
     from jaxlearn import _checks
 
     monkeypatch.setattr(_checks, "ON_DEVICE_FROM", 4)
-    monkeypatch.setattr(_checks, "_on_accelerator", lambda array: True)  # as on a GPU
+    monkeypatch.setattr(_checks, "on_accelerator", lambda array: True)  # as on a GPU
     calls = []
     summarise = _checks._device_min_max
     monkeypatch.setattr(_checks, "_device_min_max", lambda x: calls.append(1) or summarise(x))

@@ -28,6 +28,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from jaxlearn import core, trees
 from jaxlearn._buckets import fit_bucket, on_bucket_rows, pad_rows
+from jaxlearn._checks import on_accelerator
 from jaxlearn._cpu_jit import cpu_jit
 from jaxlearn._shared import on_device
 from jaxlearn.sklearn._base import (
@@ -71,6 +72,55 @@ def _vote_shares(params, X):
     (the smallest class on a tie), as ``trees.random_forest``'s predict."""
     k = params.trees.counts.shape[-1]
     return jnp.mean(jax.nn.one_hot(_tree_votes(params, X), k, dtype=X.dtype), axis=0)
+
+
+def _on_host(tree) -> bool:
+    """Whether fitted trees live on the host (the CPU), where NumPy walks them down with no program to
+    compile; on an accelerator the compiled walk runs where they are."""
+    return not (isinstance(tree.feature, jax.Array) and on_accelerator(tree.feature))
+
+
+def _host_leaves(tree, X) -> np.ndarray:
+    """(T, n): the leaf each row of ``X`` reaches in each of the ``T`` trees stacked in ``tree`` (fields
+    (T, N, ...)), the leaves of :func:`jaxlearn.trees.apply`, found by NumPy: a level of every tree a
+    step, each step on the (tree, row) pairs not yet at a leaf."""
+    feature, threshold, is_leaf, children = (
+        np.asarray(a) for a in (tree.feature, tree.threshold, tree.is_leaf, tree.children)
+    )
+    num_trees, num_nodes = feature.shape
+    n, d = X.shape
+    columns = np.asarray(X, threshold.dtype).T.ravel()  # x_ij at j * n + i
+    root = np.repeat(np.arange(num_trees, dtype=np.int64) * num_nodes, n)  # each pair's tree
+    rows = np.tile(np.arange(n, dtype=np.int64), num_trees)
+    feature, threshold = np.clip(feature.ravel(), 0, d - 1).astype(np.int64), threshold.ravel()
+    is_leaf, children = is_leaf.ravel(), children.ravel()
+    node = root.copy()  # (tree, row) -> the node it is at, numbered across the trees
+    walking = np.flatnonzero(~is_leaf[node])
+    for _ in range(num_nodes):  # a path is never longer than its tree's nodes
+        if not walking.size:
+            break
+        at = node[walking]
+        right = columns[feature[at] * n + rows[walking]] > threshold[at]
+        at = root[walking] + np.clip(children[at] + right, 0, num_nodes - 1)
+        node[walking] = at
+        walking = walking[~is_leaf[at]]
+    return (node - root).astype(np.int32).reshape(num_trees, n)
+
+
+def _host_votes(tree, X) -> np.ndarray:
+    """(T, n): each of the ``T`` stacked trees' class (the argmax of its leaf's counts, the smallest on
+    a tie) for each row of ``X``, by NumPy (:func:`_host_leaves`)."""
+    leaves = _host_leaves(tree, X)
+    counts = np.asarray(tree.counts)
+    return np.argmax(counts[np.arange(counts.shape[0])[:, None], leaves], axis=-1)
+
+
+def _count_votes(votes, k: int, weights=None) -> np.ndarray:
+    """(n, k): the (``weights``-weighted) number of trees voting for each class, from ``votes`` (T, n)."""
+    n = votes.shape[1]
+    cells = (np.arange(n) * k + votes).ravel()
+    counts = np.bincount(cells, None if weights is None else weights.ravel(), n * k)
+    return counts.reshape(n, k).astype(np.int64 if weights is None else weights.dtype)
 
 
 class _TreeEstimator(LogProbabilities, MulticlassClassifier):
@@ -295,14 +345,18 @@ class DecisionTreeClassifier(_TreeEstimator):
         """``(class indices, class frequencies)`` of the rows of ``X``, read off the counts of the leaf
         each row reaches (one pass down the tree; the smallest class on a tie, as the learner's)."""
         queries = self._check_X(X)  # first: the fitted check
-        leaves = on_bucket_rows(lambda rows: trees.apply(self.params_, rows), queries)
+        leaves = self._leaves(queries)
         counts = np.asarray(self.params_.counts)[leaves]
         return np.argmax(counts, axis=1), counts / counts.sum(axis=1, keepdims=True)
 
     def apply(self, X) -> np.ndarray:
         """The index of the leaf (in the breadth-first numbering of ``params_``) each row of ``X`` reaches."""
-        X = self._check_X(X)
-        return np.asarray(trees.apply(self.params_, X))
+        return self._leaves(self._check_X(X))
+
+    def _leaves(self, X) -> np.ndarray:
+        if _on_host(self.params_):
+            return _host_leaves(jax.tree.map(lambda a: np.asarray(a)[None], self.params_), X)[0]
+        return on_bucket_rows(lambda rows: trees.apply(self.params_, rows), X)
 
     def get_depth(self) -> int:
         """The depth of the grown tree (of its deepest reachable leaf)."""
@@ -494,7 +548,11 @@ class RandomForestClassifier(_TreeEstimator):
         n, size = X.shape[0], fit_bucket(X.shape[0])
         counts = np.asarray(trees.bootstrap_counts(key, self.n_estimators, n, self.max_samples))
         out = (counts == 0).astype(X.dtype)  # (trees, n): the row is out of the tree's bag
-        votes = np.asarray(_votes_out_of_bag(params, pad_rows(X, size), pad_rows(out.T, size).T))
+        if _on_host(params.trees):
+            votes = _count_votes(_host_votes(params.trees, X), params.trees.counts.shape[-1], out)
+        else:
+            votes = _votes_out_of_bag(params, pad_rows(X, size), pad_rows(out.T, size).T)
+        votes = np.asarray(votes)
         judges = out.sum(axis=0)
         if not judges.all():
             warnings.warn(
@@ -510,5 +568,10 @@ class RandomForestClassifier(_TreeEstimator):
     def _evaluate(self, X):
         """``(class indices, vote shares)`` of the rows of ``X``: one pass down every tree."""
         queries = self._check_X(X)  # first: the fitted check
-        shares = on_bucket_rows(lambda rows: _vote_shares(self.params_, rows), queries)
+        forest = self.params_.trees
+        if _on_host(forest):
+            votes = _count_votes(_host_votes(forest, queries), forest.counts.shape[-1])
+            shares = votes.astype(queries.dtype) / queries.dtype.type(forest.feature.shape[0])
+        else:
+            shares = on_bucket_rows(lambda rows: _vote_shares(self.params_, rows), queries)
         return np.argmax(shares, axis=1), shares

@@ -233,7 +233,9 @@ def grow_levels(
         }
         params = write(params, first, count, values)
         if keys is not None:  # the children's keys, in their slots
-            to = jnp.repeat(jnp.where(split, 2 * rank, slots), 2) + jnp.tile(jnp.arange(2), slots)
+            to = jnp.repeat(jnp.where(split, 2 * rank, slots), 2) + jnp.tile(
+                jnp.arange(2, dtype=jnp.int32), slots
+            )
             keys = keys.at[to].set(child_keys(keys), mode="drop")
         splits = jnp.sum(split, dtype=jnp.int32)
         state = found.advance(goes_on, right > 0, split)
