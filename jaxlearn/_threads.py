@@ -18,13 +18,13 @@ Examples:
 
 from __future__ import annotations
 
-import functools
 import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Optional, Sequence
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 
 def cpu_cores() -> int:
@@ -61,8 +61,14 @@ def run_in_threads(program: Callable[..., Any], calls: Sequence[tuple]) -> list:
         return list(pool.map(lambda args: jax.block_until_ready(program(*args)), calls))
 
 
-@functools.partial(jax.jit, static_argnums=1)
 def join_slices(outs: Sequence[Any], count: int) -> Any:
     """The slices' results (pytrees of the same structure) joined on their leading axis, the padding
-    past ``count`` dropped: one program."""
-    return jax.tree_util.tree_map(lambda *slices: jnp.concatenate(slices)[:count], *outs)
+    past ``count`` dropped, by NumPy where the threads ran, on the host: no program compiled (key
+    arrays by JAX)."""
+
+    def join(*slices):
+        if jax.dtypes.issubdtype(slices[0].dtype, jax.dtypes.prng_key):
+            return jnp.concatenate(slices)[:count]
+        return jax.device_put(np.concatenate([np.asarray(piece) for piece in slices])[:count])
+
+    return jax.tree_util.tree_map(join, *outs)

@@ -13,7 +13,7 @@ import pytest
 from jax.sharding import PartitionSpec as P
 
 from jaxlearn import linear, nn, parallel
-from jaxlearn._threads import cpu_cores, cpu_parts, run_in_threads
+from jaxlearn._threads import cpu_cores, cpu_parts, join_slices, run_in_threads
 
 KEY = jax.random.PRNGKey(0)
 X = jax.random.normal(KEY, (32, 3))
@@ -121,3 +121,20 @@ def test_run_in_threads_runs_each_slice_in_its_own_thread():
 
     assert [int(v) for v in run_in_threads(program, [(jnp.int32(1),), (jnp.int32(2),)])] == [2, 3]
     assert len(seen) == 2 and threading.get_ident() not in seen
+
+
+def test_join_slices_joins_on_the_host_and_compiles_nothing():
+    from tests.harness import count_compilations
+
+    outs = [{"w": jnp.arange(3.0) + 3 * i, "n": jnp.arange(3, dtype=jnp.int32)} for i in range(2)]
+    jax.block_until_ready(outs)
+    with count_compilations() as compiled:
+        joined = join_slices(outs, 5)
+    assert compiled[0] == 0
+    np.testing.assert_array_equal(joined["w"], np.arange(5.0))
+    np.testing.assert_array_equal(joined["n"], [0, 1, 2, 0, 1])
+    assert joined["w"].dtype == jnp.float32 and joined["n"].dtype == jnp.int32
+    assert isinstance(joined["w"], jax.Array)
+    keys = jax.random.split(jax.random.key(0), 6)  # typed keys: joined by JAX
+    joined = join_slices([keys[:3], keys[3:]], 5)
+    np.testing.assert_array_equal(jax.random.key_data(joined), jax.random.key_data(keys[:5]))

@@ -15,11 +15,9 @@ program (``max_bins`` bins, or the sorted sweep for exact thresholds).
 
 from __future__ import annotations
 
-import functools
 from typing import Optional
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 from jaxlearn._buckets import bucket, fit_bucket, pad_rows
@@ -68,10 +66,13 @@ def quantile_bins(X: np.ndarray, max_bins: int, rows=None) -> tuple[np.ndarray, 
     return np.clip(bins, 0, max_bins - 1).astype(np.int32), edges
 
 
-@functools.lru_cache(maxsize=None)
 def _quantile_levels(max_bins: int, dtype: str) -> np.ndarray:
-    """The quantile levels of :func:`bin_features` (``jnp.linspace`` in the sample's dtype)."""
-    return np.asarray(jnp.linspace(0, 1, max_bins + 1, dtype=dtype)[1:])
+    """The quantile levels of :func:`bin_features`, ``jnp.linspace(0, 1, max_bins + 1)[1:]`` in the
+    sample's dtype, as NumPy computes them (no program compiled): ``i`` times the rounded ``1 /
+    max_bins``, as XLA computes JAX's ``i / max_bins``, and 1 last."""
+    dtype = np.dtype(dtype).type
+    levels = np.arange(1, max_bins, dtype=dtype) * (dtype(1) / dtype(max_bins))
+    return np.append(levels, dtype(1))
 
 
 def _distinct_bins(X: np.ndarray) -> Optional[tuple[np.ndarray, np.ndarray]]:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from jaxlearn.trees import decision_tree, random_forest
-from jaxlearn.trees._bins import MAX_EXACT_BINS, fit_bins, quantile_bins
+from jaxlearn.trees._bins import MAX_EXACT_BINS, _quantile_levels, fit_bins, quantile_bins
 from jaxlearn.trees._features import bin_features, quantize
 from jaxlearn.trees._histogram import UNROLL_WORK, grow_together, level_groups
 from tests.trees.checks import assert_same_tree
@@ -66,6 +66,16 @@ def test_host_quantile_bins_equal_the_traced_ones(dtype):
                 np.testing.assert_array_equal(bins, want_bins)
                 np.testing.assert_array_equal(edges, want_edges)
                 assert edges.dtype == want_edges.dtype
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_quantile_levels_are_jax_linspaces(dtype):
+    with jax.enable_x64(dtype == np.float64):
+        for max_bins in (*range(1, 300), 511, 1000, 1024):
+            want = np.asarray(jnp.linspace(0, 1, max_bins + 1, dtype=dtype)[1:])
+            levels = _quantile_levels(max_bins, np.dtype(dtype).name)
+            assert levels.dtype == want.dtype
+            np.testing.assert_array_equal(levels, want, err_msg=f"max_bins={max_bins}")
 
 
 def test_bins_in_use_only():
