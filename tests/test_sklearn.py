@@ -13,7 +13,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import jaxlearn.sklearn as jsk
 from jaxlearn import core, kernels, linear, online
-from jaxlearn.sklearn._online import epoch_order
+from jaxlearn.sklearn._online import _linear_scores, epoch_order
+from tests.harness import count_compilations
 
 ONLINE = [
     jsk.MarginPerceptron,
@@ -170,6 +171,20 @@ def test_online_estimators_are_the_learners():
     expected = np.asarray(core.predict_batch(learner, state, X32))
     np.testing.assert_array_equal(est.predict(X), np.where(expected > 0, 1, 0))
     assert est.n_iter_ == 3
+
+
+@pytest.mark.parametrize("cls", [jsk.MarginPerceptron, jsk.OnlineGradientDescentClassifier])
+def test_linear_online_scores_are_the_learners_and_compile_nothing(cls):
+    X, y = _binary_sample()
+    est = cls(max_iter=2, random_state=0).fit(X, y)
+    with count_compilations() as compiled:
+        scores = [est.decision_function(X[:size]) for size in (1, 7, X.shape[0])]
+        est.predict(X[:3])
+    assert compiled[0] == 0
+    want = np.asarray(_linear_scores(est.state_, X.astype(np.float32)))  # the compiled score
+    assert scores[-1].dtype == np.float32
+    np.testing.assert_allclose(scores[-1], want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(scores[1], scores[-1][:7])
 
 
 def test_binary_perceptron_is_the_online_perceptron():

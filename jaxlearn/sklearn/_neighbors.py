@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 
-import jax.numpy as jnp
 import numpy as np
 from scipy.sparse import csr_matrix
 from sklearn.base import RegressorMixin
@@ -20,6 +19,7 @@ from sklearn.utils.validation import check_is_fitted
 from jaxlearn import core, neighbors
 from jaxlearn._buckets import fit_bucket, on_bucket_rows, pad_rows
 from jaxlearn._knn_weights import compiled_neighbour_weights
+from jaxlearn._shared import on_device
 from jaxlearn.sklearn._base import (
     N_JOBS,
     JaxlearnEstimator,
@@ -85,7 +85,7 @@ class _Neighbors:
         params = fit_learner(learner, None, X, pad_rows(y, size))
         sq_norms = np.asarray(params.sq_norms).copy()  # on the host: no program to compile
         sq_norms[n:] = np.inf
-        return params._replace(sq_norms=jnp.asarray(sq_norms))
+        return params._replace(sq_norms=on_device(sq_norms))
 
     def kneighbors(self, X=None, n_neighbors=None, return_distance: bool = True):
         """The nearest training points of each row of ``X`` (n, d), nearest first.
