@@ -188,7 +188,10 @@ def checked(learner):
     init, update, predict, check = learner.init, learner.update, learner.predict, learner.check
 
     def checked_init(example_x, *args, **kwargs):
-        return init(as_array(example_x), *args, **kwargs)
+        example_x = as_array(example_x)
+        if isinstance(example_x, np.ndarray):  # put on the device (jnp.asarray compiles a program)
+            example_x = jax.device_put(example_x)
+        return init(example_x, *args, **kwargs)
 
     init_shapes: dict = {}
 

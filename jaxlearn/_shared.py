@@ -53,8 +53,18 @@ def schedule_value(value: ScalarOrSchedule, count: Array) -> Array:
 
 
 def zero_counter() -> Array:
-    """An int32 scalar counter (every counter in a state is one)."""
-    return jnp.zeros([], jnp.int32)
+    """An int32 scalar counter (every counter in a state is one), made with no program compiled."""
+    return zeros((), jnp.int32)
+
+
+def zeros(shape, dtype, like=None) -> Array:
+    """``jnp.zeros(shape, dtype)`` for a learner's starting state. Where the example ``like`` it is made
+    for is concrete, the zeros are made by NumPy and put on the device, so that an eager ``init``
+    compiles no program (``jnp.zeros`` compiles one per shape and dtype); under a trace,
+    ``jnp.zeros`` (no constant baked into the program)."""
+    if isinstance(like, jax.core.Tracer):
+        return jnp.zeros(shape, dtype)
+    return jax.device_put(np.zeros(shape, dtype))
 
 
 def float_dtype(x: ArrayLike):

@@ -8,7 +8,14 @@ import jax
 import jax.numpy as jnp
 
 from jaxlearn._checks import check_binary_stream, check_ndim, check_width
-from jaxlearn._shared import check_scalar_label, float_dtype, sign_label, zero_counter
+from jaxlearn._shared import (
+    check_scalar_label,
+    float_dtype,
+    on_device,
+    sign_label,
+    zero_counter,
+    zeros,
+)
 from jaxlearn.core import POSITIVE_INT, Learner, learner_factory, loadable
 from jaxlearn.kernels import Kernel, expansion
 
@@ -68,12 +75,12 @@ def kernel_perceptron(kernel: Kernel, budget: int) -> Learner:
     budget = int(budget)
 
     def init(example_x, key=None):
-        x = jnp.asarray(example_x)
+        x = on_device(example_x)
         check_ndim("example_x", x, 1, "(d,)")
         dtype = float_dtype(x)
         return KernelPerceptronState(
-            support=jnp.zeros((budget, x.shape[0]), dtype),
-            alpha=jnp.zeros((budget,), dtype),
+            support=zeros((budget, x.shape[0]), dtype, like=x),
+            alpha=zeros((budget,), dtype, like=x),
             count=zero_counter(),
         )
 

@@ -21,8 +21,10 @@ from jaxlearn._shared import (
     as_float,
     check_scalar_label,
     float_dtype,
+    on_device,
     schedule_value,
     zero_counter,
+    zeros,
 )
 from jaxlearn.core import POSITIVE, POSITIVE_INT, Learner, learner_factory, loadable
 
@@ -102,13 +104,12 @@ def online_gradient_descent(
     project = (lambda w: w) if projection is None else projection
 
     def init(example_x, key=None):
-        x = jnp.asarray(example_x)
+        x = on_device(example_x)
         check_ndim("example_x", x, 1, "(d,)")
         dtype = float_dtype(x)
-        w = project(jnp.zeros(x.shape, dtype))
-        return OGDState(
-            w=w, b=jnp.zeros([], dtype), step=zero_counter(), diverged=jnp.zeros([], bool)
-        )
+        w = project(zeros(x.shape, dtype, like=x))
+        b, diverged = zeros((), dtype, like=x), zeros((), bool, like=x)
+        return OGDState(w=w, b=b, step=zero_counter(), diverged=diverged)
 
     def predict(state, x):
         check_width("x", x, state.w.shape[0])

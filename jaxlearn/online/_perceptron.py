@@ -21,9 +21,11 @@ from jaxlearn._shared import (
     check_scalar_labels,
     first_index,
     float_dtype,
+    on_device,
     schedule_value,
     sign_label,
     zero_counter,
+    zeros,
 )
 from jaxlearn.core import POSITIVE, Interval, Learner, learner_factory, loadable
 
@@ -86,10 +88,11 @@ def _predict(state: PerceptronState, x: ArrayLike) -> Array:
 
 
 def _init_weights(example_x: ArrayLike, key=None) -> PerceptronState:
-    x = jnp.asarray(example_x)
+    x = on_device(example_x)
     check_ndim("example_x", x, 1, "(d,)")
     dtype = float_dtype(x)
-    return PerceptronState(w=jnp.zeros(x.shape, dtype), b=jnp.zeros([], dtype), step=zero_counter())
+    w, b = zeros(x.shape, dtype, like=x), zeros((), dtype, like=x)
+    return PerceptronState(w=w, b=b, step=zero_counter())
 
 
 def _scores(w: Array, X: Array) -> Array:

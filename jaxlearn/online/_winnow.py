@@ -9,7 +9,7 @@ import jax.numpy as jnp
 from jax.typing import ArrayLike
 
 from jaxlearn._checks import above, check_boolean_values, check_ndim, check_width
-from jaxlearn._shared import check_scalar_label, float_dtype, zero_counter
+from jaxlearn._shared import check_scalar_label, float_dtype, on_device, zero_counter, zeros
 from jaxlearn.core import POSITIVE, Learner, learner_factory, loadable
 
 Array = jax.Array
@@ -68,9 +68,9 @@ def winnow(eta: ArrayLike = 2.0, threshold: Optional[ArrayLike] = None) -> Learn
     """
 
     def init(example_x, key=None):
-        x = jnp.asarray(example_x)
+        x = on_device(example_x)
         check_ndim("example_x", x, 1, "(n,)")
-        return WinnowState(log_w=jnp.zeros(x.shape, float_dtype(x)), step=zero_counter())
+        return WinnowState(log_w=zeros(x.shape, float_dtype(x), like=x), step=zero_counter())
 
     def log_threshold(state):
         n = state.log_w.shape[0]
