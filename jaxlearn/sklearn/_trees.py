@@ -354,6 +354,8 @@ class DecisionTreeClassifier(_TreeEstimator):
         return self._leaves(self._check_X(X))
 
     def _leaves(self, X) -> np.ndarray:
+        """The leaf each row of the validated ``X`` reaches: NumPy's walk on the CPU, the compiled one
+        (queries padded to their size bucket) where the tree lives on an accelerator."""
         if _on_host(self.params_):
             return _host_leaves(jax.tree.map(lambda a: np.asarray(a)[None], self.params_), X)[0]
         return on_bucket_rows(lambda rows: trees.apply(self.params_, rows), X)
