@@ -130,13 +130,6 @@ def _linear_scores(state, X):
     return X @ state.w + state.b
 
 
-@cpu_jit
-def _start(learner, x):
-    """``learner.init(x)``, the state before the first example, as one program (run eagerly, its
-    zeros and conversions compile a small program each)."""
-    return learner.init(x)
-
-
 @cpu_jit(static_argnames=("epochs", "shuffle", "zero_one"))
 def _batch_fit(learner, key, X, y, *, epochs: int, shuffle: bool, zero_one: bool):
     """The epochs as a traceable fit (for the multiclass reductions, which vmap it): the orders are
@@ -208,7 +201,7 @@ class OnlineClassifier(BinaryLabels):
         self._prepare(X)
         X = self._inputs(X)
         learner = self._learner()
-        state = _start(learner, X[0])
+        state = learner.init(X[0])
         self.state_, self.n_iter_ = play_epochs(
             learner, state, X, self._targets(y), self.random_state, epochs, shuffle
         )
@@ -248,7 +241,7 @@ class OnlineClassifier(BinaryLabels):
             self._prepare(X)
         X = self._inputs(X)
         learner = self._learner()
-        state = _start(learner, X[0]) if first else self.state_
+        state = learner.init(X[0]) if first else self.state_
         self.state_ = play(learner, state, X, self._targets(y_pm))
         return self
 
